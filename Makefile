@@ -1,0 +1,145 @@
+# madf — build, test, install.  `make` builds ./madf; `make test` runs every
+# test (under ASan/UBSan); `make run` opens madf; `make deps` installs the
+# Debian packages the build needs.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR   = $(PREFIX)/bin
+MANDIR   = $(PREFIX)/share/man
+DATADIR  = $(PREFIX)/share/madf
+
+CC      ?= cc
+V       ?= 0
+ifeq ($(V),0)
+  Q = @
+  say = @printf '  %-6s %s\n' $(1) $(2);
+else
+  Q =
+  say =
+endif
+SANITIZE ?=
+VERSION := 0.1.0
+
+PKGS      := libcjson ncursesw libcurl expat libcmark-gfm
+TEST_PKGS := cmocka
+DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
+             libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
+             libcmocka-dev tmux python3
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wformat-truncation=1 \
+        -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
+        -Wpointer-arith -Wvla -Wundef -Wcast-qual -Wwrite-strings \
+        -Wimplicit-fallthrough -Wswitch-enum -Wno-switch-enum \
+        -Wmissing-declarations -Wredundant-decls -Wnested-externs
+CSTD := -std=c11 -D_GNU_SOURCE -DMADF_VERSION='"$(VERSION)"'
+OPT  ?= -O2 -g
+
+ifneq ($(SANITIZE),)
+  SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  BUILD    := build/san
+else
+  SANFLAGS :=
+  BUILD    := build/rel
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) $(SANFLAGS) -I. $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lm -lpthread
+
+CORE_SRC   := $(sort $(wildcard core/*.c))
+AGENTS_SRC := $(sort $(wildcard agents/*.c))
+TUI_SRC    := $(sort $(filter-out tui/main.c,$(wildcard tui/*.c)))
+CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
+AGENTS_OBJ := $(AGENTS_SRC:%.c=$(BUILD)/%.o)
+TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ)
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+DEPS_STAMP := build/.deps-ok
+
+.PHONY: all run test unit integration check-core deps install uninstall clean fuzz bench
+all: madf
+
+# Installs what the build needs when a library is missing (Debian), or names
+# the packages elsewhere.
+$(DEPS_STAMP):
+	@mkdir -p build
+	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null; then \
+	  touch $@; else $(MAKE) --no-print-directory deps && touch $@; fi
+
+deps:
+	@if command -v apt-get >/dev/null 2>&1; then \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  echo "madf: installing build dependencies: $(DEB_PKGS)"; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_PKGS) >/dev/null; \
+	else \
+	  echo "madf: missing libraries; install these packages (Debian names): $(DEB_PKGS)" >&2; \
+	  echo "      pkg-config modules needed: $(PKGS) $(TEST_PKGS)" >&2; exit 1; \
+	fi
+
+madf: $(BUILD)/madf
+	@cp $< $@
+
+$(BUILD)/madf: $(BUILD)/tui/main.o $(LIB_OBJ)
+	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/libmadf.a: $(LIB_OBJ)
+	@rm -f $@
+	$(call say,AR,$@)ar rcs $@ $^
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmadf.a $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libmadf.a $(ALL_LDFLAGS) $(LIBS) -lcmocka
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# core/ is the UI-free library: it never includes curses, tui/ or agents/.
+check-core:
+	@if grep -nE '#include *[<"]((n?curses|ncursesw/curses|panel)\.h|tui/|agents/)' core/*.c core/*.h; then \
+	  echo "core/ must not include curses, tui/ or agents/" >&2; exit 1; fi
+
+# Every test, unit and integration, under ASan/UBSan; ends with "N passed, N failed".
+test: check-core
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined testbins
+	@$(MAKE) --no-print-directory madf
+	@MADF_BIN=$(CURDIR)/build/san/madf UNIT_DIR=$(CURDIR)/build/san/tests sh tests/run.sh
+
+testbins: $(BUILD)/madf $(UNIT_BIN)
+
+run: madf
+	./madf
+
+bench: madf
+	./madf bench bus
+
+# libFuzzer over the exact parse + validate call the bus uses (not in `make test`).
+FUZZ_CORE := $(CORE_SRC)
+fuzz: $(DEPS_STAMP)
+	@mkdir -p build/fuzz
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) \
+	  -o build/fuzz/fuzz_message tests/fuzz/fuzz_message.c $(FUZZ_CORE) $(LIBS)
+	build/fuzz/fuzz_message -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
+	  -dict=tests/fuzz/fuzz_message.dict -artifact_prefix=build/fuzz/ \
+	  tests/fuzz/corpus
+
+install: madf
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/themes
+	install -m 755 madf $(DESTDIR)$(BINDIR)/madf
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	if ls themes/*.theme >/dev/null 2>&1; then install -m 644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/madf $(DESTDIR)$(MANDIR)/man1/madf.1 $(DESTDIR)$(MANDIR)/man5/madf-messages.5
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build/rel build/san build/fuzz madf
