@@ -1,0 +1,1417 @@
+/* Messages: the seed 002 envelope plus correlation_id, seed 003 spelling
+ * normalised on read, table-driven validation of the envelope and of the
+ * nine content schemas, canonical output, ids. */
+#include "core/message.h"
+#include "core/json_out.h"
+#include "core/util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/banned.h"
+
+#define TIME_MIN_S (-9214560000LL)  /* 1678-01-01T00:00:00Z */
+#define TIME_END_S 9214646400LL     /* 2262-01-01T00:00:00Z */
+#define JSON_INT_MAX 9007199254740992.0 /* 2^53: exact in a double */
+#define TIMEOUT_MAX 2147483647
+
+static const char RULE_ID[] = "must match [A-Za-z0-9_:-]{1,128}";
+static const char RULE_AGENT[] =
+	"must be an agent name ([a-z0-9][a-z0-9_-]{0,63})";
+static const char RULE_TARGET[] =
+	"must be an agent name ([a-z0-9][a-z0-9_-]{0,63}) or broadcast";
+static const char RULE_TIME[] = "must be ISO 8601 with a time zone";
+static const char RULE_PRIORITY[] = "must be one of low, normal, high, urgent";
+
+/* ---- Names ---- */
+
+static const char *const type_names[MSG_TYPE_COUNT] = {
+	[MSG_TASK_ASSIGNMENT] = "task_assignment",
+	[MSG_TASK_ACCEPTANCE] = "task_acceptance",
+	[MSG_TASK_PROGRESS] = "task_progress",
+	[MSG_RESEARCH_RESULT] = "research_result",
+	[MSG_VALIDATION_REQUEST] = "validation_request",
+	[MSG_VALIDATION_RESULT] = "validation_result",
+	[MSG_ERROR_REPORT] = "error_report",
+	[MSG_HEARTBEAT] = "heartbeat",
+	[MSG_SYSTEM_STATUS] = "system_status",
+};
+
+static const char *const priority_names[] = {
+	[PRIO_URGENT] = "urgent",
+	[PRIO_HIGH] = "high",
+	[PRIO_NORMAL] = "normal",
+	[PRIO_LOW] = "low",
+};
+
+/* Seed 003's message_type words besides the canonical names. */
+static const struct {
+	const char *name;
+	enum msg_type type;
+} type_aliases[] = {
+	{ "result", MSG_RESEARCH_RESULT },
+	{ "error", MSG_ERROR_REPORT },
+	{ "status", MSG_SYSTEM_STATUS },
+};
+
+static const struct {
+	const char *alias, *name;
+} agent_aliases[] = {
+	{ "pm-agent", "product_manager" },
+	{ "research-agent-1", "research_agent_1" },
+	{ "research-agent-2", "research_agent_2" },
+	{ "validator-agent", "validator_agent" },
+	{ "report-writer", "report_writer" },
+	{ "learning-system", "learning_system" },
+};
+
+const char *msg_type_name(enum msg_type t)
+{
+	return (unsigned)t < MSG_TYPE_COUNT ? type_names[t] : "unknown";
+}
+
+int msg_type_from_name(const char *s)
+{
+	for (int i = 0; s && i < MSG_TYPE_COUNT; i++)
+		if (!strcmp(s, type_names[i]))
+			return i;
+	return -1;
+}
+
+const char *msg_priority_name(enum msg_priority p)
+{
+	return (unsigned)p <= PRIO_LOW ? priority_names[p] : "unknown";
+}
+
+int msg_priority_from_name(const char *s)
+{
+	for (int i = 0; s && i <= PRIO_LOW; i++)
+		if (!strcmp(s, priority_names[i]))
+			return i;
+	return -1;
+}
+
+const char *msg_agent_canonical(const char *s)
+{
+	for (size_t i = 0; s && i < ARRAY_SIZE(agent_aliases); i++)
+		if (!strcmp(s, agent_aliases[i].alias))
+			return agent_aliases[i].name;
+	return s;
+}
+
+static int type_from_alias(const char *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(type_aliases); i++)
+		if (!strcmp(s, type_aliases[i].name))
+			return (int)type_aliases[i].type;
+	return msg_type_from_name(s);
+}
+
+/* "a, b, c" from a NULL-terminated list. Caller frees. */
+static char *choices_join(const char *const *list)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; list[i]; i++)
+		sbuf_addf(&b, "%s%s", i ? ", " : "", list[i]);
+	return sbuf_detach(&b);
+}
+
+static char *type_choices(bool with_aliases)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; with_aliases && i < ARRAY_SIZE(type_aliases); i++)
+		sbuf_addf(&b, "%s, ", type_aliases[i].name);
+	for (int i = 0; i < MSG_TYPE_COUNT; i++)
+		sbuf_addf(&b, "%s%s", i ? ", " : "", type_names[i]);
+	return sbuf_detach(&b);
+}
+
+/* ---- Errors ---- */
+
+void msg_errors_add(struct msg_errors *e, const char *fmt, ...)
+{
+	if (!e || e->count > MSG_ERRORS_MAX)
+		return;
+	char *s;
+	if (e->count == MSG_ERRORS_MAX) {
+		s = xstrdup("too many errors; the rest are left out");
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		s = xvasprintf(fmt, ap);
+		va_end(ap);
+	}
+	e->items = xrealloc(e->items, (e->count + 1) * sizeof(*e->items));
+	e->items[e->count++] = s;
+}
+
+void msg_errors_release(struct msg_errors *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->count; i++)
+		free(e->items[i]);
+	free(e->items);
+	e->items = NULL;
+	e->count = 0;
+}
+
+char *msg_errors_join(const struct msg_errors *e)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; e && i < e->count; i++)
+		sbuf_addf(&b, "%s%s", i ? "; " : "", e->items[i]);
+	return sbuf_detach(&b);
+}
+
+/* A validation pass: errors go to errs (when not NULL), n counts them. */
+struct vctx {
+	struct msg_errors *errs;
+	int n;
+};
+
+static void verr(struct vctx *v, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void verr(struct vctx *v, const char *path, const char *fmt, ...)
+{
+	v->n++;
+	if (!v->errs || v->errs->count > MSG_ERRORS_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *rule = xvasprintf(fmt, ap);
+	va_end(ap);
+	msg_errors_add(v->errs, "%s: %s", path, rule);
+	free(rule);
+}
+
+static void verr_line(struct vctx *v, const char *line)
+{
+	v->n++;
+	msg_errors_add(v->errs, "%s", line);
+}
+
+/* ---- Time ---- */
+
+struct civil {
+	int year, mon, day, hour, min, sec;
+	long nsec;
+	int offset_s;
+};
+
+static bool parse_digits(const char *s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static int month_days(int y, int m)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30,
+				    31, 31, 30, 31, 30, 31 };
+	bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
+static bool time_split_fraction(const char **pp, long *nsec)
+{
+	const char *p = *pp;
+	int n = 0;
+	*nsec = 0;
+	if (*p != '.')
+		return true;
+	for (p++; *p >= '0' && *p <= '9'; p++, n++)
+		if (n < 9)
+			*nsec = *nsec * 10 + (*p - '0');
+	if (n == 0 || n > 9)
+		return false;
+	for (int i = n; i < 9; i++)
+		*nsec *= 10;
+	*pp = p;
+	return true;
+}
+
+static bool time_split_zone(const char *p, int *offset_s)
+{
+	int h, m;
+	if (p[0] == 'Z' && p[1] == '\0') {
+		*offset_s = 0;
+		return true;
+	}
+	if ((p[0] != '+' && p[0] != '-') || !parse_digits(p + 1, 2, &h) ||
+	    p[3] != ':' || !parse_digits(p + 4, 2, &m) || p[6] != '\0' ||
+	    h > 23 || m > 59)
+		return false;
+	*offset_s = (p[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+	return true;
+}
+
+/* YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), a real calendar date. */
+static bool time_split(const char *s, struct civil *c)
+{
+	if (!parse_digits(s, 4, &c->year) || s[4] != '-' ||
+	    !parse_digits(s + 5, 2, &c->mon) || s[7] != '-' ||
+	    !parse_digits(s + 8, 2, &c->day) || s[10] != 'T' ||
+	    !parse_digits(s + 11, 2, &c->hour) || s[13] != ':' ||
+	    !parse_digits(s + 14, 2, &c->min) || s[16] != ':' ||
+	    !parse_digits(s + 17, 2, &c->sec))
+		return false;
+	const char *p = s + 19;
+	if (!time_split_fraction(&p, &c->nsec) ||
+	    !time_split_zone(p, &c->offset_s))
+		return false;
+	return c->year >= 1 && c->mon >= 1 && c->mon <= 12 && c->day >= 1 &&
+	       c->day <= month_days(c->year, c->mon) && c->hour <= 23 &&
+	       c->min <= 59 && c->sec <= 59;
+}
+
+int msg_parse_time(const char *s, int64_t *ns)
+{
+	struct civil c;
+	if (!s || !time_split(s, &c))
+		return -1;
+	struct tm tm = {
+		.tm_year = c.year - 1900,
+		.tm_mon = c.mon - 1,
+		.tm_mday = c.day,
+		.tm_hour = c.hour,
+		.tm_min = c.min,
+		.tm_sec = c.sec,
+	};
+	int64_t sec = (int64_t)timegm(&tm) - c.offset_s;
+	if (sec < TIME_MIN_S || sec >= TIME_END_S)
+		return -1;
+	*ns = sec * 1000000000 + c.nsec;
+	return 0;
+}
+
+static bool time_valid(const char *s)
+{
+	struct civil c;
+	return time_split(s, &c);
+}
+
+/* ---- Field rules shared by parsing and msg_validate ---- */
+
+bool msg_valid_id(const char *id)
+{
+	if (!id)
+		return false;
+	size_t n = 0;
+	for (const char *p = id; *p; p++, n++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == ':' ||
+			  c == '-';
+		if (!ok || n >= MSG_ID_MAX)
+			return false;
+	}
+	return n > 0;
+}
+
+static bool valid_target(const char *s)
+{
+	return s && (util_valid_agent_name(s) || !strcmp(s, "broadcast"));
+}
+
+static bool json_is_integer(double d)
+{
+	return d == floor(d) && fabs(d) <= JSON_INT_MAX;
+}
+
+static bool check_id(struct vctx *v, const char *label, const char *s)
+{
+	if (msg_valid_id(s))
+		return true;
+	verr(v, label, "%s", RULE_ID);
+	return false;
+}
+
+static bool check_agent(struct vctx *v, const char *label, const char *s,
+			bool target)
+{
+	if (target ? valid_target(s) : util_valid_agent_name(s))
+		return true;
+	verr(v, label, "%s", target ? RULE_TARGET : RULE_AGENT);
+	return false;
+}
+
+static bool check_timestamp(struct vctx *v, const char *label, const char *s,
+			    int64_t *ns)
+{
+	if (!time_valid(s)) {
+		verr(v, label, "%s", RULE_TIME);
+		return false;
+	}
+	if (msg_parse_time(s, ns) < 0) {
+		verr(v, label, "must be within years 1678..2261");
+		return false;
+	}
+	return true;
+}
+
+/* ---- Content schemas ---- */
+
+enum field_kind {
+	FK_STR,
+	FK_ENUM,
+	FK_INT,
+	FK_NUM,
+	FK_TIME,
+	FK_OBJ,
+	FK_NUM_MAP,  /* an object whose values are all numbers */
+	FK_STR_LIST,
+	FK_OBJ_LIST, /* a list of objects, each checked against items */
+};
+
+#define F_REQ 1u      /* required; null is then a wrong type */
+#define F_NONEMPTY 2u /* a string or list that must not be empty */
+#define F_MIN 4u
+#define F_MAX 8u
+#define REQ F_REQ
+#define OPT 0u
+#define RANGE (F_MIN | F_MAX)
+
+struct schema;
+
+struct field_spec {
+	const char *name;
+	enum field_kind kind;
+	unsigned flags;
+	double min, max;
+	const char *const *choices; /* FK_ENUM, NULL-terminated */
+	const struct schema *items; /* FK_OBJ_LIST */
+};
+
+struct schema {
+	const struct field_spec *fields;
+	size_t count;
+	/* A rule across fields, or NULL. */
+	void (*check)(const cJSON *obj, const char *prefix, struct vctx *v);
+};
+
+#define SCHEMA(fields, check) { fields, ARRAY_SIZE(fields), check }
+
+static const char *const accept_status[] = { "accepted", "rejected", "queued", NULL };
+static const char *const result_status[] = { "completed", "partial", "failed", NULL };
+static const char *const validation_types[] = { "cross_reference", "timing_check",
+						"fact_check", NULL };
+static const char *const issue_types[] = { "conflict", "timing_error", "stale_data", NULL };
+static const char *const levels[] = { "low", "medium", "high", "critical", NULL };
+static const char *const heartbeat_status[] = { "idle", "busy", "stopping", NULL };
+static const char *const agent_status[] = { "healthy", "degraded", "error", "offline", NULL };
+
+static const struct field_spec task_assignment_fields[] = {
+	/* name                  kind         flags             min max choices items */
+	{ "task_type",           FK_STR,      REQ | F_NONEMPTY, 0, 0, NULL, NULL },
+	{ "focus_area",          FK_STR,      REQ,              0, 0, NULL, NULL },
+	{ "target_pairs",        FK_STR_LIST, REQ,              0, 0, NULL, NULL },
+	{ "timeframe",           FK_STR,      REQ,              0, 0, NULL, NULL },
+	{ "data_sources",        FK_STR_LIST, REQ,              0, 0, NULL, NULL },
+	{ "deadline",            FK_TIME,     REQ,              0, 0, NULL, NULL },
+	{ "output_format",       FK_STR,      REQ,              0, 0, NULL, NULL },
+	{ "special_instructions", FK_STR,     OPT,              0, 0, NULL, NULL },
+};
+
+static const struct field_spec task_acceptance_fields[] = {
+	{ "task_id",              FK_STR,  REQ,         0, 0, NULL, NULL },
+	{ "status",               FK_ENUM, REQ,         0, 0, accept_status, NULL },
+	{ "estimated_completion", FK_TIME, REQ,         0, 0, NULL, NULL },
+	{ "agent_capacity",       FK_NUM,  REQ | RANGE, 0, 1, NULL, NULL },
+	{ "rejection_reason",     FK_STR,  OPT,         0, 0, NULL, NULL },
+};
+
+static const struct field_spec task_progress_fields[] = {
+	{ "task_id",              FK_STR,  REQ,         0, 0,   NULL, NULL },
+	{ "percent_complete",     FK_NUM,  REQ | RANGE, 0, 100, NULL, NULL },
+	{ "current_step",         FK_STR,  REQ,         0, 0,   NULL, NULL },
+	{ "estimated_completion", FK_TIME, OPT,         0, 0,   NULL, NULL },
+	{ "items_done",           FK_INT,  OPT | F_MIN, 0, 0,   NULL, NULL },
+	{ "items_total",          FK_INT,  OPT | F_MIN, 0, 0,   NULL, NULL },
+};
+
+static const struct field_spec research_result_fields[] = {
+	{ "task_id",                FK_STR,      REQ,         0, 0, NULL, NULL },
+	{ "status",                 FK_ENUM,     REQ,         0, 0, result_status, NULL },
+	{ "execution_time_minutes", FK_NUM,      REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "data_points_collected",  FK_INT,      REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "sources_accessed",       FK_STR_LIST, REQ,         0, 0, NULL, NULL },
+	{ "key_findings",           FK_STR_LIST, REQ,         0, 0, NULL, NULL },
+	{ "raw_data",               FK_OBJ,      REQ,         0, 0, NULL, NULL },
+	{ "confidence_score",       FK_NUM,      REQ | RANGE, 0, 1, NULL, NULL },
+	{ "data_freshness_hours",   FK_NUM,      REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "warnings",               FK_STR_LIST, REQ,         0, 0, NULL, NULL },
+};
+
+static const struct field_spec validation_request_fields[] = {
+	{ "research_results_to_validate", FK_STR_LIST, REQ | F_NONEMPTY, 0, 0, NULL, NULL },
+	{ "validation_type",    FK_ENUM,     REQ, 0, 0, validation_types, NULL },
+	{ "validation_sources", FK_STR_LIST, REQ, 0, 0, NULL, NULL },
+	{ "priority_areas",     FK_STR_LIST, REQ, 0, 0, NULL, NULL },
+	{ "deadline",           FK_TIME,     REQ, 0, 0, NULL, NULL },
+};
+
+static const struct field_spec validation_issue_fields[] = {
+	{ "issue_type",     FK_ENUM, REQ,         0, 0, issue_types, NULL },
+	{ "severity",       FK_ENUM, REQ,         0, 0, levels, NULL },
+	{ "description",    FK_STR,  REQ,         0, 0, NULL, NULL },
+	{ "affected_data",  FK_OBJ,  REQ,         0, 0, NULL, NULL },
+	{ "recommendation", FK_STR,  REQ,         0, 0, NULL, NULL },
+	{ "confidence",     FK_NUM,  REQ | RANGE, 0, 1, NULL, NULL },
+};
+
+static const struct schema validation_issue = SCHEMA(validation_issue_fields, NULL);
+
+static const struct field_spec validation_result_fields[] = {
+	{ "validation_id",              FK_STR,      REQ,         0, 0, NULL, NULL },
+	{ "research_results_validated", FK_STR_LIST, REQ,         0, 0, NULL, NULL },
+	{ "overall_confidence",         FK_NUM,      REQ | RANGE, 0, 1, NULL, NULL },
+	{ "issues_found",               FK_OBJ_LIST, REQ,         0, 0, NULL, &validation_issue },
+	{ "validated_findings",         FK_STR_LIST, REQ,         0, 0, NULL, NULL },
+	{ "execution_time_minutes",     FK_NUM,      REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "sources_consulted",          FK_STR_LIST, REQ,         0, 0, NULL, NULL },
+};
+
+static const struct field_spec error_report_fields[] = {
+	{ "error_type",      FK_STR,  REQ, 0, 0, NULL, NULL },
+	{ "error_message",   FK_STR,  REQ, 0, 0, NULL, NULL },
+	{ "context",         FK_OBJ,  REQ, 0, 0, NULL, NULL },
+	{ "stack_trace",     FK_STR,  OPT, 0, 0, NULL, NULL },
+	{ "recovery_action", FK_STR,  OPT, 0, 0, NULL, NULL },
+	{ "impact_level",    FK_ENUM, REQ, 0, 0, levels, NULL },
+	{ "related_task_id", FK_STR,  OPT, 0, 0, NULL, NULL },
+};
+
+static const struct field_spec heartbeat_fields[] = {
+	{ "status",         FK_ENUM, REQ,         0, 0, heartbeat_status, NULL },
+	{ "uptime_seconds", FK_NUM,  REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "active_tasks",   FK_INT,  REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "current_task",   FK_STR,  OPT,         0, 0, NULL, NULL },
+	{ "pid",            FK_INT,  OPT | F_MIN, 1, 0, NULL, NULL },
+	{ "sequence",       FK_INT,  OPT | F_MIN, 0, 0, NULL, NULL },
+};
+
+static const struct field_spec system_status_fields[] = {
+	{ "agent_status",              FK_ENUM,    REQ,         0, 0, agent_status, NULL },
+	{ "cpu_usage_percent",         FK_NUM,     REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "memory_usage_mb",           FK_NUM,     REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "active_tasks",              FK_INT,     REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "completed_tasks_today",     FK_INT,     REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "error_count_today",         FK_INT,     REQ | F_MIN, 0, 0, NULL, NULL },
+	{ "last_successful_operation", FK_TIME,    REQ,         0, 0, NULL, NULL },
+	{ "performance_metrics",       FK_NUM_MAP, REQ,         0, 0, NULL, NULL },
+};
+
+static void acceptance_check(const cJSON *obj, const char *prefix,
+			     struct vctx *v);
+
+static const struct schema schemas[MSG_TYPE_COUNT] = {
+	[MSG_TASK_ASSIGNMENT] = SCHEMA(task_assignment_fields, NULL),
+	[MSG_TASK_ACCEPTANCE] = SCHEMA(task_acceptance_fields, acceptance_check),
+	[MSG_TASK_PROGRESS] = SCHEMA(task_progress_fields, NULL),
+	[MSG_RESEARCH_RESULT] = SCHEMA(research_result_fields, NULL),
+	[MSG_VALIDATION_REQUEST] = SCHEMA(validation_request_fields, NULL),
+	[MSG_VALIDATION_RESULT] = SCHEMA(validation_result_fields, NULL),
+	[MSG_ERROR_REPORT] = SCHEMA(error_report_fields, NULL),
+	[MSG_HEARTBEAT] = SCHEMA(heartbeat_fields, NULL),
+	[MSG_SYSTEM_STATUS] = SCHEMA(system_status_fields, NULL),
+};
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* rejection_reason is required, and not empty, when status is rejected. */
+static void acceptance_check(const cJSON *obj, const char *prefix,
+			     struct vctx *v)
+{
+	const cJSON *st = get(obj, "status"), *why = get(obj, "rejection_reason");
+	if (!cJSON_IsString(st) || strcmp(st->valuestring, "rejected"))
+		return;
+	if (why && !cJSON_IsNull(why) &&
+	    (!cJSON_IsString(why) || why->valuestring[0]))
+		return;
+	char *path = json_path_join(prefix, "rejection_reason");
+	verr(v, path, "required when status is rejected");
+	free(path);
+}
+
+static void check_schema(const struct schema *sc, const cJSON *obj,
+			 const char *prefix, struct vctx *v);
+
+static bool kind_accepts(enum field_kind k, const cJSON *val)
+{
+	switch (k) {
+	case FK_STR:
+	case FK_ENUM:
+	case FK_TIME:
+		return cJSON_IsString(val);
+	case FK_INT:
+		return cJSON_IsNumber(val) && json_is_integer(val->valuedouble);
+	case FK_NUM:
+		return cJSON_IsNumber(val);
+	case FK_OBJ:
+	case FK_NUM_MAP:
+		return cJSON_IsObject(val);
+	case FK_STR_LIST:
+	case FK_OBJ_LIST:
+		return cJSON_IsArray(val);
+	}
+	return false;
+}
+
+static const char *kind_rule(enum field_kind k)
+{
+	switch (k) {
+	case FK_STR:
+	case FK_ENUM:
+	case FK_TIME:
+		return "must be a string";
+	case FK_INT:
+		return "must be an integer";
+	case FK_NUM:
+		return "must be a number";
+	case FK_OBJ:
+	case FK_NUM_MAP:
+		return "must be an object";
+	case FK_STR_LIST:
+	case FK_OBJ_LIST:
+		return "must be an array";
+	}
+	return "has the wrong type";
+}
+
+static void check_range(const struct field_spec *f, double d,
+			const char *path, struct vctx *v)
+{
+	bool low = (f->flags & F_MIN) && d < f->min;
+	bool high = (f->flags & F_MAX) && d > f->max;
+	if (!low && !high)
+		return;
+	if ((f->flags & RANGE) == RANGE)
+		verr(v, path, "must be within %g..%g", f->min, f->max);
+	else if (low)
+		verr(v, path, "must be >= %g", f->min);
+	else
+		verr(v, path, "must be <= %g", f->max);
+}
+
+static void check_enum(const struct field_spec *f, const char *s,
+		       const char *path, struct vctx *v)
+{
+	for (size_t i = 0; f->choices[i]; i++)
+		if (!strcmp(s, f->choices[i]))
+			return;
+	char *list = choices_join(f->choices);
+	verr(v, path, "must be one of %s", list);
+	free(list);
+}
+
+static void check_num_map(const cJSON *obj, const char *path, struct vctx *v)
+{
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		if (cJSON_IsNumber(c))
+			continue;
+		char *p = json_path_join(path, c->string);
+		verr(v, p, "must be a number");
+		free(p);
+	}
+}
+
+static void check_list(const struct field_spec *f, const cJSON *arr,
+		       const char *path, struct vctx *v)
+{
+	if ((f->flags & F_NONEMPTY) && !arr->child) {
+		verr(v, path, "must not be empty");
+		return;
+	}
+	bool strings = f->kind == FK_STR_LIST;
+	size_t i = 0;
+	for (const cJSON *c = arr->child; c; c = c->next, i++) {
+		bool ok = strings ? cJSON_IsString(c) : cJSON_IsObject(c);
+		if (ok && strings)
+			continue;
+		char *p = xasprintf("%s[%zu]", path, i);
+		if (!ok)
+			verr(v, p, strings ? "must be a string" : "must be an object");
+		else
+			check_schema(f->items, c, p, v);
+		free(p);
+	}
+}
+
+static void check_field(const struct field_spec *f, const cJSON *val,
+			const char *path, struct vctx *v)
+{
+	if (!val || (cJSON_IsNull(val) && !(f->flags & F_REQ))) {
+		if (!val && (f->flags & F_REQ))
+			verr(v, path, "required");
+		return;
+	}
+	if (!kind_accepts(f->kind, val)) {
+		verr(v, path, "%s", kind_rule(f->kind));
+		return;
+	}
+	switch (f->kind) {
+	case FK_STR:
+		if ((f->flags & F_NONEMPTY) && !val->valuestring[0])
+			verr(v, path, "must not be empty");
+		break;
+	case FK_ENUM:
+		check_enum(f, val->valuestring, path, v);
+		break;
+	case FK_TIME:
+		if (!time_valid(val->valuestring))
+			verr(v, path, "%s", RULE_TIME);
+		break;
+	case FK_INT:
+	case FK_NUM:
+		check_range(f, val->valuedouble, path, v);
+		break;
+	case FK_NUM_MAP:
+		check_num_map(val, path, v);
+		break;
+	case FK_STR_LIST:
+	case FK_OBJ_LIST:
+		check_list(f, val, path, v);
+		break;
+	case FK_OBJ:
+		break;
+	}
+}
+
+static void check_schema(const struct schema *sc, const cJSON *obj,
+			 const char *prefix, struct vctx *v)
+{
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct field_spec *f = &sc->fields[i];
+		char *path = json_path_join(prefix, f->name);
+		check_field(f, get(obj, f->name), path, v);
+		free(path);
+	}
+	if (sc->check)
+		sc->check(obj, prefix, v);
+}
+
+static void content_validate(enum msg_type type, const cJSON *content,
+			     const char *prefix, struct vctx *v)
+{
+	if ((unsigned)type >= MSG_TYPE_COUNT) {
+		char *list = type_choices(false);
+		verr(v, "type", "must be one of %s", list);
+		free(list);
+	} else if (!cJSON_IsObject(content)) {
+		verr(v, prefix[0] ? prefix : "content", "must be an object");
+	} else {
+		check_schema(&schemas[type], content, prefix, v);
+	}
+}
+
+int msg_validate_content(enum msg_type type, const cJSON *content,
+			 const char *prefix, struct msg_errors *errs)
+{
+	struct vctx v = { .errs = errs, .n = 0 };
+	content_validate(type, content, prefix ? prefix : "content", &v);
+	return v.n;
+}
+
+/* ---- Seed 003 content onto the seed 002 schemas ----
+ *
+ * Applied only to messages that use seed 003's "payload" or
+ * "message_type". A row applies when its 002 field (dst) is absent and its
+ * 003 field (src) present; a consuming row then removes src. A field that
+ * cannot be converted is moved as it is, so validation names what is wrong.
+ *
+ * task_assignment (003 TaskAssignment)
+ *   target_market      -> target_pairs    ["AAA/BBB"] if it looks like a pair, else []
+ *   target_market      -> focus_area
+ *   time_window        -> timeframe       a string, or "START/END" from {start, end}
+ *   mcp_tools          -> data_sources
+ *   output_format defaults to "structured_json"; deadline, task_id,
+ *   retry_count and context stay as they are.
+ * research_result (003 ResearchResult)
+ *   status defaults to "completed"
+ *   processing_time    -> execution_time_minutes   seconds / 60
+ *   market_data        -> data_points_collected    its length
+ *   market_data        -> key_findings             each event's description
+ *   market_data        -> raw_data                 {"market_data": [...]}
+ *   sources            -> sources_accessed         strings, or "name"/"tool" of objects
+ *   data_freshness_hours defaults to 0
+ *   errors_encountered -> warnings
+ *   confidence_score and task_id stay as they are.
+ * error_report (003 AgentError)
+ *   impact             -> impact_level
+ *   mcp_tool           -> context.mcp_tool         (context created if absent)
+ *   error_type, error_message and recovery_action stay as they are.
+ */
+enum map_op {
+	MAP_MOVE,
+	MAP_PAIR,
+	MAP_WINDOW,
+	MAP_MINUTES,
+	MAP_COUNT,
+	MAP_FINDINGS,
+	MAP_WRAP,
+	MAP_NAMES,
+	MAP_INTO,    /* src into the object dst */
+	MAP_DEFAULT, /* src is the default value, as JSON */
+};
+
+struct content_map {
+	enum msg_type type;
+	enum map_op op;
+	const char *src;
+	const char *dst;
+	bool consume;
+};
+
+static const struct content_map content_maps[] = {
+	{ MSG_TASK_ASSIGNMENT, MAP_PAIR, "target_market", "target_pairs", false },
+	{ MSG_TASK_ASSIGNMENT, MAP_MOVE, "target_market", "focus_area", true },
+	{ MSG_TASK_ASSIGNMENT, MAP_WINDOW, "time_window", "timeframe", true },
+	{ MSG_TASK_ASSIGNMENT, MAP_MOVE, "mcp_tools", "data_sources", true },
+	{ MSG_TASK_ASSIGNMENT, MAP_DEFAULT, "\"structured_json\"", "output_format", false },
+	{ MSG_RESEARCH_RESULT, MAP_DEFAULT, "\"completed\"", "status", false },
+	{ MSG_RESEARCH_RESULT, MAP_MINUTES, "processing_time", "execution_time_minutes", true },
+	{ MSG_RESEARCH_RESULT, MAP_COUNT, "market_data", "data_points_collected", false },
+	{ MSG_RESEARCH_RESULT, MAP_FINDINGS, "market_data", "key_findings", false },
+	{ MSG_RESEARCH_RESULT, MAP_WRAP, "market_data", "raw_data", true },
+	{ MSG_RESEARCH_RESULT, MAP_NAMES, "sources", "sources_accessed", true },
+	{ MSG_RESEARCH_RESULT, MAP_DEFAULT, "0", "data_freshness_hours", false },
+	{ MSG_RESEARCH_RESULT, MAP_MOVE, "errors_encountered", "warnings", true },
+	{ MSG_ERROR_REPORT, MAP_MOVE, "impact", "impact_level", true },
+	{ MSG_ERROR_REPORT, MAP_INTO, "mcp_tool", "context", true },
+};
+
+static bool looks_like_pair(const char *s)
+{
+	for (int i = 0; i < 7; i++) {
+		bool ok = i == 3 ? s[i] == '/' : (s[i] >= 'A' && s[i] <= 'Z');
+		if (!ok)
+			return false;
+	}
+	return s[7] == '\0';
+}
+
+static cJSON *map_pair(const cJSON *src)
+{
+	if (!cJSON_IsString(src))
+		return NULL;
+	cJSON *a = cJSON_CreateArray();
+	if (looks_like_pair(src->valuestring))
+		cJSON_AddItemToArray(a, cJSON_CreateString(src->valuestring));
+	return a;
+}
+
+static cJSON *map_window(const cJSON *src)
+{
+	const cJSON *start = get(src, "start"), *end = get(src, "end");
+	if (!cJSON_IsObject(src) || !cJSON_IsString(start) ||
+	    !cJSON_IsString(end))
+		return cJSON_Duplicate(src, 1);
+	char *s = xasprintf("%s/%s", start->valuestring, end->valuestring);
+	cJSON *v = cJSON_CreateString(s);
+	free(s);
+	return v;
+}
+
+static cJSON *map_findings(const cJSON *src)
+{
+	if (!cJSON_IsArray(src))
+		return NULL;
+	cJSON *a = cJSON_CreateArray();
+	for (const cJSON *e = src->child; e; e = e->next) {
+		const cJSON *d = cJSON_IsObject(e) ? get(e, "description") : NULL;
+		if (cJSON_IsString(d))
+			cJSON_AddItemToArray(a, cJSON_CreateString(d->valuestring));
+	}
+	return a;
+}
+
+static cJSON *map_names(const cJSON *src)
+{
+	if (!cJSON_IsArray(src))
+		return cJSON_Duplicate(src, 1);
+	cJSON *a = cJSON_CreateArray();
+	for (const cJSON *e = src->child; e; e = e->next) {
+		const cJSON *n = NULL;
+		if (cJSON_IsObject(e)) {
+			n = get(e, "name");
+			if (!cJSON_IsString(n))
+				n = get(e, "tool");
+		}
+		cJSON_AddItemToArray(a, cJSON_IsString(n) ?
+				     cJSON_CreateString(n->valuestring) :
+				     cJSON_Duplicate(e, 1));
+	}
+	return a;
+}
+
+static cJSON *map_value(const struct content_map *r, const cJSON *src)
+{
+	cJSON *o;
+	switch (r->op) {
+	case MAP_MOVE:
+		return cJSON_Duplicate(src, 1);
+	case MAP_PAIR:
+		return map_pair(src);
+	case MAP_WINDOW:
+		return map_window(src);
+	case MAP_MINUTES:
+		if (!cJSON_IsNumber(src))
+			return cJSON_Duplicate(src, 1);
+		return cJSON_CreateNumber(src->valuedouble / 60);
+	case MAP_COUNT:
+		if (!cJSON_IsArray(src))
+			return NULL;
+		return cJSON_CreateNumber(cJSON_GetArraySize(src));
+	case MAP_FINDINGS:
+		return map_findings(src);
+	case MAP_WRAP:
+		o = cJSON_CreateObject();
+		cJSON_AddItemToObject(o, r->src, cJSON_Duplicate(src, 1));
+		return o;
+	case MAP_NAMES:
+		return map_names(src);
+	case MAP_INTO:
+	case MAP_DEFAULT:
+		break;
+	}
+	return NULL;
+}
+
+static void map_into(const struct content_map *r, cJSON *content)
+{
+	cJSON *src = cJSON_GetObjectItemCaseSensitive(content, r->src);
+	if (!src)
+		return;
+	cJSON *dst = cJSON_GetObjectItemCaseSensitive(content, r->dst);
+	if (!dst) {
+		dst = cJSON_CreateObject();
+		cJSON_AddItemToObject(content, r->dst, dst);
+	}
+	if (!cJSON_IsObject(dst) || get(dst, r->src))
+		return;
+	cJSON_AddItemToObject(dst, r->src, cJSON_DetachItemViaPointer(content, src));
+}
+
+static void map_row(const struct content_map *r, cJSON *content)
+{
+	if (r->op == MAP_INTO) {
+		map_into(r, content);
+		return;
+	}
+	if (get(content, r->dst))
+		return;
+	if (r->op == MAP_DEFAULT) {
+		cJSON_AddItemToObject(content, r->dst, cJSON_Parse(r->src));
+		return;
+	}
+	const cJSON *src = get(content, r->src);
+	cJSON *val = src ? map_value(r, src) : NULL;
+	if (!val)
+		return;
+	if (r->consume)
+		cJSON_DeleteItemFromObjectCaseSensitive(content, r->src);
+	cJSON_AddItemToObject(content, r->dst, val);
+}
+
+static void content_map_apply(enum msg_type type, cJSON *content)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(content_maps); i++)
+		if (content_maps[i].type == type)
+			map_row(&content_maps[i], content);
+}
+
+/* Nesting of a tree (a scalar is 0); bounded by the strict parse. */
+static int json_depth(const cJSON *node)
+{
+	if (!cJSON_IsObject(node) && !cJSON_IsArray(node))
+		return 0;
+	int max = 0;
+	for (const cJSON *c = node->child; c; c = c->next) {
+		int d = json_depth(c);
+		if (d > max)
+			max = d;
+	}
+	return max + 1;
+}
+
+/* ---- The envelope ---- */
+
+enum env_slot {
+	ENV_ID,
+	ENV_FROM,
+	ENV_TO,
+	ENV_TYPE,
+	ENV_TIME,
+	ENV_CONTENT,
+	ENV_PRIORITY,
+	ENV_REPLY_TO,
+	ENV_TIMEOUT,
+	ENV_CORRELATION,
+};
+
+struct env_field {
+	const char *name;  /* seed 002 */
+	const char *alias; /* seed 003, or NULL */
+	enum env_slot slot;
+	bool required;
+};
+
+static const struct env_field env_fields[] = {
+	{ "message_id", NULL, ENV_ID, true },
+	{ "from", "from_agent", ENV_FROM, true },
+	{ "to", "to_agent", ENV_TO, true },
+	{ "type", "message_type", ENV_TYPE, true },
+	{ "timestamp", NULL, ENV_TIME, true },
+	{ "content", "payload", ENV_CONTENT, true },
+	{ "priority", NULL, ENV_PRIORITY, false },
+	{ "reply_to", NULL, ENV_REPLY_TO, false },
+	{ "timeout", NULL, ENV_TIMEOUT, false },
+	{ "correlation_id", NULL, ENV_CORRELATION, false },
+};
+
+struct env_read {
+	struct msg *m;
+	struct vctx *v;
+	cJSON *content; /* still in the tree */
+	bool type_ok;
+	bool seed003;   /* "payload" or "message_type" was used */
+};
+
+static bool env_known(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
+		const struct env_field *f = &env_fields[i];
+		if (!strcmp(key, f->name) || (f->alias && !strcmp(key, f->alias)))
+			return true;
+	}
+	return false;
+}
+
+static void env_check_unknown(const cJSON *root, struct vctx *v)
+{
+	for (const cJSON *c = root->child; c; c = c->next) {
+		const char *key = c->string ? c->string : "";
+		if (env_known(key))
+			continue;
+		char *path = json_path_join(NULL, key);
+		verr(v, path, "unknown field");
+		free(path);
+	}
+}
+
+static const char *env_string(struct env_read *r, const char *label,
+			      const cJSON *item)
+{
+	if (cJSON_IsString(item))
+		return item->valuestring;
+	verr(r->v, label, "must be a string");
+	return NULL;
+}
+
+static char *env_optional_id(struct env_read *r, const char *label,
+			     const cJSON *item)
+{
+	if (cJSON_IsNull(item))
+		return NULL;
+	const char *s = env_string(r, label, item);
+	return s && check_id(r->v, label, s) ? xstrdup(s) : NULL;
+}
+
+static void env_read_agent(struct env_read *r, const char *label,
+			   const cJSON *item, bool target)
+{
+	const char *s = env_string(r, label, item);
+	if (!s)
+		return;
+	s = msg_agent_canonical(s);
+	if (check_agent(r->v, label, s, target))
+		util_strlcpy(target ? r->m->to : r->m->from, s, MSG_AGENT_MAX + 1);
+}
+
+static void env_read_type(struct env_read *r, const char *label,
+			  const cJSON *item)
+{
+	const char *s = env_string(r, label, item);
+	if (!s)
+		return;
+	bool alias = strcmp(label, "type") != 0;
+	int t = alias ? type_from_alias(s) : msg_type_from_name(s);
+	if (t < 0) {
+		char *list = type_choices(alias);
+		verr(r->v, label, "must be one of %s", list);
+		free(list);
+		return;
+	}
+	r->m->type = (enum msg_type)t;
+	r->type_ok = true;
+}
+
+/* A word, or seed 003's integer 1..5: 1 urgent, 2 high, 3 normal, 4-5 low. */
+static void env_read_priority(struct env_read *r, const char *label,
+			      const cJSON *item)
+{
+	static const enum msg_priority by_number[] = {
+		PRIO_URGENT, PRIO_HIGH, PRIO_NORMAL, PRIO_LOW, PRIO_LOW,
+	};
+	if (cJSON_IsString(item)) {
+		int p = msg_priority_from_name(item->valuestring);
+		if (p < 0)
+			verr(r->v, label, "%s", RULE_PRIORITY);
+		else
+			r->m->priority = (enum msg_priority)p;
+		return;
+	}
+	if (!cJSON_IsNumber(item)) {
+		verr(r->v, label, "must be a string or an integer");
+		return;
+	}
+	double d = item->valuedouble;
+	if (!json_is_integer(d))
+		verr(r->v, label, "must be an integer");
+	else if (d < 1 || d > 5)
+		verr(r->v, label, "must be within 1..5");
+	else
+		r->m->priority = by_number[(int)d - 1];
+}
+
+static void env_read_timeout(struct env_read *r, const char *label,
+			     const cJSON *item)
+{
+	if (cJSON_IsNull(item))
+		return;
+	if (!cJSON_IsNumber(item) || !json_is_integer(item->valuedouble)) {
+		verr(r->v, label, "must be an integer");
+		return;
+	}
+	double d = item->valuedouble;
+	if (d < 1 || d > TIMEOUT_MAX)
+		verr(r->v, label, "must be within 1..%d", TIMEOUT_MAX);
+	else
+		r->m->timeout_s = (int64_t)d;
+}
+
+static void env_read_field(struct env_read *r, enum env_slot slot,
+			   const char *label, cJSON *item)
+{
+	struct msg *m = r->m;
+	const char *s;
+	switch (slot) {
+	case ENV_ID:
+		s = env_string(r, label, item);
+		if (s && check_id(r->v, label, s))
+			util_strlcpy(m->id, s, sizeof(m->id));
+		break;
+	case ENV_FROM:
+	case ENV_TO:
+		env_read_agent(r, label, item, slot == ENV_TO);
+		break;
+	case ENV_TYPE:
+		env_read_type(r, label, item);
+		break;
+	case ENV_TIME:
+		s = env_string(r, label, item);
+		if (s && check_timestamp(r->v, label, s, &m->ts_ns))
+			m->timestamp = xstrdup(s);
+		break;
+	case ENV_CONTENT:
+		if (cJSON_IsObject(item))
+			r->content = item;
+		else
+			verr(r->v, label, "must be an object");
+		break;
+	case ENV_PRIORITY:
+		env_read_priority(r, label, item);
+		break;
+	case ENV_REPLY_TO:
+		m->reply_to = env_optional_id(r, label, item);
+		break;
+	case ENV_TIMEOUT:
+		env_read_timeout(r, label, item);
+		break;
+	case ENV_CORRELATION:
+		m->correlation_id = env_optional_id(r, label, item);
+		break;
+	}
+}
+
+static void env_read_all(cJSON *root, struct env_read *r)
+{
+	env_check_unknown(root, r->v);
+	for (size_t i = 0; i < ARRAY_SIZE(env_fields); i++) {
+		const struct env_field *f = &env_fields[i];
+		cJSON *a = cJSON_GetObjectItemCaseSensitive(root, f->name);
+		cJSON *b = f->alias ?
+			   cJSON_GetObjectItemCaseSensitive(root, f->alias) : NULL;
+		if (a && b) {
+			verr(r->v, f->alias, "not allowed together with %s", f->name);
+			continue;
+		}
+		if (!a && !b) {
+			if (f->required)
+				verr(r->v, f->name, "required");
+			continue;
+		}
+		if (b && (f->slot == ENV_TYPE || f->slot == ENV_CONTENT))
+			r->seed003 = true;
+		env_read_field(r, f->slot, a ? f->name : f->alias, a ? a : b);
+	}
+}
+
+/* Normalises (seed 003 only) and validates the content, now m's. */
+static void env_check_content(struct env_read *r)
+{
+	struct msg *m = r->m;
+	if (!r->type_ok)
+		return;
+	if (r->seed003) {
+		content_map_apply(m->type, m->content);
+		if (1 + json_depth(m->content) > MSG_MAX_DEPTH) {
+			verr(r->v, "content", "nesting deeper than %d levels",
+			     MSG_MAX_DEPTH);
+			return;
+		}
+	}
+	content_validate(m->type, m->content, "content", r->v);
+}
+
+int msg_parse(const char *buf, size_t len, struct msg **out,
+	      struct msg_errors *errs)
+{
+	struct vctx v = { .errs = errs, .n = 0 };
+	*out = NULL;
+	if (len > MSG_MAX_BYTES) {
+		verr(&v, "message", "is %zu bytes, over the %u-byte limit", len,
+		     MSG_MAX_BYTES);
+		return -1;
+	}
+	char *err = NULL;
+	cJSON *root = json_parse_strict(buf, len, &err);
+	if (!root) {
+		verr_line(&v, err);
+		free(err);
+		return -1;
+	}
+	if (!cJSON_IsObject(root)) {
+		verr(&v, "message", "must be a JSON object");
+		cJSON_Delete(root);
+		return -1;
+	}
+	struct msg *m = xcalloc(1, sizeof(*m));
+	m->priority = PRIO_NORMAL;
+	m->timeout_s = -1;
+	struct env_read r = { .m = m, .v = &v };
+	env_read_all(root, &r);
+	if (r.content) {
+		m->content = cJSON_DetachItemViaPointer(root, r.content);
+		env_check_content(&r);
+	}
+	cJSON_Delete(root);
+	if (v.n) {
+		msg_free(&m);
+		return -1;
+	}
+	*out = m;
+	return 0;
+}
+
+/* What json_parse_strict would refuse once the content is written out. */
+static void msg_check_tree(const cJSON *content, struct vctx *v)
+{
+	char *err = NULL;
+	if (json_check_tree(content, "content", 1, &err) < 0) {
+		verr_line(v, err);
+		free(err);
+	}
+}
+
+int msg_validate(const struct msg *m, struct msg_errors *errs)
+{
+	struct vctx v = { .errs = errs, .n = 0 };
+	int64_t ns;
+	check_id(&v, "message_id", m->id);
+	check_agent(&v, "from", m->from, false);
+	check_agent(&v, "to", m->to, true);
+	if (!m->timestamp)
+		verr(&v, "timestamp", "required");
+	else
+		check_timestamp(&v, "timestamp", m->timestamp, &ns);
+	if (!m->content && (unsigned)m->type < MSG_TYPE_COUNT)
+		verr(&v, "content", "required");
+	else
+		content_validate(m->type, m->content, "content", &v);
+	msg_check_tree(m->content, &v);
+	if ((unsigned)m->priority > PRIO_LOW)
+		verr(&v, "priority", "%s", RULE_PRIORITY);
+	if (m->reply_to)
+		check_id(&v, "reply_to", m->reply_to);
+	if (m->timeout_s != -1 && (m->timeout_s < 1 || m->timeout_s > TIMEOUT_MAX))
+		verr(&v, "timeout", "must be within 1..%d", TIMEOUT_MAX);
+	if (m->correlation_id)
+		check_id(&v, "correlation_id", m->correlation_id);
+	return v.n ? -1 : 0;
+}
+
+/* ---- Output ---- */
+
+cJSON *msg_to_cjson(const struct msg *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "message_id", m->id);
+	cJSON_AddStringToObject(o, "from", m->from);
+	cJSON_AddStringToObject(o, "to", m->to);
+	cJSON_AddStringToObject(o, "type", msg_type_name(m->type));
+	cJSON_AddStringToObject(o, "timestamp", m->timestamp ? m->timestamp : "");
+	cJSON_AddItemToObject(o, "content", m->content ?
+			      cJSON_Duplicate(m->content, 1) :
+			      cJSON_CreateObject());
+	cJSON_AddStringToObject(o, "priority", msg_priority_name(m->priority));
+	if (m->reply_to)
+		cJSON_AddStringToObject(o, "reply_to", m->reply_to);
+	if (m->timeout_s >= 0)
+		cJSON_AddNumberToObject(o, "timeout", (double)m->timeout_s);
+	if (m->correlation_id)
+		cJSON_AddStringToObject(o, "correlation_id", m->correlation_id);
+	return o;
+}
+
+char *msg_to_json(const struct msg *m, bool pretty)
+{
+	cJSON *o = msg_to_cjson(m);
+	if (!o)
+		return NULL;
+	/* Both are malloc'd (cJSON uses the default allocator here). */
+	char *s = pretty ? json_pretty(o) : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* ---- Lifecycle and ids ---- */
+
+/* The per-process nonce, with the pid it was drawn in: pid << 32 | nonce.
+ * A forked child sees another pid and draws its own. */
+static _Atomic uint64_t id_seed;
+static atomic_uint id_counter;
+
+static uint32_t id_nonce(void)
+{
+	uint64_t pid = (uint32_t)getpid();
+	uint64_t cur = atomic_load(&id_seed);
+	while (cur >> 32 != pid) {
+		uint32_t n;
+		util_random(&n, sizeof(n));
+		uint64_t want = pid << 32 | n;
+		if (atomic_compare_exchange_strong(&id_seed, &cur, want))
+			return n;
+	}
+	return (uint32_t)cur;
+}
+
+/* from, cut to an agent name's length, with characters outside the id
+ * alphabet replaced: the id stays valid whatever the caller passed. */
+static void id_name_part(const char *from, char *out, size_t size)
+{
+	size_t n = 0;
+	for (const char *p = from ? from : ""; *p && n + 1 < size; p++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-';
+		out[n++] = ok ? c : '-';
+	}
+	out[n] = '\0';
+	if (n == 0)
+		util_strlcpy(out, "msg", size);
+}
+
+static void id_format(const char *from, int64_t now_ns, char *buf)
+{
+	char name[MSG_AGENT_MAX + 1], stamp[32];
+	id_name_part(from, name, sizeof(name));
+	time_t s = (time_t)(now_ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+	uint32_t nonce = id_nonce();
+	unsigned count = atomic_fetch_add(&id_counter, 1u);
+	snprintf(buf, MSG_ID_MAX + 1, "%s_%s_%08" PRIx32 "%08x", name, stamp,
+		 nonce, count);
+}
+
+void msg_new_id(const char *from, char *buf)
+{
+	id_format(from, util_now_ns(), buf);
+}
+
+struct msg *msg_new(const char *from, const char *to, enum msg_type type,
+		    cJSON *content)
+{
+	from = msg_agent_canonical(from);
+	to = msg_agent_canonical(to);
+	if (!util_valid_agent_name(from) || !valid_target(to) ||
+	    (unsigned)type >= MSG_TYPE_COUNT ||
+	    (content && !cJSON_IsObject(content))) {
+		cJSON_Delete(content);
+		return NULL;
+	}
+	struct msg *m = xcalloc(1, sizeof(*m));
+	int64_t now = util_now_ns();
+	now -= now % 1000; /* the timestamp keeps microseconds */
+	char ts[64];
+	util_iso8601(now, ts, sizeof(ts));
+	id_format(from, now, m->id);
+	util_strlcpy(m->from, from, sizeof(m->from));
+	util_strlcpy(m->to, to, sizeof(m->to));
+	m->type = type;
+	m->timestamp = xstrdup(ts);
+	m->ts_ns = now;
+	m->content = content ? content : cJSON_CreateObject();
+	m->priority = PRIO_NORMAL;
+	m->timeout_s = -1;
+	return m;
+}
+
+struct msg *msg_dup(const struct msg *m)
+{
+	struct msg *d = xmalloc(sizeof(*d));
+	*d = *m;
+	d->timestamp = m->timestamp ? xstrdup(m->timestamp) : NULL;
+	d->content = m->content ? cJSON_Duplicate(m->content, 1) : NULL;
+	d->reply_to = m->reply_to ? xstrdup(m->reply_to) : NULL;
+	d->correlation_id = m->correlation_id ? xstrdup(m->correlation_id) : NULL;
+	return d;
+}
+
+void msg_free(struct msg **mp)
+{
+	struct msg *m = mp ? *mp : NULL;
+	if (!m)
+		return;
+	free(m->timestamp);
+	cJSON_Delete(m->content);
+	free(m->reply_to);
+	free(m->correlation_id);
+	free(m);
+	*mp = NULL;
+}
