@@ -1,0 +1,357 @@
+/* Bus front end: configuration, validation and limits common to every
+ * transport, then dispatch to the transport. */
+#include "core/bus.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bus_fs.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+const char *const bus_default_agents[] = {
+	"product_manager", "research_agent_1", "research_agent_2",
+	"validator_agent", "report_writer",
+};
+const size_t bus_default_agent_count = ARRAY_SIZE(bus_default_agents);
+
+static long env_long(const char *name, long def, long min, long max)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return def;
+	return v;
+}
+
+void bus_config_init(struct bus_config *cfg, const char *data_dir)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->data_dir = xstrdup(data_dir ? data_dir : "data");
+	cfg->durable = !getenv("MADF_NO_FSYNC") || !*getenv("MADF_NO_FSYNC") ||
+		       !strcmp(getenv("MADF_NO_FSYNC"), "0");
+	cfg->max_attempts = (int)env_long("MAX_RETRY_ATTEMPTS", 3, 1, 100);
+	cfg->inbox_limit = (size_t)env_long("MADF_INBOX_LIMIT", 1000, 1, 100000000);
+	cfg->max_bytes = MSG_MAX_BYTES;
+	cfg->retry_base_ms = env_long("MADF_RETRY_BASE_MS", 1000, 0, 86400000);
+	cfg->retry_max_ms = env_long("MADF_RETRY_MAX_MS", 300000, 0, 86400000);
+	cfg->lease_s = env_long("MADF_LEASE_S", 300, 1, 86400 * 7);
+	cfg->poll_interval_s = 1.0;
+	const char *pi = getenv("MESSAGE_POLL_INTERVAL");
+	if (pi && *pi) {
+		char *end;
+		double v = strtod(pi, &end);
+		if (!*end && v >= 0.01 && v <= 3600)
+			cfg->poll_interval_s = v;
+	}
+	const char *fp = getenv("MADF_FORCE_POLL");
+	cfg->force_poll = fp && *fp && strcmp(fp, "0");
+}
+
+void bus_config_release(struct bus_config *cfg)
+{
+	free(cfg->data_dir);
+	cfg->data_dir = NULL;
+}
+
+static const char *const queue_names[BUS_Q_COUNT] = {
+	[BUS_Q_INBOX] = "inbox",
+	[BUS_Q_PROCESSING] = "processing",
+	[BUS_Q_RETRY] = "retry",
+	[BUS_Q_DEAD] = "dead-letter",
+	[BUS_Q_PROCESSED] = "processed",
+};
+
+const char *bus_queue_name(enum bus_queue q)
+{
+	return (unsigned)q < BUS_Q_COUNT ? queue_names[q] : "?";
+}
+
+int bus_queue_from_name(const char *s)
+{
+	for (int i = 0; i < BUS_Q_COUNT; i++)
+		if (!strcmp(s, queue_names[i]))
+			return i;
+	if (!strcmp(s, "dlq") || !strcmp(s, "dead"))
+		return BUS_Q_DEAD;
+	return -1;
+}
+
+void bus_entry_release(struct bus_entry *e)
+{
+	free(e->agent);
+	free(e->name);
+	free(e->path);
+	free(e->message_id);
+	free(e->owner);
+	free(e->from);
+	free(e->to);
+	free(e->type);
+	free(e->reason);
+	free(e->error);
+	free(e->original_inbox);
+	memset(e, 0, sizeof(*e));
+}
+
+void bus_entries_free(struct bus_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		bus_entry_release(&v[i]);
+	free(v);
+}
+
+void bus_stats_release(struct bus_stats *s)
+{
+	free(s->agents);
+	memset(s, 0, sizeof(*s));
+}
+
+int bus_open(const struct bus_config *cfg, struct bus **out, char **err)
+{
+	struct bus *b = xcalloc(1, sizeof(*b));
+	b->cfg = *cfg;
+	b->cfg.data_dir = xstrdup(cfg->data_dir);
+	b->t = &bus_fs_transport;
+	if (b->t->consumer_open == NULL) {
+		free(b->cfg.data_dir);
+		free(b);
+		return err_set(err, "bus transport is incomplete");
+	}
+	if (bus_fs_open(b, err) < 0) {
+		free(b->cfg.data_dir);
+		free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+void bus_free(struct bus **bp)
+{
+	struct bus *b = *bp;
+	if (!b)
+		return;
+	b->t->close(b);
+	bus_config_release(&b->cfg);
+	free(b);
+	*bp = NULL;
+}
+
+int bus_send(struct bus *b, const struct msg *m, char **err)
+{
+	struct msg_errors errs = { 0 };
+	if (msg_validate(m, &errs) < 0) {
+		char *j = msg_errors_join(&errs);
+		msg_errors_release(&errs);
+		err_set(err, "message refused: %s", j);
+		free(j);
+		return -1;
+	}
+	char *json = msg_to_json(m, true);
+	size_t len = strlen(json);
+	if (len + 1 > b->cfg.max_bytes) {
+		free(json);
+		return err_set(err,
+			       "message refused: %zu bytes is over the %zu-byte limit",
+			       len + 1, b->cfg.max_bytes);
+	}
+	/* Files end with a newline, as text files do. */
+	json = xrealloc(json, len + 2);
+	json[len++] = '\n';
+	json[len] = '\0';
+	int r = b->t->send(b, m, json, len, err);
+	free(json);
+	return r;
+}
+
+int bus_consumer_open(struct bus *b, const char *agent,
+		      struct bus_consumer **out, char **err)
+{
+	if (!util_valid_agent_name(agent))
+		return err_set(err, "invalid agent name \"%s\": must match [a-z0-9][a-z0-9_-]{0,63}",
+			       agent);
+	return b->t->consumer_open(b, agent, out, err);
+}
+
+/* Every consumer starts with a pointer to its bus. */
+struct bus_consumer_head {
+	struct bus *bus;
+};
+#define CB(c) (((struct bus_consumer_head *)(void *)(c))->bus)
+
+void bus_consumer_free(struct bus_consumer **c)
+{
+	if (!*c)
+		return;
+	CB(*c)->t->consumer_free(*c);
+	*c = NULL;
+}
+
+int bus_consumer_fd(struct bus_consumer *c)
+{
+	return CB(c)->t->consumer_fd(c);
+}
+
+int bus_consumer_wait(struct bus_consumer *c, int timeout_ms)
+{
+	return CB(c)->t->consumer_wait(c, timeout_ms);
+}
+
+int bus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err)
+{
+	*d = NULL;
+	return CB(c)->t->claim(c, d, err);
+}
+
+void bus_delivery_free(struct bus_delivery **d)
+{
+	if (!*d)
+		return;
+	msg_free(&(*d)->msg);
+	free((*d)->name);
+	free((*d)->canon);
+	free((*d)->agent);
+	free(*d);
+	*d = NULL;
+}
+
+int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err)
+{
+	int r = CB(c)->t->ack(c, *d, err);
+	bus_delivery_free(d);
+	return r;
+}
+
+int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
+	     const char *error, bool permanent, char **err)
+{
+	int r = CB(c)->t->nack(c, *d, error, permanent, err);
+	bus_delivery_free(d);
+	return r;
+}
+
+int bus_release(struct bus_consumer *c, struct bus_delivery **d, char **err)
+{
+	int r = CB(c)->t->release(c, *d, err);
+	bus_delivery_free(d);
+	return r;
+}
+
+int bus_renew(struct bus_consumer *c, struct bus_delivery *d)
+{
+	return CB(c)->t->renew(c, d);
+}
+
+int bus_list(struct bus *b, enum bus_queue q, const char *agent,
+	     bool content, struct bus_entry **out, size_t *n, char **err)
+{
+	if (agent && !util_valid_agent_name(agent))
+		return err_set(err, "invalid agent name \"%s\"", agent);
+	return b->t->list(b, q, agent, content, out, n, err);
+}
+
+int bus_find(struct bus *b, const char *id, struct bus_entry *out, char **err)
+{
+	return b->t->find(b, id, out, err);
+}
+
+int bus_read(struct bus *b, const struct bus_entry *e, char **json,
+	     size_t *len, char **err)
+{
+	return b->t->read(b, e, json, len, err);
+}
+
+int bus_retry(struct bus *b, const char *id, const char *to, char **err)
+{
+	if (to && !util_valid_agent_name(to))
+		return err_set(err, "invalid agent name \"%s\": must match [a-z0-9][a-z0-9_-]{0,63}",
+			       to);
+	return b->t->retry(b, id, to, err);
+}
+
+int bus_remove(struct bus *b, const char *id, char **err)
+{
+	return b->t->remove(b, id, err);
+}
+
+int bus_kill(struct bus *b, const char *id, const char *why, char **err)
+{
+	return b->t->kill(b, id, why, err);
+}
+
+int bus_requeue(struct bus *b, const char *id, const char *json, size_t len,
+		char **err)
+{
+	return b->t->requeue(b, id, json, len, err);
+}
+
+int bus_sweep(struct bus *b, const char *agent, char **err)
+{
+	return b->t->sweep(b, agent, err);
+}
+
+int bus_gc(struct bus *b, bool dry_run, int64_t now_ns,
+	   void (*report)(void *ctx, const char *what, const char *path),
+	   void *ctx, char **err)
+{
+	return b->t->gc(b, dry_run, now_ns, report, ctx, err);
+}
+
+int bus_monitor_open(struct bus *b, struct bus_monitor **out, char **err)
+{
+	return b->t->monitor_open(b, out, err);
+}
+
+#define MB(m) (((struct bus_consumer_head *)(void *)(m))->bus)
+
+void bus_monitor_free(struct bus_monitor **m)
+{
+	if (!*m)
+		return;
+	MB(*m)->t->monitor_free(*m);
+	*m = NULL;
+}
+
+int bus_monitor_fd(struct bus_monitor *m)
+{
+	return MB(m)->t->monitor_fd(m);
+}
+
+int bus_monitor_process(struct bus_monitor *m)
+{
+	return MB(m)->t->monitor_process(m);
+}
+
+void bus_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
+{
+	MB(m)->t->monitor_stats(m, out);
+}
+
+int bus_stats(struct bus *b, struct bus_stats *out, char **err)
+{
+	struct bus_monitor *m;
+	if (bus_monitor_open(b, &m, err) < 0)
+		return -1;
+	bus_monitor_stats(m, out);
+	bus_monitor_free(&m);
+	return 0;
+}
+
+int64_t bus_backoff_ms(const struct bus_config *cfg, int n)
+{
+	int64_t d = cfg->retry_base_ms;
+	for (int i = 1; i < n && d < cfg->retry_max_ms; i++)
+		d *= 2;
+	if (d > cfg->retry_max_ms)
+		d = cfg->retry_max_ms;
+	if (d <= 1)
+		return d;
+	uint32_t r;
+	util_random(&r, sizeof(r));
+	return d / 2 + (int64_t)(r % (uint32_t)(d / 2 + 1));
+}

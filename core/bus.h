@@ -1,0 +1,233 @@
+/* The message bus. Callers (agents, console, command line) use only the
+ * functions below; a transport (the file system one in bus_fs.c, a broker
+ * later) implements struct bus_transport. See man/madf-messages.5 for the
+ * on-disk format of the file-system transport. */
+#ifndef MADF_BUS_H
+#define MADF_BUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/message.h"
+
+struct bus_config {
+	char *data_dir;          /* messages live in <data_dir>/messages */
+	bool durable;            /* fsync file and directory on send (default) */
+	int max_attempts;        /* MAX_RETRY_ATTEMPTS, default 3 */
+	size_t inbox_limit;      /* waiting messages per inbox, default 1000 */
+	size_t max_bytes;        /* per message, default 10 MB */
+	int64_t retry_base_ms;   /* first backoff, default 1000 */
+	int64_t retry_max_ms;    /* backoff cap, default 300000 */
+	int64_t lease_s;         /* a claim not renewed for this long is
+				    given back, default 300 */
+	double poll_interval_s;  /* MESSAGE_POLL_INTERVAL, default 1.0 */
+	bool force_poll;         /* never use inotify (NFS) */
+};
+
+/* Defaults, then MAX_RETRY_ATTEMPTS, MESSAGE_POLL_INTERVAL,
+ * MADF_INBOX_LIMIT, MADF_RETRY_BASE_MS, MADF_LEASE_S, MADF_NO_FSYNC,
+ * MADF_FORCE_POLL from the environment. data_dir is copied. */
+void bus_config_init(struct bus_config *cfg, const char *data_dir);
+void bus_config_release(struct bus_config *cfg);
+
+enum bus_queue {
+	BUS_Q_INBOX,
+	BUS_Q_PROCESSING,
+	BUS_Q_RETRY,
+	BUS_Q_DEAD,
+	BUS_Q_PROCESSED,
+	BUS_Q_COUNT
+};
+const char *bus_queue_name(enum bus_queue q);
+int bus_queue_from_name(const char *s); /* -1 if unknown */
+
+/* One stored message as listed; fields from the file name, and from the
+ * file's content when listed with content. */
+struct bus_entry {
+	enum bus_queue queue;
+	char *agent;        /* inbox/processing/retry owner; NULL otherwise */
+	char *name;         /* file name */
+	char *path;         /* full path */
+	char *message_id;   /* from the name or the content */
+	enum msg_priority priority;
+	int64_t enqueued_ns;
+	int attempts;
+	int64_t due_ns;     /* retry: when it becomes due */
+	char *owner;        /* processing: the consumer holding it */
+	/* with content: */
+	char *from, *to, *type;
+	char *reason;       /* dead letter: the reason code */
+	char *error;        /* dead letter: what went wrong */
+	char *original_inbox;
+	size_t size;
+};
+void bus_entry_release(struct bus_entry *e);
+void bus_entries_free(struct bus_entry *v, size_t n);
+
+struct bus_agent_stats {
+	char agent[MSG_AGENT_MAX + 1];
+	size_t depth;            /* waiting in the inbox */
+	int64_t oldest_ns;       /* enqueue time of the oldest waiting; 0 if none */
+	size_t processing;
+	size_t retry;
+};
+
+struct bus_stats {
+	struct bus_agent_stats *agents; /* sorted by name */
+	size_t nagents;
+	size_t processing, retry, dead_letter;
+};
+void bus_stats_release(struct bus_stats *s);
+
+/* A claimed message. */
+struct bus_delivery {
+	struct msg *msg;
+	int attempts;        /* earlier failed attempts */
+	char *name;          /* transport handle */
+	char *canon;         /* transport handle */
+	char *agent;
+};
+
+/* What a consumer or a sweep did with a message it could not deliver. */
+typedef void (*bus_dead_fn)(void *ctx, const char *agent, const char *name,
+			    const char *reason, const char *error);
+
+struct bus;
+struct bus_consumer;
+struct bus_monitor;
+
+/* The transport interface. */
+struct bus_transport {
+	const char *name;
+	int (*send)(struct bus *b, const struct msg *m, const char *json,
+		    size_t len, char **err);
+	int (*consumer_open)(struct bus *b, const char *agent,
+			     struct bus_consumer **out, char **err);
+	void (*consumer_free)(struct bus_consumer *c);
+	int (*consumer_fd)(struct bus_consumer *c);
+	int (*consumer_wait)(struct bus_consumer *c, int timeout_ms);
+	int (*claim)(struct bus_consumer *c, struct bus_delivery **d,
+		     char **err);
+	int (*ack)(struct bus_consumer *c, struct bus_delivery *d, char **err);
+	int (*nack)(struct bus_consumer *c, struct bus_delivery *d,
+		    const char *error, bool permanent, char **err);
+	int (*release)(struct bus_consumer *c, struct bus_delivery *d,
+		       char **err);
+	int (*renew)(struct bus_consumer *c, struct bus_delivery *d);
+	int (*list)(struct bus *b, enum bus_queue q, const char *agent,
+		    bool content, struct bus_entry **out, size_t *n,
+		    char **err);
+	int (*find)(struct bus *b, const char *id, struct bus_entry *out,
+		    char **err);
+	int (*read)(struct bus *b, const struct bus_entry *e, char **json,
+		    size_t *len, char **err);
+	int (*retry)(struct bus *b, const char *id, const char *to,
+		     char **err);
+	int (*remove)(struct bus *b, const char *id, char **err);
+	int (*kill)(struct bus *b, const char *id, const char *why,
+		    char **err);
+	int (*requeue)(struct bus *b, const char *id, const char *json,
+		       size_t len, char **err);
+	int (*sweep)(struct bus *b, const char *agent, char **err);
+	int (*gc)(struct bus *b, bool dry_run, int64_t now_ns,
+		  void (*report)(void *ctx, const char *what, const char *path),
+		  void *ctx, char **err);
+	int (*monitor_open)(struct bus *b, struct bus_monitor **out,
+			    char **err);
+	void (*monitor_free)(struct bus_monitor *m);
+	int (*monitor_fd)(struct bus_monitor *m);
+	int (*monitor_process)(struct bus_monitor *m);
+	void (*monitor_stats)(struct bus_monitor *m, struct bus_stats *out);
+	void (*close)(struct bus *b);
+};
+
+struct bus {
+	const struct bus_transport *t;
+	struct bus_config cfg;
+	bus_dead_fn on_dead;
+	void *on_dead_ctx;
+	void *impl;
+};
+
+/* Opens the file-system bus under cfg->data_dir (the configuration is
+ * copied), creating the directories it needs. */
+int bus_open(const struct bus_config *cfg, struct bus **out, char **err);
+void bus_free(struct bus **b);
+
+/* Validates m and delivers it to m->to's inbox (to every agent for
+ * "broadcast"). Refuses invalid messages, messages over the size limit
+ * and sends to a full inbox (the error says so). */
+int bus_send(struct bus *b, const struct msg *m, char **err);
+
+/* Consuming one agent's inbox. claim returns 1 with *d, 0 when nothing is
+ * deliverable now, -1 on error. Messages that can never be delivered
+ * (invalid, too large, expired, not a regular file...) are moved to the
+ * dead letters on the way, reported through bus->on_dead. */
+int bus_consumer_open(struct bus *b, const char *agent,
+		      struct bus_consumer **out, char **err);
+void bus_consumer_free(struct bus_consumer **c);
+int bus_consumer_fd(struct bus_consumer *c); /* -1 when polling */
+/* Waits until a message may be claimable or timeout_ms passes (-1:
+ * forever). Returns 1 if something changed, 0 on timeout, -1 on error. */
+int bus_consumer_wait(struct bus_consumer *c, int timeout_ms);
+int bus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err);
+/* Done: the message moves to processed/. Frees *d. */
+int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err);
+/* Failed: retried with backoff, or dead-lettered after max_attempts (at
+ * once when permanent). Frees *d. */
+int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
+	     const char *error, bool permanent, char **err);
+/* Gives the message back untouched (shutdown). Frees *d. */
+int bus_release(struct bus_consumer *c, struct bus_delivery **d, char **err);
+/* Extends the lease on a claimed message. */
+int bus_renew(struct bus_consumer *c, struct bus_delivery *d);
+void bus_delivery_free(struct bus_delivery **d);
+
+/* Administration (command line, console). ids are message ids or file
+ * names. */
+int bus_list(struct bus *b, enum bus_queue q, const char *agent,
+	     bool content, struct bus_entry **out, size_t *n, char **err);
+int bus_find(struct bus *b, const char *id, struct bus_entry *out,
+	     char **err);
+int bus_read(struct bus *b, const struct bus_entry *e, char **json,
+	     size_t *len, char **err);
+/* A dead letter back to its original inbox, or to `to`. */
+int bus_retry(struct bus *b, const char *id, const char *to, char **err);
+/* Deletes a waiting, retrying or dead message. */
+int bus_remove(struct bus *b, const char *id, char **err);
+/* Moves a waiting or retrying message to the dead letters. */
+int bus_kill(struct bus *b, const char *id, const char *why, char **err);
+/* Replaces a dead letter with edited JSON (validated first) and queues it
+ * to the edited message's `to`. */
+int bus_requeue(struct bus *b, const char *id, const char *json, size_t len,
+		char **err);
+/* Gives back claims whose consumer died or whose lease ran out, promotes
+ * due retries (agent NULL: every agent). */
+int bus_sweep(struct bus *b, const char *agent, char **err);
+/* Retention: processed 7 days, dead letters 30 days, outbox and broadcast
+ * copies 7 days, waiting messages older than 24 h to the dead letters,
+ * temporary files older than an hour. */
+int bus_gc(struct bus *b, bool dry_run, int64_t now_ns,
+	   void (*report)(void *ctx, const char *what, const char *path),
+	   void *ctx, char **err);
+
+/* Counters kept incrementally from file-system events. */
+int bus_monitor_open(struct bus *b, struct bus_monitor **out, char **err);
+void bus_monitor_free(struct bus_monitor **m);
+int bus_monitor_fd(struct bus_monitor *m);
+/* Reads pending events; returns 1 if counters changed, 0 if not. */
+int bus_monitor_process(struct bus_monitor *m);
+void bus_monitor_stats(struct bus_monitor *m, struct bus_stats *out);
+
+/* One scan, for one-shot commands. */
+int bus_stats(struct bus *b, struct bus_stats *out, char **err);
+
+/* Backoff before attempt n (n >= 1) in ms, with jitter in [d/2, d]. */
+int64_t bus_backoff_ms(const struct bus_config *cfg, int n);
+
+/* The default agents whose inboxes always exist. */
+extern const char *const bus_default_agents[];
+extern const size_t bus_default_agent_count;
+
+#endif
