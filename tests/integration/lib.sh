@@ -1,0 +1,43 @@
+# Shared helpers for the integration tests: TAP-like "ok"/"not ok" lines
+# that tests/run.sh counts. Each test gets a fresh data directory.
+set -u
+MADF=${MADF_BIN:-$(pwd)/madf}
+TOP=$(pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/madf-test.XXXXXX")
+D=$T/data
+export MADF_DATA_DIR=$D
+export MADF_NO_FSYNC=1
+unset MESSAGE_DIR LOG_DIR 2>/dev/null || true
+n_ok=0 n_fail=0
+cleanup() { rm -rf "$T"; }
+trap cleanup EXIT
+
+ok() { n_ok=$((n_ok + 1)); echo "ok - $1"; }
+fail() { n_fail=$((n_fail + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+
+# check DESC CMD...: passes when CMD exits 0.
+check() { d=$1; shift; if out=$("$@" 2>&1); then ok "$d"; else fail "$d" "command: $*" "output: $out"; fi; }
+# check_fails DESC CODE CMD...: passes when CMD exits with CODE.
+check_fails() {
+	d=$1 code=$2; shift 2
+	out=$("$@" 2>&1); rc=$?
+	if [ "$rc" -eq "$code" ]; then ok "$d"; else fail "$d" "expected exit $code, got $rc" "command: $*" "output: $out"; fi
+}
+# eq DESC ACTUAL EXPECTED
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "expected: $3" "actual:   $2"; fi; }
+# has DESC HAYSTACK NEEDLE
+has() { case "$2" in *"$3"*) ok "$1" ;; *) fail "$1" "expected to contain: $3" "actual: $2" ;; esac; }
+hasnt() { case "$2" in *"$3"*) fail "$1" "expected not to contain: $3" "actual: $2" ;; *) ok "$1" ;; esac; }
+# count files matching *.json (not sidecars) in a directory
+njson() { find "$1" -maxdepth 1 -name '*.json' ! -name '*.reason.json' 2>/dev/null | wc -l | tr -d ' '; }
+# wait_for DESC SECONDS CMD...: polls CMD until it succeeds.
+wait_for() {
+	d=$1 s=$2; shift 2
+	end=$(( $(date +%s) + s ))
+	while [ "$(date +%s)" -le "$end" ]; do
+		if "$@" >/dev/null 2>&1; then ok "$d"; return 0; fi
+		sleep 0.05
+	done
+	fail "$d" "timed out after ${s}s: $*"
+}
+done_testing() { echo "# $n_ok passed, $n_fail failed"; [ "$n_fail" -eq 0 ]; }

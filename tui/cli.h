@@ -1,0 +1,64 @@
+/* The command line: one table of commands, each with its usage and help. */
+#ifndef MADF_CLI_H
+#define MADF_CLI_H
+
+#include <stdbool.h>
+
+#include "core/bus.h"
+
+struct cli {
+	char *data_dir;
+	char *log_dir;
+	int verbose;
+	struct bus_config bcfg;
+	struct bus *bus; /* opened on first use */
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *usage;   /* arguments after the name */
+	const char *summary; /* one line */
+	int (*run)(struct cli *cli, int argc, char **argv);
+};
+
+extern const struct cli_cmd cli_commands[];
+extern const unsigned cli_ncommands;
+
+/* Exit codes. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* "madf: CMD: message" on stderr, sanitised; returns code. */
+int cli_fail(int code, const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int cli_bus(struct cli *cli, struct bus **out);
+
+/* Option scanning for one command: cli_opt() returns the option name of
+ * argv[*i] ("--to" or "--to=x") and its value through *val when the option
+ * takes one. Positional arguments are returned as NULL name with *val set. */
+struct cli_opts {
+	int argc;
+	char **argv;
+	int i;
+	const char *cmd;
+	const char *const *with_value; /* NULL-terminated */
+	const char *const *flags;      /* NULL-terminated */
+	int error;                     /* EXIT_USAGE after a bad option */
+};
+/* Returns 1 with *name and *val, 0 at the end, -1 on a usage error (printed). */
+int cli_next(struct cli_opts *o, const char **name, const char **val);
+
+/* Commands. */
+int cmd_send(struct cli *cli, int argc, char **argv);
+int cmd_recv(struct cli *cli, int argc, char **argv);
+int cmd_ls(struct cli *cli, int argc, char **argv);
+int cmd_show(struct cli *cli, int argc, char **argv);
+int cmd_retry(struct cli *cli, int argc, char **argv);
+int cmd_delete(struct cli *cli, int argc, char **argv);
+int cmd_kill(struct cli *cli, int argc, char **argv);
+int cmd_requeue(struct cli *cli, int argc, char **argv);
+int cmd_validate(struct cli *cli, int argc, char **argv);
+int cmd_gc(struct cli *cli, int argc, char **argv);
+int cmd_status(struct cli *cli, int argc, char **argv);
+int cmd_bench(struct cli *cli, int argc, char **argv);
+
+#endif

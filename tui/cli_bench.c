@@ -1,0 +1,344 @@
+/* madf bench bus: a producer process and a consumer process on one bus,
+ * beside a baseline of the raw file operations measured in the same run. */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "tui/cli.h"
+#include "core/banned.h"
+
+struct bench_run {
+	double seconds, rate, p50_ms, p99_ms;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+	while (n) {
+		ssize_t r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void pace(int64_t start, long i, double rate)
+{
+	if (rate <= 0)
+		return;
+	int64_t due = start + (int64_t)((double)i * 1e9 / rate);
+	int64_t now = util_mono_ns();
+	if (due > now) {
+		struct timespec ts = { (time_t)((due - now) / 1000000000),
+				       (long)((due - now) % 1000000000) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static _Noreturn void producer(const struct bus_config *cfg, long n, double rate,
+			       int go_fd)
+{
+	struct bus *b;
+	char *err = NULL;
+	char c;
+	if (bus_open(cfg, &b, &err) < 0 || read_all(go_fd, &c, 1) < 0)
+		_exit(1);
+	int64_t start = util_mono_ns();
+	for (long i = 0; i < n; i++) {
+		pace(start, i, rate);
+		cJSON *content = cJSON_CreateObject();
+		cJSON_AddStringToObject(content, "status", "busy");
+		cJSON_AddNumberToObject(content, "uptime_seconds", 1);
+		cJSON_AddNumberToObject(content, "active_tasks", 1);
+		cJSON_AddNumberToObject(content, "sequence", (double)i);
+		struct msg *m = msg_new("bench_producer", "bench_consumer", MSG_HEARTBEAT,
+					content);
+		if (bus_send(b, m, &err) < 0) {
+			fprintf(stderr, "madf: bench: send: %s\n", err);
+			_exit(1);
+		}
+		msg_free(&m);
+	}
+	bus_free(&b);
+	_exit(0);
+}
+
+static _Noreturn void consumer(const struct bus_config *cfg, long n, int ready_fd,
+			       int out_fd)
+{
+	struct bus *b;
+	struct bus_consumer *c;
+	char *err = NULL;
+	if (bus_open(cfg, &b, &err) < 0 ||
+	    bus_consumer_open(b, "bench_consumer", &c, &err) < 0)
+		_exit(1);
+	double *lat = xcalloc((size_t)n, sizeof(*lat));
+	write_all(ready_fd, "r", 1);
+	int64_t first = 0;
+	for (long got = 0; got < n;) {
+		struct bus_delivery *d;
+		int k = bus_claim(c, &d, &err);
+		if (k < 0)
+			_exit(1);
+		if (k == 0) {
+			bus_consumer_wait(c, 100);
+			continue;
+		}
+		/* Latency from the send's timestamp to the handler. */
+		lat[got++] = (double)(util_now_ns() - d->msg->ts_ns) / 1e6;
+		if (!first)
+			first = util_mono_ns();
+		if (bus_ack(c, &d, &err) < 0)
+			_exit(1);
+	}
+	int64_t end = util_mono_ns();
+	write_all(out_fd, &end, sizeof(end));
+	write_all(out_fd, lat, (size_t)n * sizeof(*lat));
+	_exit(0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double pct(const double *v, long n, double p)
+{
+	long i = (long)ceil(p * (double)n) - 1;
+	if (i < 0)
+		i = 0;
+	if (i >= n)
+		i = n - 1;
+	return v[i];
+}
+
+static int bench_bus_once(const struct bus_config *cfg, long n, double rate,
+			  struct bench_run *out)
+{
+	int go[2], ready[2], res[2];
+	if (pipe(go) < 0 || pipe(ready) < 0 || pipe(res) < 0)
+		return -1;
+	pid_t pc = fork();
+	if (pc == 0)
+		consumer(cfg, n, ready[1], res[1]);
+	pid_t pp = fork();
+	if (pp == 0)
+		producer(cfg, n, rate, go[0]);
+	char c;
+	int r = read_all(ready[0], &c, 1);
+	int64_t start = util_mono_ns();
+	if (r == 0)
+		r = write_all(go[1], "g", 1);
+	int64_t end = 0;
+	double *lat = xcalloc((size_t)n, sizeof(*lat));
+	if (r == 0)
+		r = read_all(res[0], &end, sizeof(end));
+	if (r == 0)
+		r = read_all(res[0], lat, (size_t)n * sizeof(*lat));
+	int st1, st2;
+	waitpid(pp, &st1, 0);
+	waitpid(pc, &st2, 0);
+	close(go[0]); close(go[1]); close(ready[0]); close(ready[1]);
+	close(res[0]); close(res[1]);
+	if (r < 0 || !WIFEXITED(st1) || WEXITSTATUS(st1) || !WIFEXITED(st2) ||
+	    WEXITSTATUS(st2)) {
+		free(lat);
+		return -1;
+	}
+	qsort(lat, (size_t)n, sizeof(*lat), cmp_double);
+	out->seconds = (double)(end - start) / 1e9;
+	out->rate = (double)n / out->seconds;
+	out->p50_ms = pct(lat, n, 0.50);
+	out->p99_ms = pct(lat, n, 0.99);
+	free(lat);
+	return 0;
+}
+
+/* The baseline: the file operations madf does for one message, back to
+ * back in one process with no JSON, no validation, no waiting: create and
+ * write a hidden temporary file in the inbox, hard-link it into an outbox,
+ * rename it into place, rename it into processing/, rename it into
+ * processed/. Any gap between this and the bus is madf's own cost. */
+static int bench_raw_once(const char *dir, long n, bool durable, double *rate)
+{
+	static const char *const sub[] = { "inbox", "outbox", "processing", "processed" };
+	char *d[4];
+	for (int k = 0; k < 4; k++) {
+		d[k] = xasprintf("%s/%s", dir, sub[k]);
+		if (util_mkdirs(d[k], NULL) < 0)
+			return -1;
+	}
+	static const char body[] =
+		"{\"message_id\": \"x\", \"type\": \"heartbeat\", \"content\": {}}\n";
+	char a[512], b[512], c[512];
+	int64_t start = util_mono_ns();
+	for (long i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "%s/.%ld.tmp", d[0], i);
+		int fd = open(a, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, body, sizeof(body) - 1) < 0)
+			return -1;
+		if (durable)
+			fdatasync(fd);
+		close(fd);
+		snprintf(b, sizeof(b), "%s/%ld.json", d[1], i);
+		link(a, b);
+		snprintf(b, sizeof(b), "%s/%ld.json", d[0], i);
+		rename(a, b);
+		if (durable)
+			util_fsync_dir(d[0]);
+		snprintf(c, sizeof(c), "%s/%ld.json", d[2], i);
+		rename(b, c);
+		snprintf(a, sizeof(a), "%s/%ld.json", d[3], i);
+		rename(c, a);
+	}
+	*rate = (double)n / ((double)(util_mono_ns() - start) / 1e9);
+	for (int k = 0; k < 4; k++)
+		free(d[k]);
+	return 0;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	return cmp_double(&((const struct bench_run *)a)->rate,
+			  &((const struct bench_run *)b)->rate);
+}
+
+static int bench_bus(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--messages", "--rate", "--repeat", NULL };
+	static const char *const fl[] = { "--durable", "--json", NULL };
+	struct cli_opts o = { argc, argv, 2, "bench", wv, fl, 0 };
+	long n = 10000, repeat = 3;
+	double rate = 0;
+	bool durable = false, json = false;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		char *end;
+		if (!name)
+			return cli_fail(EXIT_USAGE, "bench", "unexpected argument %s", val);
+		if (!strcmp(name, "--durable")) {
+			durable = true;
+		} else if (!strcmp(name, "--json")) {
+			json = true;
+		} else if (!strcmp(name, "--rate")) {
+			rate = strtod(val, &end);
+			if (*end || !(rate > 0))
+				return cli_fail(EXIT_USAGE, "bench", "invalid --rate \"%s\"", val);
+		} else {
+			long v = strtol(val, &end, 10);
+			if (*end || v < 1 || v > 10000000)
+				return cli_fail(EXIT_USAGE, "bench", "invalid %s \"%s\"", name, val);
+			if (!strcmp(name, "--messages"))
+				n = v;
+			else
+				repeat = v;
+		}
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	char *err = NULL;
+	if (util_mkdirs(cli->data_dir, &err) < 0) {
+		cli_fail(EXIT_FAIL, "bench", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	char *dir = xasprintf("%s/bench-XXXXXX", cli->data_dir);
+	if (!mkdtemp(dir)) {
+		cli_fail(EXIT_FAIL, "bench", "cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return EXIT_FAIL;
+	}
+	struct bus_config cfg = cli->bcfg;
+	cfg.data_dir = dir;
+	cfg.durable = durable;
+	cfg.inbox_limit = (size_t)n + 16;
+	struct bench_run *runs = xcalloc((size_t)repeat, sizeof(*runs));
+	double *raw = xcalloc((size_t)repeat, sizeof(*raw));
+	int rc = EXIT_OK;
+	/* Every run in a directory of its own, all removed at the end: on
+	 * ext4 without a journal, creating files right after deleting many is
+	 * slow (the allocator skips recently freed inodes), and that would be
+	 * the benchmark measuring its own clean-up. */
+	for (long i = 0; i < repeat && rc == EXIT_OK; i++) {
+		char *rdir = xasprintf("%s/raw-%ld", dir, i);
+		char *bdir = xasprintf("%s/bus-%ld", dir, i);
+		cfg.data_dir = bdir;
+		if (bench_raw_once(rdir, n, durable, &raw[i]) < 0 ||
+		    bench_bus_once(&cfg, n, rate, &runs[i]) < 0)
+			rc = cli_fail(EXIT_FAIL, "bench", "a benchmark process failed");
+		free(rdir);
+		free(bdir);
+	}
+	cfg.data_dir = dir;
+	util_rm_tree(dir);
+	if (rc == EXIT_OK) {
+		qsort(runs, (size_t)repeat, sizeof(*runs), cmp_run);
+		qsort(raw, (size_t)repeat, sizeof(*raw), cmp_double);
+		struct bench_run *med = &runs[repeat / 2];
+		double base = raw[repeat / 2];
+		if (json) {
+			printf("{\"messages\": %ld, \"seconds\": %.3f, \"msgs_per_s\": %.0f, "
+			       "\"latency_p50_ms\": %.3f, \"latency_p99_ms\": %.3f, "
+			       "\"durable\": %s, \"rate_limit\": %.0f, \"runs\": %ld, "
+			       "\"baseline_raw_msgs_per_s\": %.0f, \"ratio_to_baseline\": %.3f}\n",
+			       n, med->seconds, med->rate, med->p50_ms, med->p99_ms,
+			       durable ? "true" : "false", rate, repeat, base, med->rate / base);
+		} else {
+			printf("bench bus: %ld messages, %s, %s, median of %ld runs\n", n,
+			       durable ? "durable (fsync)" : "no fsync",
+			       rate > 0 ? "paced" : "as fast as possible", repeat);
+			if (rate > 0)
+				printf("  offered rate         %10.0f msg/s\n", rate);
+			printf("  madf bus             %10.0f msg/s  (%.3f s)\n", med->rate,
+			       med->seconds);
+			printf("  latency send->handler p50 %.3f ms, p99 %.3f ms\n", med->p50_ms,
+			       med->p99_ms);
+			printf("  baseline: madf's file operations alone, one process %9.0f msg/s\n",
+			       base);
+			printf("  madf / baseline      %10.2f\n", med->rate / base);
+		}
+	}
+	free(runs);
+	free(raw);
+	free(dir);
+	return rc;
+}
+
+int cmd_bench(struct cli *cli, int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus");
+	if (!strcmp(argv[1], "bus"))
+		return bench_bus(cli, argc, argv);
+	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus", argv[1]);
+}

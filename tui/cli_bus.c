@@ -1,0 +1,702 @@
+/* The bus commands: send, recv, ls, show, retry, delete, kill, requeue,
+ * validate, gc, status. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/json_out.h"
+#include "core/util.h"
+#include "tui/cli.h"
+#include "core/banned.h"
+
+/* Text from messages printed to a terminal: no control sequences. */
+static void put_safe(FILE *f, const char *s)
+{
+	if (!s)
+		s = "-";
+	char *t = util_sanitize(s, strlen(s), false);
+	fputs(t, f);
+	free(t);
+}
+
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0) || v > 1e7)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int read_content(const char *arg, char **out, size_t *len, char **err)
+{
+	if (arg[0] != '@') {
+		*out = xstrdup(arg);
+		*len = strlen(arg);
+		return 0;
+	}
+	if (!strcmp(arg, "@-")) {
+		struct sbuf b;
+		sbuf_init(&b);
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
+			sbuf_add(&b, buf, n);
+			if (b.len > MSG_MAX_BYTES) {
+				sbuf_release(&b);
+				return err_set(err, "standard input is over the %u-byte limit",
+					       MSG_MAX_BYTES);
+			}
+		}
+		*len = b.len;
+		*out = sbuf_detach(&b);
+		return 0;
+	}
+	return util_read_file(arg + 1, MSG_MAX_BYTES, out, len, err);
+}
+
+int cmd_send(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--to", "--type", "--from", "--content",
+					  "--priority", "--timeout", "--reply-to",
+					  "--correlation-id", NULL };
+	struct cli_opts o = { argc, argv, 1, "send", wv, NULL, 0 };
+	const char *to = NULL, *type = NULL, *from = "operator", *content = "{}";
+	const char *prio = NULL, *timeout = NULL, *reply = NULL, *corr = NULL;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (!name)
+			return cli_fail(EXIT_USAGE, "send", "unexpected argument %s", val);
+		if (!strcmp(name, "--to")) to = val;
+		else if (!strcmp(name, "--type")) type = val;
+		else if (!strcmp(name, "--from")) from = val;
+		else if (!strcmp(name, "--content")) content = val;
+		else if (!strcmp(name, "--priority")) prio = val;
+		else if (!strcmp(name, "--timeout")) timeout = val;
+		else if (!strcmp(name, "--reply-to")) reply = val;
+		else if (!strcmp(name, "--correlation-id")) corr = val;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (!to || !type)
+		return cli_fail(EXIT_USAGE, "send", "--to and --type are required");
+	const char *to_c = msg_agent_canonical(to), *from_c = msg_agent_canonical(from);
+	if (strcmp(to_c, "broadcast") && !util_valid_agent_name(to_c))
+		return cli_fail(EXIT_USAGE, "send", "invalid agent name \"%s\" for --to: "
+				"must match [a-z0-9][a-z0-9_-]{0,63} or be broadcast", to);
+	if (!util_valid_agent_name(from_c))
+		return cli_fail(EXIT_USAGE, "send", "invalid agent name \"%s\" for --from: "
+				"must match [a-z0-9][a-z0-9_-]{0,63}", from);
+	int t = msg_type_from_name(type);
+	if (t < 0)
+		return cli_fail(EXIT_USAGE, "send", "unknown message type \"%s\" (one of "
+				"task_assignment, task_acceptance, task_progress, research_result, "
+				"validation_request, validation_result, error_report, heartbeat, "
+				"system_status)", type);
+	int p = PRIO_NORMAL;
+	if (prio) {
+		long n;
+		if (parse_long(prio, 1, 5, &n) == 0)
+			p = n == 1 ? PRIO_URGENT : n == 2 ? PRIO_HIGH : n == 3 ? PRIO_NORMAL : PRIO_LOW;
+		else if ((p = msg_priority_from_name(prio)) < 0)
+			return cli_fail(EXIT_USAGE, "send", "invalid priority \"%s\": one of "
+					"urgent, high, normal, low, or 1..5", prio);
+	}
+	long tmo = -1;
+	if (timeout && parse_long(timeout, 1, 365L * 86400, &tmo) < 0)
+		return cli_fail(EXIT_USAGE, "send", "invalid --timeout \"%s\": whole seconds, "
+				"at least 1", timeout);
+	char *err = NULL, *buf = NULL;
+	size_t len;
+	if (read_content(content, &buf, &len, &err) < 0) {
+		cli_fail(EXIT_FAIL, "send", "--content: %s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	cJSON *c = json_parse_strict(buf, len, &err);
+	free(buf);
+	if (!c) {
+		cli_fail(EXIT_FAIL, "send", "--content is not valid JSON: %s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	struct msg *m = msg_new(from_c, to_c, (enum msg_type)t, c);
+	m->priority = (enum msg_priority)p;
+	m->timeout_s = tmo;
+	if (reply)
+		m->reply_to = xstrdup(reply);
+	if (corr)
+		m->correlation_id = xstrdup(corr);
+	struct bus *b;
+	int rc = EXIT_OK;
+	if (cli_bus(cli, &b) < 0) {
+		rc = EXIT_FAIL;
+	} else if (bus_send(b, m, &err) < 0) {
+		rc = cli_fail(EXIT_FAIL, "send", "%s", err);
+		free(err);
+	} else {
+		printf("%s\n", m->id);
+	}
+	msg_free(&m);
+	return rc;
+}
+
+static volatile sig_atomic_t stop_flag;
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void verbose_dead(void *ctx, const char *agent, const char *name,
+			 const char *reason, const char *error)
+{
+	if (!*(int *)ctx)
+		return;
+	char *m = xasprintf("dead-lettered %s from %s (%s): %s", name,
+			    agent ? agent : "-", reason, error);
+	cli_fail(0, "recv", "%s", m);
+	free(m);
+}
+
+int cmd_recv(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--wait", "--max", NULL };
+	struct cli_opts o = { argc, argv, 1, "recv", wv, NULL, 0 };
+	const char *agent = NULL, *name, *val;
+	double wait_s = 0;
+	long max = -1;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (!name) {
+			if (agent)
+				return cli_fail(EXIT_USAGE, "recv", "one AGENT only");
+			agent = val;
+		} else if (!strcmp(name, "--wait")) {
+			if (parse_seconds(val, &wait_s) < 0)
+				return cli_fail(EXIT_USAGE, "recv", "invalid --wait \"%s\"", val);
+		} else if (parse_long(val, 1, 1L << 40, &max) < 0) {
+			return cli_fail(EXIT_USAGE, "recv", "invalid --max \"%s\"", val);
+		}
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (!agent)
+		return cli_fail(EXIT_USAGE, "recv", "AGENT is required");
+	agent = msg_agent_canonical(agent);
+	if (!util_valid_agent_name(agent))
+		return cli_fail(EXIT_USAGE, "recv", "invalid agent name \"%s\": must match "
+				"[a-z0-9][a-z0-9_-]{0,63}", agent);
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0)
+		return EXIT_FAIL;
+	b->on_dead = verbose_dead;
+	b->on_dead_ctx = &cli->verbose;
+	struct bus_consumer *c;
+	char *err = NULL;
+	if (bus_consumer_open(b, agent, &c, &err) < 0) {
+		cli_fail(EXIT_FAIL, "recv", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	long got = 0;
+	int rc = EXIT_OK;
+	int64_t idle_since = util_mono_ns();
+	while (!stop_flag && (max < 0 || got < max)) {
+		struct bus_delivery *d;
+		int k = bus_claim(c, &d, &err);
+		if (k < 0) {
+			rc = cli_fail(EXIT_FAIL, "recv", "%s", err);
+			free(err);
+			err = NULL;
+			break;
+		}
+		if (k == 0) {
+			int64_t left = (int64_t)(wait_s * 1000) -
+				       (util_mono_ns() - idle_since) / 1000000;
+			if (left <= 0)
+				break;
+			if (bus_consumer_wait(c, (int)left) < 0 && errno != EINTR)
+				break;
+			continue;
+		}
+		char *line = msg_to_json(d->msg, false);
+		/* Printed and flushed before the ack: at least once. */
+		bool ok = printf("%s\n", line) >= 0 && fflush(stdout) == 0;
+		free(line);
+		if (!ok) {
+			rc = cli_fail(EXIT_FAIL, "recv", "cannot write output (%s); "
+				      "message %s given back", strerror(errno), d->msg->id);
+			bus_release(c, &d, NULL);
+			break;
+		}
+		if (bus_ack(c, &d, &err) < 0) {
+			cli_fail(0, "recv", "%s", err);
+			free(err);
+			err = NULL;
+		}
+		got++;
+		idle_since = util_mono_ns();
+	}
+	bus_consumer_free(&c);
+	return rc;
+}
+
+static void print_age(int64_t ns)
+{
+	double s = ns > 0 ? (double)(util_now_ns() - ns) / 1e9 : 0;
+	if (s < 0)
+		s = 0;
+	if (s < 120)
+		printf("%6.1fs", s);
+	else if (s < 7200)
+		printf("%6.1fm", s / 60);
+	else if (s < 172800)
+		printf("%6.1fh", s / 3600);
+	else
+		printf("%6.1fd", s / 86400);
+}
+
+static cJSON *entry_json(const struct bus_entry *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "message_id", e->message_id ? e->message_id : "");
+	cJSON_AddItemToObject(o, "from", e->from ? cJSON_CreateString(e->from) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "to", e->to ? cJSON_CreateString(e->to) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "type", e->type ? cJSON_CreateString(e->type) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "priority", msg_priority_name(e->priority));
+	double age = e->enqueued_ns ? (double)(util_now_ns() - e->enqueued_ns) / 1e9 : 0;
+	cJSON_AddNumberToObject(o, "age_s", age < 0 ? 0 : (double)(int64_t)(age * 1000) / 1000);
+	cJSON_AddStringToObject(o, "queue", bus_queue_name(e->queue));
+	if (e->agent)
+		cJSON_AddStringToObject(o, "agent", e->agent);
+	cJSON_AddNumberToObject(o, "attempts", e->attempts);
+	cJSON_AddStringToObject(o, "file", e->name);
+	cJSON_AddNumberToObject(o, "size", (double)e->size);
+	if (e->queue == BUS_Q_RETRY) {
+		char due[40];
+		util_iso8601(e->due_ns, due, sizeof(due));
+		cJSON_AddStringToObject(o, "due", due);
+	}
+	if (e->owner)
+		cJSON_AddStringToObject(o, "owner", e->owner);
+	if (e->queue == BUS_Q_DEAD) {
+		cJSON_AddStringToObject(o, "reason", e->reason ? e->reason : "unknown");
+		cJSON_AddStringToObject(o, "error", e->error ? e->error : "");
+		cJSON_AddStringToObject(o, "original_inbox",
+					e->original_inbox ? e->original_inbox : "");
+	}
+	return o;
+}
+
+int cmd_ls(struct cli *cli, int argc, char **argv)
+{
+	static const char *const fl[] = { "--json", NULL };
+	struct cli_opts o = { argc, argv, 1, "ls", NULL, fl, 0 };
+	const char *pos[3] = { 0 };
+	int npos = 0;
+	bool json = false;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (name)
+			json = true;
+		else if (npos < 2)
+			pos[npos++] = val;
+		else
+			return cli_fail(EXIT_USAGE, "ls", "unexpected argument %s", val);
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	int q = npos ? bus_queue_from_name(pos[0]) : BUS_Q_INBOX;
+	if (q < 0)
+		return cli_fail(EXIT_USAGE, "ls", "unknown queue \"%s\": inbox, processing, "
+				"retry, dead-letter or processed", pos[0]);
+	const char *agent = npos > 1 ? msg_agent_canonical(pos[1]) : NULL;
+	if (agent && (q == BUS_Q_DEAD || q == BUS_Q_PROCESSED))
+		return cli_fail(EXIT_USAGE, "ls", "%s takes no AGENT", pos[0]);
+	if (agent && !util_valid_agent_name(agent))
+		return cli_fail(EXIT_USAGE, "ls", "invalid agent name \"%s\"", pos[1]);
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0)
+		return EXIT_FAIL;
+	struct bus_entry *v;
+	size_t n;
+	char *err = NULL;
+	if (bus_list(b, (enum bus_queue)q, agent, true, &v, &n, &err) < 0) {
+		cli_fail(EXIT_FAIL, "ls", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, entry_json(&v[i]));
+		char *s = json_pretty(arr);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(arr);
+	} else {
+		bool dead = q == BUS_Q_DEAD;
+		printf("%-44s %-18s %-18s %-18s %-6s %7s %s\n", "MESSAGE_ID", "FROM",
+		       "TO", "TYPE", "PRIO", "AGE", dead ? "REASON" : "ATTEMPTS");
+		for (size_t i = 0; i < n; i++) {
+			const struct bus_entry *e = &v[i];
+			char *id = util_sanitize(e->message_id ? e->message_id : e->name,
+						 strlen(e->message_id ? e->message_id : e->name), false);
+			printf("%-44s ", id);
+			free(id);
+			char col[19];
+			const char *cols[3] = { e->from, e->to, e->type };
+			for (int k = 0; k < 3; k++) {
+				char *s = util_sanitize(cols[k] ? cols[k] : "-",
+							strlen(cols[k] ? cols[k] : "-"), false);
+				snprintf(col, sizeof(col), "%s", s);
+				printf("%-18s ", col);
+				free(s);
+			}
+			printf("%-6s ", msg_priority_name(e->priority));
+			print_age(e->enqueued_ns);
+			if (dead) {
+				printf(" %s: ", e->reason ? e->reason : "unknown");
+				put_safe(stdout, e->error);
+				putchar('\n');
+			} else {
+				printf(" %d\n", e->attempts);
+			}
+		}
+	}
+	bus_entries_free(v, n);
+	return EXIT_OK;
+}
+
+int cmd_show(struct cli *cli, int argc, char **argv)
+{
+	static const char *const fl[] = { "--json", NULL };
+	struct cli_opts o = { argc, argv, 1, "show", NULL, fl, 0 };
+	const char *id = NULL, *name, *val;
+	bool json = false;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (name)
+			json = true;
+		else if (!id)
+			id = val;
+		else
+			return cli_fail(EXIT_USAGE, "show", "one ID only");
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (!id)
+		return cli_fail(EXIT_USAGE, "show", "ID is required");
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0)
+		return EXIT_FAIL;
+	struct bus_entry e;
+	char *err = NULL, *buf = NULL;
+	size_t len;
+	if (bus_find(b, id, &e, &err) < 0) {
+		cli_fail(EXIT_FAIL, "show", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	int rc = EXIT_OK;
+	if (bus_read(b, &e, &buf, &len, &err) < 0) {
+		rc = cli_fail(EXIT_FAIL, "show", "%s", err);
+		free(err);
+		bus_entry_release(&e);
+		return rc;
+	}
+	cJSON *msgj = cJSON_ParseWithLength(buf, len);
+	if (json) {
+		cJSON *o2 = entry_json(&e);
+		cJSON_AddItemToObject(o2, "message", msgj ? msgj : cJSON_CreateString(buf));
+		msgj = NULL;
+		char *s = json_pretty(o2);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o2);
+	} else {
+		printf("queue:    %s%s%s\nfile:     ", bus_queue_name(e.queue),
+		       e.agent ? " of " : "", e.agent ? e.agent : "");
+		put_safe(stdout, e.path);
+		printf("\nattempts: %d\n", e.attempts);
+		if (e.queue == BUS_Q_DEAD) {
+			printf("reason:   %s\nerror:    ", e.reason ? e.reason : "unknown");
+			put_safe(stdout, e.error);
+			printf("\ninbox:    ");
+			put_safe(stdout, e.original_inbox);
+			putchar('\n');
+		}
+		putchar('\n');
+		char *pretty = msgj ? json_pretty(msgj) : NULL;
+		const char *text = pretty ? pretty : buf;
+		char *safe = util_sanitize(text, strlen(text), true);
+		printf("%s\n", safe);
+		free(safe);
+		free(pretty);
+	}
+	cJSON_Delete(msgj);
+	free(buf);
+	bus_entry_release(&e);
+	return rc;
+}
+
+/* Runs fn over every ID argument; fails (1) if any failed. */
+static int each_id(struct cli *cli, int argc, char **argv, const char *cmd,
+		   const char *const *wv, const char **opt_val,
+		   int (*fn)(struct bus *, const char *, const char *, char **),
+		   const char *done)
+{
+	struct cli_opts o = { argc, argv, 1, cmd, wv, NULL, 0 };
+	const char **ids = xcalloc((size_t)argc, sizeof(*ids));
+	int nids = 0, r;
+	const char *name, *val;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (name)
+			*opt_val = val;
+		else
+			ids[nids++] = val;
+	}
+	if (r < 0 || nids == 0) {
+		free(ids);
+		return r < 0 ? EXIT_USAGE : cli_fail(EXIT_USAGE, cmd, "at least one ID is required");
+	}
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0) {
+		free(ids);
+		return EXIT_FAIL;
+	}
+	int rc = EXIT_OK;
+	for (int i = 0; i < nids; i++) {
+		char *err = NULL;
+		if (fn(b, ids[i], *opt_val, &err) < 0) {
+			rc = cli_fail(EXIT_FAIL, cmd, "%s", err);
+			free(err);
+		} else {
+			printf("%s ", done);
+			put_safe(stdout, ids[i]);
+			putchar('\n');
+		}
+	}
+	free(ids);
+	return rc;
+}
+
+static int do_retry(struct bus *b, const char *id, const char *to, char **err)
+{
+	return bus_retry(b, id, to ? msg_agent_canonical(to) : NULL, err);
+}
+
+int cmd_retry(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--to", NULL };
+	const char *to = NULL;
+	return each_id(cli, argc, argv, "retry", wv, &to, do_retry, "retried");
+}
+
+static int do_delete(struct bus *b, const char *id, const char *unused, char **err)
+{
+	(void)unused;
+	return bus_remove(b, id, err);
+}
+
+int cmd_delete(struct cli *cli, int argc, char **argv)
+{
+	const char *none = NULL;
+	return each_id(cli, argc, argv, "delete", NULL, &none, do_delete, "deleted");
+}
+
+static int do_kill(struct bus *b, const char *id, const char *why, char **err)
+{
+	return bus_kill(b, id, why, err);
+}
+
+int cmd_kill(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--reason", NULL };
+	const char *why = NULL;
+	return each_id(cli, argc, argv, "kill", wv, &why, do_kill, "killed");
+}
+
+int cmd_requeue(struct cli *cli, int argc, char **argv)
+{
+	if (argc != 3)
+		return cli_fail(EXIT_USAGE, "requeue", "usage: madf requeue ID FILE|-");
+	char *buf = NULL, *err = NULL;
+	size_t len;
+	char *arg = xasprintf("@%s", argv[2]);
+	int r = read_content(arg, &buf, &len, &err);
+	free(arg);
+	struct bus *b;
+	if (r == 0 && cli_bus(cli, &b) == 0)
+		r = bus_requeue(b, argv[1], buf, len, &err);
+	else if (r == 0)
+		r = -1;
+	free(buf);
+	if (r < 0) {
+		if (err)
+			cli_fail(EXIT_FAIL, "requeue", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	printf("requeued ");
+	put_safe(stdout, argv[1]);
+	putchar('\n');
+	return EXIT_OK;
+}
+
+int cmd_validate(struct cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	if (argc < 2)
+		return cli_fail(EXIT_USAGE, "validate", "at least one FILE is required");
+	int rc = EXIT_OK;
+	for (int i = 1; i < argc; i++) {
+		char *buf = NULL, *err = NULL;
+		size_t len;
+		if (util_read_file(argv[i], MSG_MAX_BYTES, &buf, &len, &err) < 0) {
+			rc = cli_fail(EXIT_FAIL, "validate", "%s", err);
+			free(err);
+			continue;
+		}
+		struct msg *m = NULL;
+		struct msg_errors errs = { 0 };
+		if (msg_parse(buf, len, &m, &errs) == 0) {
+			put_safe(stdout, argv[i]);
+			printf(": ok (%s from %s to %s)\n", msg_type_name(m->type), m->from, m->to);
+		} else {
+			rc = EXIT_FAIL;
+			put_safe(stdout, argv[i]);
+			printf(": invalid\n");
+			for (size_t k = 0; k < errs.count; k++) {
+				printf("  ");
+				put_safe(stdout, errs.items[k]);
+				putchar('\n');
+			}
+		}
+		msg_free(&m);
+		msg_errors_release(&errs);
+		free(buf);
+	}
+	return rc;
+}
+
+static void gc_report(void *ctx, const char *what, const char *path)
+{
+	bool dry = *(bool *)ctx;
+	printf("%s ", dry ? "would remove" : "removed");
+	put_safe(stdout, path);
+	printf(" (%s)\n", what);
+}
+
+int cmd_gc(struct cli *cli, int argc, char **argv)
+{
+	static const char *const fl[] = { "--dry-run", NULL };
+	struct cli_opts o = { argc, argv, 1, "gc", NULL, fl, 0 };
+	bool dry = false;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (!name)
+			return cli_fail(EXIT_USAGE, "gc", "unexpected argument %s", val);
+		dry = true;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0)
+		return EXIT_FAIL;
+	char *err = NULL;
+	if (bus_gc(b, dry, util_now_ns(), gc_report, &dry, &err) < 0) {
+		cli_fail(EXIT_FAIL, "gc", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int cmd_status(struct cli *cli, int argc, char **argv)
+{
+	static const char *const fl[] = { "--json", NULL };
+	struct cli_opts o = { argc, argv, 1, "status", NULL, fl, 0 };
+	bool json = false;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (!name)
+			return cli_fail(EXIT_USAGE, "status", "unexpected argument %s", val);
+		json = true;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0)
+		return EXIT_FAIL;
+	struct bus_stats s;
+	char *err = NULL;
+	if (bus_stats(b, &s, &err) < 0) {
+		cli_fail(EXIT_FAIL, "status", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	int64_t now = util_now_ns();
+	if (json) {
+		cJSON *o2 = cJSON_CreateObject();
+		cJSON *ib = cJSON_AddObjectToObject(o2, "inboxes");
+		for (size_t i = 0; i < s.nagents; i++) {
+			cJSON *a = cJSON_AddObjectToObject(ib, s.agents[i].agent);
+			cJSON_AddNumberToObject(a, "depth", (double)s.agents[i].depth);
+			double age = s.agents[i].oldest_ns ?
+				(double)(now - s.agents[i].oldest_ns) / 1e9 : 0;
+			cJSON_AddNumberToObject(a, "oldest_age_s",
+						age < 0 ? 0 : (double)(int64_t)(age * 1000) / 1000);
+			cJSON_AddNumberToObject(a, "processing", (double)s.agents[i].processing);
+			cJSON_AddNumberToObject(a, "retry", (double)s.agents[i].retry);
+		}
+		cJSON_AddNumberToObject(o2, "processing", (double)s.processing);
+		cJSON_AddNumberToObject(o2, "retry", (double)s.retry);
+		cJSON_AddNumberToObject(o2, "dead_letter", (double)s.dead_letter);
+		char *str = json_pretty(o2);
+		printf("%s\n", str);
+		free(str);
+		cJSON_Delete(o2);
+	} else {
+		printf("%-24s %7s %10s %10s %7s\n", "INBOX", "DEPTH", "OLDEST", "PROCESSING",
+		       "RETRY");
+		for (size_t i = 0; i < s.nagents; i++) {
+			printf("%-24s %7zu    ", s.agents[i].agent, s.agents[i].depth);
+			if (s.agents[i].oldest_ns)
+				print_age(s.agents[i].oldest_ns);
+			else
+				printf("%7s", "-");
+			printf(" %10zu %7zu\n", s.agents[i].processing, s.agents[i].retry);
+		}
+		printf("\nprocessing %zu, retrying %zu, dead letters %zu\n", s.processing,
+		       s.retry, s.dead_letter);
+	}
+	bus_stats_release(&s);
+	return EXIT_OK;
+}

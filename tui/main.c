@@ -1,0 +1,167 @@
+/* madf: the command line's entry point. Global options may appear before
+ * or after the command. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/util.h"
+#include "tui/cli.h"
+#include "core/banned.h"
+
+const struct cli_cmd cli_commands[] = {
+	{ "send", "--to AGENT --type TYPE [--from AGENT] [--content JSON|@FILE|@-] "
+		  "[--priority P] [--timeout S] [--reply-to ID] [--correlation-id ID]",
+	  "send one message; prints its message_id", cmd_send },
+	{ "recv", "AGENT [--wait S] [--max N]",
+	  "claim waiting messages, print each as a JSON line, then ack it", cmd_recv },
+	{ "ls", "[inbox [AGENT] | processing [AGENT] | retry [AGENT] | dead-letter | "
+		"processed] [--json]",
+	  "list stored messages", cmd_ls },
+	{ "show", "ID [--json]", "print one message and where it is", cmd_show },
+	{ "retry", "ID... [--to AGENT]",
+	  "send dead letters back to their inbox (or another)", cmd_retry },
+	{ "delete", "ID...", "delete waiting, retrying or dead messages", cmd_delete },
+	{ "kill", "ID... [--reason TEXT]",
+	  "move waiting or retrying messages to the dead letters", cmd_kill },
+	{ "requeue", "ID FILE|-",
+	  "replace a dead letter with an edited message (validated) and queue it",
+	  cmd_requeue },
+	{ "validate", "FILE...", "check message files against the schemas", cmd_validate },
+	{ "gc", "[--dry-run]", "apply the retention rules", cmd_gc },
+	{ "status", "[--json]",
+	  "depth and oldest age per inbox, processing, retries, dead letters",
+	  cmd_status },
+	{ "bench", "bus [--messages N] [--rate R] [--durable] [--json]",
+	  "benchmarks", cmd_bench },
+};
+const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: madf [--data-dir DIR] [--log-dir DIR] [--config FILE] [-v] "
+		   "COMMAND [ARGS]\n\n"
+		   "madf is an operations console for multi-agent work: agents exchange\n"
+		   "JSON messages over a file-system message bus.\n\ncommands:\n");
+	for (unsigned i = 0; i < cli_ncommands; i++)
+		fprintf(f, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
+	fprintf(f, "\nglobal options:\n"
+		   "  --data-dir DIR   data directory (default: MADF_DATA_DIR, MESSAGE_DIR's\n"
+		   "                   parent from .env, or ./data)\n"
+		   "  --log-dir DIR    log directory (default: LOG_DIR or ./logs)\n"
+		   "  --config FILE    KEY=VALUE settings (as .env)\n"
+		   "  --no-fsync       do not fsync sends (faster, not crash-safe)\n"
+		   "  -v               more output on stderr\n"
+		   "  --version, --help\n\n"
+		   "`madf COMMAND --help` shows one command's usage; man madf has it all.\n"
+		   "exit status: 0 success, 1 failure, 2 usage error\n");
+}
+
+static const struct cli_cmd *find_cmd(const char *name)
+{
+	for (unsigned i = 0; i < cli_ncommands; i++)
+		if (!strcmp(cli_commands[i].name, name))
+			return &cli_commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	struct cli cli = { 0 };
+	const char *data_dir = NULL, *log_dir = NULL, *config = NULL;
+	bool help = false, no_fsync = false;
+	/* Pull global options out wherever they stand. */
+	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest));
+	int nrest = 0;
+	bool after_dashes = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char **slot = NULL;
+		size_t n = 0;
+		if (after_dashes) {
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			after_dashes = true;
+			rest[nrest++] = argv[i];
+			continue;
+		}
+		if (!strncmp(a, "--data-dir", n = 10) && (a[n] == '=' || !a[n]))
+			slot = &data_dir;
+		else if (!strncmp(a, "--log-dir", n = 9) && (a[n] == '=' || !a[n]))
+			slot = &log_dir;
+		else if (!strncmp(a, "--config", n = 8) && (a[n] == '=' || !a[n]))
+			slot = &config;
+		if (slot) {
+			if (a[n] == '=') {
+				*slot = a + n + 1;
+			} else if (i + 1 < argc) {
+				*slot = argv[++i];
+			} else {
+				free(rest);
+				return cli_fail(EXIT_USAGE, NULL, "option %s needs a value", a);
+			}
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			cli.verbose++;
+		} else if (!strcmp(a, "--no-fsync")) {
+			no_fsync = true;
+		} else if (!strcmp(a, "--version")) {
+			printf("madf %s\n", MADF_VERSION);
+			free(rest);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			help = true;
+		} else {
+			rest[nrest++] = argv[i];
+		}
+	}
+	char *err = NULL;
+	if (config && config_load_env_file(config, false, &err) < 0) {
+		cli_fail(EXIT_USAGE, NULL, "--config: %s", err);
+		free(err);
+		free(rest);
+		return EXIT_USAGE;
+	}
+	if (config_load_env_file(".env", true, &err) < 0) {
+		cli_fail(EXIT_FAIL, NULL, "%s", err);
+		free(err);
+		free(rest);
+		return EXIT_FAIL;
+	}
+	if (nrest == 0) {
+		usage(help ? stdout : stderr);
+		free(rest);
+		return help ? EXIT_OK : EXIT_USAGE;
+	}
+	const struct cli_cmd *cmd = find_cmd(rest[0]);
+	if (!cmd) {
+		cli_fail(EXIT_USAGE, NULL, "unknown command \"%s\" (see madf --help)", rest[0]);
+		free(rest);
+		return EXIT_USAGE;
+	}
+	if (help) {
+		printf("usage: madf %s %s\n  %s\n", cmd->name, cmd->usage, cmd->summary);
+		free(rest);
+		return EXIT_OK;
+	}
+	cli.data_dir = config_data_dir(data_dir);
+	cli.log_dir = config_log_dir(log_dir);
+	bus_config_init(&cli.bcfg, cli.data_dir);
+	if (no_fsync)
+		cli.bcfg.durable = false;
+	int r = cmd->run(&cli, nrest, rest);
+	bus_free(&cli.bus);
+	bus_config_release(&cli.bcfg);
+	free(cli.data_dir);
+	free(cli.log_dir);
+	free(rest);
+	if (fflush(stdout) != 0 && r == EXIT_OK)
+		r = cli_fail(EXIT_FAIL, NULL, "cannot write output: %s", strerror(errno));
+	return r;
+}
