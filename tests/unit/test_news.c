@@ -1,0 +1,653 @@
+/* News: dates, the Reuters-21578 JSON lines and RSS feed read in place
+ * (../shared/data/news/...), malformed lines, Atom, malformed and hostile
+ * XML, and the simulated feed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agents/market.h"
+#include "agents/news.h"
+#include "core/util.h"
+
+#include "core/banned.h"
+
+#define JSONL "../shared/data/news/reuters21578.jsonl"
+#define RSS "../shared/data/news/reuters-1987-03-money-fx-interest.rss.xml"
+#define NS INT64_C(1000000000)
+#define ALL NEWS_TIME_ALL_FROM, NEWS_TIME_ALL_TO
+
+/* Under the sanitizers everything runs a few times slower. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LOAD_LIMIT_MS 5000.0
+#else
+#define LOAD_LIMIT_MS 1000.0
+#endif
+
+static int64_t T(int y, int mo, int d, int h, int mi, int s)
+{
+	return ((int64_t)market_day_from_ymd(y, mo, d) * 86400 + h * 3600 +
+		mi * 60 + s) *
+	       NS;
+}
+
+static char *tmp_file(const char *data, size_t len)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = xasprintf("%s/madf-test-news-XXXXXX", dir);
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static const struct news_item *find_item(const struct news_list *l,
+					 const char *id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].id, id))
+			return &l->items[i];
+	return NULL;
+}
+
+static size_t count_topic(const struct news_list *l, const char *topic,
+			  int64_t from, int64_t to)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += news_item_has_topic(&l->items[i], topic) &&
+		     l->items[i].published_ns >= from &&
+		     l->items[i].published_ns < to;
+	return n;
+}
+
+static void assert_sorted(const struct news_list *l)
+{
+	for (size_t i = 1; i < l->n; i++)
+		assert_true(l->items[i].published_ns >=
+			    l->items[i - 1].published_ns);
+}
+
+static void test_rfc822(void **state)
+{
+	(void)state;
+	int64_t t;
+	const int64_t want = T(1987, 3, 1, 2, 2, 38);
+	assert_int_equal(news_parse_rfc822("Sun, 01 Mar 1987 02:02:38 +0000", &t), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(news_parse_rfc822("1 Mar 1987 02:02:38 GMT", &t), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(news_parse_rfc822("  sun,01 mar 1987 02:02:38 UT  ", &t), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(news_parse_rfc822("Sat, 28 Feb 1987 21:02:38 -0500", &t), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(news_parse_rfc822("Sat, 28 Feb 1987 21:02:38 EST", &t), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(news_parse_rfc822("Sun, 01 Mar 1987 11:32:38 +0930", &t), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(news_parse_rfc822("Sun, 01 Mar 87 02:02 Z", &t), 0);
+	assert_int_equal(t, want - 38 * NS);
+	assert_int_equal(news_parse_rfc822("Sun, 01 Mar 1987 02:02:38 +0000 (UTC)",
+					   &t),
+			 0);
+	assert_int_equal(news_parse_rfc822("Thu, 29 Feb 2024 00:00:00 GMT", &t), 0);
+	assert_int_equal(t, T(2024, 2, 29, 0, 0, 0));
+	const char *bad[] = {
+		"", "Sun, 32 Mar 1987 02:02:38 +0000",
+		"Sun, 29 Feb 1987 02:02:38 +0000", "Foo, 01 Mar 1987 02:02:38 GMT",
+		"01 Xyz 1987 02:02:38 GMT", "01 Mar 1987 02:02:38",
+		"01 Mar 1987 25:00:00 GMT", "01 Mar 1987 02:60:00 GMT",
+		"01 Mar 1987 02:02:38 +2400", "01 Mar 1987 02:02:38 XYZ",
+		"01 Mar 1987 02:02:38 GMT junk", "Sun 01 Mar 1987 02:02:38 GMT",
+		"1987-03-01T02:02:38Z", "01 Mar 1987 02:02:38 GMT (unclosed",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (news_parse_rfc822(bad[i], &t) != -1)
+			fail_msg("accepted \"%s\"", bad[i]);
+}
+
+static void test_rfc3339(void **state)
+{
+	(void)state;
+	int64_t t;
+	const int64_t want = T(1987, 3, 1, 2, 2, 38);
+#define P(s) news_parse_rfc3339(s, strlen(s), &t)
+	assert_int_equal(P("1987-03-01T02:02:38Z"), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(P("1987-03-01t02:02:38z"), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(P("1987-03-01 02:02:38Z"), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(P("1987-03-01T11:02:38+09:00"), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(P("1987-02-28T21:02:38-05:00"), 0);
+	assert_int_equal(t, want);
+	assert_int_equal(P("1987-03-01T02:02:38.5Z"), 0);
+	assert_int_equal(t, want + NS / 2);
+	assert_int_equal(P("1987-03-01T02:02:38.123456789123Z"), 0);
+	assert_int_equal(t, want + 123456789);
+	assert_int_equal(P("1969-12-31T23:59:59Z"), 0);
+	assert_int_equal(t, -NS);
+	const char *bad[] = {
+		"", "1987-03-01", "1987-03-01T02:02:38", "1987-13-01T00:00:00Z",
+		"1987-02-29T00:00:00Z", "1987-03-01T24:00:00Z",
+		"1987-03-01T02:02:38+0900", "1987-03-01T02:02:38.Z",
+		"1987-03-01T02:02:38ZZ", "87-03-01T02:02:38Z",
+		"1987/03/01T02:02:38Z", "9999-12-31T23:59:59Z",
+		"Sun, 01 Mar 1987 02:02:38 +0000",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (P(bad[i]) != -1)
+			fail_msg("accepted \"%s\"", bad[i]);
+#undef P
+}
+
+/* The whole newswire: 21578 stories, none malformed, in time order. */
+static void test_jsonl_all(void **state)
+{
+	(void)state;
+	struct news_list l;
+	char *err = NULL;
+	int64_t t0 = util_mono_ns();
+	if (news_load_jsonl(JSONL, ALL, &l, &err) < 0)
+		fail_msg("%s", err);
+	double ms = (double)(util_mono_ns() - t0) / 1e6;
+	print_message("reuters21578.jsonl, all 21578 stories: %.1f ms\n", ms);
+	assert_true(ms < LOAD_LIMIT_MS);
+	assert_int_equal(l.n, 21578);
+	assert_int_equal(l.nbad, 0);
+	assert_int_equal(l.nout, 0);
+	assert_null(l.warnings);
+	assert_sorted(&l);
+	/* 801 stories carry money-fx (the README says so too). */
+	assert_int_equal(count_topic(&l, "money-fx", ALL), 801);
+	news_list_release(&l);
+	assert_int_equal(l.n, 0);
+}
+
+/* The week 1987-03-23 .. 03-27. Counted here: 139 money-fx stories
+ * published (UTC) from Monday 03-23 00:00 up to Saturday 03-28 00:00, i.e.
+ * on the five days inclusive (20, 32, 35, 32, 20 by day). The data
+ * README's "119" is the count through Thursday: [03-23, 03-27) gives
+ * 20 + 32 + 35 + 32 = 119, so the README leaves out Friday 03-27. */
+static void test_jsonl_week(void **state)
+{
+	(void)state;
+	struct news_list l;
+	char *err = NULL;
+	const int64_t mon = T(1987, 3, 23, 0, 0, 0), fri = T(1987, 3, 27, 0, 0, 0),
+		      sat = T(1987, 3, 28, 0, 0, 0);
+	int64_t t0 = util_mono_ns();
+	if (news_load_jsonl(JSONL, mon, sat, &l, &err) < 0)
+		fail_msg("%s", err);
+	double ms = (double)(util_mono_ns() - t0) / 1e6;
+	print_message("reuters21578.jsonl, one week: %zu stories, %.1f ms\n",
+		      l.n, ms);
+	assert_true(ms < LOAD_LIMIT_MS);
+	assert_int_equal(l.nout + l.n, 21578);
+	assert_int_equal(l.nbad, 0);
+	assert_sorted(&l);
+	assert_true(l.items[0].published_ns >= mon);
+	assert_true(l.items[l.n - 1].published_ns < sat);
+	assert_int_equal(count_topic(&l, "money-fx", mon, sat), 139);
+	assert_int_equal(count_topic(&l, "money-fx", mon, fri), 119);
+	assert_int_equal(count_topic(&l, "money-fx", fri, sat), 20);
+
+	const struct news_item *it = find_item(&l, "reuters-21578-10357");
+	assert_non_null(it);
+	assert_string_equal(it->title,
+			    "BANK OF JAPAN INTERVENES TO STEM DOLLAR FALL");
+	assert_string_equal(it->source, "Reuters");
+	assert_string_equal(it->dateline, "TOKYO, March 27 -");
+	assert_int_equal(it->published_ns, T(1987, 3, 27, 7, 29, 31));
+	assert_int_equal(it->ntopics, 2);
+	assert_string_equal(it->topics[0], "money-fx");
+	assert_string_equal(it->topics[1], "dlr");
+	assert_int_equal(it->nplaces, 1);
+	assert_string_equal(it->places[0], "uk");
+	assert_int_equal(it->norgs, 0);
+	assert_true(strncmp(it->body, "The Bank of Japan intervened in the\nmarket",
+			    42) == 0);
+	assert_string_equal(it->url, "");
+	/* Null title, dateline and body become empty strings. */
+	it = find_item(&l, "reuters-21578-10136");
+	assert_non_null(it);
+	assert_string_equal(it->title, "");
+	assert_string_equal(it->body, "");
+	assert_string_equal(it->dateline, "");
+	news_list_release(&l);
+}
+
+static void test_jsonl_malformed(void **state)
+{
+	(void)state;
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addstr(&b, "{\"id\": \"a\", \"published_at\": \"1987-03-23T10:00:00Z\", "
+			"\"title\": \"A\"}\n");                                 /* 1 */
+	sbuf_addstr(&b, "{\"id\": \"b\", \"published_at\": \"1987-03-23T10:00:00Z\"\n"); /* 2 */
+	sbuf_addstr(&b, "[1, 2]\n");                                           /* 3 */
+	sbuf_addstr(&b, "{\"published_at\": \"1987-03-23T10:00:00Z\"}\n");     /* 4 */
+	sbuf_addstr(&b, "{\"id\": \"c\", \"published_at\": \"23/03/1987\"}\n"); /* 5 */
+	sbuf_addstr(&b, "{\"id\": \"d\", \"published_at\": \"1987-03-23T10:00:00Z\", "
+			"\"topics\": \"money-fx\"}\n");                         /* 6 */
+	sbuf_addstr(&b, "{\"id\": \"e\", \"id\": \"e2\", "
+			"\"published_at\": \"1987-03-23T10:00:00Z\"}\n");       /* 7 */
+	sbuf_addstr(&b, "   \n");                                              /* 8 */
+	sbuf_addstr(&b, "{\"id\": \"f\", \"published_at\": \"1987-03-23T10:00:00Z\"} "
+			"trailing\n");                                          /* 9 */
+	sbuf_addstr(&b, "{\"id\": \"big\", \"body\": \"");                     /* 10 */
+	for (size_t i = 0; i < NEWS_LINE_MAX / 64 + 1; i++)
+		sbuf_addstr(&b, "0123456789012345678901234567890123456789"
+				"012345678901234567890123");
+	sbuf_addstr(&b, "\"}\n");
+	sbuf_addstr(&b, "{\"id\": \"B\", \"source\": null, \"published_at\": "
+			"\"1987-03-24T00:00:00Z\", \"topics\": [\"money-fx\"], "
+			"\"places\": [\"japan\", \"usa\"], \"orgs\": null, "
+			"\"title\": null, \"body\": \"text\"}\n");              /* 11 */
+	sbuf_addstr(&b, "{\"id\": \"C\", \"published_at\": \"1987-04-01T00:00:00Z\"}\n"); /* 12 */
+	sbuf_addstr(&b, "{\"id\": \"g\", \"published_at\": \"1987-03-23T10:00:00Z\", "
+			"\"topics\": [\"a\", 1]}\n");                           /* 13 */
+	/* The key written with an escape: the quick date scan cannot see it,
+	 * the full parse does. */
+	sbuf_addstr(&b, "{\"id\": \"h\", \"published\\u005fat\": "
+			"\"1987-03-23T11:00:00Z\"}\n");                         /* 14 */
+	sbuf_addstr(&b, "{\"id\": \"D\", \"published_at\": \"1987-03-23T09:00:00+00:00\"}"); /* 15, no newline */
+	char *path = tmp_file(b.data, b.len);
+	sbuf_release(&b);
+
+	struct news_list l;
+	char *err = NULL;
+	int rc = news_load_jsonl(path, T(1987, 3, 23, 0, 0, 0),
+				 T(1987, 3, 31, 0, 0, 0), &l, &err);
+	if (rc < 0)
+		fail_msg("%s", err);
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.items[0].id, "D");
+	assert_string_equal(l.items[1].id, "a");
+	assert_string_equal(l.items[2].id, "h");
+	assert_string_equal(l.items[3].id, "B");
+	const struct news_item *it = &l.items[3];
+	assert_string_equal(it->title, "");
+	assert_string_equal(it->body, "text");
+	/* No source: the file name. */
+	assert_string_equal(it->source, strrchr(path, '/') + 1);
+	assert_int_equal(it->nplaces, 2);
+	assert_string_equal(it->places[1], "usa");
+	assert_int_equal(it->norgs, 0);
+	assert_int_equal(l.nout, 1);
+	assert_int_equal(l.nbad, 9);
+	assert_non_null(l.warnings);
+	static const char *const want[] = {
+		":2: not valid JSON", ":3: not a JSON object", ":4: no \"id\"",
+		":5: bad published_at \"23/03/1987\"",
+		":6: \"topics\" is not an array", ":7: key \"id\" repeated",
+		":9: text after the JSON value",
+		":10: line longer than 1048576 bytes",
+		":13: \"topics\" holds a non-string",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		char *w = xasprintf("%s%s", path, want[i]);
+		if (!strstr(l.warnings, w))
+			fail_msg("warnings lack \"%s\":\n%s", w, l.warnings);
+		free(w);
+	}
+	news_list_release(&l);
+	unlink(path);
+	free(path);
+
+	assert_int_equal(news_load_jsonl("../shared/data/news/none.jsonl", ALL,
+					 &l, &err),
+			 -1);
+	assert_non_null(strstr(err, "none.jsonl"));
+	free(err);
+
+	/* One line, parsed directly. */
+	struct news_item one;
+	char *why = NULL;
+	const char *line = "{\"id\":\"x\",\"published_at\":\"1987-03-23T10:00:00Z\","
+			   "\"title\":5}";
+	assert_int_equal(news_parse_jsonl_line(line, strlen(line), "src", &one,
+					       &why),
+			 -1);
+	assert_string_equal(why, "\"title\" is not a string");
+	free(why);
+	assert_null(one.id);
+}
+
+/* The shipped RSS feed: 572 items (every March-1987 story with topic
+ * money-fx or interest), the same stories as the JSON lines. */
+static void test_rss_reuters(void **state)
+{
+	(void)state;
+	struct news_list l, j;
+	char *err = NULL;
+	int64_t t0 = util_mono_ns();
+	if (news_load_rss(RSS, ALL, &l, &err) < 0)
+		fail_msg("%s", err);
+	print_message("RSS feed: %zu items, %.1f ms\n", l.n,
+		      (double)(util_mono_ns() - t0) / 1e6);
+	assert_int_equal(l.n, 572);
+	assert_int_equal(l.nbad, 0);
+	assert_null(l.warnings);
+	assert_sorted(&l);
+	const struct news_item *it = &l.items[0];
+	assert_string_equal(it->id, "reuters-21578-233");
+	assert_string_equal(it->title,
+			    "ITALIAN TREASURY CUTS INTEREST ON CERTIFICATES");
+	assert_string_equal(it->source,
+			    "Reuters-21578: money-fx and interest, March 1987");
+	assert_int_equal(it->published_ns, T(1987, 3, 1, 2, 2, 38));
+	assert_int_equal(it->ntopics, 1);
+	assert_string_equal(it->topics[0], "interest");
+	/* Entities decoded: "&lt;Gulf" is "<Gulf". */
+	it = find_item(&l, "reuters-21578-247");
+	assert_non_null(it);
+	assert_non_null(strstr(it->body, "<Gulf\nInternational Bank BSC>"));
+	/* The same week count as the JSON lines. */
+	const int64_t mon = T(1987, 3, 23, 0, 0, 0), sat = T(1987, 3, 28, 0, 0, 0);
+	assert_int_equal(count_topic(&l, "money-fx", mon, sat), 139);
+	/* Titles and times agree with the JSON lines, story by story. */
+	if (news_load_jsonl(JSONL, T(1987, 3, 1, 0, 0, 0), T(1987, 4, 1, 0, 0, 0),
+			    &j, &err) < 0)
+		fail_msg("%s", err);
+	for (size_t i = 0; i < l.n; i++) {
+		const struct news_item *a = &l.items[i];
+		const struct news_item *b = find_item(&j, a->id);
+		assert_non_null(b);
+		assert_int_equal(a->published_ns, b->published_ns);
+		assert_string_equal(a->title, b->title);
+	}
+	news_list_release(&j);
+	news_list_release(&l);
+
+	/* A time range. */
+	if (news_load_rss(RSS, mon, sat, &l, &err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(count_topic(&l, "money-fx", ALL), 139);
+	assert_int_equal(l.n + l.nout, 572);
+	news_list_release(&l);
+}
+
+static void test_atom(void **state)
+{
+	(void)state;
+	const char *atom =
+		"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+		"<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
+		"  <title>Example FX wire</title>\n"
+		"  <id>urn:example:feed</id>\n"
+		"  <updated>2024-03-20T12:00:00Z</updated>\n"
+		"  <entry>\n"
+		"    <title type=\"text\">Dollar firmer</title>\n"
+		"    <id>urn:example:2</id>\n"
+		"    <updated>2024-03-20T10:00:00.250Z</updated>\n"
+		"    <content type=\"xhtml\"><div xmlns=\"http://www.w3.org/1999/xhtml\">"
+		"<p>The dollar <b>rose</b>.</p></div></content>\n"
+		"    <author><name>X</name></author>\n"
+		"  </entry>\n"
+		"  <entry>\n"
+		"    <title>BOJ ends negative rates</title>\n"
+		"    <id>urn:example:1</id>\n"
+		"    <link rel=\"self\" href=\"https://example.com/self\"/>\n"
+		"    <link rel=\"alternate\" href=\"https://example.com/1\"/>\n"
+		"    <updated>2024-03-19T06:00:00Z</updated>\n"
+		"    <published>2024-03-19T04:30:00+01:00</published>\n"
+		"    <category term=\"money-fx\"/><category term=\"interest\"/>\n"
+		"    <summary>The Bank of Japan raised its policy rate &amp; "
+		"ended YCC.</summary>\n"
+		"    <content type=\"html\">&lt;p&gt;Full text&lt;/p&gt;</content>\n"
+		"  </entry>\n"
+		"  <entry>\n"
+		"    <title>No date</title><id>urn:example:3</id>\n"
+		"    <updated>yesterday</updated>\n"
+		"  </entry>\n"
+		"</feed>\n";
+	struct news_list l;
+	char *err = NULL;
+	if (news_parse_feed(atom, strlen(atom), "atom-test", ALL, &l, &err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(l.n, 2);
+	/* Sorted: the 03-19 entry (published 04:30+01:00 = 03:30Z) first. */
+	const struct news_item *a = &l.items[0], *b = &l.items[1];
+	assert_string_equal(a->id, "urn:example:1");
+	assert_string_equal(a->title, "BOJ ends negative rates");
+	assert_string_equal(a->url, "https://example.com/1");
+	assert_int_equal(a->published_ns, T(2024, 3, 19, 3, 30, 0));
+	assert_int_equal(a->ntopics, 2);
+	assert_string_equal(a->topics[0], "money-fx");
+	assert_string_equal(a->topics[1], "interest");
+	assert_string_equal(a->body,
+			    "The Bank of Japan raised its policy rate & ended YCC.");
+	assert_string_equal(a->source, "Example FX wire");
+	assert_string_equal(b->id, "urn:example:2");
+	assert_int_equal(b->published_ns, T(2024, 3, 20, 10, 0, 0) + NS / 4);
+	assert_string_equal(b->body, "The dollar rose.");
+	assert_int_equal(b->ntopics, 0);
+	/* The entry with a bad date is skipped with a warning. */
+	assert_int_equal(l.nbad, 1);
+	assert_non_null(strstr(l.warnings, "atom-test:24: item with a bad date "
+					   "\"yesterday\""));
+	news_list_release(&l);
+}
+
+static void test_rss_variants(void **state)
+{
+	(void)state;
+	/* RSS 0.91 with its public DTD (never fetched), dc:date,
+	 * content:encoded, items with no guid, with neither guid nor link, a
+	 * bad date and no date. */
+	const char *rss =
+		"<?xml version=\"1.0\"?>\n"
+		"<!DOCTYPE rss PUBLIC \"-//Netscape Communications//DTD RSS 0.91//EN\"\n"
+		" \"http://my.netscape.com/publish/formats/rss-0.91.dtd\">\n"
+		"<rss version=\"2.0\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\"\n"
+		" xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">\n"
+		"<channel><title>Wire</title>\n"
+		"<item><title>One</title><link>https://example.com/one</link>\n"
+		"  <dc:date>1987-03-23T10:00:00Z</dc:date>\n"
+		"  <content:encoded><![CDATA[<p>Body one</p>]]></content:encoded>\n"
+		"  <source url=\"https://example.com\">Example Source</source></item>\n"
+		"<item><title>Two</title><pubDate>Mon, 23 Mar 1987 11:00:00 GMT</pubDate>\n"
+		"  <description>  Body two  </description></item>\n"
+		"<item><title>Bad</title><pubDate>Mon, 32 Mar 1987 11:00:00 GMT</pubDate></item>\n"
+		"<item><title>None</title></item>\n"
+		"<item><title>Empty</title><pubDate></pubDate></item>\n"
+		"</channel></rss>\n";
+	struct news_list l, again;
+	char *err = NULL;
+	if (news_parse_feed(rss, strlen(rss), "rss-test", ALL, &l, &err) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.items[0].id, "https://example.com/one");
+	assert_string_equal(l.items[0].body, "<p>Body one</p>");
+	assert_string_equal(l.items[0].source, "Example Source");
+	assert_int_equal(l.items[0].published_ns, T(1987, 3, 23, 10, 0, 0));
+	assert_string_equal(l.items[1].title, "Two");
+	assert_string_equal(l.items[1].body, "Body two");
+	assert_string_equal(l.items[1].source, "Wire");
+	/* No guid, no link: an id from the title and date, stable. */
+	assert_int_equal(strncmp(l.items[1].id, "urn:madf:fnv1a:", 15), 0);
+	assert_int_equal(news_parse_feed(rss, strlen(rss), "rss-test", ALL, &again,
+					 &err),
+			 0);
+	assert_string_equal(l.items[1].id, again.items[1].id);
+	news_list_release(&again);
+	assert_int_equal(l.nbad, 3);
+	assert_non_null(strstr(l.warnings, "rss-test:13: item with a bad date"));
+	assert_non_null(strstr(l.warnings, "rss-test:14: item without a date"));
+	assert_non_null(strstr(l.warnings,
+			       "rss-test:15: item with a bad date \"\""));
+	news_list_release(&l);
+}
+
+static void expect_feed_error(const char *xml, size_t len, const char *why)
+{
+	struct news_list l;
+	char *err = NULL;
+	int rc = news_parse_feed(xml, len, "bad-feed", ALL, &l, &err);
+	if (rc != -1)
+		fail_msg("accepted: %.80s", xml);
+	if (!strstr(err, why) || strncmp(err, "bad-feed:", 9))
+		fail_msg("\"%s\" lacks \"%s\"", err, why);
+	assert_int_equal(l.n, 0);
+	assert_null(l.items);
+	free(err);
+}
+
+static void test_feed_malformed(void **state)
+{
+	(void)state;
+#define BAD(xml, why) expect_feed_error(xml, strlen(xml), why)
+	BAD("<rss><channel>\n<item><title>x</title>\n</channel></rss>",
+	    "bad-feed:3:3: mismatched tag");
+	BAD("<rss><channel><item><title>x</title></item>", "no element found");
+	BAD("", "no element found");
+	BAD("<rss/><rss/>", "junk after document element");
+	BAD("<html><body/></html>",
+	    "not an RSS 2.0 or Atom 1.0 feed (root element <html>)");
+	BAD("<feed><entry/></feed>", "not an RSS 2.0 or Atom 1.0 feed");
+	BAD("<rss><channel><item><title>&nbsp;</title></item></channel></rss>",
+	    "undefined entity");
+	BAD("<rss><channel><item><title a=\"1\" a=\"2\"/></item></channel></rss>",
+	    "duplicate attribute");
+	/* Billion laughs: refused at the first entity declaration. */
+	BAD("<?xml version=\"1.0\"?>\n"
+	    "<!DOCTYPE rss [\n"
+	    " <!ENTITY lol \"lol\">\n"
+	    " <!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n"
+	    " <!ENTITY lol2 \"&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;\">\n"
+	    " <!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">\n"
+	    " <!ENTITY lol9 \"&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;\">\n"
+	    "]>\n"
+	    "<rss><channel><item><title>&lol9;</title></item></channel></rss>",
+	    "bad-feed:3:");
+	BAD("<!DOCTYPE rss [<!ENTITY lol \"lol\">]><rss/>",
+	    "DTD entity declarations are not accepted (entity \"lol\")");
+	/* External entities are never loaded. */
+	BAD("<!DOCTYPE rss [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n"
+	    "<rss><channel><item><title>&x;</title></item></channel></rss>",
+	    "DTD entity declarations are not accepted");
+	BAD("<!DOCTYPE rss [<!ENTITY % p SYSTEM \"http://example.com/x.dtd\"> %p;]>"
+	    "<rss/>",
+	    "DTD entity declarations are not accepted");
+	/* Element text over NEWS_FIELD_MAX. */
+	{
+		struct sbuf b;
+		sbuf_init(&b);
+		sbuf_addstr(&b, "<rss><channel><item><description>");
+		for (size_t i = 0; i < NEWS_FIELD_MAX / 64 + 1; i++)
+			sbuf_addstr(&b, "0123456789012345678901234567890123456789"
+					"012345678901234567890123");
+		sbuf_addstr(&b, "</description></item></channel></rss>");
+		expect_feed_error(b.data, b.len, "element text over 1048576 bytes");
+		sbuf_release(&b);
+	}
+	/* Not a file, no file. */
+	struct news_list l;
+	char *err = NULL;
+	assert_int_equal(news_load_rss("../shared/data/news", ALL, &l, &err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	free(err);
+	err = NULL;
+	assert_int_equal(news_load_rss("../shared/data/news/none.xml", ALL, &l,
+				       &err),
+			 -1);
+	free(err);
+	/* A malformed file read from disk names the file and line. */
+	const char *xml = "<rss>\n<channel>\n<item>\n</channel>\n";
+	char *path = tmp_file(xml, strlen(xml));
+	err = NULL;
+	assert_int_equal(news_load_rss(path, ALL, &l, &err), -1);
+	char *want = xasprintf("%s:4:", path);
+	if (!strstr(err, want))
+		fail_msg("\"%s\" lacks \"%s\"", err, want);
+	free(want);
+	free(err);
+	unlink(path);
+	free(path);
+#undef BAD
+}
+
+static void test_sim(void **state)
+{
+	(void)state;
+	struct news_list a, b, c, day;
+	char *err = NULL;
+	/* March 1987: 22 weekdays, 3..6 stories each. */
+	const int64_t from = T(1987, 3, 1, 0, 0, 0), to = T(1987, 4, 1, 0, 0, 0);
+	assert_int_equal(news_sim(from, to, 99, &a, &err), 0);
+	assert_int_equal(news_sim(from, to, 99, &b, &err), 0);
+	assert_int_equal(news_sim(from, to, 100, &c, &err), 0);
+	assert_true(a.n >= 22 * 3 && a.n <= 22 * 6);
+	assert_int_equal(a.n, b.n);
+	assert_sorted(&a);
+	bool differs = a.n != c.n;
+	for (size_t i = 0; i < a.n; i++) {
+		const struct news_item *x = &a.items[i], *y = &b.items[i];
+		assert_string_equal(x->id, y->id);
+		assert_string_equal(x->title, y->title);
+		assert_string_equal(x->body, y->body);
+		assert_int_equal(x->published_ns, y->published_ns);
+		assert_string_equal(x->source, "simulated");
+		assert_int_equal(strncmp(x->id, "sim-", 4), 0);
+		assert_true(x->published_ns >= from && x->published_ns < to);
+		assert_true(market_weekday(market_day_from_ns(x->published_ns)) <= 5);
+		assert_true(*x->title && *x->body && *x->dateline);
+		assert_int_equal(x->ntopics, 1);
+		if (!differs && strcmp(x->title, c.items[i].title))
+			differs = true;
+	}
+	assert_true(differs);
+	/* A day's stories do not depend on the range asked for. */
+	const int64_t d0 = T(1987, 3, 27, 0, 0, 0), d1 = T(1987, 3, 28, 0, 0, 0);
+	assert_int_equal(news_sim(d0, d1, 99, &day, &err), 0);
+	assert_true(day.n >= 3);
+	for (size_t i = 0; i < day.n; i++) {
+		const struct news_item *x = find_item(&a, day.items[i].id);
+		assert_non_null(x);
+		assert_string_equal(x->title, day.items[i].title);
+	}
+	news_list_release(&day);
+	news_list_release(&a);
+	news_list_release(&b);
+	news_list_release(&c);
+	/* A weekend has none; errors. */
+	assert_int_equal(news_sim(T(1987, 3, 28, 0, 0, 0), T(1987, 3, 30, 0, 0, 0),
+				  1, &a, &err),
+			 0);
+	assert_int_equal(a.n, 0);
+	news_list_release(&a);
+	assert_int_equal(news_sim(to, from, 1, &a, &err), -1);
+	free(err);
+	err = NULL;
+	assert_int_equal(news_sim(T(1980, 1, 1, 0, 0, 0), T(1995, 1, 1, 0, 0, 0),
+				  1, &a, &err),
+			 -1);
+	assert_non_null(strstr(err, "over ten years"));
+	free(err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rfc822),
+		cmocka_unit_test(test_rfc3339),
+		cmocka_unit_test(test_jsonl_all),
+		cmocka_unit_test(test_jsonl_week),
+		cmocka_unit_test(test_jsonl_malformed),
+		cmocka_unit_test(test_rss_reuters),
+		cmocka_unit_test(test_atom),
+		cmocka_unit_test(test_rss_variants),
+		cmocka_unit_test(test_feed_malformed),
+		cmocka_unit_test(test_sim),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
