@@ -134,6 +134,7 @@ static void sbuf_grow(struct sbuf *b, size_t extra)
 		cap *= 2;
 	b->data = xrealloc(b->data, cap);
 	b->cap = cap;
+	b->data[b->len] = '\0'; /* terminated even before the first add */
 }
 
 void sbuf_add(struct sbuf *b, const void *p, size_t n)
