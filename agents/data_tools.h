@@ -1,0 +1,41 @@
+/* The built-in data tools, registered in the tool registry: every data
+ * access of the agents goes through them.
+ *   fx_rates     {"pair", "start", "end"} -> {"pair", "source", "simulated",
+ *                "points": [["YYYY-MM-DD", close], ...]}
+ *   news_search  {"start", "end", "topics": [...]?, "limit"?} -> {"source",
+ *                "simulated", "total", "stories": [{"id", "title",
+ *                "published_at", "topics", "body"}]}
+ *   news_get     {"id"} -> one story, from the whole archive (the
+ *                validator's authoritative lookup)
+ * Sources are env->market_source ("csv:PATH" or "sim") and
+ * env->news_source ("jsonl:PATH", "rss:PATH" or "sim"); files are read once
+ * per process and shared by every agent thread. */
+#ifndef MADF_DATA_TOOLS_H
+#define MADF_DATA_TOOLS_H
+
+#include <cJSON.h>
+
+#include "agents/market.h"
+#include "agents/news.h"
+#include "agents/runtime.h"
+
+/* Creates env->data and registers the tools in env->tools. */
+int data_tools_register(struct agent_env *env, char **err);
+void data_tools_release(struct agent_env *env);
+
+/* Checks a source spec: "sim", "csv:PATH", "jsonl:PATH", "rss:PATH". */
+int data_source_check(const char *spec, bool market, char **err);
+
+/* Calls a data tool for agent a (args taken over). The source spec and,
+ * for files, their size and mtime are added to args, so that the cache
+ * never answers for another source or an older file. */
+int data_call(struct agent *a, const char *tool, cJSON *args, cJSON **res,
+	      char **err);
+
+/* A tool result's points back into a series (caller releases). */
+int data_points_to_series(const cJSON *res, struct fx_series *out, char **err);
+
+/* The currency codes a pair names ("USD/JPY" -> "USD", "JPY"). */
+void data_pair_ccys(const char *pair, char base[4], char quote[4]);
+
+#endif
