@@ -41,7 +41,6 @@ struct fsbus {
 	pthread_mutex_t lock;
 	struct send_count *counts;
 	size_t ncounts;
-	atomic_uint tmpseq;
 };
 
 #define FS(b) ((struct fsbus *)(b)->impl)
@@ -435,8 +434,10 @@ static int inbox_reserve(struct bus *b, const char *agent, char **err)
 static int write_tmp(struct bus *b, const char *dir, const char *json,
 		     size_t len, char **tmp, char **err)
 {
-	struct fsbus *fs = FS(b);
-	unsigned seq = atomic_fetch_add(&fs->tmpseq, 1);
+	/* One counter for the whole process: every thread's bus handle
+	 * writes temporary files under the same pid. */
+	static atomic_uint tmpseq;
+	unsigned seq = atomic_fetch_add(&tmpseq, 1);
 	char *path = xasprintf("%s/.%d.%u.tmp", dir, (int)getpid(), seq);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ENOENT && ensure_dir(dir, NULL) == 0)

@@ -1,0 +1,886 @@
+/* The product_manager: orchestrates a weekly run. It splits the work per
+ * pair and focus, assigns market tasks to research_agent_1 and news tasks to
+ * research_agent_2, tracks acceptance, progress, results and deadlines,
+ * reassigns a task to the other researcher on error, rejection or a missed
+ * deadline, detects conflicts, asks the validator, and has the report
+ * written. Its whole view of a run lives in its state file (the run
+ * snapshot of agents/report.h), saved before anything it sends, so a run
+ * resumes from the state file and the bus. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/learning.h"
+#include "agents/market.h"
+#include "agents/runtime.h"
+#include "agents/workflow.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+#define NS 1000000000LL
+#define MAX_ATTEMPTS 3
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static void jset_str(cJSON *o, const char *k, const char *v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddItemToObject(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
+static void jset_num(cJSON *o, const char *k, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddNumberToObject(o, k, v);
+}
+
+static cJSON *jobj(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsObject(v)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+		v = cJSON_AddObjectToObject(o, k);
+	}
+	return v;
+}
+
+static cJSON *jarr(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsArray(v)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+		v = cJSON_AddArrayToObject(o, k);
+	}
+	return v;
+}
+
+static void iso(int64_t ns, char *buf, size_t size)
+{
+	util_iso8601(ns, buf, size);
+}
+
+static void save(struct agent *a)
+{
+	char *err = NULL;
+	if (agent_save_state(a, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_save_failed", NULL, "%s", err);
+		free(err);
+	}
+}
+
+static void decision(struct agent *a, const char *event, const char *task, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void decision(struct agent *a, const char *event, const char *task, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	cJSON *f = cJSON_CreateObject();
+	if (task)
+		cJSON_AddStringToObject(f, "task_id", task);
+	agent_log(a->log, LOG_DECISIONS, LOG_INFO, event, f, "%s", s);
+	cJSON_Delete(f);
+	free(s);
+}
+
+static cJSON *runs(struct agent *a)
+{
+	return jobj(a->state, "runs");
+}
+
+/* assignment (or request) message id -> {"run", "task"} */
+static cJSON *index_of(struct agent *a)
+{
+	return jobj(a->state, "index");
+}
+
+static cJSON *find_task(cJSON *run, const char *task_id)
+{
+	cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (!strcmp(jstr(t, "task_id"), task_id))
+			return t;
+	return NULL;
+}
+
+static void note_message(cJSON *run, const struct msg *m)
+{
+	cJSON *ms = jobj(run, "messages");
+	if (cJSON_GetObjectItem(ms, m->id))
+		return;
+	cJSON *o = cJSON_AddObjectToObject(ms, m->id);
+	cJSON_AddStringToObject(o, "from", m->from);
+	cJSON_AddStringToObject(o, "type", msg_type_name(m->type));
+	cJSON_AddStringToObject(o, "timestamp", m->timestamp);
+}
+
+static const char *other_researcher(const char *agent)
+{
+	return strcmp(agent, "research_agent_1") ? "research_agent_1" : "research_agent_2";
+}
+
+/* The researcher for a kind of task: the specialist unless the learning
+ * system says it fails that kind of task and the other does better. */
+static const char *choose(struct agent *a, const char *kind)
+{
+	const char *first = !strcmp(kind, "market") ? "research_agent_1" : "research_agent_2";
+	const char *second = other_researcher(first);
+	double r1 = learning_error_rate(a->env->log_dir, first, kind);
+	double r2 = learning_error_rate(a->env->log_dir, second, kind);
+	if (r1 >= 0.5 && (r2 < 0 || r2 < r1)) {
+		decision(a, "route_by_learning", NULL,
+			 "%s tasks to %s: the learning system reports %s fails %.0f%% of them",
+			 kind, second, first, r1 * 100);
+		return second;
+	}
+	return first;
+}
+
+/* Sends (or sends again, same id) the current assignment of a task. */
+static void send_assignment(struct agent *a, cJSON *run, cJSON *t)
+{
+	const char *kind = jstr(t, "kind");
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_type", !strcmp(kind, "market") ? WF_TASK_MARKET : WF_TASK_NEWS);
+	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
+	cJSON *tp = cJSON_AddArrayToObject(c, "target_pairs");
+	cJSON_AddItemToArray(tp, cJSON_CreateString(jstr(t, "pair")));
+	const cJSON *w = cJSON_GetObjectItem(run, "window");
+	char *tf = xasprintf("%s/%s", jstr(w, "start"), jstr(w, "end"));
+	cJSON_AddStringToObject(c, "timeframe", tf);
+	free(tf);
+	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
+	const cJSON *src = cJSON_GetObjectItem(run, "sources");
+	cJSON_AddItemToArray(ds, cJSON_CreateString(jstr(src, !strcmp(kind, "market") ? "market" : "news")));
+	char dl[40];
+	iso((int64_t)jnum(t, "deadline_ns", 0), dl, sizeof(dl));
+	cJSON_AddStringToObject(c, "deadline", dl);
+	cJSON_AddStringToObject(c, "output_format", "structured_json");
+	cJSON_AddStringToObject(c, "special_instructions", !strcmp(kind, "market") ?
+				"Closes, change, range, volatility, z-score, trend, largest move" :
+				"Central-bank and policy events, currency sentiment, price check");
+	cJSON_AddItemToObject(c, "window", cJSON_Duplicate(w, 1));
+	cJSON_AddStringToObject(c, "run_id", jstr(run, "run_id"));
+	cJSON_AddStringToObject(c, "logical_task_id", jstr(t, "task_id"));
+	cJSON_AddNumberToObject(c, "attempt", jnum(t, "attempts", 1));
+	char *err = NULL;
+	if (agent_send(a, jstr(t, "assignee"), MSG_TASK_ASSIGNMENT, c, jstr(t, "current"), NULL,
+		       jstr(t, "task_id"), PRIO_HIGH, NULL, &err) < 0)
+		free(err); /* logged by agent_send; the deadline will catch it */
+}
+
+static void index_add(struct agent *a, const char *msg_id, const char *run_id, const char *task)
+{
+	cJSON *ix = index_of(a);
+	cJSON_DeleteItemFromObjectCaseSensitive(ix, msg_id);
+	cJSON *o = cJSON_AddObjectToObject(ix, msg_id);
+	cJSON_AddStringToObject(o, "run", run_id);
+	cJSON_AddStringToObject(o, "task", task);
+}
+
+/* Points task t at a fresh assignment for agent (not sent yet). */
+static void assign(struct agent *a, cJSON *run, cJSON *t, const char *agent)
+{
+	char id[MSG_ID_MAX + 1];
+	msg_new_id(a->name, id);
+	jset_str(t, "assignee", agent);
+	jset_str(t, "current", id);
+	jset_str(t, "status", "assigned");
+	jset_num(t, "attempts", jnum(t, "attempts", 0) + 1);
+	jset_num(t, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+	jset_num(t, "progress", 0);
+	cJSON_AddItemToArray(jarr(t, "assignments"), cJSON_CreateString(id));
+	index_add(a, id, jstr(run, "run_id"), jstr(t, "task_id"));
+}
+
+static void add_failure(cJSON *run, const cJSON *t, const char *what, const char *from,
+			const char *to, const char *reason)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "task_id", jstr(t, "task_id") ? jstr(t, "task_id") : "validation");
+	cJSON_AddStringToObject(f, "kind", jstr(t, "kind") ? jstr(t, "kind") : "validation");
+	if (jstr(t, "pair"))
+		cJSON_AddStringToObject(f, "pair", jstr(t, "pair"));
+	cJSON_AddStringToObject(f, "what", what);
+	if (from)
+		cJSON_AddStringToObject(f, "from", from);
+	if (to)
+		cJSON_AddStringToObject(f, "to", to);
+	cJSON_AddStringToObject(f, "reason", reason);
+	char at[40];
+	iso(util_now_ns(), at, sizeof(at));
+	cJSON_AddStringToObject(f, "at", at);
+	cJSON_AddItemToArray(jarr(run, "failures"), f);
+}
+
+static void send_draft(struct agent *a, cJSON *run, bool final);
+static void maybe_validate(struct agent *a, cJSON *run);
+
+/* Error, rejection or missed deadline: to the other researcher, or failed
+ * after MAX_ATTEMPTS. */
+static void reassign(struct agent *a, cJSON *run, cJSON *t, const char *reason)
+{
+	const char *from = jstr(t, "assignee");
+	char fromc[MSG_AGENT_MAX + 1];
+	util_strlcpy(fromc, from ? from : "", sizeof(fromc));
+	cJSON *lf = cJSON_CreateObject();
+	cJSON_AddStringToObject(lf, "error_type", "task_failed");
+	cJSON_AddStringToObject(lf, "task_kind", jstr(t, "kind"));
+	/* The assignment's id, as the researcher logs it: one failure is
+	 * counted once by the learning system. */
+	cJSON_AddStringToObject(lf, "task_id", jstr(t, "current") ? jstr(t, "current") : "");
+	cJSON_AddStringToObject(lf, "logical_task_id", jstr(t, "task_id"));
+	cJSON_AddStringToObject(lf, "agent", fromc);
+	agent_log(a->log, LOG_ERRORS, LOG_WARN, "task_failed", lf, "%s on %s: %s",
+		  jstr(t, "task_id"), fromc, reason);
+	cJSON_Delete(lf);
+	if (jnum(t, "attempts", 1) >= MAX_ATTEMPTS) {
+		jset_str(t, "status", "failed");
+		add_failure(run, t, "failed", fromc, NULL, reason);
+		decision(a, "task_failed", jstr(t, "task_id"), "%s failed for good after %d attempts: %s",
+			 jstr(t, "task_id"), MAX_ATTEMPTS, reason);
+		save(a);
+		maybe_validate(a, run);
+		return;
+	}
+	const char *to = other_researcher(fromc);
+	add_failure(run, t, "reassigned", fromc, to, reason);
+	assign(a, run, t, to);
+	decision(a, "reassign", jstr(t, "task_id"), "%s reassigned from %s to %s: %s",
+		 jstr(t, "task_id"), fromc, to, reason);
+	save(a);
+	send_assignment(a, run, t);
+	send_draft(a, run, false);
+}
+
+static bool all_terminal(const cJSON *run)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+		const char *s = jstr(t, "status");
+		if (strcmp(s, "done") && strcmp(s, "failed"))
+			return false;
+	}
+	return true;
+}
+
+static void send_draft(struct agent *a, cJSON *run, bool final)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_type", final ? WF_TASK_REPORT_FINAL : WF_TASK_REPORT_DRAFT);
+	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
+	cJSON_AddItemToObject(c, "target_pairs", cJSON_Duplicate(cJSON_GetObjectItem(run, "pairs"), 1));
+	const cJSON *w = cJSON_GetObjectItem(run, "window");
+	char *tf = xasprintf("%s/%s", jstr(w, "start"), jstr(w, "end"));
+	cJSON_AddStringToObject(c, "timeframe", tf);
+	free(tf);
+	cJSON_AddArrayToObject(c, "data_sources");
+	char dl[40];
+	iso(util_now_ns() + a->env->task_timeout_s * NS, dl, sizeof(dl));
+	cJSON_AddStringToObject(c, "deadline", dl);
+	cJSON_AddStringToObject(c, "output_format", "markdown");
+	cJSON *snap = cJSON_Duplicate(run, 1);
+	if (final)
+		jset_str(snap, "status", "final");
+	cJSON_AddItemToObject(c, "run", snap);
+	char id[MSG_ID_MAX + 1] = "";
+	if (final) {
+		cJSON *rp = jobj(run, "report");
+		if (!jstr(rp, "request_id")) {
+			msg_new_id(a->name, id);
+			jset_str(rp, "request_id", id);
+			jset_str(rp, "status", "requested");
+			jset_num(rp, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+			index_add(a, id, jstr(run, "run_id"), "report");
+			save(a);
+		}
+		util_strlcpy(id, jstr(rp, "request_id"), sizeof(id));
+	}
+	agent_send(a, "report_writer", MSG_TASK_ASSIGNMENT, c, final ? id : NULL, NULL,
+		   jstr(run, "run_id"), final ? PRIO_HIGH : PRIO_LOW, NULL, NULL);
+}
+
+static void compile(struct agent *a, cJSON *run)
+{
+	jset_str(run, "status", "reporting");
+	decision(a, "compile_report", NULL, "compiling the report of %s", jstr(run, "run_id"));
+	save(a);
+	send_draft(a, run, true);
+}
+
+static void pair_code(const char *pair, char *buf, size_t size)
+{
+	size_t k = 0;
+	for (const char *p = pair; *p && k + 1 < size; p++)
+		if (*p != '/')
+			buf[k++] = *p;
+	buf[k] = '\0';
+}
+
+/* Conflicts between the two researchers' results of one pair: the price
+ * change the news agent checked against the market agent's figure, and the
+ * news tone against the direction of the move. */
+static void detect_conflicts(struct agent *a, cJSON *run)
+{
+	cJSON *findings = jarr(run, "findings");
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "pairs")) {
+		const char *pair = p->valuestring;
+		const cJSON *mk = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "market"), pair);
+		const cJSON *pc = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "price_checks"), pair);
+		if (!mk || !pc)
+			continue;
+		double m = jnum(mk, "change_pct", NAN), n = jnum(pc, "change_pct", NAN);
+		char code[16], id[48];
+		pair_code(pair, code, sizeof(code));
+		char *text = NULL;
+		if (isfinite(m) && isfinite(n) && fabs(m - n) > 0.01) {
+			text = xasprintf("%s: the market agent measured %+.2f%%, the news agent's price "
+					 "check %+.2f%%", pair, m, n);
+			snprintf(id, sizeof(id), "%s-C1", code);
+		} else if (cJSON_IsFalse(cJSON_GetObjectItem(pc, "consistent"))) {
+			text = xasprintf("%s: the news tone (%+.2f) points against the price move "
+					 "(%+.2f%%)", pair, jnum(pc, "tone", 0), m);
+			snprintf(id, sizeof(id), "%s-C2", code);
+		}
+		if (!text)
+			continue;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "id", id);
+		cJSON_AddStringToObject(f, "agent", a->name);
+		cJSON_AddStringToObject(f, "kind", "conflict");
+		cJSON_AddStringToObject(f, "pair", pair);
+		cJSON_AddStringToObject(f, "text", text);
+		cJSON *s = cJSON_AddArrayToObject(f, "sources");
+		if (jstr(mk, "message_id"))
+			cJSON_AddItemToArray(s, cJSON_CreateString(jstr(mk, "message_id")));
+		if (jstr(pc, "message_id"))
+			cJSON_AddItemToArray(s, cJSON_CreateString(jstr(pc, "message_id")));
+		cJSON_AddStringToObject(f, "verdict", "pending");
+		cJSON_AddItemToArray(findings, f);
+		cJSON *lf = cJSON_CreateObject();
+		cJSON_AddStringToObject(lf, "pair", pair);
+		agent_log(a->log, LOG_CONFLICTS, LOG_WARN, "conflict", lf, "%s", text);
+		cJSON_Delete(lf);
+		free(text);
+	}
+}
+
+static void maybe_validate(struct agent *a, cJSON *run)
+{
+	cJSON *v = jobj(run, "validation");
+	if (!all_terminal(run) || jstr(v, "status"))
+		return;
+	detect_conflicts(a, run);
+	cJSON *findings = cJSON_GetObjectItem(run, "findings");
+	if (cJSON_GetArraySize(findings) == 0) {
+		jset_str(v, "status", "failed");
+		jset_str(v, "reason", "nothing to validate: every research task failed");
+		compile(a, run);
+		return;
+	}
+	char id[MSG_ID_MAX + 1];
+	msg_new_id(a->name, id);
+	jset_str(v, "status", "requested");
+	jset_str(v, "request_id", id);
+	jset_num(v, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+	index_add(a, id, jstr(run, "run_id"), "validation");
+	jset_str(run, "status", "validating");
+	save(a);
+	cJSON *c = cJSON_CreateObject();
+	cJSON *rr = cJSON_AddArrayToObject(c, "research_results_to_validate");
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (jstr(t, "result_message_id"))
+			cJSON_AddItemToArray(rr, cJSON_CreateString(jstr(t, "result_message_id")));
+	if (cJSON_GetArraySize(rr) == 0)
+		cJSON_AddItemToArray(rr, cJSON_CreateString(id));
+	cJSON_AddStringToObject(c, "validation_type", "cross_reference");
+	cJSON *vs = cJSON_AddArrayToObject(c, "validation_sources");
+	const cJSON *src = cJSON_GetObjectItem(run, "sources");
+	cJSON_AddItemToArray(vs, cJSON_CreateString(jstr(src, "news")));
+	cJSON_AddItemToArray(vs, cJSON_CreateString(jstr(src, "market")));
+	cJSON_AddItemToObject(c, "priority_areas", cJSON_Duplicate(cJSON_GetObjectItem(run, "pairs"), 1));
+	char dl[40];
+	iso((int64_t)jnum(v, "deadline_ns", 0), dl, sizeof(dl));
+	cJSON_AddStringToObject(c, "deadline", dl);
+	cJSON_AddItemToObject(c, "findings", cJSON_Duplicate(findings, 1));
+	cJSON_AddStringToObject(c, "run_id", jstr(run, "run_id"));
+	decision(a, "validation_request", NULL, "asking validator_agent to check %d findings",
+		 cJSON_GetArraySize(findings));
+	agent_send(a, "validator_agent", MSG_VALIDATION_REQUEST, c, id, NULL, jstr(run, "run_id"),
+		   PRIO_HIGH, NULL, NULL);
+	send_draft(a, run, false);
+}
+
+static void validation_failed(struct agent *a, cJSON *run, const char *reason)
+{
+	cJSON *v = jobj(run, "validation");
+	jset_str(v, "status", "failed");
+	jset_str(v, "reason", reason);
+	add_failure(run, v, "not_validated", "validator_agent", NULL, reason);
+	cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+		jset_str(f, "verdict", "unverified");
+		jset_str(f, "verdict_reason", "not validated");
+	}
+	cJSON_AddItemToArray(jarr(run, "warnings"),
+			     cJSON_CreateString("the findings could not be validated"));
+	decision(a, "validation_failed", NULL, "validation failed: %s", reason);
+	compile(a, run);
+}
+
+/* ---- a new run, or the same one again ---------------------------------- */
+
+static void start_run(struct agent *a, const struct msg *m, const char *run_id)
+{
+	const cJSON *c = m->content;
+	cJSON *run = cJSON_AddObjectToObject(runs(a), run_id);
+	cJSON_AddStringToObject(run, "run_id", run_id);
+	cJSON_AddStringToObject(run, "iso_week", jstr(c, "iso_week") ? jstr(c, "iso_week") : "");
+	cJSON_AddStringToObject(run, "title", "Weekly Asia/G10 FX report");
+	cJSON_AddStringToObject(run, "status", "researching");
+	cJSON_AddStringToObject(run, "as_of", jstr(c, "as_of") ? jstr(c, "as_of") : m->timestamp);
+	cJSON_AddStringToObject(run, "trigger", m->id);
+	cJSON_AddStringToObject(run, "requested_by", m->from);
+	char now[40];
+	iso(util_now_ns(), now, sizeof(now));
+	cJSON_AddStringToObject(run, "started_at", now);
+	cJSON_AddItemToObject(run, "window", cJSON_Duplicate(cJSON_GetObjectItem(c, "window"), 1));
+	cJSON_AddItemToObject(run, "pairs", cJSON_Duplicate(cJSON_GetObjectItem(c, "target_pairs"), 1));
+	cJSON *src = cJSON_AddObjectToObject(run, "sources");
+	cJSON_AddStringToObject(src, "market", a->env->market_source);
+	cJSON_AddStringToObject(src, "news", a->env->news_source);
+	cJSON_AddBoolToObject(src, "market_simulated", !strcmp(a->env->market_source, "sim"));
+	cJSON_AddBoolToObject(src, "news_simulated", !strcmp(a->env->news_source, "sim"));
+	cJSON_AddObjectToObject(run, "market");
+	cJSON_AddArrayToObject(run, "events");
+	cJSON_AddObjectToObject(run, "sentiment");
+	cJSON_AddArrayToObject(run, "findings");
+	cJSON_AddArrayToObject(run, "issues");
+	cJSON_AddArrayToObject(run, "failures");
+	cJSON_AddArrayToObject(run, "warnings");
+	cJSON_AddObjectToObject(run, "messages");
+	cJSON_AddObjectToObject(run, "validation");
+	cJSON *tasks = cJSON_AddArrayToObject(run, "tasks");
+	static const char *const kinds[] = { "market", "news" };
+	const char *who[2];
+	for (int k = 0; k < 2; k++)
+		who[k] = choose(a, kinds[k]);
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "pairs")) {
+		for (int k = 0; k < 2; k++) {
+			char code[16], tid[64];
+			pair_code(p->valuestring, code, sizeof(code));
+			snprintf(tid, sizeof(tid), "%s-%s", code, kinds[k]);
+			cJSON *t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "task_id", tid);
+			cJSON_AddStringToObject(t, "kind", kinds[k]);
+			cJSON_AddStringToObject(t, "pair", p->valuestring);
+			cJSON_AddItemToArray(tasks, t);
+			assign(a, run, t, who[k]);
+		}
+	}
+	note_message(run, m);
+	decision(a, "run_started", NULL, "run %s: %d pairs, %d tasks, window %s..%s", run_id,
+		 cJSON_GetArraySize(cJSON_GetObjectItem(run, "pairs")), cJSON_GetArraySize(tasks),
+		 jstr(cJSON_GetObjectItem(run, "window"), "start"),
+		 jstr(cJSON_GetObjectItem(run, "window"), "end"));
+	save(a); /* before sending: a crash now resumes with the same ids */
+	cJSON *t;
+	cJSON_ArrayForEach(t, tasks)
+		send_assignment(a, run, t);
+	send_draft(a, run, false);
+}
+
+/* The run exists and is not done: the work in flight gets a fresh
+ * deadline, assignments that never reached the bus are sent again. */
+static void resume_run(struct agent *a, cJSON *run)
+{
+	int64_t dl = util_now_ns() + a->env->task_timeout_s * NS;
+	int resent = 0;
+	cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+		const char *s = jstr(t, "status");
+		if (!strcmp(s, "done") || !strcmp(s, "failed"))
+			continue;
+		jset_num(t, "deadline_ns", (double)dl);
+		struct bus_entry e;
+		if (bus_find(a->bus, jstr(t, "current"), &e, NULL) == 0) {
+			bus_entry_release(&e);
+		} else {
+			send_assignment(a, run, t);
+			resent++;
+		}
+	}
+	cJSON *v = cJSON_GetObjectItem(run, "validation");
+	if (jstr(v, "request_id") && !strcmp(jstr(v, "status"), "requested"))
+		jset_num(v, "deadline_ns", (double)dl);
+	cJSON *rp = cJSON_GetObjectItem(run, "report");
+	if (rp && jstr(rp, "status") && !strcmp(jstr(rp, "status"), "requested")) {
+		jset_num(rp, "deadline_ns", (double)dl);
+		send_draft(a, run, true);
+	}
+	decision(a, "run_resumed", NULL, "run %s resumed: %d assignments sent again",
+		 jstr(run, "run_id"), resent);
+	save(a);
+	maybe_validate(a, run);
+}
+
+/* ---- results -------------------------------------------------------------------- */
+
+static void take_market(cJSON *run, const struct msg *m, const cJSON *raw, const char *pair)
+{
+	const cJSON *st = cJSON_GetObjectItem(raw, "stats");
+	if (!cJSON_IsObject(st)) {
+		char *w = xasprintf("%s: no market data in the window (%s)", pair, m->from);
+		cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(w));
+		free(w);
+		return;
+	}
+	cJSON *mk = jobj(run, "market");
+	cJSON_DeleteItemFromObjectCaseSensitive(mk, pair);
+	cJSON *o = cJSON_Duplicate(st, 1);
+	cJSON_AddStringToObject(o, "agent", m->from);
+	cJSON_AddStringToObject(o, "message_id", m->id);
+	cJSON_AddItemToObject(mk, pair, o);
+}
+
+/* Adds a result's events to the run's, one per bank, action and day across
+ * all pairs: the news tasks of two pairs often report the same story. */
+static void take_news(cJSON *run, const struct msg *m, const cJSON *raw, const char *pair)
+{
+	cJSON *events = jarr(run, "events");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(raw, "events")) {
+		cJSON *same = NULL, *x;
+		cJSON_ArrayForEach(x, events)
+			if (!strcmp(jstr(x, "bank"), jstr(e, "bank") ? jstr(e, "bank") : "") &&
+			    !strcmp(jstr(x, "action"), jstr(e, "action") ? jstr(e, "action") : "") &&
+			    !strcmp(jstr(x, "date"), jstr(e, "date") ? jstr(e, "date") : ""))
+				same = x;
+		if (!same) {
+			same = cJSON_Duplicate(e, 1);
+			char id[32];
+			snprintf(id, sizeof(id), "E%d", cJSON_GetArraySize(events) + 1);
+			cJSON_AddStringToObject(same, "id", id);
+			cJSON_AddStringToObject(same, "agent", m->from);
+			cJSON_AddStringToObject(same, "message_id", m->id);
+			cJSON_AddArrayToObject(same, "pairs");
+			cJSON_AddItemToArray(events, same);
+		}
+		cJSON *srcs = jarr(same, "sources");
+		const cJSON *s;
+		cJSON_ArrayForEach(s, cJSON_GetObjectItem(e, "sources")) {
+			bool have = false;
+			const cJSON *y;
+			cJSON_ArrayForEach(y, srcs)
+				have = have || !strcmp(y->valuestring, s->valuestring);
+			if (!have)
+				cJSON_AddItemToArray(srcs, cJSON_CreateString(s->valuestring));
+		}
+		cJSON_AddItemToArray(jarr(same, "pairs"), cJSON_CreateString(pair));
+	}
+	cJSON *sent = jobj(run, "sentiment");
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(raw, "sentiment")) {
+		if (cJSON_GetObjectItem(sent, s->string))
+			continue; /* the first pair's reading of a currency stands */
+		cJSON *o = cJSON_Duplicate(s, 1);
+		cJSON_AddStringToObject(o, "agent", m->from);
+		cJSON_AddStringToObject(o, "message_id", m->id);
+		cJSON_AddItemToObject(sent, s->string, o);
+	}
+	const cJSON *pc = cJSON_GetObjectItem(raw, "price_check");
+	if (pc) {
+		cJSON *pcs = jobj(run, "price_checks");
+		cJSON *o = cJSON_Duplicate(pc, 1);
+		cJSON_AddStringToObject(o, "message_id", m->id);
+		cJSON_DeleteItemFromObjectCaseSensitive(pcs, pair);
+		cJSON_AddItemToObject(pcs, pair, o);
+	}
+}
+
+static void on_result(struct agent *a, const struct msg *m, cJSON *run, cJSON *t)
+{
+	const cJSON *c = m->content;
+	if (!strcmp(jstr(t, "status"), "done") || !strcmp(jstr(t, "status"), "failed")) {
+		decision(a, "duplicate_result", jstr(t, "task_id"),
+			 "result %s from %s for %s ignored: the task is already %s", m->id, m->from,
+			 jstr(t, "task_id"), jstr(t, "status"));
+		return;
+	}
+	const char *status = jstr(c, "status");
+	if (status && !strcmp(status, "failed")) {
+		reassign(a, run, t, "the researcher reported the task failed");
+		return;
+	}
+	const cJSON *raw = cJSON_GetObjectItem(c, "raw_data");
+	const char *pair = jstr(t, "pair");
+	if (!strcmp(jstr(t, "kind"), "market"))
+		take_market(run, m, raw, pair);
+	else
+		take_news(run, m, raw, pair);
+	cJSON *findings = jarr(run, "findings");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(raw, "findings")) {
+		cJSON *o = cJSON_Duplicate(f, 1);
+		cJSON_AddStringToObject(o, "agent", m->from);
+		cJSON_AddStringToObject(o, "message_id", m->id);
+		cJSON_AddStringToObject(o, "verdict", "pending");
+		cJSON_AddItemToArray(findings, o);
+	}
+	const cJSON *w;
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(c, "warnings"))
+		if (cJSON_IsString(w))
+			cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(w->valuestring));
+	jset_str(t, "status", "done");
+	jset_str(t, "result_message_id", m->id);
+	jset_str(t, "done_by", m->from);
+	jset_num(t, "progress", 100);
+	note_message(run, m);
+	decision(a, "task_done", jstr(t, "task_id"), "%s done by %s (%s)", jstr(t, "task_id"),
+		 m->from, m->id);
+	save(a);
+	send_draft(a, run, false);
+	maybe_validate(a, run);
+}
+
+static void on_validation(struct agent *a, const struct msg *m, cJSON *run)
+{
+	cJSON *v = jobj(run, "validation");
+	if (strcmp(jstr(v, "status") ? jstr(v, "status") : "", "requested")) {
+		decision(a, "late_validation", NULL, "validation %s ignored: validation is %s", m->id,
+			 jstr(v, "status") ? jstr(v, "status") : "not requested");
+		return;
+	}
+	const cJSON *vd;
+	cJSON_ArrayForEach(vd, cJSON_GetObjectItem(m->content, "verdicts")) {
+		cJSON *f;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			if (strcmp(jstr(f, "id"), jstr(vd, "finding_id") ? jstr(vd, "finding_id") : ""))
+				continue;
+			jset_str(f, "verdict", jstr(vd, "verdict"));
+			jset_str(f, "verdict_reason", jstr(vd, "reason"));
+		}
+	}
+	cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings"))
+		if (!strcmp(jstr(f, "verdict"), "pending")) {
+			jset_str(f, "verdict", "unverified");
+			jset_str(f, "verdict_reason", "the validator gave no verdict");
+		}
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "issues");
+	cJSON_AddItemToObject(run, "issues",
+			      cJSON_Duplicate(cJSON_GetObjectItem(m->content, "issues_found"), 1));
+	jset_str(v, "status", "done");
+	jset_str(v, "message_id", m->id);
+	jset_num(v, "overall_confidence", jnum(m->content, "overall_confidence", 0));
+	note_message(run, m);
+	decision(a, "validated", NULL, "validation %s: confidence %.2f, %d issues", m->id,
+		 jnum(m->content, "overall_confidence", 0),
+		 cJSON_GetArraySize(cJSON_GetObjectItem(m->content, "issues_found")));
+	compile(a, run);
+}
+
+static void on_report(struct agent *a, const struct msg *m, cJSON *run)
+{
+	cJSON *rp = jobj(run, "report");
+	const cJSON *raw = cJSON_GetObjectItem(m->content, "raw_data");
+	jset_str(rp, "status", "done");
+	jset_str(rp, "md", jstr(raw, "report_md"));
+	jset_str(rp, "json", jstr(raw, "report_json"));
+	jset_str(run, "status", "done");
+	char now[40];
+	iso(util_now_ns(), now, sizeof(now));
+	jset_str(run, "finished_at", now);
+	note_message(run, m);
+	decision(a, "run_done", NULL, "run %s done: %s", jstr(run, "run_id"), jstr(raw, "report_md"));
+	save(a);
+	char *err = NULL;
+	if (learning_aggregate(a->env->log_dir, util_now_ns(), &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_failed", NULL, "%s", err);
+		free(err);
+	}
+}
+
+/* ---- dispatch ---------------------------------------------------------------- */
+
+static bool lookup(struct agent *a, const char *msg_id, cJSON **run, cJSON **task,
+		   const char **what)
+{
+	const cJSON *ix = cJSON_GetObjectItem(index_of(a), msg_id ? msg_id : "");
+	if (!ix)
+		return false;
+	*run = cJSON_GetObjectItem(runs(a), jstr(ix, "run"));
+	if (!*run)
+		return false;
+	*what = jstr(ix, "task");
+	*task = find_task(*run, *what);
+	return true;
+}
+
+static void on_agent_status(struct agent *a, const struct msg *m)
+{
+	cJSON *ag = jobj(jobj(a->state, "agents"), m->from);
+	cJSON *h = cJSON_Duplicate(m->content, 1);
+	cJSON_AddStringToObject(h, "at", m->timestamp);
+	cJSON_DeleteItemFromObjectCaseSensitive(ag, m->type == MSG_HEARTBEAT ? "heartbeat" : "status");
+	cJSON_AddItemToObject(ag, m->type == MSG_HEARTBEAT ? "heartbeat" : "status", h);
+}
+
+static int pm_handle(struct agent *a, const struct msg *m, char **err)
+{
+	cJSON *run = NULL, *t = NULL;
+	const char *what = NULL;
+	switch (m->type) {
+	case MSG_HEARTBEAT:
+	case MSG_SYSTEM_STATUS:
+		on_agent_status(a, m);
+		return AGENT_DONE;
+	case MSG_TASK_ASSIGNMENT: {
+		const char *kind = jstr(m->content, "task_type");
+		const char *run_id = jstr(m->content, "run_id");
+		if (!kind || strcmp(kind, WF_TASK_WEEKLY) || !run_id || !util_valid_agent_name(run_id)) {
+			err_set(err, "product_manager takes task_type %s with a run_id", WF_TASK_WEEKLY);
+			return AGENT_REJECT;
+		}
+		cJSON *r = cJSON_GetObjectItem(runs(a), run_id);
+		if (!r)
+			start_run(a, m, run_id);
+		else if (strcmp(jstr(r, "status"), "done"))
+			resume_run(a, r);
+		else
+			decision(a, "run_already_done", NULL, "run %s is done already", run_id);
+		return AGENT_DONE;
+	}
+	case MSG_TASK_ACCEPTANCE:
+		if (!lookup(a, jstr(m->content, "task_id"), &run, &t, &what))
+			return AGENT_DONE;
+		note_message(run, m);
+		if (!t) {
+			save(a);
+			return AGENT_DONE; /* the validator or the writer: nothing to track */
+		}
+		if (strcmp(jstr(t, "current"), jstr(m->content, "task_id")))
+			return AGENT_DONE; /* about an earlier assignment */
+		if (!strcmp(jstr(m->content, "status"), "rejected")) {
+			char *why = xasprintf("rejected by %s: %s", m->from,
+					      jstr(m->content, "rejection_reason"));
+			reassign(a, run, t, why);
+			free(why);
+		} else if (!strcmp(jstr(t, "status"), "assigned")) {
+			jset_str(t, "status", "accepted");
+			save(a);
+		}
+		return AGENT_DONE;
+	case MSG_TASK_PROGRESS:
+		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
+		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
+		    strcmp(jstr(t, "status"), "done") && strcmp(jstr(t, "status"), "failed")) {
+			jset_str(t, "status", "in_progress");
+			jset_num(t, "progress", jnum(m->content, "percent_complete", 0));
+			save(a);
+		}
+		return AGENT_DONE;
+	case MSG_RESEARCH_RESULT:
+		if (!lookup(a, jstr(m->content, "task_id"), &run, &t, &what)) {
+			decision(a, "unknown_result", NULL, "result %s for an unknown task", m->id);
+			return AGENT_DONE;
+		}
+		if (what && !strcmp(what, "report"))
+			on_report(a, m, run);
+		else if (t)
+			on_result(a, m, run, t);
+		return AGENT_DONE;
+	case MSG_VALIDATION_RESULT:
+		if (lookup(a, jstr(m->content, "validation_id"), &run, &t, &what))
+			on_validation(a, m, run);
+		return AGENT_DONE;
+	case MSG_ERROR_REPORT:
+		if (!lookup(a, jstr(m->content, "related_task_id"), &run, &t, &what))
+			return AGENT_DONE;
+		note_message(run, m);
+		if (t && !strcmp(jstr(t, "current"), jstr(m->content, "related_task_id")) &&
+		    strcmp(jstr(t, "status"), "done") && strcmp(jstr(t, "status"), "failed")) {
+			char *why = xasprintf("%s reported %s: %s", m->from,
+					      jstr(m->content, "error_type"),
+					      jstr(m->content, "error_message"));
+			reassign(a, run, t, why);
+			free(why);
+		} else if (what && !strcmp(what, "validation") &&
+			   !strcmp(jstr(jobj(run, "validation"), "status"), "requested")) {
+			char *why = xasprintf("validator_agent reported %s: %s",
+					      jstr(m->content, "error_type"),
+					      jstr(m->content, "error_message"));
+			validation_failed(a, run, why);
+			free(why);
+		}
+		return AGENT_DONE;
+	case MSG_VALIDATION_REQUEST:
+	case MSG_TYPE_COUNT:
+		break;
+	}
+	err_set(err, "product_manager does not take %s", msg_type_name(m->type));
+	return AGENT_REJECT;
+}
+
+/* Deadlines: tasks, validation, report. */
+static int64_t pm_tick(struct agent *a)
+{
+	int64_t now = util_now_ns(), next = 250;
+	cJSON *run;
+	cJSON_ArrayForEach(run, runs(a)) {
+		const char *st = jstr(run, "status");
+		if (!st || !strcmp(st, "done"))
+			continue;
+		cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+			const char *s = jstr(t, "status");
+			if (!strcmp(s, "done") || !strcmp(s, "failed"))
+				continue;
+			int64_t dl = (int64_t)jnum(t, "deadline_ns", 0);
+			if (dl && now > dl) {
+				char *why = xasprintf("%s missed the deadline (%lld s)",
+						      jstr(t, "assignee"),
+						      (long long)a->env->task_timeout_s);
+				reassign(a, run, t, why);
+				free(why);
+				return 0;
+			}
+		}
+		cJSON *v = cJSON_GetObjectItem(run, "validation");
+		if (jstr(v, "status") && !strcmp(jstr(v, "status"), "requested") &&
+		    now > (int64_t)jnum(v, "deadline_ns", (double)INT64_MAX)) {
+			validation_failed(a, run, "validator_agent missed the deadline");
+			return 0;
+		}
+		cJSON *rp = cJSON_GetObjectItem(run, "report");
+		if (rp && jstr(rp, "status") && !strcmp(jstr(rp, "status"), "requested") &&
+		    now > (int64_t)jnum(rp, "deadline_ns", (double)INT64_MAX)) {
+			jset_num(rp, "deadline_ns", (double)(now + a->env->task_timeout_s * NS));
+			decision(a, "report_retry", NULL, "report_writer missed the deadline; asking again");
+			save(a);
+			send_draft(a, run, true);
+		}
+	}
+	return next;
+}
+
+const struct agent_role role_product_manager = {
+	.name = "product_manager",
+	.handle = pm_handle,
+	.tick = pm_tick,
+};

@@ -1,0 +1,665 @@
+/* The research agents. research_agent_1 is the market-data specialist,
+ * research_agent_2 the news specialist; each can do the other's tasks, so
+ * the product_manager can reassign work between them (seed 002, sequence
+ * 2). A task is accepted into a queue (state), then worked from tick():
+ * task_progress, the analysis through the tool registry, research_result. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/analytics.h"
+#include "agents/data_tools.h"
+#include "agents/runtime.h"
+#include "agents/workflow.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+#define NS 1000000000LL
+
+static cJSON *tasks_of(struct agent *a)
+{
+	cJSON *t = cJSON_GetObjectItem(a->state, "tasks");
+	if (!cJSON_IsObject(t)) {
+		cJSON_DeleteItemFromObject(a->state, "tasks");
+		t = cJSON_AddObjectToObject(a->state, "tasks");
+	}
+	return t;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static int queued_count(cJSON *tasks)
+{
+	int n = 0;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks) {
+		const char *s = jstr(t, "status");
+		if (s && !strcmp(s, "queued"))
+			n++;
+	}
+	return n;
+}
+
+static void send_acceptance(struct agent *a, const struct msg *m, const char *status,
+			    const char *reason, int64_t eta_ns, int queued)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", m->id);
+	cJSON_AddStringToObject(c, "status", status);
+	char ts[40];
+	util_iso8601(eta_ns, ts, sizeof(ts));
+	cJSON_AddStringToObject(c, "estimated_completion", ts);
+	double cap = (double)queued / (double)(a->env->capacity > 0 ? a->env->capacity : 1);
+	cJSON_AddNumberToObject(c, "agent_capacity", cap > 1 ? 1 : cap);
+	if (reason)
+		cJSON_AddStringToObject(c, "rejection_reason", reason);
+	agent_send(a, m->from, MSG_TASK_ACCEPTANCE, c, NULL, m->id, m->correlation_id,
+		   PRIO_HIGH, NULL, NULL);
+}
+
+static void send_error(struct agent *a, const char *to, const char *task_msg,
+		       const char *corr, const char *type, const char *text,
+		       const char *kind, const char *pair)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "error_type", type);
+	cJSON_AddStringToObject(c, "error_message", text);
+	cJSON *ctx = cJSON_AddObjectToObject(c, "context");
+	if (kind)
+		cJSON_AddStringToObject(ctx, "task_kind", kind);
+	if (pair)
+		cJSON_AddStringToObject(ctx, "pair", pair);
+	cJSON_AddStringToObject(c, "recovery_action", "reassign the task to another agent");
+	cJSON_AddStringToObject(c, "impact_level", "high");
+	cJSON_AddStringToObject(c, "related_task_id", task_msg);
+	agent_send(a, to, MSG_ERROR_REPORT, c, NULL, task_msg, corr, PRIO_HIGH, NULL, NULL);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "error_type", type);
+	/* The learning system counts by "market" and "news". */
+	cJSON_AddStringToObject(f, "task_kind", !kind ? "" : !strcmp(kind, WF_TASK_MARKET) ?
+				"market" : !strcmp(kind, WF_TASK_NEWS) ? "news" : kind);
+	cJSON_AddStringToObject(f, "task_id", task_msg);
+	if (pair)
+		cJSON_AddStringToObject(f, "pair", pair);
+	agent_log(a->log, LOG_ERRORS, LOG_ERROR, "task_failed", f, "%s", text);
+	cJSON_Delete(f);
+	a->errors_today++;
+}
+
+static int researcher_handle(struct agent *a, const struct msg *m, char **err)
+{
+	(void)err;
+	if (m->type != MSG_TASK_ASSIGNMENT)
+		return AGENT_DONE; /* broadcasts and the like: nothing to do */
+	cJSON *tasks = tasks_of(a);
+	const cJSON *c = m->content;
+	const char *kind = jstr(c, "task_type");
+	const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(c, "target_pairs");
+	const cJSON *p0 = cJSON_GetArrayItem(pairs, 0);
+	const char *pair = cJSON_IsString(p0) ? p0->valuestring : NULL;
+	bool market = kind && !strcmp(kind, WF_TASK_MARKET);
+	bool news = kind && !strcmp(kind, WF_TASK_NEWS);
+	if (cJSON_GetObjectItem(tasks, m->id)) {
+		/* Delivered again (at least once): answered already. */
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "duplicate_task", NULL,
+			  "task %s seen before; not done twice", m->id);
+		return AGENT_DONE;
+	}
+	if ((!market && !news) || !pair) {
+		send_error(a, m->from, m->id, m->correlation_id, "data_format",
+			   "unknown task: task_type must be market_data or news_analysis "
+			   "with one target pair", kind, pair);
+		return AGENT_DONE;
+	}
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "kind", kind);
+	cJSON_AddStringToObject(t, "pair", pair);
+	cJSON_AddStringToObject(t, "from", m->from);
+	if (m->correlation_id)
+		cJSON_AddStringToObject(t, "correlation_id", m->correlation_id);
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(c, "window");
+	cJSON_AddItemToObject(t, "window", w ? cJSON_Duplicate(w, 1) : cJSON_CreateObject());
+	const char *deadline = jstr(c, "deadline");
+	int64_t dl = 0;
+	if (deadline)
+		msg_parse_time(deadline, &dl);
+	cJSON_AddNumberToObject(t, "deadline_ns", (double)dl);
+	cJSON_AddNumberToObject(t, "accepted_ns", (double)util_now_ns());
+	if (a->fault == FAULT_ERROR) {
+		cJSON_AddStringToObject(t, "status", "failed");
+		cJSON_AddItemToObject(tasks, m->id, t);
+		agent_save_state(a, NULL);
+		send_error(a, m->from, m->id, m->correlation_id, "api_failure",
+			   "injected fault: the data source failed", kind, pair);
+		return AGENT_DONE;
+	}
+	int q = queued_count(tasks);
+	if (q >= a->env->capacity) {
+		cJSON_AddStringToObject(t, "status", "rejected");
+		cJSON_AddItemToObject(tasks, m->id, t);
+		agent_save_state(a, NULL);
+		char reason[128];
+		snprintf(reason, sizeof(reason), "at capacity: %d tasks queued (capacity %d)",
+			 q, a->env->capacity);
+		send_acceptance(a, m, "rejected", reason, util_now_ns(), q);
+		agent_log(a->log, LOG_DECISIONS, LOG_WARN, "task_rejected", NULL, "%s: %s",
+			  m->id, reason);
+		return AGENT_DONE;
+	}
+	cJSON_AddStringToObject(t, "status", "queued");
+	/* The slow fault answers a second after the deadline. */
+	int64_t not_before = a->fault == FAULT_SLOW && dl ? dl + NS : 0;
+	cJSON_AddNumberToObject(t, "not_before_ns", (double)not_before);
+	cJSON_AddItemToObject(tasks, m->id, t);
+	agent_save_state(a, NULL);
+	send_acceptance(a, m, "queued", NULL, util_now_ns() + (q + 1) * NS, q + 1);
+	a->active_tasks = q + 1;
+	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_accepted", NULL,
+		  "accepted %s task %s for %s", kind, m->id, pair);
+	if (a->fault == FAULT_CRASH && !cJSON_GetObjectItem(a->state, "crashed_once")) {
+		cJSON_AddTrueToObject(a->state, "crashed_once");
+		agent_save_state(a, NULL);
+		a->crashed = true;
+	}
+	return AGENT_DONE;
+}
+
+static void progress(struct agent *a, const char *task, const char *to, const char *corr,
+		     double pct, const char *step)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", task);
+	cJSON_AddNumberToObject(c, "percent_complete", pct);
+	cJSON_AddStringToObject(c, "current_step", step);
+	agent_send(a, to, MSG_TASK_PROGRESS, c, NULL, task, corr, PRIO_NORMAL, NULL, NULL);
+}
+
+static void add_finding(cJSON *arr, const char *id, const char *kind, const char *pair,
+			const char *text, cJSON *sources, cJSON *data)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "id", id);
+	cJSON_AddStringToObject(f, "kind", kind);
+	cJSON_AddStringToObject(f, "pair", pair);
+	cJSON_AddStringToObject(f, "text", text);
+	cJSON_AddItemToObject(f, "sources", sources ? sources : cJSON_CreateArray());
+	if (data)
+		cJSON_AddItemToObject(f, "data", data);
+	cJSON_AddItemToArray(arr, f);
+}
+
+static void pair_code(const char *pair, char *buf, size_t size)
+{
+	size_t k = 0;
+	for (const char *p = pair; *p && k + 1 < size; p++)
+		if (*p != '/')
+			buf[k++] = *p;
+	buf[k] = '\0';
+}
+
+static cJSON *num_or_null(double v, bool ok)
+{
+	return ok && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+/* Market figures of one pair over the window. */
+static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we,
+		       cJSON *raw, cJSON *findings, cJSON *sources, cJSON *warnings,
+		       int *points, double *freshness_h, double *confidence, char **err)
+{
+	char d0[16], d1[16], code[16];
+	market_day_format(ws - 140, d0, sizeof(d0));
+	market_day_format(we, d1, sizeof(d1));
+	pair_code(pair, code, sizeof(code));
+	cJSON *args = cJSON_CreateObject();
+	cJSON_AddStringToObject(args, "pair", pair);
+	cJSON_AddStringToObject(args, "start", d0);
+	cJSON_AddStringToObject(args, "end", d1);
+	cJSON *res;
+	if (data_call(a, "fx_rates", args, &res, err) < 0)
+		return -1;
+	struct fx_series s;
+	if (data_points_to_series(res, &s, err) < 0) {
+		cJSON_Delete(res);
+		return -1;
+	}
+	cJSON_Delete(res);
+	cJSON_AddItemToArray(sources, cJSON_CreateString(s.source));
+	struct fx_stats st;
+	char *serr = NULL;
+	if (analytics_fx_stats(&s, ws, we, &st, &serr) < 0) {
+		char *w = xasprintf("no quotes for %s in the window (%s)", pair, serr);
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+		free(w);
+		free(serr);
+		cJSON_AddNullToObject(raw, "stats");
+		*confidence = 0;
+		market_series_release(&s);
+		return 0;
+	}
+	*points = (int)st.nobs;
+	*freshness_h = st.freshness_days * 24.0;
+	char sd[16], ed[16], hd[16], ld[16], md[16];
+	market_day_format(st.start_day, sd, sizeof(sd));
+	market_day_format(st.end_day, ed, sizeof(ed));
+	market_day_format(st.high_day, hd, sizeof(hd));
+	market_day_format(st.low_day, ld, sizeof(ld));
+	market_day_format(st.max_move_day, md, sizeof(md));
+	cJSON *o = cJSON_AddObjectToObject(raw, "stats");
+	cJSON_AddStringToObject(o, "pair", pair);
+	cJSON_AddBoolToObject(o, "simulated", s.simulated);
+	cJSON *j = cJSON_AddObjectToObject(o, "start");
+	cJSON_AddStringToObject(j, "date", sd);
+	cJSON_AddNumberToObject(j, "close", st.start_close);
+	j = cJSON_AddObjectToObject(o, "end");
+	cJSON_AddStringToObject(j, "date", ed);
+	cJSON_AddNumberToObject(j, "close", st.end_close);
+	cJSON_AddNumberToObject(o, "change_pct", round(st.change_pct * 10000) / 10000);
+	cJSON_AddNumberToObject(o, "high", st.high);
+	cJSON_AddNumberToObject(o, "low", st.low);
+	cJSON_AddItemToObject(o, "volatility_annualised_pct",
+			      num_or_null(round(st.vol_pct * 100) / 100, st.vol_ok));
+	cJSON_AddItemToObject(o, "zscore", num_or_null(round(st.zscore * 100) / 100, st.z_ok));
+	cJSON_AddItemToObject(o, "trend", st.trend == FX_TREND_NONE ? cJSON_CreateNull() :
+			      cJSON_CreateString(analytics_trend_name(st.trend)));
+	cJSON_AddItemToObject(o, "ma_short", num_or_null(st.ma_short, st.trend != FX_TREND_NONE));
+	cJSON_AddItemToObject(o, "ma_long", num_or_null(st.ma_long, st.trend != FX_TREND_NONE));
+	if (st.max_move_ok) {
+		j = cJSON_AddObjectToObject(o, "largest_move");
+		cJSON_AddStringToObject(j, "date", md);
+		cJSON_AddNumberToObject(j, "pct", round(st.max_move_pct * 100) / 100);
+	}
+	cJSON_AddNumberToObject(o, "observations", (double)st.nobs);
+	cJSON_AddNumberToObject(o, "freshness_days", st.freshness_days);
+	char *src = xasprintf("%s rows %s..%s", s.source, sd, ed);
+	cJSON_AddStringToObject(o, "source", src);
+	cJSON *closes = cJSON_AddArrayToObject(o, "closes");
+	for (size_t i = market_series_lower_bound(&s, ws); i < s.n && s.days[i] <= we; i++) {
+		char dd[16];
+		market_day_format(s.days[i], dd, sizeof(dd));
+		cJSON *pt = cJSON_CreateObject();
+		cJSON_AddStringToObject(pt, "date", dd);
+		cJSON_AddNumberToObject(pt, "close", s.close[i]);
+		cJSON_AddItemToArray(closes, pt);
+	}
+	/* Findings, each with the numbers it states (the validator checks
+	 * them) and the source records. */
+	const char *dir = st.change_pct < 0 ? "fell" : st.change_pct > 0 ? "rose" : "was unchanged";
+	char id[64], *text;
+	cJSON *data, *srcs;
+	snprintf(id, sizeof(id), "%s-M1", code);
+	text = xasprintf("%s %s %.2f%% over the window, from %.4g on %s to %.4g on %s%s.",
+			 pair, dir, fabs(st.change_pct), st.start_close, sd, st.end_close, ed,
+			 s.simulated ? " (simulated data)" : "");
+	data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(data, "start_close", st.start_close);
+	cJSON_AddNumberToObject(data, "end_close", st.end_close);
+	cJSON_AddStringToObject(data, "start_date", sd);
+	cJSON_AddStringToObject(data, "end_date", ed);
+	cJSON_AddNumberToObject(data, "change_pct", st.change_pct);
+	srcs = cJSON_CreateArray();
+	cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
+	add_finding(findings, id, "market", pair, text, srcs, data);
+	free(text);
+	snprintf(id, sizeof(id), "%s-M2", code);
+	if (st.vol_ok)
+		text = xasprintf("%s traded between %.4g (%s) and %.4g (%s); realised volatility "
+				 "%.1f%% annualised.", pair, st.low, ld, st.high, hd, st.vol_pct);
+	else
+		text = xasprintf("%s traded between %.4g (%s) and %.4g (%s).", pair, st.low, ld,
+				 st.high, hd);
+	data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(data, "high", st.high);
+	cJSON_AddNumberToObject(data, "low", st.low);
+	srcs = cJSON_CreateArray();
+	cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
+	add_finding(findings, id, "market", pair, text, srcs, data);
+	free(text);
+	if (st.z_ok) {
+		snprintf(id, sizeof(id), "%s-M3", code);
+		text = xasprintf("The week's move is a z-score of %.2f against the %zu weekly "
+				 "moves of the previous three months%s.", st.zscore, st.z_samples,
+				 fabs(st.zscore) >= 2 ? ": unusually large" : "");
+		srcs = cJSON_CreateArray();
+		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
+		add_finding(findings, id, "market", pair, text, srcs, NULL);
+		free(text);
+	}
+	if (st.trend != FX_TREND_NONE) {
+		snprintf(id, sizeof(id), "%s-M4", code);
+		text = xasprintf("Trend %s: the 5-day average %.4g against the 20-day average %.4g.",
+				 analytics_trend_name(st.trend), st.ma_short, st.ma_long);
+		srcs = cJSON_CreateArray();
+		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
+		add_finding(findings, id, "market", pair, text, srcs, NULL);
+		free(text);
+	}
+	if (st.max_move_ok) {
+		snprintf(id, sizeof(id), "%s-M5", code);
+		text = xasprintf("Largest daily move: %+.2f%% on %s.", st.max_move_pct, md);
+		srcs = cJSON_CreateArray();
+		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
+		add_finding(findings, id, "market", pair, text, srcs, NULL);
+		free(text);
+	}
+	if (st.freshness_days > 3) {
+		char *w = xasprintf("%s: last quote %d days before the window's end", pair,
+				    st.freshness_days);
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+		free(w);
+	}
+	*confidence = st.nobs >= 4 ? 0.95 : 0.6;
+	free(src);
+	market_series_release(&s);
+	return 0;
+}
+
+static bool bank_touches(const char *bank, const char *b, const char *q)
+{
+	static const char *const map[][2] = {
+		{ "Fed", "USD" }, { "BOJ", "JPY" }, { "ECB", "EUR" }, { "Bundesbank", "DEM" },
+		{ "Bundesbank", "EUR" }, { "BoE", "GBP" }, { "RBA", "AUD" }, { "RBNZ", "NZD" },
+		{ "SNB", "CHF" }, { "BoC", "CAD" }, { "PBoC", "CNY" },
+	};
+	if (!strcmp(bank, "policy"))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strcmp(map[i][0], bank) && (!strcmp(map[i][1], b) || !strcmp(map[i][1], q)))
+			return true;
+	return false;
+}
+
+/* News: central-bank and policy events touching the pair's currencies,
+ * sentiment per currency, and a price check from the market data. */
+static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
+		     cJSON *raw, cJSON *findings, cJSON *sources, cJSON *warnings,
+		     int *points, double *confidence, char **err)
+{
+	char d0[16], d1[16], code[16], b[4], q[4];
+	market_day_format(ws, d0, sizeof(d0));
+	market_day_format(we, d1, sizeof(d1));
+	pair_code(pair, code, sizeof(code));
+	data_pair_ccys(pair, b, q);
+	cJSON *args = cJSON_CreateObject();
+	cJSON_AddStringToObject(args, "start", d0);
+	cJSON_AddStringToObject(args, "end", d1);
+	if (!strncmp(a->env->news_source, "jsonl:", 6)) {
+		cJSON *t = cJSON_AddArrayToObject(args, "topics");
+		cJSON_AddItemToArray(t, cJSON_CreateString("money-fx"));
+		cJSON_AddItemToArray(t, cJSON_CreateString("interest"));
+	}
+	cJSON *res;
+	if (data_call(a, "news_search", args, &res, err) < 0)
+		return -1;
+	cJSON_AddItemToArray(sources, cJSON_CreateString(a->env->news_source));
+	struct fx_sentiment sent;
+	analytics_sentiment_init(&sent);
+	cJSON *events = cJSON_AddArrayToObject(raw, "events");
+	cJSON *sent_ids = cJSON_CreateArray();
+	int nstories = 0, nsent = 0;
+	const cJSON *story;
+	cJSON_ArrayForEach(story, cJSON_GetObjectItem(res, "stories")) {
+		nstories++;
+		const char *title = jstr(story, "title"), *body = jstr(story, "body");
+		const char *sid = jstr(story, "id"), *at = jstr(story, "published_at");
+		struct fx_sentiment one;
+		analytics_sentiment_init(&one);
+		analytics_sentiment_add(&one, title);
+		analytics_sentiment_add(&one, body);
+		const struct ccy_sentiment *cb = analytics_sentiment_get(&one, b);
+		const struct ccy_sentiment *cq = analytics_sentiment_get(&one, q);
+		bool mentions = (cb && cb->pos + cb->neg) || (cq && cq->pos + cq->neg);
+		if (mentions) {
+			analytics_sentiment_add(&sent, title);
+			analytics_sentiment_add(&sent, body);
+			if (nsent++ < 12 && sid)
+				cJSON_AddItemToArray(sent_ids, cJSON_CreateString(sid));
+		}
+		struct cb_event ev;
+		if (!analytics_classify_text(title, body, &ev) || !ev.bank ||
+		    !bank_touches(ev.bank, b, q) || !sid)
+			continue;
+		/* One event per bank, action and day, citing all its stories. */
+		char day[11] = "";
+		if (at)
+			snprintf(day, sizeof(day), "%.10s", at);
+		const char *act = analytics_action_name(ev.action);
+		cJSON *e = NULL, *it;
+		cJSON_ArrayForEach(it, events)
+			if (!strcmp(jstr(it, "bank"), ev.bank) && !strcmp(jstr(it, "action"), act) &&
+			    !strcmp(jstr(it, "date"), day))
+				e = it;
+		if (!e) {
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "bank", ev.bank);
+			cJSON_AddStringToObject(e, "action", act);
+			cJSON_AddStringToObject(e, "date", day);
+			cJSON_AddStringToObject(e, "title", title ? title : "");
+			cJSON_AddArrayToObject(e, "sources");
+			cJSON *evd = cJSON_AddArrayToObject(e, "evidence");
+			for (size_t k = 0; k < ev.nevidence; k++)
+				cJSON_AddItemToArray(evd, cJSON_CreateString(ev.evidence[k]));
+			cJSON_AddItemToArray(events, e);
+		}
+		cJSON_AddItemToArray(cJSON_GetObjectItem(e, "sources"), cJSON_CreateString(sid));
+	}
+	*points = nstories;
+	/* Findings: events that matter most first (intervention, rate moves). */
+	int k = 0;
+	cJSON *e;
+	cJSON_ArrayForEach(e, events) {
+		const char *act = jstr(e, "action");
+		int n = cJSON_GetArraySize(cJSON_GetObjectItem(e, "sources"));
+		if (!strcmp(act, "statement") && n < 2)
+			continue; /* a lone statement is noise */
+		char id[64];
+		snprintf(id, sizeof(id), "%s-N%d", code, ++k);
+		char *text = xasprintf("%s %s on %s: \"%s\" (%d stor%s).", jstr(e, "bank"), act,
+				       jstr(e, "date"), jstr(e, "title"), n, n == 1 ? "y" : "ies");
+		cJSON *data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "bank", jstr(e, "bank"));
+		cJSON_AddStringToObject(data, "action", act);
+		cJSON_AddStringToObject(data, "date", jstr(e, "date"));
+		cJSON_AddStringToObject(data, "window_start", d0);
+		cJSON_AddStringToObject(data, "window_end", d1);
+		add_finding(findings, id, "news", pair, text,
+			    cJSON_Duplicate(cJSON_GetObjectItem(e, "sources"), 1), data);
+		free(text);
+		if (k >= 8)
+			break;
+	}
+	cJSON *so = cJSON_AddObjectToObject(raw, "sentiment");
+	const char *ccys[2] = { b, q };
+	for (int i = 0; i < 2; i++) {
+		const struct ccy_sentiment *cs = analytics_sentiment_get(&sent, ccys[i]);
+		if (!cs)
+			continue;
+		cJSON *o = cJSON_AddObjectToObject(so, ccys[i]);
+		cJSON_AddNumberToObject(o, "score", round(cs->score * 100) / 100);
+		cJSON_AddNumberToObject(o, "up", cs->pos);
+		cJSON_AddNumberToObject(o, "down", cs->neg);
+		cJSON_AddNumberToObject(o, "stories", nsent);
+	}
+	/* Price check: does the tone agree with the move? */
+	double change = NAN;
+	cJSON *pargs = cJSON_CreateObject();
+	cJSON_AddStringToObject(pargs, "pair", pair);
+	cJSON_AddStringToObject(pargs, "start", d0);
+	cJSON_AddStringToObject(pargs, "end", d1);
+	cJSON *pres = NULL;
+	char *perr = NULL;
+	if (data_call(a, "fx_rates", pargs, &pres, &perr) == 0) {
+		const cJSON *pts = cJSON_GetObjectItem(pres, "points");
+		int n = cJSON_GetArraySize(pts);
+		if (n >= 2) {
+			double c0 = cJSON_GetArrayItem(cJSON_GetArrayItem(pts, 0), 1)->valuedouble;
+			double c1 = cJSON_GetArrayItem(cJSON_GetArrayItem(pts, n - 1), 1)->valuedouble;
+			change = (c1 / c0 - 1) * 100;
+		}
+	} else {
+		cJSON_AddItemToArray(warnings, cJSON_CreateString(perr ? perr : "no price data"));
+	}
+	free(perr);
+	cJSON_Delete(pres);
+	const struct ccy_sentiment *sb = analytics_sentiment_get(&sent, b);
+	const struct ccy_sentiment *sq = analytics_sentiment_get(&sent, q);
+	if (sb && sq && isfinite(change)) {
+		/* The pair rises when the base firms against the quote. */
+		double tone = sb->score - sq->score;
+		bool agrees = fabs(tone) < 0.1 || (tone > 0) == (change > 0);
+		cJSON *pc = cJSON_AddObjectToObject(raw, "price_check");
+		cJSON_AddNumberToObject(pc, "change_pct", round(change * 10000) / 10000);
+		cJSON_AddNumberToObject(pc, "tone", round(tone * 100) / 100);
+		cJSON_AddBoolToObject(pc, "consistent", agrees);
+		char id[64];
+		snprintf(id, sizeof(id), "%s-S1", code);
+		char *text = xasprintf("News tone over %d stories: %s %+.2f, %s %+.2f; %s moved "
+				       "%+.2f%%, %s the tone.", nsent, b, sb->score, q, sq->score,
+				       pair, change, agrees ? "consistent with" : "against");
+		cJSON *data = cJSON_CreateObject();
+		cJSON_AddNumberToObject(data, "change_pct", change);
+		cJSON_AddNumberToObject(data, "tone", tone);
+		cJSON_AddBoolToObject(data, "consistent", agrees);
+		cJSON_AddStringToObject(data, "window_start", d0);
+		cJSON_AddStringToObject(data, "window_end", d1);
+		add_finding(findings, id, "sentiment", pair, text, sent_ids, data);
+		sent_ids = NULL;
+		free(text);
+	}
+	cJSON_Delete(sent_ids);
+	if (nstories == 0)
+		cJSON_AddItemToArray(warnings, cJSON_CreateString("no stories in the window"));
+	*confidence = nstories >= 10 ? 0.85 : nstories > 0 ? 0.6 : 0.3;
+	cJSON_Delete(res);
+	return 0;
+}
+
+/* Works one queued task to its research_result. */
+static void work(struct agent *a, const char *task_msg, cJSON *t)
+{
+	const char *kind = jstr(t, "kind"), *pair = jstr(t, "pair"), *to = jstr(t, "from");
+	const char *corr = jstr(t, "correlation_id");
+	const cJSON *w = cJSON_GetObjectItem(t, "window");
+	int32_t ws = 0, we = 0;
+	const char *s0 = jstr(w, "start"), *s1 = jstr(w, "end");
+	int64_t started = util_mono_ns();
+	char *err = NULL;
+	progress(a, task_msg, to, corr, 10, "loading data");
+	cJSON *raw = cJSON_CreateObject(), *findings = cJSON_CreateArray();
+	cJSON *sources = cJSON_CreateArray(), *warnings = cJSON_CreateArray();
+	int points = 0;
+	double fresh = 0, conf = 0;
+	int r = -1;
+	if (!s0 || !s1 || market_day_parse(s0, strlen(s0), &ws) < 0 ||
+	    market_day_parse(s1, strlen(s1), &we) < 0) {
+		err = xstrdup("the task has no valid window {start, end}");
+	} else {
+		cJSON_AddStringToObject(raw, "kind", kind);
+		cJSON_AddStringToObject(raw, "pair", pair);
+		r = !strcmp(kind, WF_TASK_MARKET) ?
+			work_market(a, pair, ws, we, raw, findings, sources, warnings, &points,
+				    &fresh, &conf, &err) :
+			work_news(a, pair, ws, we, raw, findings, sources, warnings, &points,
+				  &conf, &err);
+	}
+	cJSON_DeleteItemFromObject(t, "status");
+	if (r < 0) {
+		cJSON_AddStringToObject(t, "status", "failed");
+		send_error(a, to, task_msg, corr, "api_failure", err ? err : "failed", kind, pair);
+		cJSON_Delete(raw);
+		cJSON_Delete(findings);
+		cJSON_Delete(sources);
+		cJSON_Delete(warnings);
+		free(err);
+		return;
+	}
+	progress(a, task_msg, to, corr, 90, "writing the result");
+	int nfindings = cJSON_GetArraySize(findings);
+	cJSON_AddItemToObject(raw, "findings", findings); /* the message owns them now */
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", task_msg);
+	cJSON_AddStringToObject(c, "status", "completed");
+	double mins = (double)(util_mono_ns() - started) / 60e9;
+	cJSON_AddNumberToObject(c, "execution_time_minutes", round(mins * 1e6) / 1e6);
+	cJSON_AddNumberToObject(c, "data_points_collected", points);
+	cJSON_AddItemToObject(c, "sources_accessed", sources);
+	cJSON *kf = cJSON_AddArrayToObject(c, "key_findings");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, findings)
+		cJSON_AddItemToArray(kf, cJSON_CreateString(jstr(f, "text")));
+	cJSON_AddItemToObject(c, "raw_data", raw);
+	cJSON_AddNumberToObject(c, "confidence_score", conf);
+	cJSON_AddNumberToObject(c, "data_freshness_hours", fresh < 0 ? 0 : fresh);
+	cJSON_AddItemToObject(c, "warnings", warnings);
+	char id[MSG_ID_MAX + 1] = "";
+	if (a->fault == FAULT_MALFORMED) {
+		/* An out-of-range confidence: the receiver's validation fails. */
+		cJSON_DeleteItemFromObject(c, "confidence_score");
+		cJSON_AddNumberToObject(c, "confidence_score", 7.5);
+		agent_send_malformed(a, to, MSG_RESEARCH_RESULT, c, task_msg, corr);
+	} else {
+		agent_send(a, to, MSG_RESEARCH_RESULT, c, NULL, task_msg, corr, PRIO_HIGH, id, NULL);
+	}
+	cJSON_AddStringToObject(t, "status", "done");
+	if (id[0])
+		cJSON_AddStringToObject(t, "result", id);
+	a->completed_today++;
+	a->last_success_ns = util_now_ns();
+	cJSON *lf = cJSON_CreateObject();
+	cJSON_AddStringToObject(lf, "task_kind", !strcmp(kind, WF_TASK_MARKET) ? "market" : "news");
+	cJSON_AddStringToObject(lf, "task_id", task_msg);
+	cJSON_AddStringToObject(lf, "pair", pair);
+	cJSON_AddNumberToObject(lf, "duration_ms", mins * 60000);
+	cJSON_AddNumberToObject(lf, "findings", nfindings);
+	agent_log(a->log, LOG_RESULTS, LOG_INFO, "task_done", lf, "%s %s: %d findings",
+		  kind, pair, nfindings);
+	cJSON_Delete(lf);
+}
+
+static int64_t researcher_tick(struct agent *a)
+{
+	cJSON *tasks = tasks_of(a);
+	int64_t now = util_now_ns(), next = -1;
+	cJSON *t;
+	cJSON_ArrayForEach(t, tasks) {
+		const char *s = jstr(t, "status");
+		if (!s || strcmp(s, "queued"))
+			continue;
+		int64_t nb = (int64_t)jnum(t, "not_before_ns", 0);
+		if (nb > now) {
+			int64_t ms = (nb - now) / 1000000 + 1;
+			if (next < 0 || ms < next)
+				next = ms;
+			continue;
+		}
+		work(a, t->string, t);
+		agent_save_state(a, NULL);
+		a->active_tasks = queued_count(tasks);
+		return 0; /* one task per turn: messages stay responsive */
+	}
+	a->active_tasks = queued_count(tasks);
+	return next;
+}
+
+const struct agent_role role_research_agent_1 = {
+	.name = "research_agent_1",
+	.handle = researcher_handle,
+	.tick = researcher_tick,
+};
+
+const struct agent_role role_research_agent_2 = {
+	.name = "research_agent_2",
+	.handle = researcher_handle,
+	.tick = researcher_tick,
+};

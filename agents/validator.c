@@ -1,0 +1,323 @@
+/* The validator: cross-references each finding against the authoritative
+ * sources (the news archive through news_get, the market data through
+ * fx_rates) and answers with claim-level verdicts and typed issues. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agents/analytics.h"
+#include "agents/data_tools.h"
+#include "agents/runtime.h"
+#include "agents/workflow.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static void add_issue(cJSON *issues, const char *type, const char *sev, const char *desc,
+		      cJSON *affected, const char *rec, double conf)
+{
+	cJSON *i = cJSON_CreateObject();
+	cJSON_AddStringToObject(i, "issue_type", type);
+	cJSON_AddStringToObject(i, "severity", sev);
+	cJSON_AddStringToObject(i, "description", desc);
+	cJSON_AddItemToObject(i, "affected_data", affected ? affected : cJSON_CreateObject());
+	cJSON_AddStringToObject(i, "recommendation", rec);
+	cJSON_AddNumberToObject(i, "confidence", conf);
+	cJSON_AddItemToArray(issues, i);
+}
+
+static cJSON *affected(const cJSON *f, const char *extra_k, const char *extra_v)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "finding_id", jstr(f, "id") ? jstr(f, "id") : "");
+	if (jstr(f, "pair"))
+		cJSON_AddStringToObject(o, "pair", jstr(f, "pair"));
+	if (jstr(f, "message_id"))
+		cJSON_AddStringToObject(o, "message_id", jstr(f, "message_id"));
+	if (extra_k)
+		cJSON_AddStringToObject(o, extra_k, extra_v);
+	return o;
+}
+
+static bool close_enough(double a, double b)
+{
+	return fabs(a - b) <= 1e-6 * fmax(1.0, fabs(b));
+}
+
+/* Market claims: the figures again from the price data. */
+static const char *check_market(struct agent *a, const cJSON *f, cJSON *issues, char **why)
+{
+	const cJSON *d = cJSON_GetObjectItem(f, "data");
+	const char *pair = jstr(f, "pair");
+	if (!d || !pair || !jstr(d, "start_date") || !jstr(d, "end_date")) {
+		*why = xstrdup("no figures to check against the price data");
+		return "unverified";
+	}
+	cJSON *args = cJSON_CreateObject();
+	cJSON_AddStringToObject(args, "pair", pair);
+	cJSON_AddStringToObject(args, "start", jstr(d, "start_date"));
+	cJSON_AddStringToObject(args, "end", jstr(d, "end_date"));
+	cJSON *res = NULL;
+	char *err = NULL;
+	if (data_call(a, "fx_rates", args, &res, &err) < 0) {
+		*why = xasprintf("price data unavailable: %s", err);
+		free(err);
+		return "unverified";
+	}
+	const cJSON *pts = cJSON_GetObjectItem(res, "points");
+	int n = cJSON_GetArraySize(pts);
+	const char *v = "unverified";
+	if (n >= 1) {
+		const cJSON *p0 = cJSON_GetArrayItem(pts, 0), *p1 = cJSON_GetArrayItem(pts, n - 1);
+		double c0 = cJSON_GetArrayItem(p0, 1)->valuedouble;
+		double c1 = cJSON_GetArrayItem(p1, 1)->valuedouble;
+		const char *d0 = cJSON_GetArrayItem(p0, 0)->valuestring;
+		const char *d1 = cJSON_GetArrayItem(p1, 0)->valuestring;
+		double sc = jnum(d, "start_close", NAN), ec = jnum(d, "end_close", NAN);
+		if (close_enough(c0, sc) && close_enough(c1, ec) && !strcmp(d0, jstr(d, "start_date")) &&
+		    !strcmp(d1, jstr(d, "end_date"))) {
+			v = "confirmed";
+			*why = xasprintf("closes %.6g (%s) and %.6g (%s) match the price data", c0,
+					 d0, c1, d1);
+		} else {
+			v = "disputed";
+			*why = xasprintf("the price data says %.6g (%s) and %.6g (%s)", c0, d0, c1, d1);
+			add_issue(issues, "conflict", "high", *why, affected(f, NULL, NULL),
+				  "use the recomputed figures", 0.95);
+		}
+		char last[16];
+		int32_t dl, we;
+		const char *wend = jstr(d, "end_date");
+		snprintf(last, sizeof(last), "%s", d1);
+		if (market_day_parse(last, strlen(last), &dl) == 0 && wend &&
+		    market_day_parse(wend, strlen(wend), &we) == 0 && we - dl > 3) {
+			char *desc = xasprintf("%s: the last quote is %d days old", pair, we - dl);
+			add_issue(issues, "stale_data", "medium", desc, affected(f, NULL, NULL),
+				  "say how old the figure is", 0.9);
+			free(desc);
+		}
+	}
+	cJSON_Delete(res);
+	return v;
+}
+
+/* News claims: every cited story exists in the archive, lies inside the
+ * window, and (for events) says what the finding says. */
+static const char *check_news(struct agent *a, const cJSON *f, cJSON *issues, char **why)
+{
+	const cJSON *d = cJSON_GetObjectItem(f, "data");
+	const char *ws = d ? jstr(d, "window_start") : NULL, *we = d ? jstr(d, "window_end") : NULL;
+	const char *bank = d ? jstr(d, "bank") : NULL, *action = d ? jstr(d, "action") : NULL;
+	int total = 0, found = 0, outside = 0, agree = 0;
+	struct sbuf missing;
+	sbuf_init(&missing);
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(f, "sources")) {
+		if (!cJSON_IsString(s))
+			continue;
+		total++;
+		cJSON *args = cJSON_CreateObject();
+		cJSON_AddStringToObject(args, "id", s->valuestring);
+		cJSON *res = NULL;
+		char *err = NULL;
+		if (data_call(a, "news_get", args, &res, &err) < 0) {
+			sbuf_addf(&missing, "%s%s", missing.len ? ", " : "", s->valuestring);
+			free(err);
+			continue;
+		}
+		found++;
+		const char *at = jstr(res, "published_at");
+		char day[11] = "";
+		if (at)
+			snprintf(day, sizeof(day), "%.10s", at);
+		if (ws && we && (strcmp(day, ws) < 0 || strcmp(day, we) > 0)) {
+			outside++;
+			char *desc = xasprintf("story %s is dated %s, outside the window %s..%s",
+					       s->valuestring, day, ws, we);
+			add_issue(issues, "timing_error", "medium", desc,
+				  affected(f, "story_id", s->valuestring),
+				  "drop the story or widen the window", 0.95);
+			free(desc);
+		}
+		struct cb_event ev;
+		if (bank && action && analytics_classify_text(jstr(res, "title"), jstr(res, "body"), &ev) &&
+		    ev.bank && !strcmp(ev.bank, bank) && !strcmp(analytics_action_name(ev.action), action))
+			agree++;
+		cJSON_Delete(res);
+	}
+	const char *v;
+	if (total == 0) {
+		v = "unverified";
+		*why = xstrdup("cites no story");
+	} else if (found < total) {
+		v = "disputed";
+		*why = xasprintf("%d of %d cited stories are not in the archive (%s)", total - found,
+				 total, missing.data);
+		cJSON *aff = affected(f, "missing", missing.data);
+		add_issue(issues, "conflict", "high", *why, aff, "remove the finding", 0.9);
+	} else if (outside) {
+		v = "disputed";
+		*why = xasprintf("%d of %d cited stories lie outside the window", outside, total);
+	} else if (bank && action && agree == 0) {
+		v = "unverified";
+		*why = xasprintf("the %d cited stories exist but none reads as %s %s", total, bank,
+				 action);
+	} else {
+		v = "confirmed";
+		*why = bank ? xasprintf("%d of %d cited stories in the archive report %s %s", agree,
+					total, bank, action) :
+			      xasprintf("all %d cited stories are in the archive, inside the window",
+					total);
+	}
+	sbuf_release(&missing);
+	return v;
+}
+
+static int validator_handle(struct agent *a, const struct msg *m, char **err)
+{
+	(void)err;
+	if (m->type != MSG_VALIDATION_REQUEST)
+		return AGENT_DONE;
+	cJSON *seen = cJSON_GetObjectItem(a->state, "validated");
+	if (!seen)
+		seen = cJSON_AddObjectToObject(a->state, "validated");
+	if (cJSON_GetObjectItem(seen, m->id))
+		return AGENT_DONE; /* answered already (delivered twice) */
+	cJSON *acc = cJSON_CreateObject();
+	cJSON_AddStringToObject(acc, "task_id", m->id);
+	cJSON_AddStringToObject(acc, "status", "accepted");
+	char ts[40];
+	util_iso8601(util_now_ns() + 2000000000LL, ts, sizeof(ts));
+	cJSON_AddStringToObject(acc, "estimated_completion", ts);
+	cJSON_AddNumberToObject(acc, "agent_capacity", 0.1);
+	agent_send(a, m->from, MSG_TASK_ACCEPTANCE, acc, NULL, m->id, m->correlation_id,
+		   PRIO_HIGH, NULL, NULL);
+	if (a->fault == FAULT_CRASH) {
+		a->crashed = true;
+		return AGENT_DONE;
+	}
+	if (a->fault == FAULT_ERROR) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "error_type", "api_failure");
+		cJSON_AddStringToObject(c, "error_message", "injected fault: the authoritative source failed");
+		cJSON_AddObjectToObject(c, "context");
+		cJSON_AddStringToObject(c, "impact_level", "high");
+		cJSON_AddStringToObject(c, "related_task_id", m->id);
+		agent_send(a, m->from, MSG_ERROR_REPORT, c, NULL, m->id, m->correlation_id,
+			   PRIO_HIGH, NULL, NULL);
+		cJSON *lf = cJSON_CreateObject();
+		cJSON_AddStringToObject(lf, "error_type", "api_failure");
+		cJSON_AddStringToObject(lf, "task_kind", "validation");
+		cJSON_AddStringToObject(lf, "task_id", m->id);
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "validation_failed", lf,
+			  "injected fault: validation of %s failed", m->id);
+		cJSON_Delete(lf);
+		cJSON_AddStringToObject(seen, m->id, "failed");
+		agent_save_state(a, NULL);
+		return AGENT_DONE;
+	}
+	if (a->fault == FAULT_SLOW) {
+		const char *dl = jstr(m->content, "deadline");
+		int64_t t;
+		if (dl && msg_parse_time(dl, &t) == 0)
+			while (util_now_ns() < t + 1000000000LL && !atomic_load(&a->env->stop)) {
+				struct timespec ts2 = { 0, 50000000 };
+				nanosleep(&ts2, NULL);
+			}
+	}
+	int64_t started = util_mono_ns();
+	cJSON *issues = cJSON_CreateArray(), *validated = cJSON_CreateArray();
+	cJSON *verdicts = cJSON_CreateArray();
+	int n = 0, confirmed = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(m->content, "findings")) {
+		const char *kind = jstr(f, "kind"), *id = jstr(f, "id");
+		if (!id)
+			continue;
+		char *why = NULL;
+		const char *v;
+		if (kind && !strcmp(kind, "market"))
+			v = check_market(a, f, issues, &why);
+		else if (kind && (!strcmp(kind, "news") || !strcmp(kind, "sentiment")))
+			v = check_news(a, f, issues, &why);
+		else if (kind && !strcmp(kind, "conflict")) {
+			v = "disputed";
+			why = xstrdup(jstr(f, "text") ? jstr(f, "text") : "conflicting results");
+			add_issue(issues, "conflict", "medium", why, affected(f, NULL, NULL),
+				  "report both readings and say which the prices support", 0.8);
+		} else {
+			v = "unverified";
+			why = xstrdup("no check for this kind of finding");
+		}
+		cJSON *vd = cJSON_CreateObject();
+		cJSON_AddStringToObject(vd, "finding_id", id);
+		cJSON_AddStringToObject(vd, "verdict", v);
+		cJSON_AddStringToObject(vd, "reason", why);
+		cJSON_AddItemToArray(verdicts, vd);
+		if (!strcmp(v, "confirmed")) {
+			confirmed++;
+			cJSON_AddItemToArray(validated, cJSON_CreateString(id));
+		}
+		n++;
+		cJSON *lf = cJSON_CreateObject();
+		cJSON_AddStringToObject(lf, "finding_id", id);
+		cJSON_AddStringToObject(lf, "verdict", v);
+		agent_log(a->log, !strcmp(v, "disputed") ? LOG_CONFLICTS : LOG_RESOLUTIONS,
+			  LOG_INFO, "verdict", lf, "%s: %s (%s)", id, v, why);
+		cJSON_Delete(lf);
+		free(why);
+	}
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "validation_id", m->id);
+	cJSON_AddItemToObject(c, "research_results_validated",
+			      cJSON_Duplicate(cJSON_GetObjectItem(m->content,
+								  "research_results_to_validate"), 1));
+	cJSON_AddNumberToObject(c, "overall_confidence",
+				n ? round((double)confirmed / n * 1000) / 1000 : 0);
+	cJSON_AddItemToObject(c, "issues_found", issues);
+	cJSON_AddItemToObject(c, "validated_findings", validated);
+	cJSON_AddNumberToObject(c, "execution_time_minutes",
+				round((double)(util_mono_ns() - started) / 60e9 * 1e6) / 1e6);
+	cJSON *sc = cJSON_AddArrayToObject(c, "sources_consulted");
+	cJSON_AddItemToArray(sc, cJSON_CreateString(a->env->news_source));
+	cJSON_AddItemToArray(sc, cJSON_CreateString(a->env->market_source));
+	cJSON_AddItemToObject(c, "verdicts", verdicts);
+	if (a->fault == FAULT_MALFORMED) {
+		cJSON_DeleteItemFromObject(c, "overall_confidence");
+		cJSON_AddNumberToObject(c, "overall_confidence", -3);
+		agent_send_malformed(a, m->from, MSG_VALIDATION_RESULT, c, m->id, m->correlation_id);
+	} else {
+		agent_send(a, m->from, MSG_VALIDATION_RESULT, c, NULL, m->id, m->correlation_id,
+			   PRIO_HIGH, NULL, NULL);
+	}
+	cJSON_AddStringToObject(seen, m->id, "done");
+	agent_save_state(a, NULL);
+	a->completed_today++;
+	a->last_success_ns = util_now_ns();
+	cJSON *lf = cJSON_CreateObject();
+	cJSON_AddStringToObject(lf, "task_kind", "validation");
+	cJSON_AddStringToObject(lf, "task_id", m->id);
+	cJSON_AddNumberToObject(lf, "duration_ms", (double)(util_mono_ns() - started) / 1e6);
+	agent_log(a->log, LOG_RESULTS, LOG_INFO, "validated", lf,
+		  "%d findings checked: %d confirmed", n, confirmed);
+	cJSON_Delete(lf);
+	return AGENT_DONE;
+}
+
+const struct agent_role role_validator = {
+	.name = "validator_agent",
+	.handle = validator_handle,
+};

@@ -1,0 +1,96 @@
+#include "agents/workflow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/analytics.h"
+#include "agents/market.h"
+#include "core/message.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+const char *const wf_default_pairs[] = {
+	"USD/JPY", "EUR/USD", "GBP/USD", "AUD/USD", "NZD/USD",
+	"USD/CHF", "USD/CAD", "USD/CNY", "USD/HKD", "USD/SGD",
+};
+const size_t wf_default_npairs = ARRAY_SIZE(wf_default_pairs);
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (h ^ 0xff) * 1099511628211ULL;
+}
+
+void wf_run_id(const struct wf_request *r, char *buf, size_t size)
+{
+	int32_t ws, we;
+	analytics_window(r->as_of_ns, &ws, &we);
+	char wk[16], d0[16], d1[16];
+	analytics_iso_week_format(we, wk, sizeof(wk));
+	market_day_format(ws, d0, sizeof(d0));
+	market_day_format(we, d1, sizeof(d1));
+	uint64_t h = 1469598103934665603ULL;
+	h = fnv(h, d0);
+	h = fnv(h, d1);
+	for (size_t i = 0; i < r->npairs; i++)
+		h = fnv(h, r->pairs[i]);
+	h = fnv(h, r->market_source);
+	h = fnv(h, r->news_source);
+	for (char *p = wk; *p; p++)
+		if (*p == 'W')
+			*p = 'w';
+	snprintf(buf, size, "weekly-%s-%08llx", wk, (unsigned long long)(h & 0xffffffffULL));
+}
+
+cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id)
+{
+	int32_t ws, we;
+	analytics_window(r->as_of_ns, &ws, &we);
+	char d0[16], d1[16], wk[16], ts[40];
+	market_day_format(ws, d0, sizeof(d0));
+	market_day_format(we, d1, sizeof(d1));
+	analytics_iso_week_format(we, wk, sizeof(wk));
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_type", WF_TASK_WEEKLY);
+	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
+	cJSON *tp = cJSON_AddArrayToObject(c, "target_pairs");
+	for (size_t i = 0; i < r->npairs; i++)
+		cJSON_AddItemToArray(tp, cJSON_CreateString(r->pairs[i]));
+	char *tf = xasprintf("%s/%s", d0, d1);
+	cJSON_AddStringToObject(c, "timeframe", tf);
+	free(tf);
+	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
+	cJSON_AddItemToArray(ds, cJSON_CreateString(r->market_source));
+	cJSON_AddItemToArray(ds, cJSON_CreateString(r->news_source));
+	util_iso8601(util_now_ns() + 3600LL * 1000000000, ts, sizeof(ts));
+	cJSON_AddStringToObject(c, "deadline", ts);
+	cJSON_AddStringToObject(c, "output_format", "markdown");
+	cJSON_AddStringToObject(c, "run_id", run_id);
+	cJSON_AddStringToObject(c, "iso_week", wk);
+	cJSON *w = cJSON_AddObjectToObject(c, "window");
+	cJSON_AddStringToObject(w, "start", d0);
+	cJSON_AddStringToObject(w, "end", d1);
+	util_iso8601(r->as_of_ns, ts, sizeof(ts));
+	cJSON_AddStringToObject(c, "as_of", ts);
+	return c;
+}
+
+cJSON *wf_load_run(const char *data_dir, const char *run_id)
+{
+	char *path = xasprintf("%s/state/product_manager-state.json", data_dir);
+	char *buf = NULL;
+	size_t len;
+	cJSON *run = NULL;
+	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0) {
+		cJSON *st = json_parse_strict(buf, len, NULL);
+		cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(st, "runs"), run_id);
+		if (r)
+			run = cJSON_Duplicate(r, 1);
+		cJSON_Delete(st);
+	}
+	free(buf);
+	free(path);
+	return run;
+}

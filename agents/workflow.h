@@ -1,0 +1,44 @@
+/* The weekly Asia/G10 FX research workflow: names shared by its roles and
+ * the command line that starts it. */
+#ifndef MADF_WORKFLOW_H
+#define MADF_WORKFLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "agents/runtime.h"
+
+/* task_type values of task_assignment. */
+#define WF_TASK_WEEKLY "weekly_report"       /* operator -> product_manager */
+#define WF_TASK_MARKET "market_data"         /* product_manager -> researcher */
+#define WF_TASK_NEWS "news_analysis"         /* product_manager -> researcher */
+#define WF_TASK_REPORT_DRAFT "report_draft"  /* product_manager -> report_writer */
+#define WF_TASK_REPORT_FINAL "report_final"  /* product_manager -> report_writer */
+
+/* The seed's Asia/G10 set. */
+extern const char *const wf_default_pairs[];
+extern const size_t wf_default_npairs;
+
+struct wf_request {
+	int64_t as_of_ns;
+	char **pairs;
+	size_t npairs;
+	const char *market_source, *news_source, *report_dir;
+	int64_t task_timeout_s;
+	bool fresh;            /* a new run even if this one exists */
+};
+
+/* A run id stable for one request: "weekly-<iso week>-<hash of window,
+ * pairs and sources>", so that running the same request again resumes. */
+void wf_run_id(const struct wf_request *r, char *buf, size_t size);
+
+/* The task_assignment that starts (or resumes) a run (content). */
+cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id);
+
+/* The run's entry in the product_manager's state file, or NULL (new
+ * object, caller deletes). */
+cJSON *wf_load_run(const char *data_dir, const char *run_id);
+
+#endif
