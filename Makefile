@@ -114,8 +114,9 @@ test: check-core
 
 testbins: $(BUILD)/madf $(UNIT_BIN)
 
+# Until the console exists: the weekly workflow on the simulated sources.
 run: madf
-	./madf
+	./madf run weekly
 
 bench: madf
 	./madf bench bus

@@ -60,5 +60,7 @@ int cmd_validate(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
+int cmd_run(struct cli *cli, int argc, char **argv);
+int cmd_agent(struct cli *cli, int argc, char **argv);
 
 #endif

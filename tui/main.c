@@ -14,6 +14,12 @@
 #include "core/banned.h"
 
 const struct cli_cmd cli_commands[] = {
+	{ "run", "weekly [--as-of TIME] [--pairs LIST] [--market SOURCE] [--news SOURCE] "
+		 "[--report-dir DIR] [--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]",
+	  "run the weekly Asia/G10 FX research workflow with embedded agents", cmd_run },
+	{ "agent", "NAME [--market SOURCE] [--news SOURCE] [--report-dir DIR] "
+		   "[--inject-fault AGENT:KIND] [--task-timeout S]",
+	  "run one agent as its own process", cmd_agent },
 	{ "send", "--to AGENT --type TYPE [--from AGENT] [--content JSON|@FILE|@-] "
 		  "[--priority P] [--timeout S] [--reply-to ID] [--correlation-id ID]",
 	  "send one message; prints its message_id", cmd_send },

@@ -1,0 +1,114 @@
+# The weekly Asia/G10 FX workflow end to end: real data, the
+# zero-configuration run, every injected fault, and a run killed with
+# SIGKILL that is started again.
+. tests/integration/lib.sh
+export LOG_DIR=$T/logs
+FX=$TOP/../shared/data/fx/fred-daily-1971-2017.csv
+NEWS=$TOP/../shared/data/news/reuters21578.jsonl
+RSS=$TOP/../shared/data/news/reuters-1987-03-money-fx-interest.rss.xml
+CHK="python3 tests/integration/report_check.py"
+PAIRS=USD/JPY,GBP/USD,USD/CHF,USD/CAD
+
+# --- real data: the week ending 1987-03-27 --------------------------------------
+out=$($MADF run weekly --as-of 1987-03-27 --pairs $PAIRS --market "csv:$FX" --news "jsonl:$NEWS" \
+	--report-dir "$T/reports" 2>"$T/run.err"); rc=$?
+eq "the real-data run exits 0" "$rc" 0
+md=$(echo "$out" | tail -1)
+eq "it prints the report's path last" "$md" "$T/reports/1987-W13-asia-g10-fx.md"
+J=$T/reports/1987-W13-asia-g10-fx.json
+check "the JSON twin exists" test -s "$J"
+check "window is 1987-03-20..1987-03-27" $CHK "$J" window 1987-03-20 1987-03-27
+# Exactly the CSV: Japan column 151.70 on 03-20 and 147.72 on 03-27.
+check "USD/JPY start, end and change match the CSV" $CHK "$J" pair USD/JPY 1987-03-20 151.70 1987-03-27 147.72 -2.6236
+check "every pair has its figures" $CHK "$J" all_pairs_have_figures $PAIRS
+check "findings cite real Reuters stories inside the window" $CHK "$J" findings_cite_window_stories "$NEWS" 1987-03-20 1987-03-27
+check "every finding has a verdict" $CHK "$J" verdicts
+check "validation done" $CHK "$J" validation done
+check "no finding twice" $CHK "$J" no_duplicate_findings
+r=$(cat "$md")
+for s in "Executive summary" "Pairs" "Key events" "Findings" "Data freshness" "Failures and reassignments" "Provenance"; do
+	has "the report has the section $s" "$r" "$s"
+done
+has "the report names the BOJ's intervention" "$r" "BOJ intervention"
+hasnt "real data is not labelled simulated" "$r" "imulated"
+check "the draft was written" sh -c "ls '$D'/reports/drafts/*.md"
+check "agents logged decisions" sh -c "ls '$T'/logs/agents/product_manager/decisions/*.jsonl"
+check "the tool registry was written" test -s "$D/tools/tool-registry.json"
+check "tool usage was recorded" grep -q fx_rates "$D/tools/usage.json"
+check "state files for every agent" sh -c "ls '$D'/state/research_agent_1-state.json '$D'/state/validator_agent-state.json"
+check "the learning system wrote its metrics" test -s "$T/logs/learning/improvement-metrics.json"
+st=$($MADF status --json | tr -d ' \n')
+has "nothing left in processing after the run" "$st" '"processing":0,'
+# Same request again: done already, same report.
+out2=$($MADF run weekly --as-of 1987-03-27 --pairs $PAIRS --market "csv:$FX" --news "jsonl:$NEWS" --report-dir "$T/reports" 2>/dev/null)
+eq "running the same request again answers with the report" "$(echo "$out2" | tail -1)" "$md"
+
+# --- RSS source -----------------------------------------------------------------------
+out=$($MADF run weekly --as-of 1987-03-27 --pairs USD/JPY --market "csv:$FX" --news "rss:$RSS" --report-dir "$T/rss" 2>/dev/null); rc=$?
+eq "an RSS news source works too" "$rc" 0
+check "and cites the feed's stories" $CHK "$T/rss/1987-W13-asia-g10-fx.json" findings_cite_window_stories "$NEWS" 1987-03-20 1987-03-27
+
+# --- zero configuration: simulated sources ------------------------------------------------
+out=$($MADF --data-dir "$T/sim" run weekly --as-of 2026-11-20 --pairs USD/JPY,EUR/USD --report-dir "$T/simrep" 2>/dev/null); rc=$?
+eq "the simulated run exits 0" "$rc" 0
+r=$(cat "$(echo "$out" | tail -1)")
+has "simulated numbers are labelled so" "$r" "imulated"
+
+# --- bad options ------------------------------------------------------------------------------
+check_fails "an unknown source is a usage error" 2 $MADF run weekly --market ftp:x
+check_fails "a missing file is a usage error" 2 $MADF run weekly --market csv:/nonexistent.csv
+check_fails "a bad pair is a usage error" 2 $MADF run weekly --pairs USDJPY
+check_fails "a bad fault is a usage error" 2 $MADF run weekly --inject-fault research_agent_1:explode
+check_fails "a bad --as-of is a usage error" 2 $MADF run weekly --as-of yesterday
+
+# --- faults: each kind, each researcher and the validator --------------------------------------
+for agent in research_agent_1 research_agent_2 validator_agent; do
+	for kind in error malformed slow crash; do
+		dd=$T/f-$agent-$kind
+		out=$($MADF --data-dir "$dd" run weekly --as-of 1987-03-27 --pairs USD/JPY,GBP/USD \
+			--market "csv:$FX" --news "rss:$RSS" --report-dir "$dd/rep" \
+			--inject-fault $agent:$kind --task-timeout 3 2>"$dd.err"); rc=$?
+		eq "fault $agent:$kind: the run completes" "$rc" 0
+		J=$dd/rep/1987-W13-asia-g10-fx.json
+		check "fault $agent:$kind: every pair has its figures" $CHK "$J" all_pairs_have_figures USD/JPY,GBP/USD
+		if [ $agent = validator_agent ]; then
+			check "fault $agent:$kind: the report says validation failed" $CHK "$J" validation failed
+			has "fault $agent:$kind: the Markdown says so" "$(cat "$dd/rep/1987-W13-asia-g10-fx.md")" "not_validated"
+		else
+			check "fault $agent:$kind: the report names the reassignment" $CHK "$J" failure reassigned $agent
+		fi
+		if [ $kind = malformed ]; then
+			n=$(MADF_DATA_DIR=$dd $MADF ls dead-letter --json | grep -c '"reason": "invalid"')
+			[ "$n" -ge 1 ] && ok "fault $agent:$kind: the malformed result is a dead letter" || fail "fault $agent:$kind: the malformed result is a dead letter" "$(MADF_DATA_DIR=$dd $MADF ls dead-letter)"
+		fi
+	done
+done
+
+# --- killed with SIGKILL part-way, started again ---------------------------------------------------
+dd=$T/kill
+$MADF --data-dir "$dd" run weekly --as-of 1987-03-27 --pairs $PAIRS --market "csv:$FX" \
+	--news "jsonl:$NEWS" --report-dir "$dd/rep" --inject-fault research_agent_2:slow \
+	--task-timeout 4 >/dev/null 2>&1 &
+pid=$!
+# Wait until some work is done, then kill the whole process mid-run.
+wait_for "some tasks done before the kill" 60 sh -c "grep -q '\"status\": \"done\"' '$dd/state/product_manager-state.json'"
+kill -9 $pid; wait $pid 2>/dev/null
+check "the run was not finished when killed" sh -c "! ls '$dd'/rep/*.md 2>/dev/null"
+out=$($MADF --data-dir "$dd" run weekly --as-of 1987-03-27 --pairs $PAIRS --market "csv:$FX" \
+	--news "jsonl:$NEWS" --report-dir "$dd/rep" --task-timeout 4 2>"$dd.err"); rc=$?
+eq "started again, it resumes and completes" "$rc" 0
+has "it says it resumed" "$(cat "$dd.err")" "resuming run"
+J=$dd/rep/1987-W13-asia-g10-fx.json
+check "after the resume every pair has its figures" $CHK "$J" all_pairs_have_figures $PAIRS
+check "no finding twice after the resume" $CHK "$J" no_duplicate_findings
+python3 - "$dd/state/product_manager-state.json" <<'PY' && ok "every task done exactly once, none lost" || fail "every task done exactly once, none lost"
+import json, sys
+st = json.load(open(sys.argv[1]))
+run = list(st["runs"].values())[0]
+tasks = run["tasks"]
+assert len(tasks) == 8, len(tasks)
+assert all(t["status"] == "done" for t in tasks), [t["status"] for t in tasks]
+assert len({t["task_id"] for t in tasks}) == 8
+assert all(t.get("result_message_id") for t in tasks)
+PY
+done_testing
