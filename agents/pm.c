@@ -276,8 +276,24 @@ static bool all_terminal(const cJSON *run)
 	return true;
 }
 
+#define DRAFT_EVERY_NS (300LL * 1000000)
+
+/* The last draft sent (per process: drafts are a live view, not state). */
+static _Thread_local int64_t last_draft_ns;
+
 static void send_draft(struct agent *a, cJSON *run, bool final)
 {
+	if (!final) {
+		/* At most one draft every 300 ms; the tick sends one left due. */
+		int64_t now = util_mono_ns();
+		if (now - last_draft_ns < DRAFT_EVERY_NS) {
+			cJSON_DeleteItemFromObjectCaseSensitive(run, "draft_due");
+			cJSON_AddTrueToObject(run, "draft_due");
+			return;
+		}
+		last_draft_ns = now;
+		cJSON_DeleteItemFromObjectCaseSensitive(run, "draft_due");
+	}
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task_type", final ? WF_TASK_REPORT_FINAL : WF_TASK_REPORT_DRAFT);
 	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
@@ -790,9 +806,10 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
 		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
 		    strcmp(jstr(t, "status"), "done") && strcmp(jstr(t, "status"), "failed")) {
+			/* Advisory: not worth a state write; the next save
+			 * carries it, and the result settles it anyway. */
 			jset_str(t, "status", "in_progress");
 			jset_num(t, "progress", jnum(m->content, "percent_complete", 0));
-			save(a);
 		}
 		return AGENT_DONE;
 	case MSG_RESEARCH_RESULT:
@@ -846,6 +863,9 @@ static int64_t pm_tick(struct agent *a)
 		const char *st = jstr(run, "status");
 		if (!st || !strcmp(st, "done"))
 			continue;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(run, "draft_due")) &&
+		    util_mono_ns() - last_draft_ns >= DRAFT_EVERY_NS)
+			send_draft(a, run, false);
 		cJSON *t;
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 			const char *s = jstr(t, "status");

@@ -4,6 +4,7 @@
  * 2). A task is accepted into a queue (state), then worked from tick():
  * task_progress, the analysis through the tool registry, research_result. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,91 @@ static bool bank_touches(const char *bank, const char *b, const char *q)
 	return false;
 }
 
+/* A story's classification and sentiment, computed once per process: the
+ * news tasks of every pair read the same stories of the week. Keyed by the
+ * story id and a hash of its text (two sources may reuse an id). */
+struct story_memo {
+	uint64_t key;
+	bool event;
+	struct cb_event ev;
+	struct fx_sentiment sent;
+};
+
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct story_memo *memo;
+static size_t memo_n, memo_cap;
+
+static uint64_t fnv_add(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (h ^ 0xff) * 1099511628211ULL;
+}
+
+static void memo_insert(const struct story_memo *m)
+{
+	size_t i = m->key & (memo_cap - 1);
+	while (memo[i].key)
+		i = (i + 1) & (memo_cap - 1);
+	memo[i] = *m;
+	memo_n++;
+}
+
+static void story_analyse(const char *id, const char *title, const char *body,
+			  struct story_memo *out)
+{
+	uint64_t key = fnv_add(fnv_add(fnv_add(1469598103934665603ULL, id), title), body);
+	key |= 1; /* 0 marks an empty slot */
+	pthread_mutex_lock(&memo_lock);
+	for (size_t i = memo_cap ? key & (memo_cap - 1) : 0; memo_cap && memo[i].key;
+	     i = (i + 1) & (memo_cap - 1)) {
+		if (memo[i].key == key) {
+			*out = memo[i];
+			pthread_mutex_unlock(&memo_lock);
+			return;
+		}
+	}
+	pthread_mutex_unlock(&memo_lock);
+	struct story_memo m = { .key = key };
+	m.event = analytics_classify_text(title, body, &m.ev);
+	analytics_sentiment_init(&m.sent);
+	analytics_sentiment_add(&m.sent, title);
+	analytics_sentiment_add(&m.sent, body);
+	pthread_mutex_lock(&memo_lock);
+	if ((memo_n + 1) * 2 > memo_cap) {
+		struct story_memo *old = memo;
+		size_t oldcap = memo_cap;
+		memo_cap = memo_cap ? memo_cap * 2 : 1024;
+		memo = xcalloc(memo_cap, sizeof(*memo));
+		memo_n = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].key)
+				memo_insert(&old[i]);
+		free(old);
+	}
+	bool have = false;
+	for (size_t i = m.key & (memo_cap - 1); memo[i].key; i = (i + 1) & (memo_cap - 1))
+		have = have || memo[i].key == m.key;
+	if (!have)
+		memo_insert(&m);
+	pthread_mutex_unlock(&memo_lock);
+	*out = m;
+}
+
+/* Adds one story's counts to a running sentiment. */
+static void sentiment_merge(struct fx_sentiment *into, const struct fx_sentiment *one)
+{
+	for (size_t i = 0; i < ANALYTICS_NCCY; i++) {
+		struct ccy_sentiment *c = &into->c[i];
+		c->pos += one->c[i].pos;
+		c->neg += one->c[i].neg;
+		c->stories += one->c[i].stories;
+		unsigned n = c->pos + c->neg;
+		c->score = n ? ((double)c->pos - (double)c->neg) / n : 0;
+	}
+	into->ntexts += one->ntexts;
+}
+
 /* News: central-bank and policy events touching the pair's currencies,
  * sentiment per currency, and a price check from the market data. */
 static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
@@ -413,22 +499,18 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		nstories++;
 		const char *title = jstr(story, "title"), *body = jstr(story, "body");
 		const char *sid = jstr(story, "id"), *at = jstr(story, "published_at");
-		struct fx_sentiment one;
-		analytics_sentiment_init(&one);
-		analytics_sentiment_add(&one, title);
-		analytics_sentiment_add(&one, body);
-		const struct ccy_sentiment *cb = analytics_sentiment_get(&one, b);
-		const struct ccy_sentiment *cq = analytics_sentiment_get(&one, q);
+		struct story_memo sm;
+		story_analyse(sid, title, body, &sm);
+		const struct ccy_sentiment *cb = analytics_sentiment_get(&sm.sent, b);
+		const struct ccy_sentiment *cq = analytics_sentiment_get(&sm.sent, q);
 		bool mentions = (cb && cb->pos + cb->neg) || (cq && cq->pos + cq->neg);
 		if (mentions) {
-			analytics_sentiment_add(&sent, title);
-			analytics_sentiment_add(&sent, body);
+			sentiment_merge(&sent, &sm.sent);
 			if (nsent++ < 12 && sid)
 				cJSON_AddItemToArray(sent_ids, cJSON_CreateString(sid));
 		}
-		struct cb_event ev;
-		if (!analytics_classify_text(title, body, &ev) || !ev.bank ||
-		    !bank_touches(ev.bank, b, q) || !sid)
+		const struct cb_event ev = sm.ev;
+		if (!sm.event || !ev.bank || !bank_touches(ev.bank, b, q) || !sid)
 			continue;
 		/* One event per bank, action and day, citing all its stories. */
 		char day[11] = "";

@@ -1,6 +1,9 @@
 #include "agents/workflow.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +96,43 @@ cJSON *wf_load_run(const char *data_dir, const char *run_id)
 	free(buf);
 	free(path);
 	return run;
+}
+
+static void gc_dir(const char *dir, int64_t older_than_ns, int64_t now_ns, bool dry_run,
+		   const char *what, void (*report)(void *, const char *, const char *),
+		   void *ctx)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+		    now_ns - (int64_t)st.st_mtim.tv_sec * 1000000000LL > older_than_ns) {
+			if (report)
+				report(ctx, what, p);
+			if (!dry_run)
+				unlink(p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+int wf_reports_gc(const char *data_dir, int64_t now_ns, bool dry_run,
+		  void (*report)(void *ctx, const char *what, const char *path),
+		  void *ctx, char **err)
+{
+	(void)err;
+	int64_t day = 86400LL * 1000000000;
+	char *drafts = xasprintf("%s/reports/drafts", data_dir);
+	char *weekly = xasprintf("%s/reports/weekly", data_dir);
+	gc_dir(drafts, 7 * day, now_ns, dry_run, "report draft over 7 days", report, ctx);
+	gc_dir(weekly, 365 * day, now_ns, dry_run, "weekly report over a year", report, ctx);
+	free(drafts);
+	free(weekly);
+	return 0;
 }

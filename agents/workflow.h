@@ -41,4 +41,10 @@ cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id);
  * object, caller deletes). */
 cJSON *wf_load_run(const char *data_dir, const char *run_id);
 
+/* Report retention (seed 003 section 9): drafts 7 days, finished weekly
+ * reports one year, by modification time. */
+int wf_reports_gc(const char *data_dir, int64_t now_ns, bool dry_run,
+		  void (*report)(void *ctx, const char *what, const char *path),
+		  void *ctx, char **err);
+
 #endif

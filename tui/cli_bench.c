@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agents/market.h"
+#include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/cli.h"
 #include "core/banned.h"
@@ -334,11 +336,172 @@ static int bench_bus(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+/* ---- bench workflow ---------------------------------------------------------- */
+
+/* Fifty pairs quoted in 1987: USD legs from the FRED file and crosses the
+ * market loader computes from two legs. */
+static const char scale_pairs[] =
+	"USD/JPY,GBP/USD,AUD/USD,NZD/USD,USD/CHF,USD/CAD,USD/CNY,USD/HKD,USD/SGD,USD/KRW,"
+	"USD/INR,USD/THB,USD/MYR,USD/SEK,USD/NOK,USD/DKK,USD/ZAR,USD/LKR,USD/ATS,USD/BEF,"
+	"USD/DEM,USD/ESP,USD/FIM,USD/FRF,USD/GRD,USD/IEP,USD/ITL,USD/NLG,USD/PTE,GBP/JPY,"
+	"AUD/JPY,NZD/JPY,CHF/JPY,CAD/JPY,DEM/JPY,FRF/JPY,GBP/CHF,GBP/DEM,GBP/FRF,AUD/NZD,"
+	"EUR/USD,DEM/CHF,FRF/DEM,NLG/DEM,ITL/DEM,SEK/NOK,DKK/SEK,GBP/AUD,GBP/CAD,AUD/CAD";
+
+/* Runs `madf run weekly` as a user would, in its own process; the wall
+ * time from start to exit. */
+static int run_once(const char *dir, const char *as_of, const char *pairs,
+		    const char *fx, const char *news, double *secs)
+{
+	char *data = xasprintf("%s/data", dir), *logs = xasprintf("%s/logs", dir);
+	char *rep = xasprintf("%s/reports", dir);
+	char *mk = xasprintf("csv:%s", fx), *nw = xasprintf("jsonl:%s", news);
+	const char *args[] = { "madf", "--data-dir", data, "--log-dir", logs, "run", "weekly",
+			       "--as-of", as_of, "--pairs", pairs, "--market", mk,
+			       "--news", nw, "--report-dir", rep };
+	char *argv[ARRAY_SIZE(args) + 1];
+	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
+		argv[i] = xstrdup(args[i]);
+	argv[ARRAY_SIZE(args)] = NULL;
+	int64_t t0 = util_mono_ns();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	*secs = (double)(util_mono_ns() - t0) / 1e9;
+	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
+		free(argv[i]);
+	free(data);
+	free(logs);
+	free(rep);
+	free(mk);
+	free(nw);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int bench_workflow(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--runs", "--weeks", "--fx", "--news", NULL };
+	static const char *const fl[] = { "--json", NULL };
+	struct cli_opts o = { argc, argv, 2, "bench", wv, fl, 0 };
+	const char *fx = "../shared/data/fx/fred-daily-1971-2017.csv";
+	const char *news = "../shared/data/news/reuters21578.jsonl";
+	long runs = 3, weeks = 12;
+	bool json = false;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		char *end;
+		if (!name)
+			return cli_fail(EXIT_USAGE, "bench", "unexpected argument %s", val);
+		if (!strcmp(name, "--json")) {
+			json = true;
+		} else if (!strcmp(name, "--fx")) {
+			fx = val;
+		} else if (!strcmp(name, "--news")) {
+			news = val;
+		} else {
+			long v = strtol(val, &end, 10);
+			if (*end || v < 1 || v > 52)
+				return cli_fail(EXIT_USAGE, "bench", "invalid %s \"%s\"", name, val);
+			if (!strcmp(name, "--runs"))
+				runs = v;
+			else
+				weeks = v;
+		}
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	if (access(fx, R_OK) < 0 || access(news, R_OK) < 0)
+		return cli_fail(EXIT_FAIL, "bench", "the real data is needed: %s and %s (--fx, "
+				"--news): %s", fx, news, strerror(errno));
+	char *err = NULL;
+	if (util_mkdirs(cli->data_dir, &err) < 0) {
+		cli_fail(EXIT_FAIL, "bench", "%s", err);
+		free(err);
+		return EXIT_FAIL;
+	}
+	char *dir = xasprintf("%s/bench-wf-XXXXXX", cli->data_dir);
+	if (!mkdtemp(dir)) {
+		cli_fail(EXIT_FAIL, "bench", "cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return EXIT_FAIL;
+	}
+	/* The week: ten pairs (the default set), each run on a fresh data
+	 * directory, so nothing is served from an earlier run. */
+	char def[256] = "";
+	for (size_t i = 0; i < wf_default_npairs; i++)
+		snprintf(def + strlen(def), sizeof(def) - strlen(def), "%s%s", i ? "," : "",
+			 wf_default_pairs[i]);
+	double *t = xcalloc((size_t)runs, sizeof(*t));
+	int rc = EXIT_OK;
+	for (long i = 0; i < runs && rc == EXIT_OK; i++) {
+		char *d = xasprintf("%s/week-%ld", dir, i);
+		if (run_once(d, "1987-03-27", def, fx, news, &t[i]) < 0)
+			rc = cli_fail(EXIT_FAIL, "bench", "the real-data week failed (in %s)", d);
+		free(d);
+	}
+	/* Scale: 50 pairs x `weeks` consecutive weeks on one data directory,
+	 * as an operator running the weekly job over a quarter would. */
+	double total = 0, worst = 0;
+	char *sd = xasprintf("%s/scale", dir);
+	for (long k = 0; k < weeks && rc == EXIT_OK; k++) {
+		int32_t day = market_day_from_ymd(1987, 3, 27) - (int32_t)(7 * k);
+		char as_of[16];
+		market_day_format(day, as_of, sizeof(as_of));
+		double s1;
+		if (run_once(sd, as_of, scale_pairs, fx, news, &s1) < 0)
+			rc = cli_fail(EXIT_FAIL, "bench", "50 pairs, week of %s failed (in %s)", as_of, sd);
+		total += s1;
+		if (s1 > worst)
+			worst = s1;
+	}
+	free(sd);
+	if (rc == EXIT_OK) {
+		qsort(t, (size_t)runs, sizeof(*t), cmp_double);
+		double week = t[runs / 2];
+		size_t tasks1 = wf_default_npairs * 2, tasksn = (size_t)(50 * 2 * weeks);
+		double per1 = week / (double)tasks1 * 1000, pern = total / (double)tasksn * 1000;
+		if (json) {
+			printf("{\"week\": {\"as_of\": \"1987-03-27\", \"pairs\": %zu, \"tasks\": %zu, "
+			       "\"runs\": %ld, \"seconds_median\": %.3f, \"seconds_min\": %.3f, "
+			       "\"seconds_max\": %.3f, \"ms_per_task\": %.2f}, "
+			       "\"scale\": {\"pairs\": 50, \"weeks\": %ld, \"tasks\": %zu, "
+			       "\"seconds_total\": %.3f, \"seconds_per_week\": %.3f, "
+			       "\"seconds_worst_week\": %.3f, \"ms_per_task\": %.2f, "
+			       "\"per_task_vs_week\": %.3f}}\n",
+			       wf_default_npairs, tasks1, runs, week, t[0], t[runs - 1], per1, weeks,
+			       tasksn, total, total / (double)weeks, worst, pern, pern / per1);
+		} else {
+			printf("bench workflow: the real-data week ending 1987-03-27, end to end "
+			       "(madf run weekly, embedded agents, fsync on)\n");
+			printf("  one week, %zu pairs (%zu tasks)   median %.3f s of %ld runs "
+			       "(min %.3f, max %.3f), %.1f ms per task\n", wf_default_npairs, tasks1,
+			       week, runs, t[0], t[runs - 1], per1);
+			printf("  50 pairs x %ld weeks (%zu tasks)  %.3f s in all, %.3f s per week "
+			       "(worst %.3f), %.1f ms per task\n", weeks, tasksn, total,
+			       total / (double)weeks, worst, pern);
+			printf("  per task, scaled / one week      %.2f\n", pern / per1);
+		}
+	}
+	util_rm_tree(dir);
+	free(dir);
+	free(t);
+	return rc;
+}
+
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus");
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus or workflow");
 	if (!strcmp(argv[1], "bus"))
 		return bench_bus(cli, argc, argv);
-	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus", argv[1]);
+	if (!strcmp(argv[1], "workflow"))
+		return bench_workflow(cli, argc, argv);
+	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus or workflow", argv[1]);
 }

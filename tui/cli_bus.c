@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/workflow.h"
+#include "core/cache.h"
 #include "core/config.h"
+#include "core/log.h"
 #include "core/json_out.h"
 #include "core/util.h"
 #include "tui/cli.h"
@@ -629,8 +632,19 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0)
 		return EXIT_FAIL;
+	/* Seed 003's retention: messages, logs, cache, reports. */
 	char *err = NULL;
-	if (bus_gc(b, dry, util_now_ns(), gc_report, &dry, &err) < 0) {
+	int64_t now = util_now_ns();
+	struct cache *c = NULL;
+	int r2 = bus_gc(b, dry, now, gc_report, &dry, &err);
+	if (r2 == 0)
+		r2 = log_gc(cli->log_dir, now, dry, gc_report, &dry, &err);
+	if (r2 == 0 && (r2 = cache_open(cli->data_dir, &c, &err)) == 0)
+		r2 = cache_gc(c, now, dry, gc_report, &dry, &err);
+	cache_free(&c);
+	if (r2 == 0)
+		r2 = wf_reports_gc(cli->data_dir, now, dry, gc_report, &dry, &err);
+	if (r2 < 0) {
 		cli_fail(EXIT_FAIL, "gc", "%s", err);
 		free(err);
 		return EXIT_FAIL;

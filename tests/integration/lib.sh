@@ -7,7 +7,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/madf-test.XXXXXX")
 D=$T/data
 export MADF_DATA_DIR=$D
 export MADF_NO_FSYNC=1
-unset MESSAGE_DIR LOG_DIR 2>/dev/null || true
+export LOG_DIR=$T/logs
+unset MESSAGE_DIR 2>/dev/null || true
 n_ok=0 n_fail=0
 cleanup() { rm -rf "$T"; }
 trap cleanup EXIT

@@ -183,6 +183,23 @@ out=$($MADF gc); has "gc reports removals" "$out" "removed"
 check "gc removed old processed" test ! -e "$D/messages/processed/2000-01-01"
 check "gc removed stale temporary files" test ! -e "$D/messages/tmp/old.tmp"
 check "gc keeps recent processed" test -n "$(find "$D/messages/processed" -name '*.json' | head -1)"
+# logs (errors 90 days, queries 7), report drafts (7 days), cache (TTL)
+mkdir -p "$LOG_DIR/agents/research_agent_1/queries" "$LOG_DIR/agents/research_agent_1/errors" "$D/reports/drafts" "$D/cache/market/2000-01-01"
+echo '{}' > "$LOG_DIR/agents/research_agent_1/queries/2000-01-01.jsonl"
+echo '{}' > "$LOG_DIR/agents/research_agent_1/errors/$(date -u +%Y-%m-%d).jsonl"
+echo '# old' > "$D/reports/drafts/old.md"; touch -d '10 days ago' "$D/reports/drafts/old.md"
+echo '# new' > "$D/reports/drafts/new.md"
+printf '{"key":"k","stored_at":"2000-01-01T00:00:00Z","stored_ns":946684800000000000,"value":1}' > "$D/cache/market/2000-01-01/0123456789abcdef.json"
+out=$($MADF gc --dry-run)
+has "gc --dry-run names old query logs" "$out" "queries/2000-01-01.jsonl"
+has "gc --dry-run names old drafts" "$out" "drafts/old.md"
+has "gc --dry-run names expired cache entries" "$out" "0123456789abcdef.json"
+$MADF gc >/dev/null
+check "gc removed the old query log" test ! -e "$LOG_DIR/agents/research_agent_1/queries/2000-01-01.jsonl"
+check "gc kept today's error log" test -e "$LOG_DIR/agents/research_agent_1/errors/$(date -u +%Y-%m-%d).jsonl"
+check "gc removed the old draft" test ! -e "$D/reports/drafts/old.md"
+check "gc kept the new draft" test -e "$D/reports/drafts/new.md"
+check "gc removed the expired cache entry" test ! -e "$D/cache/market/2000-01-01/0123456789abcdef.json"
 
 # --- data dir from MESSAGE_DIR in .env ----------------------------------------------
 mkdir -p "$T/proj"; printf 'MESSAGE_DIR=%s/alt/messages\n' "$T" > "$T/proj/.env"
