@@ -39,7 +39,19 @@ void agent_env_init(struct agent_env *e, const char *data_dir, const char *log_d
 	const char *t = getenv("MADF_TASK_TIMEOUT_S");
 	if (t && atoi(t) > 0)
 		e->task_timeout_s = atoi(t);
+	/* MADF_AGENT_CAPACITY: how many tasks an agent holds queued before it
+	 * rejects new ones (task_acceptance "rejected", the capacity named in
+	 * rejection_reason). Default 16; a value that is not an integer from
+	 * 1 to 1000000 is ignored, as for the bus's variables. */
 	e->capacity = 16;
+	const char *c = getenv("MADF_AGENT_CAPACITY");
+	if (c && *c) {
+		char *end;
+		errno = 0;
+		long v = strtol(c, &end, 10);
+		if (!errno && !*end && v >= 1 && v <= 1000000)
+			e->capacity = (int)v;
+	}
 	e->heartbeat_ms = 5000;
 	atomic_init(&e->stop, 0);
 }
