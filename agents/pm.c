@@ -15,23 +15,12 @@
 #include "agents/market.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
 
 #define NS 1000000000LL
 #define MAX_ATTEMPTS 3
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *k, double def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
 
 static void jset_str(cJSON *o, const char *k, const char *v)
 {

@@ -13,6 +13,7 @@
 #include "agents/data_tools.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -26,18 +27,6 @@ static cJSON *tasks_of(struct agent *a)
 		t = cJSON_AddObjectToObject(a->state, "tasks");
 	}
 	return t;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *k, double def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
 static int queued_count(cJSON *tasks)

@@ -11,20 +11,9 @@
 #include "agents/data_tools.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *k, double def)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : def;
-}
 
 static void add_issue(cJSON *issues, const char *type, const char *sev, const char *desc,
 		      cJSON *affected, const char *rec, double conf)

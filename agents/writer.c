@@ -13,12 +13,6 @@
 #include "core/util.h"
 #include "core/banned.h"
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static int write_text(struct agent *a, const char *dir, const char *name, const char *ext,
 		      const char *text, char **path, char **err)
 {

@@ -234,6 +234,25 @@ static int cmp_run(const void *a, const void *b)
 			  &((const struct bench_run *)b)->rate);
 }
 
+/* A scratch directory PREFIX-XXXXXX inside the data directory (the same
+ * disk as the bus); caller removes and frees it. NULL after an error. */
+static char *bench_scratch(struct cli *cli, const char *prefix)
+{
+	char *err = NULL;
+	if (util_mkdirs(cli->data_dir, &err) < 0) {
+		cli_fail(EXIT_FAIL, "bench", "%s", err);
+		free(err);
+		return NULL;
+	}
+	char *dir = xasprintf("%s/%s-XXXXXX", cli->data_dir, prefix);
+	if (!mkdtemp(dir)) {
+		cli_fail(EXIT_FAIL, "bench", "cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 static int bench_bus(struct cli *cli, int argc, char **argv)
 {
 	static const char *const wv[] = { "--messages", "--rate", "--repeat", NULL };
@@ -268,18 +287,9 @@ static int bench_bus(struct cli *cli, int argc, char **argv)
 	}
 	if (r < 0)
 		return EXIT_USAGE;
-	char *err = NULL;
-	if (util_mkdirs(cli->data_dir, &err) < 0) {
-		cli_fail(EXIT_FAIL, "bench", "%s", err);
-		free(err);
+	char *dir = bench_scratch(cli, "bench");
+	if (!dir)
 		return EXIT_FAIL;
-	}
-	char *dir = xasprintf("%s/bench-XXXXXX", cli->data_dir);
-	if (!mkdtemp(dir)) {
-		cli_fail(EXIT_FAIL, "bench", "cannot create %s: %s", dir, strerror(errno));
-		free(dir);
-		return EXIT_FAIL;
-	}
 	struct bus_config cfg = cli->bcfg;
 	cfg.data_dir = dir;
 	cfg.durable = durable;
@@ -420,18 +430,9 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 	if (access(fx, R_OK) < 0 || access(news, R_OK) < 0)
 		return cli_fail(EXIT_FAIL, "bench", "the real data is needed: %s and %s (--fx, "
 				"--news): %s", fx, news, strerror(errno));
-	char *err = NULL;
-	if (util_mkdirs(cli->data_dir, &err) < 0) {
-		cli_fail(EXIT_FAIL, "bench", "%s", err);
-		free(err);
+	char *dir = bench_scratch(cli, "bench-wf");
+	if (!dir)
 		return EXIT_FAIL;
-	}
-	char *dir = xasprintf("%s/bench-wf-XXXXXX", cli->data_dir);
-	if (!mkdtemp(dir)) {
-		cli_fail(EXIT_FAIL, "bench", "cannot create %s: %s", dir, strerror(errno));
-		free(dir);
-		return EXIT_FAIL;
-	}
 	/* The week: ten pairs (the default set), each run on a fresh data
 	 * directory, so nothing is served from an earlier run. */
 	char def[256] = "";
