@@ -308,6 +308,15 @@ static void send_heartbeat(struct agent *a, const char *status)
 	util_iso8601(now, ts, sizeof(ts));
 	cJSON_AddStringToObject(h, "at", ts);
 	cJSON_AddItemToObject(a->state, "heartbeat", h);
+	/* The counters of the last system_status, kept current between two
+	 * (the console reads them from the state file). */
+	cJSON *st = cJSON_GetObjectItem(a->state, "status");
+	if (cJSON_IsObject(st)) {
+		cJSON_ReplaceItemInObject(st, "active_tasks", cJSON_CreateNumber(a->active_tasks));
+		cJSON_ReplaceItemInObject(st, "completed_tasks_today",
+					  cJSON_CreateNumber(a->completed_today));
+		cJSON_ReplaceItemInObject(st, "error_count_today", cJSON_CreateNumber(a->errors_today));
+	}
 	agent_save_state(a, NULL);
 	if (strcmp(a->name, "product_manager")) {
 		struct msg *m = build(a, "product_manager", MSG_HEARTBEAT, c, NULL, NULL,
@@ -374,8 +383,11 @@ static void handle_one(struct agent *a, struct bus_delivery **d)
 	const struct msg *m = (*d)->msg;
 	char *err = NULL;
 	util_strlcpy(a->current_task, m->id, sizeof(a->current_task));
+	int done = a->completed_today, errs = a->errors_today;
 	int r = a->role->handle(a, m, &err);
 	a->current_task[0] = '\0';
+	if (a->completed_today != done || a->errors_today != errs)
+		agent_heartbeat_now(a); /* counters changed: show it now */
 	if (a->crashed) {
 		/* An injected crash: the claim stays where a dead consumer
 		 * would leave it. */
@@ -436,7 +448,10 @@ int agent_run(struct agent *a)
 			break;
 		int64_t wait_ms = 250;
 		if (a->role->tick) {
+			int done = a->completed_today;
 			int64_t t = a->role->tick(a);
+			if (a->completed_today != done)
+				agent_heartbeat_now(a);
 			if (t >= 0 && t < wait_ms)
 				wait_ms = t;
 		}
