@@ -81,8 +81,9 @@ deps:
 	  echo "      pkg-config modules needed: $(PKGS) $(TEST_PKGS)" >&2; exit 1; \
 	fi
 
+# Copy, then rename: a madf still running (a console) does not block it.
 madf: $(BUILD)/madf
-	@cp $< $@
+	@cp $< $@.new && mv -f $@.new $@
 
 $(BUILD)/madf: $(BUILD)/tui/main.o $(LIB_OBJ)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -114,9 +115,10 @@ test: check-core
 
 testbins: $(BUILD)/madf $(UNIT_BIN)
 
-# Until the console exists: the weekly workflow on the simulated sources.
+# The console, running the weekly workflow on the simulated sources (on a
+# terminal; elsewhere the workflow headless).
 run: madf
-	./madf run weekly
+	@if [ -t 0 ] && [ -t 1 ]; then ./madf console; else ./madf run weekly; fi
 
 bench: madf
 	./madf bench bus
@@ -127,9 +129,10 @@ fuzz: $(DEPS_STAMP)
 	@mkdir -p build/fuzz
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) \
 	  -o build/fuzz/fuzz_message tests/fuzz/fuzz_message.c $(FUZZ_CORE) $(LIBS)
+	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_message -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 	  -dict=tests/fuzz/fuzz_message.dict -artifact_prefix=build/fuzz/ \
-	  tests/fuzz/corpus
+	  build/fuzz/corpus tests/fuzz/corpus
 
 install: madf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/themes
