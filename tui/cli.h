@@ -62,5 +62,6 @@ int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
+int cmd_console(struct cli *cli, int argc, char **argv);
 
 #endif

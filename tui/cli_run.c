@@ -16,6 +16,7 @@
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/cli.h"
+#include "tui/host.h"
 #include "core/banned.h"
 
 static struct agent_env *live_env;
@@ -33,101 +34,6 @@ static void catch_signals(struct agent_env *env)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* The options every runtime command shares. */
-struct rt_opts {
-	const char *market, *news, *report_dir;
-	const char *faults[16];
-	size_t nfaults;
-	long task_timeout;
-};
-
-static int rt_option(struct rt_opts *o, const char *cmd, const char *name, const char *val)
-{
-	char *err = NULL;
-	if (!strcmp(name, "--market") || !strcmp(name, "--news")) {
-		bool m = !strcmp(name, "--market");
-		if (data_source_check(val, m, &err) < 0) {
-			cli_fail(EXIT_USAGE, cmd, "%s", err);
-			free(err);
-			return -1;
-		}
-		const char *path = strchr(val, ':');
-		struct stat st;
-		if (path && stat(path + 1, &st) < 0)
-			return cli_fail(EXIT_USAGE, cmd, "%s %s: cannot read %s: %s", name, val,
-					path + 1, strerror(errno)), -1;
-		if (m)
-			o->market = val;
-		else
-			o->news = val;
-	} else if (!strcmp(name, "--report-dir")) {
-		o->report_dir = val;
-	} else if (!strcmp(name, "--inject-fault")) {
-		const char *c = strchr(val, ':');
-		char agent[MSG_AGENT_MAX + 1];
-		snprintf(agent, sizeof(agent), "%.*s", c ? (int)(c - val) : 0, val);
-		if (!c || !agent_role_find(agent) || agent_fault_from_name(c + 1) < 0 ||
-		    o->nfaults >= ARRAY_SIZE(o->faults))
-			return cli_fail(EXIT_USAGE, cmd, "invalid --inject-fault \"%s\": AGENT:KIND with "
-					"KIND one of error, malformed, slow, crash", val), -1;
-		o->faults[o->nfaults++] = val;
-	} else if (!strcmp(name, "--task-timeout")) {
-		char *end;
-		o->task_timeout = strtol(val, &end, 10);
-		if (*end || o->task_timeout < 1 || o->task_timeout > 86400)
-			return cli_fail(EXIT_USAGE, cmd, "invalid --task-timeout \"%s\"", val), -1;
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
-/* The shared runtime: cache, tool registry with the data tools. */
-static int rt_setup(struct cli *cli, struct agent_env *env, const struct rt_opts *o)
-{
-	agent_env_init(env, cli->data_dir, cli->log_dir);
-	env->bcfg.durable = cli->bcfg.durable;
-	if (o->market) {
-		free(env->market_source);
-		env->market_source = xstrdup(o->market);
-	}
-	if (o->news) {
-		free(env->news_source);
-		env->news_source = xstrdup(o->news);
-	}
-	if (o->report_dir)
-		env->report_dir = xstrdup(o->report_dir);
-	if (o->task_timeout > 0)
-		env->task_timeout_s = o->task_timeout;
-	for (size_t i = 0; i < o->nfaults; i++)
-		env->faults[env->nfaults++] = xstrdup(o->faults[i]);
-	char *err = NULL;
-	if (cache_open(env->data_dir, &env->cache, &err) < 0 ||
-	    tools_open(env->data_dir, env->log_dir, env->cache, &env->tools, &err) < 0 ||
-	    data_tools_register(env, &err) < 0 || tools_write_registry(env->tools, &err) < 0) {
-		cli_fail(EXIT_FAIL, NULL, "%s", err);
-		free(err);
-		return -1;
-	}
-	static const char *const market_tools[] = { "fx_rates", "news_search" };
-	static const char *const news_tools[] = { "news_search", "fx_rates" };
-	static const char *const val_tools[] = { "news_get", "fx_rates" };
-	tools_set_essential(env->tools, "research_agent_1", market_tools, 2, NULL);
-	tools_set_essential(env->tools, "research_agent_2", news_tools, 2, NULL);
-	tools_set_essential(env->tools, "validator_agent", val_tools, 2, NULL);
-	return 0;
-}
-
-static void rt_teardown(struct agent_env *env)
-{
-	if (env->tools)
-		tools_save_usage(env->tools, NULL);
-	data_tools_release(env);
-	tools_free(&env->tools);
-	cache_free(&env->cache);
-	agent_env_release(env);
 }
 
 /* "1987-03-27" (noon UTC that day) or a full ISO 8601 time. */
@@ -219,44 +125,13 @@ static void free_request(struct wf_request *r)
 	free(r->pairs);
 }
 
-static int start_agents(struct agent_env *env, struct agent **agents)
-{
-	for (size_t i = 0; i < agent_nroles; i++) {
-		char *err = NULL;
-		if (agent_open(agent_roles[i], env, &agents[i], &err) < 0 ||
-		    agent_start_thread(agents[i], &err) < 0) {
-			cli_fail(EXIT_FAIL, NULL, "%s: %s", agent_roles[i]->name, err);
-			free(err);
-			atomic_store(&env->stop, 1);
-			for (size_t k = 0; k < i; k++) {
-				agent_join(agents[k]);
-				agent_free(&agents[k]);
-			}
-			agent_free(&agents[i]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void stop_agents(struct agent_env *env, struct agent **agents)
-{
-	atomic_store(&env->stop, 1);
-	for (size_t i = 0; i < agent_nroles; i++) {
-		if (!agents[i])
-			continue;
-		agent_join(agents[i]);
-		agent_free(&agents[i]);
-	}
-}
-
 static int run_weekly(struct cli *cli, int argc, char **argv)
 {
 	static const char *const wv[] = { "--as-of", "--pairs", "--market", "--news",
 					  "--report-dir", "--inject-fault", "--task-timeout", NULL };
 	static const char *const fl[] = { "--fresh", NULL };
 	struct cli_opts o = { argc, argv, 2, "run", wv, fl, 0 };
-	struct rt_opts ro = { 0 };
+	struct host_opts ro = { 0 };
 	struct wf_request req = { .as_of_ns = util_now_ns() };
 	const char *name, *val;
 	int r;
@@ -265,7 +140,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 			free_request(&req);
 			return cli_fail(EXIT_USAGE, "run", "unexpected argument %s", val);
 		}
-		int k = rt_option(&ro, "run", name, val);
+		int k = host_option(&ro, "run", name, val);
 		if (k < 0) {
 			free_request(&req);
 			return EXIT_USAGE;
@@ -295,8 +170,8 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 			req.pairs[req.npairs++] = xstrdup(wf_default_pairs[i]);
 		}
 	struct agent_env env;
-	if (rt_setup(cli, &env, &ro) < 0) {
-		rt_teardown(&env);
+	if (host_setup(cli, &env, &ro) < 0) {
+		host_teardown(&env);
 		free_request(&req);
 		return EXIT_FAIL;
 	}
@@ -317,7 +192,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "madf: run %s is done already (--fresh runs it again)\n", run_id);
 		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
 		cJSON_Delete(prev);
-		rt_teardown(&env);
+		host_teardown(&env);
 		free_request(&req);
 		return EXIT_OK;
 	}
@@ -326,8 +201,8 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 	cJSON_Delete(prev);
 	catch_signals(&env);
 	struct agent *agents[16] = { 0 };
-	if (start_agents(&env, agents) < 0) {
-		rt_teardown(&env);
+	if (host_start_agents(&env, agents) < 0) {
+		host_teardown(&env);
 		free_request(&req);
 		return EXIT_FAIL;
 	}
@@ -368,7 +243,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		}
 	}
 	bool interrupted = atomic_load(&env.stop) && !(run && !strcmp(run_status(run), "done"));
-	stop_agents(&env, agents);
+	host_stop_agents(&env, agents);
 	if (run && !strcmp(run_status(run), "done")) {
 		const cJSON *md = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "report"), "md");
 		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
@@ -378,7 +253,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		rc = 130;
 	}
 	cJSON_Delete(run);
-	rt_teardown(&env);
+	host_teardown(&env);
 	free_request(&req);
 	return rc;
 }
@@ -388,7 +263,7 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 	static const char *const wv[] = { "--market", "--news", "--report-dir", "--inject-fault",
 					  "--task-timeout", NULL };
 	struct cli_opts o = { argc, argv, 1, "agent", wv, NULL, 0 };
-	struct rt_opts ro = { 0 };
+	struct host_opts ro = { 0 };
 	const char *who = NULL, *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
@@ -398,7 +273,7 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 			who = val;
 			continue;
 		}
-		if (rt_option(&ro, "agent", name, val) < 0)
+		if (host_option(&ro, "agent", name, val) < 0)
 			return EXIT_USAGE;
 	}
 	if (r < 0)
@@ -415,8 +290,8 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct agent_env env;
-	if (rt_setup(cli, &env, &ro) < 0) {
-		rt_teardown(&env);
+	if (host_setup(cli, &env, &ro) < 0) {
+		host_teardown(&env);
 		return EXIT_FAIL;
 	}
 	catch_signals(&env);
@@ -434,7 +309,7 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 			_exit(137); /* an injected crash: die like one */
 		agent_free(&a);
 	}
-	rt_teardown(&env);
+	host_teardown(&env);
 	return rc;
 }
 

@@ -14,6 +14,10 @@
 #include "core/banned.h"
 
 const struct cli_cmd cli_commands[] = {
+	{ "console", "[--attach] [--read-only] [--theme NAME] [--script FILE --dump-screen FILE] "
+		     "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S]",
+	  "the operator console (the default on a terminal); embeds the agents and "
+	  "starts the weekly run unless --attach", cmd_console },
 	{ "run", "weekly [--as-of TIME] [--pairs LIST] [--market SOURCE] [--news SOURCE] "
 		 "[--report-dir DIR] [--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]",
 	  "run the weekly Asia/G10 FX research workflow with embedded agents", cmd_run },
@@ -139,6 +143,10 @@ int main(int argc, char **argv)
 		free(err);
 		free(rest);
 		return EXIT_FAIL;
+	}
+	if (nrest == 0 && !help && isatty(0) && isatty(1)) {
+		static char console_name[] = "console";
+		rest[nrest++] = console_name;
 	}
 	if (nrest == 0) {
 		usage(help ? stdout : stderr);

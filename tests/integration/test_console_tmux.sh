@@ -1,0 +1,75 @@
+# The console end to end in tmux: one -L socket for this test, a fixed
+# 120x40 window, TERM and locale pinned, polling the screen (never a fixed
+# sleep) until it matches.
+. tests/integration/lib.sh
+command -v tmux >/dev/null || { echo "not ok - tmux is not installed"; exit 1; }
+S=madf-console-$$
+trap 'tmux -L "$S" kill-server 2>/dev/null; cleanup' EXIT
+L=$T/logs
+HB='{"status":"idle","uptime_seconds":0,"active_tasks":0}'
+tm() { tmux -L "$S" "$@"; }
+start() { # start NAME ARGS...: a session running the console
+	name=$1; shift
+	tm -f /dev/null new-session -d -s "$name" -x 120 -y 40 -c "$TOP" \
+		"env TERM=xterm-256color LANG=C.UTF-8 MADF_DATA_DIR='$D' MADF_NO_FSYNC=1 '$MADF' --log-dir '$L' console $*; sleep 30"
+}
+cap() { tm capture-pane -p -t "$1"; }
+on_screen() { cap "$1" | grep -qF -- "$2"; }
+depth_is() { [ "$(cap "$1" | awk -v a="$2" '$1 == a { print $3 }')" = "$3" ]; }
+files_are() { [ "$(njson "$1")" = "$2" ]; }
+keys() { t=$1; shift; tm send-keys -t "$t" "$@"; }
+
+# a dead letter to retry, two messages waiting
+$MADF send --to research_agent_1 --type heartbeat --content "$HB" >/dev/null
+$MADF send --to research_agent_1 --type heartbeat --content "$HB" >/dev/null
+dead=$($MADF send --to report_writer --type heartbeat --content "$HB")
+$MADF kill "$dead" >/dev/null
+
+start main --attach
+wait_for "the console starts" 10 on_screen main "AGENT"
+title=$(tm display -p -t main '#{pane_title}')
+wait_for "depth shown = files on disk (2)" 10 depth_is main research_agent_1 "$(njson "$D/messages/inbox/research_agent_1")"
+$MADF send --to research_agent_1 --type heartbeat --content "$HB" >/dev/null
+wait_for "depth changes live when a message is sent (3)" 10 depth_is main research_agent_1 3
+wait_for "dead letters counted" 10 on_screen main "dead letters 1"
+
+# :dlq, R, y: the dead letter goes back to its inbox
+keys main : d l q Enter
+wait_for ":dlq lists the dead letter" 10 on_screen main "dead letters: 1 message"
+keys main R
+wait_for "R asks with the count" 10 on_screen main "Retry 1 message? y/n"
+keys main y
+wait_for "the file moved back to its inbox" 10 files_are "$D/messages/inbox/report_writer" 1
+eq "... and out of the dead letters" "$(njson "$D/messages/dead-letter")" 0
+wait_for "the status line says so" 10 on_screen main "retry: 1 of 1 done"
+
+# an escape sequence inside a message does not reach the terminal
+$MADF send --to research_agent_2 --type heartbeat \
+	--content '{"status":"idle","uptime_seconds":0,"active_tasks":0,"note":"\u001b]0;pwned\u0007 \u001b[2J boom"}' >/dev/null
+keys main : i n b o x Space r e s e a r c h _ a g e n t _ 2 Enter
+wait_for "the message with escapes is shown" 10 on_screen main "boom"
+eq "the window title is unchanged" "$(tm display -p -t main '#{pane_title}')" "$title"
+on_screen main "inbox of research_agent_2" && ok "the screen was not cleared by ESC[2J" || fail "the screen was not cleared by ESC[2J" "$(cap main)"
+
+# resize: too small, then back
+tm resize-window -t main -x 70 -y 20
+wait_for "a small window shows 'too small'" 10 on_screen main "terminal too small: 70x20"
+tm resize-window -t main -x 120 -y 40
+wait_for "back to 120x40 redraws the view" 10 on_screen main "inbox of research_agent_2"
+
+# q quits and restores the terminal
+keys main q
+wait_for "q quits" 10 sh -c "! tmux -L '$S' capture-pane -p -t main | grep -qF 'inbox of research_agent_2'"
+
+# --read-only refuses R
+dead=$($MADF send --to report_writer --type heartbeat --content "$HB")
+$MADF kill "$dead" >/dev/null
+start ro --attach --read-only
+wait_for "read-only console starts" 10 on_screen ro "read-only"
+keys ro : d l q Enter
+wait_for "read-only :dlq" 10 on_screen ro "dead letters: 1 message"
+keys ro R
+wait_for "read-only refuses R" 10 on_screen ro "read-only: retry refused"
+eq "... the dead letter stays" "$(njson "$D/messages/dead-letter")" 1
+keys ro q
+done_testing

@@ -1,0 +1,164 @@
+/* The operator console: one poll() reactor over the keyboard, the bus
+ * monitor's inotify descriptor, a timer and signals (self-pipe); views that
+ * read the bus, the state files and the logs; every action a bus
+ * operation, journalled. Only the UI thread touches curses. */
+#ifndef MADF_CONSOLE_H
+#define MADF_CONSOLE_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "core/bus.h"
+#include "tui/cli.h"
+#include "tui/keys.h"
+#include "tui/theme.h"
+
+enum console_view {
+	VIEW_OVERVIEW,
+	VIEW_TASKS,
+	VIEW_QUEUES,
+	VIEW_LOGS,
+	VIEW_REPORTS,
+	VIEW_TOOLS,
+	VIEW_COUNT
+};
+
+/* What a handler changed; the loop redraws once per turn. */
+enum {
+	CONSOLE_REDRAW = 1 << 0,  /* draw the screen again */
+	CONSOLE_RELOAD = 1 << 1,  /* re-read the current view's data */
+	CONSOLE_QUIT = 1 << 2,
+};
+
+/* One line of a view: text already sanitised; id NULL for a heading. */
+struct console_row {
+	char *text;
+	char *id;
+	enum theme_slot slot;
+	bool marked;
+};
+
+struct console_rows {
+	struct console_row *v;
+	size_t n, cap;
+	size_t *vis;       /* indexes of the rows that pass the filter */
+	size_t nvis;
+	size_t sel, top;   /* in vis */
+	uint64_t hash;     /* of the texts: unchanged data draws nothing */
+	char *sel_id;      /* kept across a refresh */
+	char **keep;       /* marked ids kept across a refresh */
+	size_t nkeep;
+};
+
+enum console_mode { MODE_NORMAL, MODE_COMMAND, MODE_FILTER, MODE_CONFIRM, MODE_HELP };
+enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD };
+
+struct console_opts {
+	bool attach, read_only;
+	const char *theme;
+	const char *script, *dump;
+};
+
+struct console {
+	struct cli *cli;
+	struct console_opts opts;
+	struct bus *bus;
+	struct bus_monitor *mon;
+	struct theme theme;
+	bool headless;           /* scripted mode: no terminal */
+	enum console_view view;
+	struct console_rows rows[VIEW_COUNT];
+	enum console_mode mode;
+	char line[256];          /* command or filter being typed */
+	size_t line_len;
+	char status[512];
+	bool status_error;
+	enum console_op pending; /* waiting for y */
+	size_t pending_n;
+	bool paused;
+	/* filter */
+	regex_t re;
+	bool re_set, re_invert;
+	char filter[256];
+	/* overview */
+	struct bus_stats stats;
+	size_t prev_total;
+	int64_t prev_rate_ns;
+	double rate;
+	uint64_t data_bytes;
+	int64_t data_bytes_ns;
+	/* queues */
+	enum queue_kind qkind;
+	char qagent[MSG_AGENT_MAX + 1];
+	char *detail;            /* sanitised, with newlines */
+	char detail_id[256];
+	/* logs */
+	char log_agent[MSG_AGENT_MAX + 1];
+	int log_level;           /* minimum level shown, 0 debug .. 3 error */
+	bool log_follow;
+	char *log_sig;           /* sizes and mtimes of the files read */
+	/* reports */
+	char run_id[128];        /* the run this console started, or "" */
+	char report_path[1024];
+	char *report_sig;
+	/* help */
+	size_t help_top;
+	int rows_y0;             /* screen line of the first row drawn */
+	/* loop */
+	bool quit;
+	int sig_fd;              /* read end of the self-pipe */
+	int64_t next_tick_ns, last_reload_ns;
+	char *script_error;
+};
+
+/* For the views. */
+void console_rows_clear(struct console_rows *r);
+void console_rows_add(struct console_rows *r, const char *id, enum theme_slot slot,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* After a refresh: the filter again, the selection kept in range; returns
+ * CONSOLE_REDRAW when the texts changed. */
+unsigned console_rows_done(struct console *c, struct console_rows *r);
+struct console_row *console_rows_current(struct console_rows *r);
+/* Draws the rows between lines y0 and y1 (exclusive), with the header
+ * line hdr (may be NULL) above them. */
+void console_rows_draw(struct console *c, struct console_rows *r, int y0, int y1,
+		       const char *hdr);
+/* Text at (y, x), at most width columns, UTF-8; the rest of the width
+ * blank when pad. */
+void console_put(struct console *c, int y, int x, int width, enum theme_slot slot,
+		 const char *s, bool pad);
+void console_status(struct console *c, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends {ts, user, action, ids, result} to data/journal/actions.jsonl. */
+void console_journal(struct console *c, const char *action, const cJSON *ids,
+		     const char *result);
+/* A JSON file under the data directory, or NULL. */
+cJSON *console_load_json(const char *path);
+/* "12s", "3m", "2h", "4d" */
+void console_age(int64_t ns, char *buf, size_t size);
+
+/* The views: refresh re-reads data and returns flags; draw paints lines
+ * y0..y1; act performs a view's operation. */
+unsigned view_overview_refresh(struct console *c);
+void view_overview_draw(struct console *c, int y0, int y1);
+unsigned view_tasks_refresh(struct console *c);
+void view_tasks_draw(struct console *c, int y0, int y1);
+unsigned view_tasks_act(struct console *c, enum console_op op);
+unsigned view_queues_refresh(struct console *c);
+void view_queues_draw(struct console *c, int y0, int y1);
+/* Destructive queue operations on the marked rows (or the current one). */
+size_t view_queues_count(struct console *c);
+unsigned view_queues_act(struct console *c, enum console_op op);
+unsigned view_logs_refresh(struct console *c);
+void view_logs_draw(struct console *c, int y0, int y1);
+unsigned view_reports_refresh(struct console *c);
+void view_reports_draw(struct console *c, int y0, int y1);
+unsigned view_reports_export(struct console *c);
+unsigned view_tools_refresh(struct console *c);
+void view_tools_draw(struct console *c, int y0, int y1);
+
+#endif

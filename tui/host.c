@@ -1,0 +1,131 @@
+/* Hosting the agent runtime inside this process (madf run, the console). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "agents/data_tools.h"
+#include "agents/runtime.h"
+#include "core/util.h"
+#include "tui/host.h"
+#include "core/banned.h"
+
+int host_option(struct host_opts *o, const char *cmd, const char *name, const char *val)
+{
+	char *err = NULL;
+	if (!strcmp(name, "--market") || !strcmp(name, "--news")) {
+		bool m = !strcmp(name, "--market");
+		if (data_source_check(val, m, &err) < 0) {
+			cli_fail(EXIT_USAGE, cmd, "%s", err);
+			free(err);
+			return -1;
+		}
+		const char *path = strchr(val, ':');
+		struct stat st;
+		if (path && stat(path + 1, &st) < 0)
+			return cli_fail(EXIT_USAGE, cmd, "%s %s: cannot read %s: %s", name, val,
+					path + 1, strerror(errno)), -1;
+		if (m)
+			o->market = val;
+		else
+			o->news = val;
+	} else if (!strcmp(name, "--report-dir")) {
+		o->report_dir = val;
+	} else if (!strcmp(name, "--inject-fault")) {
+		const char *c = strchr(val, ':');
+		char agent[MSG_AGENT_MAX + 1];
+		snprintf(agent, sizeof(agent), "%.*s", c ? (int)(c - val) : 0, val);
+		if (!c || !agent_role_find(agent) || agent_fault_from_name(c + 1) < 0 ||
+		    o->nfaults >= ARRAY_SIZE(o->faults))
+			return cli_fail(EXIT_USAGE, cmd, "invalid --inject-fault \"%s\": AGENT:KIND with "
+					"KIND one of error, malformed, slow, crash", val), -1;
+		o->faults[o->nfaults++] = val;
+	} else if (!strcmp(name, "--task-timeout")) {
+		char *end;
+		o->task_timeout = strtol(val, &end, 10);
+		if (*end || o->task_timeout < 1 || o->task_timeout > 86400)
+			return cli_fail(EXIT_USAGE, cmd, "invalid --task-timeout \"%s\"", val), -1;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* The shared runtime: cache, tool registry with the data tools. */
+int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o)
+{
+	agent_env_init(env, cli->data_dir, cli->log_dir);
+	env->bcfg.durable = cli->bcfg.durable;
+	if (o->market) {
+		free(env->market_source);
+		env->market_source = xstrdup(o->market);
+	}
+	if (o->news) {
+		free(env->news_source);
+		env->news_source = xstrdup(o->news);
+	}
+	if (o->report_dir)
+		env->report_dir = xstrdup(o->report_dir);
+	if (o->task_timeout > 0)
+		env->task_timeout_s = o->task_timeout;
+	for (size_t i = 0; i < o->nfaults; i++)
+		env->faults[env->nfaults++] = xstrdup(o->faults[i]);
+	char *err = NULL;
+	if (cache_open(env->data_dir, &env->cache, &err) < 0 ||
+	    tools_open(env->data_dir, env->log_dir, env->cache, &env->tools, &err) < 0 ||
+	    data_tools_register(env, &err) < 0 || tools_write_registry(env->tools, &err) < 0) {
+		cli_fail(EXIT_FAIL, NULL, "%s", err);
+		free(err);
+		return -1;
+	}
+	static const char *const market_tools[] = { "fx_rates", "news_search" };
+	static const char *const news_tools[] = { "news_search", "fx_rates" };
+	static const char *const val_tools[] = { "news_get", "fx_rates" };
+	tools_set_essential(env->tools, "research_agent_1", market_tools, 2, NULL);
+	tools_set_essential(env->tools, "research_agent_2", news_tools, 2, NULL);
+	tools_set_essential(env->tools, "validator_agent", val_tools, 2, NULL);
+	return 0;
+}
+
+void host_teardown(struct agent_env *env)
+{
+	if (env->tools)
+		tools_save_usage(env->tools, NULL);
+	data_tools_release(env);
+	tools_free(&env->tools);
+	cache_free(&env->cache);
+	agent_env_release(env);
+}
+
+int host_start_agents(struct agent_env *env, struct agent **agents)
+{
+	for (size_t i = 0; i < agent_nroles; i++) {
+		char *err = NULL;
+		if (agent_open(agent_roles[i], env, &agents[i], &err) < 0 ||
+		    agent_start_thread(agents[i], &err) < 0) {
+			cli_fail(EXIT_FAIL, NULL, "%s: %s", agent_roles[i]->name, err);
+			free(err);
+			atomic_store(&env->stop, 1);
+			for (size_t k = 0; k < i; k++) {
+				agent_join(agents[k]);
+				agent_free(&agents[k]);
+			}
+			agent_free(&agents[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void host_stop_agents(struct agent_env *env, struct agent **agents)
+{
+	atomic_store(&env->stop, 1);
+	for (size_t i = 0; i < agent_nroles; i++) {
+		if (!agents[i])
+			continue;
+		agent_join(agents[i]);
+		agent_free(&agents[i]);
+	}
+}
+

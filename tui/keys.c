@@ -1,0 +1,129 @@
+/* The console's key table. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "tui/keys.h"
+#include "core/banned.h"
+
+#define V(n) (1u << (n))
+/* The views, as in enum console_view. */
+#define V_TASKS V(1)
+#define V_QUEUES V(2)
+#define V_LOGS V(3)
+#define V_REPORTS V(4)
+
+const struct key_binding keys_table[] = {
+	{ 'q', KEYS_GLOBAL, OP_QUIT, "quit (also :q)", false },
+	{ '?', KEYS_GLOBAL, OP_HELP, "this help", false },
+	{ '\t', KEYS_GLOBAL, OP_VIEW_NEXT, "next view", false },
+	{ KEY_BTAB, KEYS_GLOBAL, OP_VIEW_PREV, "previous view", false },
+	{ '1', KEYS_GLOBAL, OP_VIEW_1, "overview: meters and agents", false },
+	{ '2', KEYS_GLOBAL, OP_VIEW_2, "tasks of the current run", false },
+	{ '3', KEYS_GLOBAL, OP_VIEW_3, "queues: an inbox, processing, dead letters", false },
+	{ '4', KEYS_GLOBAL, OP_VIEW_4, "logs of one agent", false },
+	{ '5', KEYS_GLOBAL, OP_VIEW_5, "report draft of the current run", false },
+	{ '6', KEYS_GLOBAL, OP_VIEW_6, "tools and learning", false },
+	{ KEY_UP, KEYS_GLOBAL, OP_UP, "move up", false },
+	{ 'k', KEYS_GLOBAL, OP_UP, "move up", false },
+	{ KEY_DOWN, KEYS_GLOBAL, OP_DOWN, "move down", false },
+	{ 'j', KEYS_GLOBAL, OP_DOWN, "move down", false },
+	{ KEY_PPAGE, KEYS_GLOBAL, OP_PAGE_UP, "page up", false },
+	{ KEY_NPAGE, KEYS_GLOBAL, OP_PAGE_DOWN, "page down", false },
+	{ KEY_HOME, KEYS_GLOBAL, OP_HOME, "first line", false },
+	{ 'g', KEYS_GLOBAL, OP_HOME, "first line", false },
+	{ KEY_END, KEYS_GLOBAL, OP_END, "last line", false },
+	{ 'G', KEYS_GLOBAL, OP_END, "last line", false },
+	{ KEY_LEFT, KEYS_GLOBAL, OP_VIEW_PREV, "previous view", false },
+	{ 'h', KEYS_GLOBAL, OP_VIEW_PREV, "previous view", false },
+	{ KEY_RIGHT, KEYS_GLOBAL, OP_VIEW_NEXT, "next view", false },
+	{ 'l', KEYS_GLOBAL, OP_VIEW_NEXT, "next view", false },
+	{ '\n', KEYS_GLOBAL, OP_OPEN, "open: an agent's inbox (overview), its logs (tasks)", false },
+	{ 27, KEYS_GLOBAL, OP_BACK, "back: clear the filter, close help", false },
+	{ '/', KEYS_GLOBAL, OP_FILTER, "filter lines (POSIX regex; a leading ! inverts)", false },
+	{ ':', KEYS_GLOBAL, OP_COMMAND, "command line (Tab completes)", false },
+	{ 'Z', KEYS_GLOBAL, OP_PAUSE, "pause or resume refresh", false },
+	{ ' ', V_QUEUES, OP_MARK, "mark or unmark the message", false },
+	{ 'A', V_QUEUES, OP_MARK_ALL, "mark all shown (again: none)", false },
+	{ 'R', V_QUEUES, OP_RETRY, "retry dead letters to their original inbox", true },
+	{ 'D', V_QUEUES, OP_DELETE, "delete the messages", true },
+	{ 'K', V_QUEUES, OP_KILL, "kill waiting messages to the dead letters", true },
+	{ 'r', V_TASKS, OP_REASSIGN, "reassign the task to the other researcher", false },
+	{ 'v', V_LOGS, OP_LEVEL, "cycle the lowest level shown", false },
+	{ 'f', V_LOGS, OP_FOLLOW, "follow new lines on or off", false },
+	{ 'e', V_REPORTS, OP_EXPORT, "export Markdown, JSON and HTML to data/reports/exports", false },
+};
+const size_t keys_count = ARRAY_SIZE(keys_table);
+
+static const char *const op_names[OP_COUNT] = {
+	[OP_NONE] = "none", [OP_QUIT] = "quit", [OP_HELP] = "help",
+	[OP_VIEW_NEXT] = "view-next", [OP_VIEW_PREV] = "view-prev",
+	[OP_VIEW_1] = "view-overview", [OP_VIEW_2] = "view-tasks", [OP_VIEW_3] = "view-queues",
+	[OP_VIEW_4] = "view-logs", [OP_VIEW_5] = "view-reports", [OP_VIEW_6] = "view-tools",
+	[OP_UP] = "up", [OP_DOWN] = "down", [OP_PAGE_UP] = "page-up", [OP_PAGE_DOWN] = "page-down",
+	[OP_HOME] = "home", [OP_END] = "end", [OP_OPEN] = "open", [OP_BACK] = "back",
+	[OP_FILTER] = "filter", [OP_COMMAND] = "command", [OP_PAUSE] = "pause",
+	[OP_MARK] = "mark", [OP_MARK_ALL] = "mark-all", [OP_RETRY] = "retry",
+	[OP_DELETE] = "delete", [OP_KILL] = "kill", [OP_REASSIGN] = "reassign",
+	[OP_LEVEL] = "level", [OP_FOLLOW] = "follow", [OP_EXPORT] = "export",
+};
+
+const char *keys_op_name(enum console_op op)
+{
+	return (unsigned)op < OP_COUNT && op_names[op] ? op_names[op] : "unknown";
+}
+
+const struct key_binding *keys_lookup(unsigned view, int key)
+{
+	const struct key_binding *global = NULL;
+	for (size_t i = 0; i < keys_count; i++) {
+		const struct key_binding *k = &keys_table[i];
+		if (k->key != key)
+			continue;
+		if (k->views & (1u << view))
+			return k;
+		if (k->views == KEYS_GLOBAL && !global)
+			global = k;
+	}
+	return global;
+}
+
+static const struct {
+	const char *name;
+	int key;
+} key_names[] = {
+	{ "Enter", '\n' }, { "Esc", 27 }, { "Tab", '\t' }, { "S-Tab", KEY_BTAB },
+	{ "Space", ' ' }, { "Up", KEY_UP }, { "Down", KEY_DOWN }, { "Left", KEY_LEFT },
+	{ "Right", KEY_RIGHT }, { "PgUp", KEY_PPAGE }, { "PgDn", KEY_NPAGE },
+	{ "Home", KEY_HOME }, { "End", KEY_END }, { "BS", KEY_BACKSPACE },
+};
+
+void keys_name(int key, char *buf, size_t size)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_names); i++)
+		if (key_names[i].key == key) {
+			snprintf(buf, size, "%s", key_names[i].name);
+			return;
+		}
+	if (key > 32 && key < 127)
+		snprintf(buf, size, "%c", key);
+	else
+		snprintf(buf, size, "#%d", key);
+}
+
+int keys_parse(const char *t)
+{
+	size_t n = strlen(t);
+	if (n == 1)
+		return (unsigned char)t[0];
+	if (n > 2 && t[0] == '<' && t[n - 1] == '>') {
+		for (size_t i = 0; i < ARRAY_SIZE(key_names); i++)
+			if (strlen(key_names[i].name) == n - 2 &&
+			    !strncasecmp(key_names[i].name, t + 1, n - 2))
+				return key_names[i].key;
+		if (n == 5 && (t[1] == 'C' || t[1] == 'c') && t[2] == '-' && t[3] >= 'a' && t[3] <= 'z')
+			return t[3] - 'a' + 1;
+	}
+	return -1;
+}

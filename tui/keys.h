@@ -1,0 +1,44 @@
+/* The console's key table: one declarative list of bindings (key, views,
+ * operation, help, destructive) from which `?` help is generated. */
+#ifndef MADF_KEYS_H
+#define MADF_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum console_op {
+	OP_NONE,
+	OP_QUIT, OP_HELP, OP_VIEW_NEXT, OP_VIEW_PREV,
+	OP_VIEW_1, OP_VIEW_2, OP_VIEW_3, OP_VIEW_4, OP_VIEW_5, OP_VIEW_6,
+	OP_UP, OP_DOWN, OP_PAGE_UP, OP_PAGE_DOWN, OP_HOME, OP_END,
+	OP_OPEN, OP_BACK, OP_FILTER, OP_COMMAND, OP_PAUSE,
+	OP_MARK, OP_MARK_ALL,
+	OP_RETRY, OP_DELETE, OP_KILL,
+	OP_REASSIGN, OP_LEVEL, OP_FOLLOW, OP_EXPORT,
+	OP_COUNT
+};
+
+/* Bit per view (1 << enum console_view); KEYS_GLOBAL for every view. */
+#define KEYS_GLOBAL 0u
+
+struct key_binding {
+	int key;              /* a character or a curses KEY_* code */
+	unsigned views;       /* KEYS_GLOBAL or a mask of views */
+	enum console_op op;
+	const char *help;
+	bool destructive;     /* asks "... N messages? y/n" */
+};
+
+extern const struct key_binding keys_table[];
+extern const size_t keys_count;
+
+/* The binding of key in view (view-specific first), or NULL. */
+const struct key_binding *keys_lookup(unsigned view, int key);
+/* "q", "Enter", "Up", "Tab" ... for help; buf of at least 16 bytes. */
+void keys_name(int key, char *buf, size_t size);
+/* The operation's name, for the journal and messages ("retry"). */
+const char *keys_op_name(enum console_op op);
+/* A script token ("x", "<Enter>", "<Up>") to a key; -1 if unknown. */
+int keys_parse(const char *token);
+
+#endif

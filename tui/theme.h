@@ -1,0 +1,53 @@
+/* Colour themes: named slots mapped to colours by themes/NAME.theme files
+ * ("slot = fg,bg[,attr]" lines), with 256/16/8-colour fallback and a
+ * monochrome mode (NO_COLOR, or a terminal without colours). */
+#ifndef MADF_THEME_H
+#define MADF_THEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum theme_slot {
+	SLOT_NORMAL,
+	SLOT_TITLE,     /* the view tabs line */
+	SLOT_TAB,       /* the current view's tab */
+	SLOT_HEADER,    /* column headers */
+	SLOT_SELECTED,  /* the cursor line */
+	SLOT_MARKED,
+	SLOT_STATUS,    /* the bottom line */
+	SLOT_ERROR,
+	SLOT_WARN,
+	SLOT_OK,
+	SLOT_DIM,
+	SLOT_HEADING,   /* report headings, group headings */
+	SLOT_METER,
+	SLOT_COUNT
+};
+
+struct theme_style {
+	short fg, bg;   /* -1: terminal default; 0..255 */
+	int attr;       /* curses A_* bits */
+};
+
+struct theme {
+	char name[64];
+	struct theme_style slot[SLOT_COUNT];
+	bool mono;      /* attributes only */
+};
+
+/* The slot named s ("selected"), or -1. */
+int theme_slot_from_name(const char *s);
+/* The built-in dark theme (also what a missing themes/ gives). */
+void theme_default(struct theme *t);
+/* Loads NAME (themes/NAME.theme looked up in $MADF_THEME_DIR, ./themes,
+ * the installed share/madf/themes) or a path containing '/'. Returns 0, or
+ * -1 with *err "FILE:LINE: what" (caller frees). */
+int theme_load(const char *name, struct theme *t, char **err);
+/* Theme names found, for completion; caller frees each and the array. */
+char **theme_list(size_t *n);
+/* Sets up colour pairs for the terminal's colours (curses must be up). */
+void theme_apply(struct theme *t);
+/* The curses attributes of a slot (pair and attributes). */
+int theme_attr(const struct theme *t, enum theme_slot s);
+
+#endif

@@ -1,0 +1,374 @@
+/* View 5, reports: the current run's draft rendered as it grows (headings,
+ * aligned tables); `e` exports Markdown, JSON and self-contained HTML with
+ * the operator action journal and a run manifest. */
+#include <curses.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmark-gfm.h>
+#include <cmark-gfm-core-extensions.h>
+
+#include "agents/report.h"
+#include "agents/runtime.h"
+#include "agents/workflow.h"
+#include "core/util.h"
+#include "tui/console.h"
+#include "core/banned.h"
+
+/* The newest *.md under dir into best (by modification time). */
+static void newest_md(const char *dir, char *best, size_t size, int64_t *best_mtime)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 3, ".md") || e->d_name[0] == '.')
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		int64_t m = stat(p, &st) == 0 ? (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec : 0;
+		if (m > *best_mtime) {
+			*best_mtime = m;
+			util_strlcpy(best, p, size);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void reports_pick(struct console *c)
+{
+	c->report_path[0] = 0;
+	if (c->run_id[0]) {
+		char *p = xasprintf("%s/reports/drafts/%s.md", c->cli->data_dir, c->run_id);
+		struct stat st;
+		if (stat(p, &st) == 0)
+			util_strlcpy(c->report_path, p, sizeof(c->report_path));
+		free(p);
+		if (c->report_path[0])
+			return;
+	}
+	int64_t m = 0;
+	char *d = xasprintf("%s/reports/drafts", c->cli->data_dir);
+	newest_md(d, c->report_path, sizeof(c->report_path), &m);
+	free(d);
+}
+
+static char *cell_trim(char *s)
+{
+	while (*s == ' ')
+		s++;
+	size_t n = strlen(s);
+	while (n && s[n - 1] == ' ')
+		s[--n] = 0;
+	return s;
+}
+
+/* Display columns of UTF-8 text (one per code point: good enough for
+ * report tables, whose wide characters are sparklines). */
+static size_t text_cols(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* A block of Markdown table lines rendered with aligned columns. */
+static void render_table(struct console_rows *r, char **lines, size_t n)
+{
+	char ***cells = xcalloc(n, sizeof(*cells));
+	size_t *ncell = xcalloc(n, sizeof(*ncell)), widths[32] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		char *l = lines[i];
+		if (*l == '|')
+			l++;
+		size_t len = strlen(l);
+		if (len && l[len - 1] == '|')
+			l[len - 1] = 0;
+		char *save = NULL;
+		for (char *p = strtok_r(l, "|", &save); p && ncell[i] < 32; p = strtok_r(NULL, "|", &save)) {
+			cells[i] = xrealloc(cells[i], (ncell[i] + 1) * sizeof(char *));
+			char *t = cell_trim(p);
+			cells[i][ncell[i]] = t;
+			if (strspn(t, "-: ") != strlen(t) && text_cols(t) > widths[ncell[i]])
+				widths[ncell[i]] = text_cols(t);
+			ncell[i]++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sbuf b;
+		sbuf_init(&b);
+		bool rule = ncell[i] && strspn(cells[i][0], "-: ") == strlen(cells[i][0]);
+		for (size_t k = 0; k < ncell[i]; k++) {
+			if (rule) {
+				for (size_t w = 0; w < widths[k] + 2; w++)
+					sbuf_addstr(&b, "─");
+				if (k + 1 < ncell[i])
+					sbuf_addstr(&b, "┼");
+				continue;
+			}
+			sbuf_addf(&b, " %s", cells[i][k]);
+			for (size_t w = text_cols(cells[i][k]); w < widths[k] + 1; w++)
+				sbuf_addch(&b, ' ');
+			if (k + 1 < ncell[i])
+				sbuf_addstr(&b, "│");
+		}
+		console_rows_add(r, NULL, i == 0 ? SLOT_HEADER : rule ? SLOT_DIM : SLOT_NORMAL, "  %s", b.data);
+		sbuf_release(&b);
+		free(cells[i]);
+	}
+	free(cells);
+	free(ncell);
+}
+
+/* Markdown to rows: headings, tables, emphasis markers removed. */
+static void render_markdown(struct console_rows *r, char *md)
+{
+	char **table = NULL;
+	size_t nt = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(md, "\n", &save);; l = strtok_r(NULL, "\n", &save)) {
+		if (l && *l == '|') {
+			table = xrealloc(table, (nt + 1) * sizeof(*table));
+			table[nt++] = l;
+			continue;
+		}
+		if (nt) {
+			render_table(r, table, nt);
+			nt = 0;
+		}
+		if (!l)
+			break;
+		if (*l == '#') {
+			size_t lvl = strspn(l, "#");
+			console_rows_add(r, NULL, SLOT_HEADING, "%s%s", lvl == 1 ? "" : "  ", cell_trim(l + lvl));
+			continue;
+		}
+		struct sbuf b;
+		sbuf_init(&b);
+		for (const char *p = l; *p; p++) {
+			if ((p[0] == '*' && p[1] == '*') || (p[0] == '_' && p[1] == '_')) {
+				p++;
+				continue;
+			}
+			if (*p == '\\' && p[1]) {
+				p++;
+			}
+			sbuf_addch(&b, *p);
+		}
+		console_rows_add(r, NULL, SLOT_NORMAL, "  %s", b.data);
+		sbuf_release(&b);
+	}
+	free(table);
+}
+
+unsigned view_reports_refresh(struct console *c)
+{
+	struct console_rows *r = &c->rows[VIEW_REPORTS];
+	reports_pick(c);
+	struct stat st;
+	char sig[1200];
+	snprintf(sig, sizeof(sig), "%s:%lld:%lld", c->report_path,
+		 stat(c->report_path, &st) == 0 ? (long long)st.st_size : -1LL,
+		 c->report_path[0] && stat(c->report_path, &st) == 0 ? (long long)st.st_mtim.tv_nsec : 0LL);
+	if (c->report_sig && !strcmp(c->report_sig, sig) && r->n)
+		return 0;
+	free(c->report_sig);
+	c->report_sig = xstrdup(sig);
+	console_rows_clear(r);
+	char *md = NULL, *err = NULL;
+	size_t len = 0;
+	if (c->report_path[0] && util_read_file(c->report_path, 16u << 20, &md, &len, &err) == 0) {
+		/* each row a line id, so the cursor stays where it was */
+		render_markdown(r, md);
+		for (size_t i = 0; i < r->n; i++) {
+			free(r->v[i].id);
+			r->v[i].id = xasprintf("%zu", i);
+		}
+	} else {
+		free(err);
+	}
+	free(md);
+	return console_rows_done(c, r);
+}
+
+void view_reports_draw(struct console *c, int y0, int y1)
+{
+	char line[1200];
+	if (c->report_path[0])
+		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML)", c->report_path);
+	else
+		snprintf(line, sizeof(line), " no draft yet in %s/reports/drafts", c->cli->data_dir);
+	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
+	console_rows_draw(c, &c->rows[VIEW_REPORTS], y0 + 1, y1, NULL);
+}
+
+/* ---- export ---- */
+
+static cJSON *export_journal(struct console *c)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char *path = xasprintf("%s/journal/actions.jsonl", c->cli->data_dir);
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+	if (util_read_file(path, 64u << 20, &buf, &len, &err) == 0) {
+		char *save = NULL;
+		for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			cJSON *j = cJSON_Parse(l);
+			if (j)
+				cJSON_AddItemToArray(arr, j);
+		}
+	}
+	free(err);
+	free(buf);
+	free(path);
+	return arr;
+}
+
+static cJSON *export_manifest(const cJSON *run)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "madf_version", MADF_VERSION);
+	cJSON *agents = cJSON_AddArrayToObject(m, "agents");
+	for (size_t i = 0; i < agent_nroles; i++)
+		cJSON_AddItemToArray(agents, cJSON_CreateString(agent_roles[i]->name));
+	cJSON_AddItemToObject(m, "sources", cJSON_Duplicate(cJSON_GetObjectItem(run, "sources"), 1));
+	cJSON_AddStringToObject(m, "cmark_gfm", cmark_version_string());
+	char ts[64];
+	util_iso8601(util_now_ns(), ts, sizeof(ts));
+	cJSON_AddStringToObject(m, "exported_at", ts);
+	return m;
+}
+
+static void md_escape_cell(struct sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '<' || *s == '\\' || *s == '`' || *s == '*' || *s == '_')
+			sbuf_addch(b, '\\');
+		if ((unsigned char)*s >= 0x20)
+			sbuf_addch(b, *s);
+	}
+}
+
+static char *export_html(const char *md, const char *title)
+{
+	cmark_gfm_core_extensions_ensure_registered();
+	cmark_parser *p = cmark_parser_new(CMARK_OPT_DEFAULT);
+	cmark_syntax_extension *table = cmark_find_syntax_extension("table");
+	if (table)
+		cmark_parser_attach_syntax_extension(p, table);
+	cmark_parser_feed(p, md, strlen(md));
+	cmark_node *doc = cmark_parser_finish(p);
+	char *body = cmark_render_html(doc, CMARK_OPT_DEFAULT, cmark_parser_get_syntax_extensions(p));
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
+	for (const char *s = title; *s; s++) {
+		if (*s == '<')
+			sbuf_addstr(&b, "&lt;");
+		else if (*s == '&')
+			sbuf_addstr(&b, "&amp;");
+		else
+			sbuf_addch(&b, *s);
+	}
+	sbuf_addstr(&b, "</title>\n<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;"
+		       "padding:0 1em}table{border-collapse:collapse}th,td{border:1px solid #999;"
+		       "padding:.2em .5em}th{background:#eee}code{background:#f4f4f4}</style>\n"
+		       "</head><body>\n");
+	sbuf_addstr(&b, body);
+	sbuf_addstr(&b, "</body></html>\n");
+	free(body);
+	cmark_node_free(doc);
+	cmark_parser_free(p);
+	return sbuf_detach(&b);
+}
+
+unsigned view_reports_export(struct console *c)
+{
+	char run_id[128];
+	util_strlcpy(run_id, c->run_id, sizeof(run_id));
+	if (!run_id[0] && c->report_path[0]) {
+		const char *base = strrchr(c->report_path, '/');
+		base = base ? base + 1 : c->report_path;
+		snprintf(run_id, sizeof(run_id), "%.*s", (int)(strlen(base) - 3), base);
+	}
+	cJSON *run = run_id[0] ? wf_load_run(c->cli->data_dir, run_id) : NULL;
+	if (!run) {
+		console_status(c, true, "export: no run snapshot for \"%s\" in the product_manager's state",
+			       run_id);
+		return CONSOLE_REDRAW;
+	}
+	const cJSON *st = cJSON_GetObjectItem(run, "status");
+	bool final = cJSON_IsString(st) && !strcmp(st->valuestring, "done");
+	char base[64];
+	report_basename(run, base, sizeof(base));
+	cJSON *journal = export_journal(c);
+	cJSON *manifest = export_manifest(run);
+	/* Markdown: the report, then the journal and the manifest */
+	char *md0 = report_markdown(run, final);
+	struct sbuf md;
+	sbuf_init(&md);
+	sbuf_addstr(&md, md0);
+	free(md0);
+	sbuf_addstr(&md, "\n\n## Operator actions\n\n");
+	if (!cJSON_GetArraySize(journal)) {
+		sbuf_addstr(&md, "None.\n");
+	} else {
+		sbuf_addstr(&md, "| time | user | action | ids | result |\n|---|---|---|---|---|\n");
+		const cJSON *a;
+		cJSON_ArrayForEach(a, journal) {
+			const char *keys[] = { "ts", "user", "action", "ids", "result" };
+			for (size_t k = 0; k < 5; k++) {
+				const cJSON *v = cJSON_GetObjectItem(a, keys[k]);
+				char *txt = cJSON_IsString(v) ? NULL : cJSON_PrintUnformatted(v);
+				sbuf_addstr(&md, "| ");
+				md_escape_cell(&md, cJSON_IsString(v) ? v->valuestring : txt ? txt : "");
+				sbuf_addch(&md, ' ');
+				free(txt);
+			}
+			sbuf_addstr(&md, "|\n");
+		}
+	}
+	char *mtxt = cJSON_Print(manifest);
+	sbuf_addf(&md, "\n## Run manifest\n\n```json\n%s\n```\n", mtxt ? mtxt : "{}");
+	free(mtxt);
+	cJSON *json = report_json(run);
+	cJSON_AddItemToObject(json, "operator_actions", journal);
+	cJSON_AddItemToObject(json, "manifest", manifest);
+	cJSON_AddBoolToObject(json, "final", final);
+	char *jtxt = cJSON_Print(json);
+	cJSON_Delete(json);
+	char *html = export_html(md.data, base);
+	char *dir = xasprintf("%s/reports/exports", c->cli->data_dir);
+	char *err = NULL;
+	const char *ext[] = { "md", "json", "html" };
+	const char *body[] = { md.data, jtxt ? jtxt : "{}", html };
+	int rc = util_mkdirs(dir, &err);
+	for (size_t i = 0; rc == 0 && i < 3; i++) {
+		char *p = xasprintf("%s/%s.%s", dir, base, ext[i]);
+		rc = util_write_file_atomic(p, body[i], strlen(body[i]), true, &err);
+		free(p);
+	}
+	char result[512];
+	if (rc == 0)
+		snprintf(result, sizeof(result), "wrote %s/%s.{md,json,html}", dir, base);
+	else
+		snprintf(result, sizeof(result), "failed: %s", err);
+	cJSON *ids = cJSON_CreateArray();
+	cJSON_AddItemToArray(ids, cJSON_CreateString(run_id));
+	console_journal(c, "export", ids, result);
+	console_status(c, rc < 0, "export: %s", result);
+	cJSON_Delete(ids);
+	free(err);
+	free(dir);
+	free(html);
+	free(jtxt);
+	sbuf_release(&md);
+	cJSON_Delete(run);
+	return CONSOLE_REDRAW;
+}

@@ -1,0 +1,175 @@
+/* View 2, tasks: the tasks of the current run from the product_manager's
+ * state; `r` sends a task_assignment for the task to the other
+ * researcher. */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/workflow.h"
+#include "core/util.h"
+#include "tui/console.h"
+#include "core/banned.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The product_manager's state and the current run in it (borrowed), the
+ * console's own run if it is there, else the one started last. */
+static cJSON *tasks_load(struct console *c, cJSON **run)
+{
+	char *path = xasprintf("%s/state/product_manager-state.json", c->cli->data_dir);
+	cJSON *st = console_load_json(path);
+	free(path);
+	*run = NULL;
+	const cJSON *runs = cJSON_GetObjectItem(st, "runs");
+	cJSON *r;
+	cJSON_ArrayForEach(r, runs) {
+		if (c->run_id[0] && !strcmp(jstr(r, "run_id"), c->run_id)) {
+			*run = r;
+			break;
+		}
+		if (!*run || strcmp(jstr(r, "started_at"), jstr(*run, "started_at")) > 0)
+			*run = r;
+	}
+	return st;
+}
+
+unsigned view_tasks_refresh(struct console *c)
+{
+	struct console_rows *r = &c->rows[VIEW_TASKS];
+	console_rows_clear(r);
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	int64_t now = util_now_ns(), started = 0;
+	msg_parse_time(jstr(run, "started_at"), &started);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+		const char *status = jstr(t, "status");
+		char dl[16] = "-", age[16] = "-";
+		int64_t d = (int64_t)jnum(t, "deadline_ns");
+		bool open_task = strcmp(status, "done") && strcmp(status, "failed");
+		if (d && open_task) {
+			if (d >= now)
+				console_age(d - now, dl, sizeof(dl));
+			else {
+				char a[14];
+				console_age(now - d, a, sizeof(a));
+				snprintf(dl, sizeof(dl), "-%s", a);
+			}
+		}
+		if (started)
+			console_age(now - started, age, sizeof(age));
+		enum theme_slot s = !strcmp(status, "failed") ? SLOT_ERROR : !strcmp(status, "done") ?
+				    SLOT_OK : (d && d < now && open_task) ? SLOT_WARN : SLOT_NORMAL;
+		console_rows_add(r, jstr(t, "task_id"), s, "%-20.20s %-7.7s %-8.8s %-18.18s %-12.12s %4d %4.0f%% %8s %6s",
+				 jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"), jstr(t, "assignee"),
+				 status, (int)jnum(t, "attempts"), jnum(t, "progress"), dl, age);
+	}
+	cJSON_Delete(st);
+	return console_rows_done(c, r);
+}
+
+void view_tasks_draw(struct console *c, int y0, int y1)
+{
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	char line[256];
+	if (run)
+		snprintf(line, sizeof(line), " run %s   status %s   %d tasks   (r reassigns to the other researcher)",
+			 jstr(run, "run_id"), *jstr(run, "status") ? jstr(run, "status") : "starting",
+			 cJSON_GetArraySize(cJSON_GetObjectItem(run, "tasks")));
+	else
+		snprintf(line, sizeof(line), " no run in %s/state/product_manager-state.json yet",
+			 c->cli->data_dir);
+	cJSON_Delete(st);
+	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
+	console_rows_draw(c, &c->rows[VIEW_TASKS], y0 + 1, y1,
+			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS      TRIES PROG DEADLINE    AGE");
+}
+
+/* The content of a task_assignment for t, shaped as the product_manager's. */
+static cJSON *tasks_content(const cJSON *run, const cJSON *t)
+{
+	bool market = !strcmp(jstr(t, "kind"), "market");
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_type", market ? WF_TASK_MARKET : WF_TASK_NEWS);
+	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
+	cJSON *tp = cJSON_AddArrayToObject(c, "target_pairs");
+	cJSON_AddItemToArray(tp, cJSON_CreateString(jstr(t, "pair")));
+	const cJSON *w = cJSON_GetObjectItem(run, "window");
+	char *tf = xasprintf("%s/%s", jstr(w, "start"), jstr(w, "end"));
+	cJSON_AddStringToObject(c, "timeframe", tf);
+	free(tf);
+	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
+	const cJSON *src = cJSON_GetObjectItem(run, "sources");
+	cJSON_AddItemToArray(ds, cJSON_CreateString(*jstr(src, market ? "market" : "news") ?
+						    jstr(src, market ? "market" : "news") : "sim"));
+	char dl[40];
+	int64_t d = (int64_t)jnum(t, "deadline_ns");
+	if (d < util_now_ns())
+		d = util_now_ns() + 300 * 1000000000LL;
+	util_iso8601(d, dl, sizeof(dl));
+	cJSON_AddStringToObject(c, "deadline", dl);
+	cJSON_AddStringToObject(c, "output_format", "structured_json");
+	cJSON_AddStringToObject(c, "special_instructions", "Reassigned by the operator");
+	cJSON_AddItemToObject(c, "window", cJSON_Duplicate(w, 1));
+	cJSON_AddStringToObject(c, "run_id", jstr(run, "run_id"));
+	cJSON_AddStringToObject(c, "logical_task_id", jstr(t, "task_id"));
+	cJSON_AddNumberToObject(c, "attempt", jnum(t, "attempts") + 1);
+	return c;
+}
+
+unsigned view_tasks_act(struct console *c, enum console_op op)
+{
+	struct console_row *cur = console_rows_current(&c->rows[VIEW_TASKS]);
+	if (op != OP_REASSIGN || !cur || !cur->id) {
+		console_status(c, true, "no task selected");
+		return CONSOLE_REDRAW;
+	}
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	const cJSON *t, *task = NULL;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (!strcmp(jstr(t, "task_id"), cur->id))
+			task = t;
+	const char *kind = jstr(task, "kind");
+	if (!task || (strcmp(kind, "market") && strcmp(kind, "news"))) {
+		console_status(c, true, "only research tasks (market, news) can be reassigned");
+		cJSON_Delete(st);
+		return CONSOLE_REDRAW;
+	}
+	const char *to = !strcmp(jstr(task, "assignee"), "research_agent_1") ? "research_agent_2" :
+			 "research_agent_1";
+	struct msg *m = msg_new("operator", to, MSG_TASK_ASSIGNMENT, tasks_content(run, task));
+	char *err = NULL, result[512];
+	cJSON *ids = cJSON_CreateArray();
+	cJSON_AddItemToArray(ids, cJSON_CreateString(cur->id));
+	if (!m) {
+		snprintf(result, sizeof(result), "failed: cannot build the message");
+	} else {
+		m->priority = PRIO_HIGH;
+		m->correlation_id = xstrdup(cur->id);
+		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
+		if (bus_send(c->bus, m, &err) < 0)
+			snprintf(result, sizeof(result), "failed: %s", err);
+		else
+			snprintf(result, sizeof(result), "sent %s to %s", m->id, to);
+	}
+	console_journal(c, "reassign", ids, result);
+	console_status(c, err != NULL || !m, "reassign %s: %s", cur->id, result);
+	free(err);
+	cJSON_Delete(ids);
+	msg_free(&m);
+	cJSON_Delete(st);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}

@@ -1,0 +1,96 @@
+/* View 6, tools and learning: tool usage (calls, errors, p50/p95, cache
+ * hits) and the learning system's error patterns and recommendations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "tui/console.h"
+#include "core/banned.h"
+
+static double jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+unsigned view_tools_refresh(struct console *c)
+{
+	struct console_rows *r = &c->rows[VIEW_TOOLS];
+	console_rows_clear(r);
+	char *path = xasprintf("%s/tools/usage.json", c->cli->data_dir);
+	cJSON *u = console_load_json(path);
+	free(path);
+	console_rows_add(r, NULL, SLOT_HEADING, "Tool usage (%s/tools/usage.json)", c->cli->data_dir);
+	console_rows_add(r, NULL, SLOT_HEADER, "  %-24s %8s %8s %10s %10s %10s", "TOOL", "CALLS", "ERRORS",
+			 "P50 MS", "P95 MS", "CACHE HITS");
+	const cJSON *t;
+	int ntools = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(u, "tools")) {
+		char id[160];
+		snprintf(id, sizeof(id), "tool:%s", t->string ? t->string : "?");
+		console_rows_add(r, id, jnum(t, "errors") > 0 ? SLOT_WARN : SLOT_NORMAL,
+				 "  %-24.24s %8.0f %8.0f %10.3f %10.3f %10.0f", t->string ? t->string : "?",
+				 jnum(t, "calls"), jnum(t, "errors"), jnum(t, "latency_p50_ms"),
+				 jnum(t, "latency_p95_ms"), jnum(t, "cache_hits"));
+		ntools++;
+	}
+	if (!ntools)
+		console_rows_add(r, NULL, SLOT_DIM, "  (no tool calls recorded yet)");
+	cJSON_Delete(u);
+	path = xasprintf("%s/learning/improvement-metrics.json", c->cli->log_dir);
+	cJSON *m = console_load_json(path);
+	free(path);
+	console_rows_add(r, NULL, SLOT_NORMAL, "%s", "");
+	console_rows_add(r, NULL, SLOT_HEADING, "Learning: error rates by agent (%s/learning)", c->cli->log_dir);
+	console_rows_add(r, NULL, SLOT_HEADER, "  %-24s %8s %8s %8s %10s", "AGENT", "TASKS", "ERRORS",
+			 "FAILED", "ERROR RATE");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(m, "by_agent")) {
+		char id[160];
+		snprintf(id, sizeof(id), "agent:%s", t->string ? t->string : "?");
+		console_rows_add(r, id, jnum(t, "error_rate") > 0 ? SLOT_WARN : SLOT_NORMAL,
+				 "  %-24.24s %8.0f %8.0f %8.0f %9.1f%%", t->string ? t->string : "?",
+				 jnum(t, "tasks"), jnum(t, "errors"), jnum(t, "failed_tasks"),
+				 jnum(t, "error_rate") * 100);
+	}
+	console_rows_add(r, NULL, SLOT_NORMAL, "%s", "");
+	console_rows_add(r, NULL, SLOT_HEADING, "Error patterns");
+	int np = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(m, "by_error_type")) {
+		char *v = cJSON_IsObject(t) || cJSON_IsArray(t) ? cJSON_PrintUnformatted(t) : NULL;
+		console_rows_add(r, NULL, SLOT_NORMAL, "  %-24.24s %s", t->string ? t->string : "?",
+				 v ? v : cJSON_IsNumber(t) ? "" : "");
+		free(v);
+		np++;
+	}
+	if (!np)
+		console_rows_add(r, NULL, SLOT_DIM, "  (none)");
+	console_rows_add(r, NULL, SLOT_NORMAL, "%s", "");
+	console_rows_add(r, NULL, SLOT_HEADING, "Recommendations");
+	int nr = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(m, "recommendations")) {
+		char id[32];
+		snprintf(id, sizeof(id), "rec:%d", nr);
+		if (cJSON_IsString(t))
+			console_rows_add(r, id, SLOT_WARN, "  %s", t->valuestring);
+		else
+			console_rows_add(r, id, SLOT_WARN, "  %s/%s (error rate %.0f%%): %s", jstr(t, "agent"),
+					 jstr(t, "task_kind"), jnum(t, "error_rate") * 100, jstr(t, "text"));
+		nr++;
+	}
+	if (!nr)
+		console_rows_add(r, NULL, SLOT_DIM, "  (none)");
+	cJSON_Delete(m);
+	return console_rows_done(c, r);
+}
+
+void view_tools_draw(struct console *c, int y0, int y1)
+{
+	console_rows_draw(c, &c->rows[VIEW_TOOLS], y0, y1, NULL);
+}
