@@ -46,7 +46,8 @@ const struct cli_cmd cli_commands[] = {
 	{ "status", "[--json]",
 	  "depth and oldest age per inbox, processing, retries, dead letters",
 	  cmd_status },
-	{ "bench", "bus [--messages N] [--rate R] [--durable] [--json]",
+	{ "bench", "bus [--messages N] [--rate R] [--durable] [--repeat K] [--json] | "
+		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json]",
 	  "benchmarks", cmd_bench },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
