@@ -1258,6 +1258,9 @@ static void console_trigger(struct console *c, struct agent_env *env)
 
 static int console_curses_init(struct console *c, FILE **null_out, FILE **null_in)
 {
+	/* The terminal's character set for ncursesw (LC_CTYPE only: numbers
+	 * keep the C locale, as JSON needs). */
+	setlocale(LC_CTYPE, "");
 	if (c->headless) {
 		const char *cs = nl_langinfo(CODESET);
 		if (!cs || strcmp(cs, "UTF-8"))

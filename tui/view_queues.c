@@ -1,6 +1,7 @@
 /* View 3, queues: one inbox, the claimed messages, or the dead letters
  * grouped by reason; a detail pane; retry, delete, kill on the marked set. */
 #include <curses.h>
+#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,13 @@ void view_queues_draw(struct console *c, int y0, int y1)
 			  "FROM             PRIO   TRIES AGE");
 	struct console_row *cur = console_rows_current(r);
 	queues_detail(c, cur ? cur->id : NULL);
-	mvhline(mid, 0, ACS_HLINE, COLS);
+	/* A plain U+2500 under UTF-8 (no alternate character set, which
+	 * some multiplexers pass on as "q"), '-' otherwise. */
+	const char *cs = nl_langinfo(CODESET);
+	const char *rule = cs && !strcmp(cs, "UTF-8") ? "\xe2\x94\x80" : "-";
+	move(mid, 0);
+	for (int x = 0; x < COLS; x++)
+		addstr(rule);
 	int y = mid + 1;
 	const char *p = c->detail ? c->detail : "";
 	while (y < y1 && *p) {
