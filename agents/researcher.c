@@ -29,6 +29,15 @@ static cJSON *tasks_of(struct agent *a)
 	return t;
 }
 
+/* Marks a task as changed by this process (see agent_save_state). */
+static void task_touch(struct agent *a, cJSON *t)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "updated_ns");
+	cJSON_AddNumberToObject(t, "updated_ns", (double)util_now_ns());
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "owner");
+	cJSON_AddStringToObject(t, "owner", bus_owner(a->bus));
+}
+
 static int queued_count(cJSON *tasks)
 {
 	int n = 0;
@@ -126,6 +135,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		msg_parse_time(deadline, &dl);
 	cJSON_AddNumberToObject(t, "deadline_ns", (double)dl);
 	cJSON_AddNumberToObject(t, "accepted_ns", (double)util_now_ns());
+	task_touch(a, t);
 	if (a->fault == FAULT_ERROR) {
 		cJSON_AddStringToObject(t, "status", "failed");
 		cJSON_AddItemToObject(tasks, m->id, t);
@@ -645,6 +655,7 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 				  &conf, &err);
 	}
 	cJSON_DeleteItemFromObject(t, "status");
+	task_touch(a, t);
 	if (r < 0) {
 		cJSON_AddStringToObject(t, "status", "failed");
 		send_error(a, to, task_msg, corr, "api_failure", err ? err : "failed", kind, pair);
@@ -698,13 +709,37 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	cJSON_Delete(lf);
 }
 
+struct adopt {
+	const char *task;
+	bool adopted;
+};
+
+/* Under the state lock, on the merged state: takes a queued task whose
+ * owner process is gone. */
+static void adopt_task(struct agent *a, void *ctx)
+{
+	struct adopt *ad = ctx;
+	cJSON *t = cJSON_GetObjectItem(tasks_of(a), ad->task);
+	const char *s = jstr(t, "status"), *owner = jstr(t, "owner");
+	if (!s || strcmp(s, "queued") || (owner && !bus_owner_gone(a->bus, owner) &&
+					  strcmp(owner, bus_owner(a->bus))))
+		return;
+	char *was = xstrdup(owner ? owner : "an earlier run");
+	task_touch(a, t); /* replaces the owner string */
+	ad->adopted = true;
+	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_adopted", NULL,
+		  "task %s of %s taken over: its process is gone", ad->task, was);
+	free(was);
+}
+
 static int64_t researcher_tick(struct agent *a)
 {
 	cJSON *tasks = tasks_of(a);
 	int64_t now = util_now_ns(), next = -1;
+	const char *me = bus_owner(a->bus);
 	cJSON *t;
 	cJSON_ArrayForEach(t, tasks) {
-		const char *s = jstr(t, "status");
+		const char *s = jstr(t, "status"), *owner = jstr(t, "owner");
 		if (!s || strcmp(s, "queued"))
 			continue;
 		int64_t nb = (int64_t)jnum(t, "not_before_ns", 0);
@@ -714,9 +749,22 @@ static int64_t researcher_tick(struct agent *a)
 				next = ms;
 			continue;
 		}
+		if (!owner || strcmp(owner, me)) {
+			/* Another process's: leave it while that process lives. */
+			if (owner && !bus_owner_gone(a->bus, owner))
+				continue;
+			struct adopt ad = { t->string, false };
+			char *task = xstrdup(t->string);
+			ad.task = task;
+			agent_state_locked(a, adopt_task, &ad, NULL);
+			t = cJSON_GetObjectItem(tasks_of(a), task);
+			free(task);
+			if (!ad.adopted || !t)
+				return 0; /* the state changed under us: look again */
+		}
 		work(a, t->string, t);
 		agent_save_state(a, NULL);
-		a->active_tasks = queued_count(tasks);
+		a->active_tasks = queued_count(tasks_of(a));
 		return 0; /* one task per turn: messages stay responsive */
 	}
 	a->active_tasks = queued_count(tasks);
@@ -727,10 +775,12 @@ const struct agent_role role_research_agent_1 = {
 	.name = "research_agent_1",
 	.handle = researcher_handle,
 	.tick = researcher_tick,
+	.shared_state = true,
 };
 
 const struct agent_role role_research_agent_2 = {
 	.name = "research_agent_2",
 	.handle = researcher_handle,
 	.tick = researcher_tick,
+	.shared_state = true,
 };

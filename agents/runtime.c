@@ -2,6 +2,8 @@
 #include "agents/runtime.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,14 +128,71 @@ static void state_load(struct agent *a)
 		a->state = cJSON_CreateObject();
 }
 
-int agent_save_state(struct agent *a, char **err)
+/* Merges map k of theirs into ours: entries we lack are taken, and of two
+ * versions the newer (updated_ns) wins. */
+static void merge_map(cJSON *ours, const cJSON *theirs, const char *k)
 {
+	const cJSON *tm = cJSON_GetObjectItemCaseSensitive(theirs, k);
+	if (!cJSON_IsObject(tm))
+		return;
+	cJSON *om = cJSON_GetObjectItemCaseSensitive(ours, k);
+	if (!cJSON_IsObject(om)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(ours, k);
+		om = cJSON_AddObjectToObject(ours, k);
+	}
+	const cJSON *e;
+	cJSON_ArrayForEach(e, tm) {
+		cJSON *mine = cJSON_GetObjectItemCaseSensitive(om, e->string);
+		if (!mine)
+			cJSON_AddItemToObject(om, e->string, cJSON_Duplicate(e, 1));
+		else if (jnum(e, "updated_ns", 0) > jnum(mine, "updated_ns", 0))
+			cJSON_ReplaceItemInObjectCaseSensitive(om, e->string, cJSON_Duplicate(e, 1));
+	}
+}
+
+static void merge_from_disk(struct agent *a)
+{
+	char *buf = NULL;
+	size_t len;
+	if (util_read_file(a->state_path, 64 << 20, &buf, &len, NULL) < 0)
+		return;
+	cJSON *theirs = json_parse_strict(buf, len, NULL);
+	free(buf);
+	if (cJSON_IsObject(theirs)) {
+		merge_map(a->state, theirs, "tasks");
+		merge_map(a->state, theirs, "validated");
+	}
+	cJSON_Delete(theirs);
+}
+
+int agent_state_locked(struct agent *a, void (*fn)(struct agent *a, void *ctx),
+		       void *ctx, char **err)
+{
+	int lock = -1;
+	if (a->role->shared_state) {
+		char *lp = xasprintf("%s.lock", a->state_path);
+		lock = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		free(lp);
+		if (lock >= 0)
+			while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
+				;
+		merge_from_disk(a);
+	}
+	if (fn)
+		fn(a, ctx);
 	cJSON_DeleteItemFromObject(a->state, "agent");
 	cJSON_AddStringToObject(a->state, "agent", a->name);
 	char *s = json_pretty(a->state);
 	int r = util_write_file_atomic(a->state_path, s, strlen(s), a->env->bcfg.durable, err);
 	free(s);
+	if (lock >= 0)
+		close(lock); /* releases the lock */
 	return r;
+}
+
+int agent_save_state(struct agent *a, char **err)
+{
+	return agent_state_locked(a, NULL, NULL, err);
 }
 
 /* ---- lifecycle ------------------------------------------------------------ */

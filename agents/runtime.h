@@ -67,6 +67,9 @@ struct agent_role {
 	 * again (-1: only after a message). */
 	int64_t (*tick)(struct agent *a);
 	void (*fini)(struct agent *a);
+	/* Several processes of this role may share its state file: saves
+	 * merge what the others wrote (see agent_save_state). */
+	bool shared_state;
 };
 
 struct agent {
@@ -114,8 +117,16 @@ int agent_send_malformed(struct agent *a, const char *to, enum msg_type type,
 			 cJSON *content, const char *reply_to,
 			 const char *correlation_id);
 
-/* Saves a->state atomically. */
+/* Saves a->state atomically. For a shared_state role, under an flock on
+ * the state file's .lock, the entries of its "tasks" and "validated" maps
+ * that other processes wrote are merged in first (of two versions of one
+ * entry the one with the larger "updated_ns" wins). */
 int agent_save_state(struct agent *a, char **err);
+/* As agent_save_state, with fn(a, ctx) called after the merge and before
+ * the write, while the lock is held: a change decided on the merged state
+ * (adopting a dead process's task) cannot race another process's. */
+int agent_state_locked(struct agent *a, void (*fn)(struct agent *a, void *ctx),
+		       void *ctx, char **err);
 void agent_heartbeat_now(struct agent *a);
 
 /* The roles. */

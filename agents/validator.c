@@ -309,4 +309,5 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 const struct agent_role role_validator = {
 	.name = "validator_agent",
 	.handle = validator_handle,
+	.shared_state = true,
 };

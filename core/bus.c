@@ -342,6 +342,16 @@ int bus_stats(struct bus *b, struct bus_stats *out, char **err)
 	return 0;
 }
 
+const char *bus_owner(struct bus *b)
+{
+	return b->t->owner(b);
+}
+
+bool bus_owner_gone(struct bus *b, const char *owner)
+{
+	return b->t->owner_gone(b, owner);
+}
+
 int64_t bus_backoff_ms(const struct bus_config *cfg, int n)
 {
 	int64_t d = cfg->retry_base_ms;

@@ -139,6 +139,8 @@ struct bus_transport {
 	int (*monitor_fd)(struct bus_monitor *m);
 	int (*monitor_process)(struct bus_monitor *m);
 	void (*monitor_stats)(struct bus_monitor *m, struct bus_stats *out);
+	const char *(*owner)(struct bus *b);
+	bool (*owner_gone)(struct bus *b, const char *owner);
 	void (*close)(struct bus *b);
 };
 
@@ -222,6 +224,12 @@ void bus_monitor_stats(struct bus_monitor *m, struct bus_stats *out);
 
 /* One scan, for one-shot commands. */
 int bus_stats(struct bus *b, struct bus_stats *out, char **err);
+
+/* This process as a consumer ("HOST-PID-START"), and whether the
+ * consumer named by an owner string is gone for sure (same host, process
+ * dead or its pid reused). Agents sharing a state file use them too. */
+const char *bus_owner(struct bus *b);
+bool bus_owner_gone(struct bus *b, const char *owner);
 
 /* Backoff before attempt n (n >= 1) in ms, with jitter in [d/2, d]. */
 int64_t bus_backoff_ms(const struct bus_config *cfg, int n);

@@ -2216,6 +2216,17 @@ static void fs_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 	qsort(out->agents, out->nagents, sizeof(*out->agents), agent_stats_cmp);
 }
 
+static const char *fs_owner(struct bus *b)
+{
+	owner_refresh(FS(b));
+	return FS(b)->owner;
+}
+
+static bool fs_owner_gone(struct bus *b, const char *owner)
+{
+	return owner_dead(FS(b), owner);
+}
+
 /* ---- open/close --------------------------------------------------------- */
 
 static void fs_close(struct bus *b)
@@ -2288,5 +2299,7 @@ const struct bus_transport bus_fs_transport = {
 	.monitor_fd = fs_monitor_fd,
 	.monitor_process = fs_monitor_process,
 	.monitor_stats = fs_monitor_stats,
+	.owner = fs_owner,
+	.owner_gone = fs_owner_gone,
 	.close = fs_close,
 };

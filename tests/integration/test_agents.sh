@@ -196,6 +196,10 @@ both_ended() { ended c3a && ended c3b; }
 wait_for "c3: both processes of research_agent_2 exit within 10 s" 10 both_ended
 stopped c3a research_agent_2
 stopped c3b research_agent_2
+# The two processes shared one state file: each save merged the other's
+# tasks, so it lists all six, each done once.
+eq "c3: the shared state file lists all six tasks as done" \
+	"$(sj "$D/state/research_agent_2-state.json" "sum(1 for t in s['tasks'].values() if t['status'] == 'done')")" 6
 
 # --- 5. an injected crash, then a new process resumes the task once ------------------------------
 use_dir c5
