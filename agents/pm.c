@@ -165,8 +165,10 @@ static void send_assignment(struct agent *a, cJSON *run, cJSON *t)
 	cJSON_AddStringToObject(c, "logical_task_id", jstr(t, "task_id"));
 	cJSON_AddNumberToObject(c, "attempt", jnum(t, "attempts", 1));
 	char *err = NULL;
+	int prio = jstr(t, "priority") ? msg_priority_from_name(jstr(t, "priority")) : -1;
 	if (agent_send(a, jstr(t, "assignee"), MSG_TASK_ASSIGNMENT, c, jstr(t, "current"), NULL,
-		       jstr(t, "task_id"), PRIO_HIGH, NULL, &err) < 0)
+		       jstr(t, "task_id"), prio < 0 ? PRIO_HIGH : (enum msg_priority)prio, NULL,
+		       &err) < 0)
 		free(err); /* logged by agent_send; the deadline will catch it */
 }
 
@@ -254,14 +256,18 @@ static void reassign(struct agent *a, cJSON *run, cJSON *t, const char *reason)
 	send_draft(a, run, false);
 }
 
+static bool terminal(const char *status)
+{
+	return !strcmp(status, "done") || !strcmp(status, "failed") ||
+	       !strcmp(status, "cancelled");
+}
+
 static bool all_terminal(const cJSON *run)
 {
 	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		const char *s = jstr(t, "status");
-		if (strcmp(s, "done") && strcmp(s, "failed"))
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (!terminal(jstr(t, "status")))
 			return false;
-	}
 	return true;
 }
 
@@ -621,7 +627,7 @@ static void take_news(cJSON *run, const struct msg *m, const cJSON *raw, const c
 static void on_result(struct agent *a, const struct msg *m, cJSON *run, cJSON *t)
 {
 	const cJSON *c = m->content;
-	if (!strcmp(jstr(t, "status"), "done") || !strcmp(jstr(t, "status"), "failed")) {
+	if (terminal(jstr(t, "status")) || !strcmp(jstr(t, "status"), "held")) {
 		decision(a, "duplicate_result", jstr(t, "task_id"),
 			 "result %s from %s for %s ignored: the task is already %s", m->id, m->from,
 			 jstr(t, "task_id"), jstr(t, "status"));
@@ -721,6 +727,105 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	}
 }
 
+/* ---- the operator's controls ------------------------------------------------ */
+
+/* Tells the current assignee to drop the task (if it still has it queued). */
+static void cancel_current(struct agent *a, cJSON *run, cJSON *t)
+{
+	const char *who = jstr(t, "assignee"), *cur = jstr(t, "current");
+	if (!who || !cur || terminal(jstr(t, "status")))
+		return;
+	cJSON *c = wf_control_content("cancel", jstr(run, "run_id"), jstr(t, "task_id"), NULL, NULL);
+	cJSON_ReplaceItemInObject(c, "task_type", cJSON_CreateString(WF_TASK_CANCEL));
+	cJSON_AddStringToObject(c, "cancel_id", cur);
+	agent_send(a, who, MSG_TASK_ASSIGNMENT, c, NULL, cur, jstr(t, "task_id"), PRIO_URGENT,
+		   NULL, NULL);
+	/* Its answer, if it still comes, is about an assignment that is no
+	 * longer current, and is ignored. */
+}
+
+static bool researcher_name(const char *s)
+{
+	return s && (!strcmp(s, "research_agent_1") || !strcmp(s, "research_agent_2"));
+}
+
+static void on_control(struct agent *a, const struct msg *m)
+{
+	const cJSON *c = m->content;
+	const char *action = jstr(c, "action"), *task_id = jstr(c, "task_id");
+	const char *run_id = jstr(c, "run_id"), *to = jstr(c, "to");
+	cJSON *run = run_id ? cJSON_GetObjectItem(runs(a), run_id) : NULL;
+	cJSON *t = run && task_id ? find_task(run, task_id) : NULL;
+	char *why = NULL;
+	if (!action || !t)
+		why = xasprintf("no task %s in run %s", task_id ? task_id : "?", run_id ? run_id : "?");
+	else if (!strcmp(jstr(run, "status"), "done") || !strcmp(jstr(run, "status"), "reporting"))
+		why = xasprintf("run %s is %s: its tasks can no longer change", run_id,
+				jstr(run, "status"));
+	else if (to && !researcher_name(to))
+		why = xasprintf("%s is not a researcher", to);
+	if (why) {
+		decision(a, "control_refused", task_id, "%s from %s refused: %s", action ? action : "?",
+			 m->from, why);
+		free(why);
+		return;
+	}
+	const char *st = jstr(t, "status"), *who = jstr(t, "assignee");
+	char *reason = xasprintf("%s by %s", action, m->from);
+	if (!strcmp(action, "reassign") || !strcmp(action, "retry") || !strcmp(action, "release")) {
+		bool retry = !strcmp(action, "retry"), release = !strcmp(action, "release");
+		if ((retry && strcmp(st, "failed") && strcmp(st, "cancelled")) ||
+		    (release && strcmp(st, "held")) ||
+		    (!retry && !release && (terminal(st) || !strcmp(st, "held")))) {
+			decision(a, "control_refused", task_id, "%s of %s refused: the task is %s", action,
+				 task_id, st);
+			free(reason);
+			return;
+		}
+		const char *dest = to ? to : release ? who : other_researcher(who ? who : "");
+		char from[MSG_AGENT_MAX + 1];
+		util_strlcpy(from, who ? who : "", sizeof(from));
+		if (!retry && !release)
+			cancel_current(a, run, t);
+		add_failure(run, t, retry ? "retried" : release ? "released" : "reassigned", from, dest,
+			    reason);
+		assign(a, run, t, dest);
+		decision(a, action, task_id, "%s: %s from %s to %s", reason, task_id, from, dest);
+		save(a);
+		send_assignment(a, run, t);
+	} else if (!strcmp(action, "cancel") || !strcmp(action, "hold")) {
+		bool cancel = !strcmp(action, "cancel");
+		if (terminal(st) || (!cancel && !strcmp(st, "held"))) {
+			decision(a, "control_refused", task_id, "%s of %s refused: the task is %s", action,
+				 task_id, st);
+			free(reason);
+			return;
+		}
+		cancel_current(a, run, t);
+		jset_str(t, "status", cancel ? "cancelled" : "held");
+		jset_num(t, "deadline_ns", 0);
+		if (cancel)
+			add_failure(run, t, "cancelled", who, NULL, reason);
+		decision(a, action, task_id, "%s: %s", reason, task_id);
+		save(a);
+		if (cancel)
+			maybe_validate(a, run);
+	} else if (!strcmp(action, "priority")) {
+		const char *p = jstr(c, "priority");
+		if (!p || msg_priority_from_name(p) < 0) {
+			decision(a, "control_refused", task_id, "priority %s refused", p ? p : "?");
+		} else {
+			jset_str(t, "priority", p);
+			decision(a, "priority", task_id, "%s: %s now %s", reason, task_id, p);
+			save(a);
+		}
+	} else {
+		decision(a, "control_refused", task_id, "unknown action %s from %s", action, m->from);
+	}
+	free(reason);
+	send_draft(a, run, false);
+}
+
 /* ---- dispatch ---------------------------------------------------------------- */
 
 static bool lookup(struct agent *a, const char *msg_id, cJSON **run, cJSON **task,
@@ -758,6 +863,10 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 	case MSG_TASK_ASSIGNMENT: {
 		const char *kind = jstr(m->content, "task_type");
 		const char *run_id = jstr(m->content, "run_id");
+		if (kind && !strcmp(kind, WF_TASK_CONTROL)) {
+			on_control(a, m);
+			return AGENT_DONE;
+		}
 		if (!kind || strcmp(kind, WF_TASK_WEEKLY) || !run_id || !util_valid_agent_name(run_id)) {
 			err_set(err, "product_manager takes task_type %s with a run_id", WF_TASK_WEEKLY);
 			return AGENT_REJECT;
@@ -858,7 +967,7 @@ static int64_t pm_tick(struct agent *a)
 		cJSON *t;
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 			const char *s = jstr(t, "status");
-			if (!strcmp(s, "done") || !strcmp(s, "failed"))
+			if (terminal(s) || !strcmp(s, "held"))
 				continue;
 			int64_t dl = (int64_t)jnum(t, "deadline_ns", 0);
 			if (dl && now > dl) {

@@ -109,6 +109,25 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	const char *pair = cJSON_IsString(p0) ? p0->valuestring : NULL;
 	bool market = kind && !strcmp(kind, WF_TASK_MARKET);
 	bool news = kind && !strcmp(kind, WF_TASK_NEWS);
+	if (kind && !strcmp(kind, WF_TASK_CANCEL)) {
+		/* The product_manager took the task back (the operator reassigned,
+		 * held or cancelled it): drop it if it is still waiting. */
+		const char *id = jstr(c, "cancel_id");
+		cJSON *t = id ? cJSON_GetObjectItem(tasks, id) : NULL;
+		const char *st = t ? jstr(t, "status") : NULL;
+		char was[32];
+		snprintf(was, sizeof(was), "%s", st ? st : "unknown to this agent");
+		if (st && !strcmp(st, "queued")) {
+			/* replaces (frees) st */
+			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("cancelled"));
+			task_touch(a, t);
+			agent_save_state(a, NULL);
+		}
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
+			  "%s cancelled by %s (was %s)", id ? id : "?", m->from, was);
+		a->active_tasks = queued_count(tasks);
+		return AGENT_DONE;
+	}
 	if (cJSON_GetObjectItem(tasks, m->id)) {
 		/* Delivered again (at least once): answered already. */
 		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "duplicate_task", NULL,

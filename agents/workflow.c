@@ -136,3 +136,32 @@ int wf_reports_gc(const char *data_dir, int64_t now_ns, bool dry_run,
 	free(weekly);
 	return 0;
 }
+
+static void wf_required(cJSON *c, const char *type)
+{
+	char dl[40];
+	cJSON_AddStringToObject(c, "task_type", type);
+	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
+	cJSON_AddArrayToObject(c, "target_pairs");
+	cJSON_AddStringToObject(c, "timeframe", "");
+	cJSON_AddArrayToObject(c, "data_sources");
+	util_iso8601(util_now_ns() + 3600LL * 1000000000, dl, sizeof(dl));
+	cJSON_AddStringToObject(c, "deadline", dl);
+	cJSON_AddStringToObject(c, "output_format", "none");
+}
+
+cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,
+			  const char *to, const char *priority)
+{
+	cJSON *c = cJSON_CreateObject();
+	wf_required(c, WF_TASK_CONTROL);
+	cJSON_AddStringToObject(c, "action", action);
+	if (run_id)
+		cJSON_AddStringToObject(c, "run_id", run_id);
+	cJSON_AddStringToObject(c, "task_id", task_id);
+	if (to)
+		cJSON_AddStringToObject(c, "to", to);
+	if (priority)
+		cJSON_AddStringToObject(c, "priority", priority);
+	return c;
+}

@@ -16,6 +16,18 @@
 #define WF_TASK_NEWS "news_analysis"         /* product_manager -> researcher */
 #define WF_TASK_REPORT_DRAFT "report_draft"  /* product_manager -> report_writer */
 #define WF_TASK_REPORT_FINAL "report_final"  /* product_manager -> report_writer */
+/* operator (console) -> product_manager: content "action" is one of
+ * reassign, retry, cancel, hold, release, priority, with "run_id",
+ * "task_id", and "to" (reassign, retry, release: the agent; default the
+ * other researcher) or "priority" (urgent, high, normal, low). */
+#define WF_TASK_CONTROL "operator_control"
+/* product_manager -> researcher: drop the queued task "cancel_id" (the
+ * assignment's message id). */
+#define WF_TASK_CANCEL "cancel_task"
+
+/* The content of an operator_control task_assignment (new object). */
+cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,
+			  const char *to, const char *priority);
 
 /* The seed's Asia/G10 set. */
 extern const char *const wf_default_pairs[];

@@ -84,6 +84,35 @@ for agent in research_agent_1 research_agent_2 validator_agent; do
 	done
 done
 
+# --- the operator reassigns a task through the product_manager ------------------------------------
+dd=$T/op
+$MADF --data-dir "$dd" run weekly --as-of 1987-03-27 --pairs USD/JPY --market "csv:$FX" \
+	--news "rss:$RSS" --report-dir "$dd/rep" --inject-fault research_agent_1:slow \
+	--task-timeout 120 >"$dd.out" 2>"$dd.err" &
+pid=$!
+wait_for "research_agent_1 has accepted the market task" 60 sh -c "grep -q '\"status\": \"accepted\"' '$dd/state/product_manager-state.json'"
+run_id=$(python3 -c "import json,sys; print(list(json.load(open(sys.argv[1]))['runs'])[0])" "$dd/state/product_manager-state.json")
+dl=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+MADF_DATA_DIR=$dd $MADF send --to product_manager --type task_assignment --priority urgent --content \
+	"{\"task_type\":\"operator_control\",\"focus_area\":\"Asia/G10\",\"target_pairs\":[],\"timeframe\":\"\",\"data_sources\":[],\"deadline\":\"$dl\",\"output_format\":\"none\",\"action\":\"reassign\",\"run_id\":\"$run_id\",\"task_id\":\"USDJPY-market\"}" >/dev/null
+wait "$pid"; rc=$?
+eq "after the operator's reassign the run completes" "$rc" 0
+J=$dd/rep/1987-W13-asia-g10-fx.json
+check "the report names the operator's reassignment" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert any(f['what'] == 'reassigned' and f['from'] == 'research_agent_1' and f['to'] == 'research_agent_2'
+           and 'by operator' in f['reason'] for f in r['failures']), r['failures']" "$J"
+check "USD/JPY's figures came from research_agent_2" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = [p for p in r['pairs'] if p['pair'] == 'USD/JPY'][0]
+assert p['provenance']['agent'] == 'research_agent_2', p['provenance']" "$J"
+check "research_agent_1 dropped the task it was told to drop" python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert any(t['status'] == 'cancelled' for t in s['tasks'].values()), s['tasks']" "$dd/state/research_agent_1-state.json"
+
 # --- killed with SIGKILL part-way, started again ---------------------------------------------------
 dd=$T/kill
 $MADF --data-dir "$dd" run weekly --as-of 1987-03-27 --pairs $PAIRS --market "csv:$FX" \
