@@ -15,6 +15,7 @@
 #include "agents/market.h"
 #include "agents/workflow.h"
 #include "core/util.h"
+#include "tui/bench_console.h"
 #include "tui/cli.h"
 #include "core/banned.h"
 
@@ -499,10 +500,13 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus or workflow");
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow or console");
 	if (!strcmp(argv[1], "bus"))
 		return bench_bus(cli, argc, argv);
 	if (!strcmp(argv[1], "workflow"))
 		return bench_workflow(cli, argc, argv);
-	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus or workflow", argv[1]);
+	if (!strcmp(argv[1], "console"))
+		return bench_console(cli, argc, argv);
+	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow or console",
+			argv[1]);
 }

@@ -432,9 +432,12 @@ static void console_draw_status(struct console *c)
 		snprintf(buf, sizeof(buf), "%c%s", c->mode == MODE_COMMAND ? ':' : '/', c->line);
 		break;
 	case MODE_CONFIRM:
-		snprintf(buf, sizeof(buf), "%s %zu message%s? y/n",
-			 c->pending == OP_RETRY ? "Retry" : c->pending == OP_DELETE ? "Delete" : "Kill",
-			 c->pending_n, c->pending_n == 1 ? "" : "s");
+		if (c->pending == OP_TASK_CANCEL)
+			snprintf(buf, sizeof(buf), "Cancel %zu task? y/n", c->pending_n);
+		else
+			snprintf(buf, sizeof(buf), "%s %zu message%s? y/n",
+				 c->pending == OP_RETRY ? "Retry" : c->pending == OP_DELETE ? "Delete" : "Kill",
+				 c->pending_n, c->pending_n == 1 ? "" : "s");
 		s = SLOT_WARN;
 		break;
 	case MODE_NORMAL:
@@ -488,6 +491,7 @@ static void console_draw_help(struct console *c, int y0, int y1)
 
 static void console_draw(struct console *c)
 {
+	c->frames++;
 	erase();
 	if (COLS < CONSOLE_MIN_COLS || LINES < CONSOLE_MIN_ROWS) {
 		char buf[128];
@@ -884,7 +888,22 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		c->mode = MODE_CONFIRM;
 		return CONSOLE_REDRAW;
 	}
+	case OP_TASK_CANCEL:
+		if (c->opts.read_only)
+			return console_refuse(c, k->op);
+		if (!console_rows_current(&c->rows[VIEW_TASKS])) {
+			console_status(c, true, "no task selected");
+			return CONSOLE_REDRAW;
+		}
+		c->pending = k->op;
+		c->pending_n = 1;
+		c->mode = MODE_CONFIRM;
+		return CONSOLE_REDRAW;
 	case OP_REASSIGN:
+	case OP_TASK_RETRY:
+	case OP_TASK_HOLD:
+	case OP_TASK_RELEASE:
+	case OP_TASK_PRIORITY:
 		if (c->opts.read_only)
 			return console_refuse(c, k->op);
 		return view_tasks_act(c, k->op);
@@ -964,6 +983,8 @@ static unsigned console_key(struct console *c, int ch)
 		return console_key_line(c, ch);
 	case MODE_CONFIRM:
 		c->mode = MODE_NORMAL;
+		if ((ch == 'y' || ch == 'Y') && c->pending == OP_TASK_CANCEL)
+			return view_tasks_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		if (ch == 'y' || ch == 'Y')
 			return view_queues_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		console_status(c, false, "cancelled");
@@ -1039,10 +1060,11 @@ static unsigned console_pump(struct console *c, int max_ms)
 			}
 		}
 	}
-	if (mfd >= 0 && (p[1].revents & POLLIN) && bus_monitor_process(c->mon) > 0 && !c->paused) {
+	if (mfd >= 0 && (p[1].revents & POLLIN) && bus_monitor_process(c->mon) > 0) {
+		c->bus_gen++;
 		/* coalesce bursts: at most one reload every 100 ms */
 		int64_t soon = c->last_reload_ns + 100 * 1000000LL;
-		if (soon < c->next_tick_ns)
+		if (!c->paused && soon < c->next_tick_ns)
 			c->next_tick_ns = soon;
 	}
 	if (ifd >= 0 && (p[ifd].revents & POLLIN))
@@ -1205,6 +1227,7 @@ static int console_script(struct console *c, const char *path)
 
 static void console_release(struct console *c)
 {
+	view_queues_release(c);
 	for (int v = 0; v < VIEW_COUNT; v++)
 		console_rows_release(&c->rows[v]);
 	if (c->re_set)
@@ -1436,4 +1459,67 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 		fclose(nin);
 	console_release(&c);
 	return rc;
+}
+
+/* ---- benchmark hooks (madf bench console) ---- */
+
+static FILE *bench_nout, *bench_nin;
+
+struct console *console_bench_open(struct cli *cli)
+{
+	struct console *c = xcalloc(1, sizeof(*c));
+	*c = (struct console){ .cli = cli, .log_follow = true, .log_level = 1, .sig_fd = -1,
+			       .headless = true };
+	c->opts.attach = true;
+	theme_default(&c->theme);
+	util_strlcpy(c->log_agent, "product_manager", sizeof(c->log_agent));
+	char *err = NULL;
+	if (cli_bus(cli, &c->bus) < 0) {
+		free(c);
+		return NULL;
+	}
+	if (bus_monitor_open(c->bus, &c->mon, &err) < 0) {
+		free(err);
+		c->mon = NULL;
+	}
+	if (console_signals_init() < 0 || console_curses_init(c, &bench_nout, &bench_nin) < 0) {
+		console_bench_close(c);
+		return NULL;
+	}
+	c->sig_fd = sig_pipe[0];
+	c->next_tick_ns = util_mono_ns();
+	console_frame(c, CONSOLE_RELOAD | CONSOLE_REDRAW);
+	return c;
+}
+
+void console_bench_key(struct console *c, int key)
+{
+	console_frame(c, console_key(c, key));
+}
+
+void console_bench_turn(struct console *c, int max_ms)
+{
+	console_frame(c, console_pump(c, max_ms));
+}
+
+void console_bench_close(struct console *c)
+{
+	if (!c)
+		return;
+	if (curses_up) {
+		endwin();
+		curses_up = 0;
+	}
+	if (console_screen) {
+		delscreen(console_screen);
+		console_screen = NULL;
+	}
+	console_signals_release();
+	if (bench_nout)
+		fclose(bench_nout);
+	if (bench_nin)
+		fclose(bench_nin);
+	bench_nout = bench_nin = NULL;
+	console_release(c);
+	free(c);
 }

@@ -113,6 +113,8 @@ struct console {
 	int sig_fd;              /* read end of the self-pipe */
 	int64_t next_tick_ns, last_reload_ns;
 	char *script_error;
+	unsigned long frames;    /* screens drawn (for madf bench console) */
+	unsigned long bus_gen;   /* bumped whenever the bus monitor sees a change */
 };
 
 /* For the views. */
@@ -153,6 +155,7 @@ void view_queues_draw(struct console *c, int y0, int y1);
 /* Destructive queue operations on the marked rows (or the current one). */
 size_t view_queues_count(struct console *c);
 unsigned view_queues_act(struct console *c, enum console_op op);
+void view_queues_release(struct console *c); /* the kept listing */
 unsigned view_logs_refresh(struct console *c);
 void view_logs_draw(struct console *c, int y0, int y1);
 unsigned view_reports_refresh(struct console *c);
@@ -160,5 +163,16 @@ void view_reports_draw(struct console *c, int y0, int y1);
 unsigned view_reports_export(struct console *c);
 unsigned view_tools_refresh(struct console *c);
 void view_tools_draw(struct console *c, int y0, int y1);
+
+/* Benchmark hooks (madf bench console, tui/cli_bench.c): a headless
+ * console on the scripted mode's 120x40 virtual screen, in --attach mode
+ * on cli's bus, driven in-process. One at a time per process. */
+struct console *console_bench_open(struct cli *cli);   /* NULL on failure */
+/* One key as the interactive loop handles it: the key, then its frame. */
+void console_bench_key(struct console *c, int key);
+/* One turn of the loop with no key: wait at most max_ms for the timer or
+ * bus events, then the frame they call for. */
+void console_bench_turn(struct console *c, int max_ms);
+void console_bench_close(struct console *c);
 
 #endif

@@ -49,7 +49,12 @@ const struct key_binding keys_table[] = {
 	{ 'R', V_QUEUES, OP_RETRY, "retry dead letters to their original inbox", true },
 	{ 'D', V_QUEUES, OP_DELETE, "delete the messages", true },
 	{ 'K', V_QUEUES, OP_KILL, "kill waiting messages to the dead letters", true },
-	{ 'r', V_TASKS, OP_REASSIGN, "reassign the task to the other researcher", false },
+	{ 'r', V_TASKS, OP_REASSIGN, "reassign the task to the other researcher (cancelled on the first)", false },
+	{ 't', V_TASKS, OP_TASK_RETRY, "retry a failed or cancelled task on the other researcher", false },
+	{ 'o', V_TASKS, OP_TASK_HOLD, "hold the task (taken back from its agent)", false },
+	{ 'u', V_TASKS, OP_TASK_RELEASE, "release a held task to its agent", false },
+	{ 'p', V_TASKS, OP_TASK_PRIORITY, "cycle the task's priority (urgent, high, normal, low)", false },
+	{ 'C', V_TASKS, OP_TASK_CANCEL, "cancel the task (named in the report)", true },
 	{ 'v', V_LOGS, OP_LEVEL, "cycle the lowest level shown", false },
 	{ 'f', V_LOGS, OP_FOLLOW, "follow new lines on or off", false },
 	{ 'e', V_REPORTS, OP_EXPORT, "export Markdown, JSON and HTML to data/reports/exports", false },
@@ -66,6 +71,9 @@ static const char *const op_names[OP_COUNT] = {
 	[OP_FILTER] = "filter", [OP_COMMAND] = "command", [OP_PAUSE] = "pause",
 	[OP_MARK] = "mark", [OP_MARK_ALL] = "mark-all", [OP_RETRY] = "retry",
 	[OP_DELETE] = "delete", [OP_KILL] = "kill", [OP_REASSIGN] = "reassign",
+	[OP_TASK_RETRY] = "task-retry", [OP_TASK_CANCEL] = "task-cancel",
+	[OP_TASK_HOLD] = "task-hold", [OP_TASK_RELEASE] = "task-release",
+	[OP_TASK_PRIORITY] = "task-priority",
 	[OP_LEVEL] = "level", [OP_FOLLOW] = "follow", [OP_EXPORT] = "export",
 };
 

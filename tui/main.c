@@ -47,7 +47,8 @@ const struct cli_cmd cli_commands[] = {
 	  "depth and oldest age per inbox, processing, retries, dead letters",
 	  cmd_status },
 	{ "bench", "bus [--messages N] [--rate R] [--durable] [--repeat K] [--json] | "
-		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json]",
+		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
+		   "console [--idle S] [--scale N] [--json]",
 	  "benchmarks", cmd_bench },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);

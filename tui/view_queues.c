@@ -2,6 +2,7 @@
  * grouped by reason; a detail pane; retry, delete, kill on the marked set. */
 #include <curses.h>
 #include <langinfo.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,11 +31,127 @@ static void queue_title(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, "inbox of %s", c->qagent);
 }
 
+/* The last listing, so that the view re-reads the bus only when it
+ * changed. Reading a queue means reading every message file (and every
+ * dead letter's sidecar): 100,000 dead letters take seconds, far too long
+ * for a timer tick or a keypress. So the listing is kept until the bus
+ * monitor reports a change (c->bus_gen), the queue shown changes, an
+ * action ran, or QUEUES_RELIST_S passed (the ages). Without inotify it is
+ * read on every refresh, as before.
+ * Per row it keeps where the message is and why it died, so the detail
+ * pane reads one file instead of searching the bus (bus_find lists every
+ * queue) on each cursor move. Directory, reason, error and original inbox
+ * repeat across rows: they are interned (at most QUEUES_POOL_MAX distinct;
+ * past that a row falls back to bus_find). */
+#define QUEUES_RELIST_S 60
+#define QUEUES_POOL_MAX 256
+
+struct queues_row {
+	char *name;                  /* file name; NULL for a heading */
+	const char *dir, *agent, *reason, *error, *orig; /* interned */
+	bool dead;
+};
+
+static struct {
+	bool valid, dirty;
+	enum queue_kind kind;
+	char agent[MSG_AGENT_MAX + 1];
+	unsigned long gen;
+	int64_t at_ns;
+	struct queues_row *row;  /* indexed like rows[VIEW_QUEUES].v */
+	size_t n, cap;
+	char *pool[QUEUES_POOL_MAX];
+	size_t npool;
+	bool pool_full;
+} ql;
+
+static const char *queues_intern(const char *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < ql.npool; i++)
+		if (!strcmp(ql.pool[i], s))
+			return ql.pool[i];
+	if (ql.npool == QUEUES_POOL_MAX) {
+		ql.pool_full = true;
+		return NULL;
+	}
+	ql.pool[ql.npool] = xstrdup(s);
+	return ql.pool[ql.npool++];
+}
+
+static void queues_forget(void)
+{
+	for (size_t i = 0; i < ql.n; i++)
+		free(ql.row[i].name);
+	ql.n = 0;
+	for (size_t i = 0; i < ql.npool; i++)
+		free(ql.pool[i]);
+	ql.npool = 0;
+	ql.pool_full = false;
+	ql.valid = false;
+}
+
+void view_queues_release(struct console *c)
+{
+	(void)c;
+	queues_forget();
+	free(ql.row);
+	ql.row = NULL;
+	ql.cap = 0;
+}
+
+/* Row i (just added) came from entry e, or is a heading (e NULL). */
+static void queues_note(size_t i, struct bus_entry *e)
+{
+	if (i >= ql.cap) {
+		ql.cap = ql.cap ? ql.cap * 2 : 256;
+		while (ql.cap <= i)
+			ql.cap *= 2;
+		ql.row = xrealloc(ql.row, ql.cap * sizeof(*ql.row));
+	}
+	while (ql.n <= i)
+		memset(&ql.row[ql.n++], 0, sizeof(*ql.row));
+	if (!e || !e->path || !e->name)
+		return;
+	size_t plen = strlen(e->path), nlen = strlen(e->name);
+	if (plen <= nlen + 1 || strcmp(e->path + plen - nlen, e->name) || e->path[plen - nlen - 1] != '/')
+		return;
+	e->path[plen - nlen - 1] = 0;
+	struct queues_row *q = &ql.row[i];
+	q->dir = queues_intern(e->path);
+	e->path[plen - nlen - 1] = '/';
+	q->agent = queues_intern(e->agent);
+	q->dead = e->queue == BUS_Q_DEAD;
+	q->reason = queues_intern(e->reason);
+	q->error = queues_intern(e->error);
+	q->orig = queues_intern(e->original_inbox);
+	bool lost = !q->dir || (e->agent && !q->agent) || (e->reason && !q->reason) ||
+		    (e->error && !q->error) || (e->original_inbox && !q->orig);
+	if (!lost) {
+		q->name = e->name; /* taken from the listing */
+		e->name = NULL;
+	}
+}
+
 unsigned view_queues_refresh(struct console *c)
 {
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
 	if (c->qkind == QUEUE_INBOX && !c->qagent[0])
 		util_strlcpy(c->qagent, "product_manager", sizeof(c->qagent));
+	if (ql.valid && !ql.dirty && c->mon && bus_monitor_fd(c->mon) >= 0 &&
+	    ql.kind == c->qkind && !strcmp(ql.agent, c->qagent) && ql.gen == c->bus_gen &&
+	    util_mono_ns() - ql.at_ns < QUEUES_RELIST_S * 1000000000LL) {
+		/* the same data: only the filter or the view may have changed
+		 * (they reset the hash) */
+		return r->hash ? 0 : console_rows_done(c, r);
+	}
+	queues_forget();
+	ql.dirty = false;
+	ql.kind = c->qkind;
+	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
+	ql.gen = c->bus_gen;
+	ql.at_ns = util_mono_ns();
 	enum bus_queue q = c->qkind == QUEUE_DEAD ? BUS_Q_DEAD : c->qkind == QUEUE_PROCESSING ?
 			   BUS_Q_PROCESSING : BUS_Q_INBOX;
 	struct bus_entry *v = NULL;
@@ -47,18 +164,20 @@ unsigned view_queues_refresh(struct console *c)
 		free(err);
 		return console_rows_done(c, r);
 	}
+	ql.valid = true;
 	if (q == BUS_Q_DEAD && n)
 		qsort(v, n, sizeof(*v), entry_cmp_reason);
 	const char *group = NULL;
 	size_t gstart = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct bus_entry *e = &v[i];
+		struct bus_entry *e = &v[i];
 		if (q == BUS_Q_DEAD && (!group || strcmp(group, e->reason ? e->reason : "?"))) {
 			group = e->reason ? e->reason : "?";
 			size_t k = i;
 			while (k < n && !strcmp(v[k].reason ? v[k].reason : "?", group))
 				k++;
 			console_rows_add(r, NULL, SLOT_HEADING, "%s (%zu)", group, k - i);
+			queues_note(r->n - 1, NULL);
 			gstart = i;
 		}
 		(void)gstart;
@@ -74,13 +193,33 @@ unsigned view_queues_refresh(struct console *c)
 			console_rows_add(r, id, SLOT_NORMAL, "%-56.56s %-18.18s %-16.16s %-6s %d %s",
 					 id, e->type ? e->type : "?", e->from ? e->from : "?",
 					 msg_priority_name(e->priority), e->attempts, age);
+		queues_note(r->n - 1, &v[i]);
 	}
 	bus_entries_free(v, n);
 	return console_rows_done(c, r);
 }
 
-/* The detail of the current message: pretty JSON, the dead-letter reason. */
-static void queues_detail(struct console *c, const char *id)
+/* The entry of row i from the last listing, without searching the bus;
+ * false when not known (then bus_find). Fields borrowed, but path. */
+static bool queues_known(size_t i, struct bus_entry *e)
+{
+	if (!ql.valid || i >= ql.n || !ql.row[i].name)
+		return false;
+	const struct queues_row *q = &ql.row[i];
+	memset(e, 0, sizeof(*e));
+	e->queue = q->dead ? BUS_Q_DEAD : ql.kind == QUEUE_PROCESSING ? BUS_Q_PROCESSING : BUS_Q_INBOX;
+	e->name = q->name;
+	e->agent = (char *)(uintptr_t)q->agent;
+	e->reason = (char *)(uintptr_t)q->reason;
+	e->error = (char *)(uintptr_t)q->error;
+	e->original_inbox = (char *)(uintptr_t)q->orig;
+	e->path = xasprintf("%s/%s", q->dir, q->name);
+	return true;
+}
+
+/* The detail of the current message (row index row): pretty JSON, the
+ * dead-letter reason. */
+static void queues_detail(struct console *c, const char *id, size_t row)
 {
 	if (id && !strcmp(id, c->detail_id) && c->detail)
 		return;
@@ -95,7 +234,15 @@ static void queues_detail(struct console *c, const char *id)
 	memset(&e, 0, sizeof(e));
 	struct sbuf b;
 	sbuf_init(&b);
-	if (bus_find(c->bus, id, &e, &err) < 0 || bus_read(c->bus, &e, &json, &len, &err) < 0) {
+	bool known = queues_known(row, &e);
+	if (known && bus_read(c->bus, &e, &json, &len, NULL) < 0) {
+		/* moved since the listing */
+		free(e.path);
+		memset(&e, 0, sizeof(e));
+		known = false;
+	}
+	if (!known && (bus_find(c->bus, id, &e, &err) < 0 ||
+		       bus_read(c->bus, &e, &json, &len, &err) < 0)) {
 		sbuf_addf(&b, "(%s)", err ? err : "gone");
 		free(err);
 	} else {
@@ -112,7 +259,10 @@ static void queues_detail(struct console *c, const char *id)
 		cJSON_Delete(j);
 	}
 	free(json);
-	bus_entry_release(&e);
+	if (known)
+		free(e.path);
+	else
+		bus_entry_release(&e);
 	c->detail = util_sanitize(b.data, b.len, true);
 	sbuf_release(&b);
 }
@@ -137,7 +287,7 @@ void view_queues_draw(struct console *c, int y0, int y1)
 			  " MESSAGE ID                                               TYPE               "
 			  "FROM             PRIO   TRIES AGE");
 	struct console_row *cur = console_rows_current(r);
-	queues_detail(c, cur ? cur->id : NULL);
+	queues_detail(c, cur ? cur->id : NULL, cur ? (size_t)(cur - r->v) : 0);
 	/* A plain U+2500 under UTF-8 (no alternate character set, which
 	 * some multiplexers pass on as "q"), '-' otherwise. */
 	const char *cs = nl_langinfo(CODESET);
@@ -220,5 +370,6 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 	r->nkeep = 0;
 	free(c->detail);
 	c->detail = NULL;
+	ql.dirty = true; /* read the queue again, whatever the monitor saw yet */
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }

@@ -1,6 +1,7 @@
 /* View 2, tasks: the tasks of the current run from the product_manager's
- * state; `r` sends a task_assignment for the task to the other
- * researcher. */
+ * state; r, t, o, u, p and C ask the product_manager to reassign, retry,
+ * hold, release, reprioritise or cancel a task (an operator_control
+ * message). */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,42 +98,13 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS      TRIES PROG DEADLINE    AGE");
 }
 
-/* The content of a task_assignment for t, shaped as the product_manager's. */
-static cJSON *tasks_content(const cJSON *run, const cJSON *t)
-{
-	bool market = !strcmp(jstr(t, "kind"), "market");
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "task_type", market ? WF_TASK_MARKET : WF_TASK_NEWS);
-	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
-	cJSON *tp = cJSON_AddArrayToObject(c, "target_pairs");
-	cJSON_AddItemToArray(tp, cJSON_CreateString(jstr(t, "pair")));
-	const cJSON *w = cJSON_GetObjectItem(run, "window");
-	char *tf = xasprintf("%s/%s", jstr(w, "start"), jstr(w, "end"));
-	cJSON_AddStringToObject(c, "timeframe", tf);
-	free(tf);
-	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
-	const cJSON *src = cJSON_GetObjectItem(run, "sources");
-	cJSON_AddItemToArray(ds, cJSON_CreateString(*jstr(src, market ? "market" : "news") ?
-						    jstr(src, market ? "market" : "news") : "sim"));
-	char dl[40];
-	int64_t d = (int64_t)jnum(t, "deadline_ns");
-	if (d < util_now_ns())
-		d = util_now_ns() + 300 * 1000000000LL;
-	util_iso8601(d, dl, sizeof(dl));
-	cJSON_AddStringToObject(c, "deadline", dl);
-	cJSON_AddStringToObject(c, "output_format", "structured_json");
-	cJSON_AddStringToObject(c, "special_instructions", "Reassigned by the operator");
-	cJSON_AddItemToObject(c, "window", cJSON_Duplicate(w, 1));
-	cJSON_AddStringToObject(c, "run_id", jstr(run, "run_id"));
-	cJSON_AddStringToObject(c, "logical_task_id", jstr(t, "task_id"));
-	cJSON_AddNumberToObject(c, "attempt", jnum(t, "attempts") + 1);
-	return c;
-}
-
+/* Every task action is a request to the product_manager, which owns the
+ * run: it cancels the task on its agent before giving it to another,
+ * tracks the new assignment and names the change in the report. */
 unsigned view_tasks_act(struct console *c, enum console_op op)
 {
 	struct console_row *cur = console_rows_current(&c->rows[VIEW_TASKS]);
-	if (op != OP_REASSIGN || !cur || !cur->id) {
+	if (!cur || !cur->id) {
 		console_status(c, true, "no task selected");
 		return CONSOLE_REDRAW;
 	}
@@ -144,29 +116,41 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 			task = t;
 	const char *kind = jstr(task, "kind");
 	if (!task || (strcmp(kind, "market") && strcmp(kind, "news"))) {
-		console_status(c, true, "only research tasks (market, news) can be reassigned");
+		console_status(c, true, "only research tasks (market, news) can be changed");
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
-	const char *to = !strcmp(jstr(task, "assignee"), "research_agent_1") ? "research_agent_2" :
-			 "research_agent_1";
-	struct msg *m = msg_new("operator", to, MSG_TASK_ASSIGNMENT, tasks_content(run, task));
+	const char *action = op == OP_REASSIGN ? "reassign" : op == OP_TASK_RETRY ? "retry" :
+			     op == OP_TASK_CANCEL ? "cancel" : op == OP_TASK_HOLD ? "hold" :
+			     op == OP_TASK_RELEASE ? "release" : "priority";
+	static const char *const prios[] = { "urgent", "high", "normal", "low" };
+	const char *prio = NULL;
+	if (op == OP_TASK_PRIORITY) {
+		const char *now = jstr(task, "priority") ? jstr(task, "priority") : "high";
+		size_t k = 0;
+		while (k < 4 && strcmp(prios[k], now))
+			k++;
+		prio = prios[(k + 1) % 4];
+	}
+	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
+				wf_control_content(action, jstr(run, "run_id"), cur->id, NULL, prio));
 	char *err = NULL, result[512];
 	cJSON *ids = cJSON_CreateArray();
 	cJSON_AddItemToArray(ids, cJSON_CreateString(cur->id));
 	if (!m) {
 		snprintf(result, sizeof(result), "failed: cannot build the message");
 	} else {
-		m->priority = PRIO_HIGH;
-		m->correlation_id = xstrdup(cur->id);
+		m->priority = PRIO_URGENT;
+		m->correlation_id = xstrdup(jstr(run, "run_id"));
 		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
 		if (bus_send(c->bus, m, &err) < 0)
 			snprintf(result, sizeof(result), "failed: %s", err);
 		else
-			snprintf(result, sizeof(result), "sent %s to %s", m->id, to);
+			snprintf(result, sizeof(result), "asked product_manager (%s)%s%s", m->id,
+				 prio ? ": priority " : "", prio ? prio : "");
 	}
-	console_journal(c, "reassign", ids, result);
-	console_status(c, err != NULL || !m, "reassign %s: %s", cur->id, result);
+	console_journal(c, action, ids, result);
+	console_status(c, err != NULL || !m, "%s %s: %s", action, cur->id, result);
 	free(err);
 	cJSON_Delete(ids);
 	msg_free(&m);

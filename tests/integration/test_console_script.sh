@@ -22,9 +22,25 @@ has "overview: agents without state are offline" "$(screen | grep product_manage
 has "title shows the views" "$(screen | head -1)" "1 Overview  2 Tasks  3 Queues"
 has "title shows attach mode" "$(screen | head -1)" "attach"
 
-# help is generated from the key table
-con '?'
+# help is generated from the key table (scrolled down to the queue keys)
+con '?
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j'
 has "help lists R from the key table" "$(screen)" "retry dead letters to their original inbox (confirm)"
+has "help lists the task cancel" "$(screen)" "cancel the task (named in the report) (confirm)"
 has "help lists the commands" "$(screen)" ":inbox NAME"
 
 # :inbox NAME lists the messages; Enter on an agent opens its inbox
@@ -130,7 +146,7 @@ wait-for boom'
 hasnt "no ESC byte reaches the screen" "$(screen | tr -d '[:print:]\n' | od -c | grep -c 033)" "1"
 has "the text of the escape is still shown" "$(screen)" "pwned"
 
-# tasks: r sends the task to the other researcher
+# tasks: r asks the product_manager to reassign the task
 mkdir -p "$D/state"
 cat >"$D/state/product_manager-state.json" <<'JSON'
 {"runs":{"weekly-test":{"run_id":"weekly-test","status":"researching","started_at":"2026-01-01T00:00:00Z",
@@ -138,15 +154,20 @@ cat >"$D/state/product_manager-state.json" <<'JSON'
  "tasks":[{"task_id":"USDJPY-market","kind":"market","pair":"USD/JPY","assignee":"research_agent_1",
   "status":"assigned","attempts":1,"deadline_ns":0,"progress":0,"current":"x"}]}}}
 JSON
-n2=$(njson "$D/messages/inbox/research_agent_2")
+n2=$(njson "$D/messages/inbox/product_manager")
 con '2
 wait-for USDJPY-market
 r
 wait-for reassign USDJPY-market'
 has "tasks view lists the task" "$(screen)" "USDJPY-market"
-has "reassign says where it went" "$(screen)" "to research_agent_2"
-eq "a task_assignment is in the other inbox" "$(njson "$D/messages/inbox/research_agent_2")" $((n2 + 1))
-has "... for that task" "$(cat "$D"/messages/inbox/research_agent_2/*.json | tr -d ' \n')" '"logical_task_id":"USDJPY-market"'
+has "reassign says who was asked" "$(screen)" "asked product_manager"
+eq "an operator_control request is in the product_manager's inbox" "$(njson "$D/messages/inbox/product_manager")" $((n2 + 1))
+has "... to reassign that task" "$(cat "$D"/messages/inbox/product_manager/*.json | tr -d ' \n')" '"action":"reassign","run_id":"weekly-test","task_id":"USDJPY-market"'
+con '2
+wait-for USDJPY-market
+C
+wait-for Cancel 1 task'
+has "C asks to confirm a cancel" "$(screen)" "Cancel 1 task? y/n"
 
 # themes: :theme, --theme, a broken theme names file:line
 con ':
