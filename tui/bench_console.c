@@ -479,20 +479,14 @@ int bench_console(struct cli *cli, int argc, char **argv)
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
-		char *end;
 		if (!name)
 			return cli_fail(EXIT_USAGE, "bench", "unexpected argument %s", val);
-		if (!strcmp(name, "--json")) {
+		if (!strcmp(name, "--json"))
 			json = true;
-		} else if (!strcmp(name, "--idle")) {
-			idle_s = strtod(val, &end);
-			if (*end || !(idle_s > 0 && idle_s <= 600))
-				return cli_fail(EXIT_USAGE, "bench", "invalid --idle \"%s\"", val);
-		} else {
-			ndead = strtol(val, &end, 10);
-			if (*end || ndead < 0 || ndead > 10000000)
-				return cli_fail(EXIT_USAGE, "bench", "invalid --scale \"%s\"", val);
-		}
+		else if (!strcmp(name, "--idle") ?
+			 cli_double("bench", name, val, 0.01, 600, &idle_s) < 0 :
+			 cli_long("bench", name, val, 0, 10000000, &ndead) < 0)
+			return EXIT_USAGE;
 	}
 	if (r < 0)
 		return EXIT_USAGE;

@@ -1,4 +1,5 @@
 /* Helpers shared by the commands: errors, the bus, option scanning. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,3 +92,33 @@ int cli_next(struct cli_opts *o, const char **name, const char **val)
 	return -1;
 }
 
+
+int cli_long(const char *cmd, const char *name, const char *val, long min, long max,
+	     long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(val, &end, 10);
+	if (errno || end == val || *end || v < min || v > max) {
+		cli_fail(EXIT_USAGE, cmd, "invalid %s \"%s\": a whole number from %ld to %ld",
+			 name, val, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_double(const char *cmd, const char *name, const char *val, double min,
+	       double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(val, &end);
+	if (errno || end == val || *end || !(v >= min && v <= max)) {
+		cli_fail(EXIT_USAGE, cmd, "invalid %s \"%s\": a number from %g to %g", name, val,
+			 min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}

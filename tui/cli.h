@@ -47,6 +47,13 @@ struct cli_opts {
 /* Returns 1 with *name and *val, 0 at the end, -1 on a usage error (printed). */
 int cli_next(struct cli_opts *o, const char **name, const char **val);
 
+/* A whole number or a number of seconds within [min, max]: 0, or -1 after
+ * printing the usage error for option name of cmd. */
+int cli_long(const char *cmd, const char *name, const char *val, long min, long max,
+	     long *out);
+int cli_double(const char *cmd, const char *name, const char *val, double min,
+	       double max, double *out);
+
 /* Commands. */
 int cmd_send(struct cli *cli, int argc, char **argv);
 int cmd_recv(struct cli *cli, int argc, char **argv);

@@ -265,26 +265,17 @@ static int bench_bus(struct cli *cli, int argc, char **argv)
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
-		char *end;
 		if (!name)
 			return cli_fail(EXIT_USAGE, "bench", "unexpected argument %s", val);
-		if (!strcmp(name, "--durable")) {
+		if (!strcmp(name, "--durable"))
 			durable = true;
-		} else if (!strcmp(name, "--json")) {
+		else if (!strcmp(name, "--json"))
 			json = true;
-		} else if (!strcmp(name, "--rate")) {
-			rate = strtod(val, &end);
-			if (*end || !(rate > 0))
-				return cli_fail(EXIT_USAGE, "bench", "invalid --rate \"%s\"", val);
-		} else {
-			long v = strtol(val, &end, 10);
-			if (*end || v < 1 || v > 10000000)
-				return cli_fail(EXIT_USAGE, "bench", "invalid %s \"%s\"", name, val);
-			if (!strcmp(name, "--messages"))
-				n = v;
-			else
-				repeat = v;
-		}
+		else if (!strcmp(name, "--rate") ?
+			 cli_double("bench", name, val, 0.001, 1e7, &rate) < 0 :
+			 cli_long("bench", name, val, 1, 10000000,
+				  !strcmp(name, "--messages") ? &n : &repeat) < 0)
+			return EXIT_USAGE;
 	}
 	if (r < 0)
 		return EXIT_USAGE;
@@ -407,24 +398,17 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
-		char *end;
 		if (!name)
 			return cli_fail(EXIT_USAGE, "bench", "unexpected argument %s", val);
-		if (!strcmp(name, "--json")) {
+		if (!strcmp(name, "--json"))
 			json = true;
-		} else if (!strcmp(name, "--fx")) {
+		else if (!strcmp(name, "--fx"))
 			fx = val;
-		} else if (!strcmp(name, "--news")) {
+		else if (!strcmp(name, "--news"))
 			news = val;
-		} else {
-			long v = strtol(val, &end, 10);
-			if (*end || v < 1 || v > 52)
-				return cli_fail(EXIT_USAGE, "bench", "invalid %s \"%s\"", name, val);
-			if (!strcmp(name, "--runs"))
-				runs = v;
-			else
-				weeks = v;
-		}
+		else if (cli_long("bench", name, val, 1, 52,
+				  !strcmp(name, "--runs") ? &runs : &weeks) < 0)
+			return EXIT_USAGE;
 	}
 	if (r < 0)
 		return EXIT_USAGE;

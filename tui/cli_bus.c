@@ -38,17 +38,6 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0) || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int read_content(const char *arg, char **out, size_t *len, char **err)
 {
 	if (arg[0] != '@') {
@@ -195,10 +184,10 @@ int cmd_recv(struct cli *cli, int argc, char **argv)
 				return cli_fail(EXIT_USAGE, "recv", "one AGENT only");
 			agent = val;
 		} else if (!strcmp(name, "--wait")) {
-			if (parse_seconds(val, &wait_s) < 0)
-				return cli_fail(EXIT_USAGE, "recv", "invalid --wait \"%s\"", val);
-		} else if (parse_long(val, 1, 1L << 40, &max) < 0) {
-			return cli_fail(EXIT_USAGE, "recv", "invalid --max \"%s\"", val);
+			if (cli_double("recv", name, val, 0, 1e7, &wait_s) < 0)
+				return EXIT_USAGE;
+		} else if (cli_long("recv", name, val, 1, 1L << 40, &max) < 0) {
+			return EXIT_USAGE;
 		}
 	}
 	if (r < 0)

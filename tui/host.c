@@ -42,10 +42,8 @@ int host_option(struct host_opts *o, const char *cmd, const char *name, const ch
 					"KIND one of error, malformed, slow, crash", val), -1;
 		o->faults[o->nfaults++] = val;
 	} else if (!strcmp(name, "--task-timeout")) {
-		char *end;
-		o->task_timeout = strtol(val, &end, 10);
-		if (*end || o->task_timeout < 1 || o->task_timeout > 86400)
-			return cli_fail(EXIT_USAGE, cmd, "invalid --task-timeout \"%s\"", val), -1;
+		if (cli_long(cmd, name, val, 1, 86400, &o->task_timeout) < 0)
+			return -1;
 	} else {
 		return 0;
 	}
