@@ -250,8 +250,11 @@ static int bc_populate(const char *top, const char *data, long per_inbox, long n
 				       "  \"attempts\": %d,\n  \"first_failure\": \"%s\",\n"
 				       "  \"last_failure\": \"%s\",\n  \"original_inbox\": \"%s\",\n"
 				       "  \"dead_lettered_at\": \"%s\",\n  \"message_id\": \"%s\",\n"
+				       "  \"from\": \"operator\",\n  \"to\": \"%s\",\n"
+				       "  \"type\": \"heartbeat\",\n"
 				       "  \"file\": \"%s\"\n}\n", why_dead[w].reason, why_dead[w].error,
-				       why_dead[w].attempts, ts, ts, bus_default_agents[k], ts, id, name);
+				       why_dead[w].attempts, ts, ts, bus_default_agents[k], ts, id,
+				       bus_default_agents[k], name);
 		snprintf(path, sizeof(path), "%s/messages/dead-letter/%.*s.reason.json", data,
 			 (int)base, name);
 		if (bc_write(path, side, strlen(side)) < 0)

@@ -246,7 +246,22 @@ static void test_permanent_failure_dead_at_once(void **state)
 	assert_int_equal(bus_find(f->bus, id, &e, &err), 0);
 	assert_int_equal(e.queue, BUS_Q_DEAD);
 	assert_string_equal(e.reason, "rejected");
+	/* The sidecar says who sent what: listing reads it alone, so even a
+	 * message file that can no longer be parsed lists its sender. */
+	int fd = open(e.path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "garbage", 7), 7);
+	close(fd);
 	bus_entry_release(&e);
+	struct bus_entry *v;
+	size_t n;
+	assert_int_equal(bus_list(f->bus, BUS_Q_DEAD, NULL, true, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].from, "operator");
+	assert_string_equal(v[0].to, "research_agent_1");
+	assert_string_equal(v[0].type, "heartbeat");
+	assert_string_equal(v[0].reason, "rejected");
+	bus_entries_free(v, n);
 	bus_consumer_free(&c);
 	free(id);
 }
