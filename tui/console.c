@@ -34,8 +34,8 @@ static const char *const view_titles[VIEW_COUNT] = {
 };
 
 static const char *const console_commands[] = {
-	"agent", "dlq", "help", "inbox", "logs", "processing", "q", "quit", "report",
-	"tasks", "theme", "tools",
+	"agent", "dlq", "help", "inbox", "logs", "processed", "processing", "q", "quit",
+	"report", "retry-to", "since", "tasks", "theme", "tools",
 };
 
 /* Signals reach the loop through this pipe. */
@@ -434,6 +434,11 @@ static void console_draw_status(struct console *c)
 	case MODE_CONFIRM:
 		if (c->pending == OP_TASK_CANCEL)
 			snprintf(buf, sizeof(buf), "Cancel %zu task? y/n", c->pending_n);
+		else if (c->pending == OP_EDIT)
+			snprintf(buf, sizeof(buf), "Edit and requeue %zu message? y/n", c->pending_n);
+		else if (c->pending == OP_RETRY_TO)
+			snprintf(buf, sizeof(buf), "Retry %zu message%s to %s? y/n", c->pending_n,
+				 c->pending_n == 1 ? "" : "s", c->retry_to);
 		else
 			snprintf(buf, sizeof(buf), "%s %zu message%s? y/n",
 				 c->pending == OP_RETRY ? "Retry" : c->pending == OP_DELETE ? "Delete" : "Kill",
@@ -463,8 +468,10 @@ static void console_draw_help(struct console *c, int y0, int y1)
 {
 	int y = y0;
 	console_put(c, y++, 0, COLS, SLOT_HEADING, " Keys (Esc or ? closes, j/k scroll; upper-case keys ask to confirm)", true);
-	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  "
-		    ":agent NAME  :tasks  :logs NAME  :report  :tools  :theme NAME  :help  :q", true);
+	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  "
+		    ":retry-to NAME  :agent NAME  :tasks", true);
+	console_put(c, y++, 0, COLS, SLOT_HEADER, "           :logs NAME  :since 10m|2h|1d|all  :report  :tools  "
+		    ":theme NAME  :help  :q", true);
 	size_t line = 0;
 	for (int scope = -1; scope < VIEW_COUNT; scope++) {
 		bool any = false;
@@ -641,6 +648,77 @@ static void console_complete(struct console *c)
 	free(themes);
 }
 
+static unsigned console_refuse(struct console *c, enum console_op op);
+
+/* Why a queue action cannot run on what the queues view shows, or NULL. */
+static const char *console_queue_why(struct console *c, enum console_op op)
+{
+	if (c->view != VIEW_QUEUES)
+		return "only in the queues view (:dlq)";
+	if (c->qkind == QUEUE_PROCESSED)
+		return "processed messages are history: read-only here";
+	if (c->qkind == QUEUE_PROCESSING)
+		return "claimed messages cannot be changed; wait for the lease or kill in the inbox";
+	if ((op == OP_RETRY || op == OP_RETRY_TO || op == OP_EDIT) && c->qkind != QUEUE_DEAD)
+		return op == OP_EDIT ? "E edits dead letters (:dlq)" :
+		       op == OP_RETRY ? "R retries dead letters (:dlq)" : "T retries dead letters (:dlq)";
+	if (op == OP_KILL && c->qkind == QUEUE_DEAD)
+		return "already dead letters (D deletes, R retries)";
+	return NULL;
+}
+
+/* :retry-to AGENT: asks to confirm a retry of the marked dead letters (or
+ * the current one) to AGENT's inbox. */
+static unsigned console_retry_to(struct console *c, const char *agent)
+{
+	if (c->opts.read_only)
+		return console_refuse(c, OP_RETRY_TO);
+	const char *why = console_queue_why(c, OP_RETRY_TO);
+	if (why) {
+		console_status(c, true, "retry-to: %s", why);
+		return CONSOLE_REDRAW;
+	}
+	if (!*agent || !util_valid_agent_name(agent) || !strcmp(agent, "broadcast")) {
+		console_status(c, true, *agent ? "retry-to: invalid agent name \"%s\"" :
+			       "%s:retry-to needs an agent name (Tab completes)", agent);
+		return CONSOLE_REDRAW;
+	}
+	size_t n = view_queues_count(c);
+	if (!n) {
+		console_status(c, true, "no message selected");
+		return CONSOLE_REDRAW;
+	}
+	util_strlcpy(c->retry_to, agent, sizeof(c->retry_to));
+	c->pending = OP_RETRY_TO;
+	c->pending_n = n;
+	c->mode = MODE_CONFIRM;
+	return CONSOLE_REDRAW;
+}
+
+/* :since 10m|2h|1d|90s|all: the logs' time window. */
+static unsigned console_since(struct console *c, const char *arg)
+{
+	char unit = 0, extra = 0;
+	long long v = 0;
+	if (!strcmp(arg, "all") || !*arg) {
+		c->log_since_s = 0;
+		c->log_since[0] = 0;
+		console_status(c, false, "logs: every line of the day");
+	} else if (sscanf(arg, "%lld%c%c", &v, &unit, &extra) == 2 && v > 0 && v < 100000 &&
+		   strchr("smhd", unit)) {
+		c->log_since_s = v * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+		util_strlcpy(c->log_since, arg, sizeof(c->log_since));
+		console_status(c, false, "logs: the last %s", arg);
+	} else {
+		console_status(c, true, ":since takes a duration like 90s, 10m, 2h, 1d, or all");
+		return CONSOLE_REDRAW;
+	}
+	free(c->log_sig);
+	c->log_sig = NULL;
+	console_set_view(c, VIEW_LOGS);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
 static unsigned console_run_command(struct console *c, const char *line)
 {
 	char cmd[64] = "", arg[192] = "";
@@ -681,11 +759,15 @@ static unsigned console_run_command(struct console *c, const char *line)
 		}
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}
-	if (!strcmp(cmd, "dlq")) {
-		c->qkind = QUEUE_DEAD;
+	if (!strcmp(cmd, "dlq") || !strcmp(cmd, "processed")) {
+		c->qkind = !strcmp(cmd, "dlq") ? QUEUE_DEAD : QUEUE_PROCESSED;
 		console_set_view(c, VIEW_QUEUES);
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}
+	if (!strcmp(cmd, "retry-to"))
+		return console_retry_to(c, arg);
+	if (!strcmp(cmd, "since"))
+		return console_since(c, arg);
 	static const struct {
 		const char *name;
 		enum console_view v;
@@ -816,6 +898,8 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		struct console_row *cur = console_rows_current(r);
 		if (!cur || !cur->id)
 			return 0;
+		if (c->view == VIEW_REPORTS)
+			return view_reports_open(c);
 		if (c->view == VIEW_OVERVIEW) {
 			c->qkind = QUEUE_INBOX;
 			util_strlcpy(c->qagent, cur->id, sizeof(c->qagent));
@@ -826,6 +910,8 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 	}
 	case OP_BACK:
 		c->status[0] = 0;
+		if (c->view == VIEW_REPORTS && c->report_open[0])
+			return view_reports_back(c);
 		if (c->re_set || c->filter[0]) {
 			console_filter_set(c, "");
 			for (int v = 0; v < VIEW_COUNT; v++)
@@ -864,23 +950,28 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 	}
 	case OP_RETRY:
 	case OP_DELETE:
-	case OP_KILL: {
+	case OP_KILL:
+	case OP_EDIT:
+	case OP_RETRY_TO: {
 		if (c->opts.read_only)
 			return console_refuse(c, k->op);
-		const char *why = NULL;
-		if (c->qkind == QUEUE_PROCESSING)
-			why = "claimed messages cannot be changed; wait for the lease or kill in the inbox";
-		else if (k->op == OP_RETRY && c->qkind != QUEUE_DEAD)
-			why = "R retries dead letters (:dlq)";
-		else if (k->op == OP_KILL && c->qkind == QUEUE_DEAD)
-			why = "already dead letters (D deletes, R retries)";
+		const char *why = console_queue_why(c, k->op);
 		if (why) {
-			console_status(c, true, "%s", why);
+			console_status(c, true, "%s: %s", keys_op_name(k->op), why);
 			return CONSOLE_REDRAW;
 		}
-		size_t n = view_queues_count(c);
+		size_t n = k->op == OP_EDIT ? (console_rows_current(r) && console_rows_current(r)->id) :
+			   view_queues_count(c);
 		if (!n) {
 			console_status(c, true, "no message selected");
+			return CONSOLE_REDRAW;
+		}
+		if (k->op == OP_RETRY_TO) {
+			/* the agent on the command line, then the confirmation */
+			c->mode = MODE_COMMAND;
+			c->line_len = util_strlcpy(c->line, "retry-to ", sizeof(c->line));
+			console_status(c, false, "retry %zu message%s to which inbox? (Tab completes)", n,
+				       n == 1 ? "" : "s");
 			return CONSOLE_REDRAW;
 		}
 		c->pending = k->op;
@@ -985,6 +1076,8 @@ static unsigned console_key(struct console *c, int ch)
 		c->mode = MODE_NORMAL;
 		if ((ch == 'y' || ch == 'Y') && c->pending == OP_TASK_CANCEL)
 			return view_tasks_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
+		if ((ch == 'y' || ch == 'Y') && c->pending == OP_EDIT)
+			return view_queues_edit(c) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		if (ch == 'y' || ch == 'Y')
 			return view_queues_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		console_status(c, false, "cancelled");

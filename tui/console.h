@@ -55,7 +55,7 @@ struct console_rows {
 };
 
 enum console_mode { MODE_NORMAL, MODE_COMMAND, MODE_FILTER, MODE_CONFIRM, MODE_HELP };
-enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD };
+enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED };
 
 struct console_opts {
 	bool attach, read_only;
@@ -96,14 +96,20 @@ struct console {
 	char qagent[MSG_AGENT_MAX + 1];
 	char *detail;            /* sanitised, with newlines */
 	char detail_id[256];
+	char retry_to[MSG_AGENT_MAX + 1]; /* T / :retry-to: the inbox asked for */
 	/* logs */
 	char log_agent[MSG_AGENT_MAX + 1];
 	int log_level;           /* minimum level shown, 0 debug .. 3 error */
 	bool log_follow;
 	char *log_sig;           /* sizes and mtimes of the files read */
+	int64_t log_since_s;     /* :since: lines older than this hidden; 0 all */
+	char log_since[16];      /* as typed, for the header */
+	/* overview: errors per minute, tool calls */
+	double err_rate;         /* error-log lines per minute, last 5 minutes */
 	/* reports */
 	char run_id[128];        /* the run this console started, or "" */
 	char report_path[1024];
+	char report_open[1024];  /* a finished report shown instead of the draft */
 	char *report_sig;
 	/* help */
 	size_t help_top;
@@ -155,12 +161,18 @@ void view_queues_draw(struct console *c, int y0, int y1);
 /* Destructive queue operations on the marked rows (or the current one). */
 size_t view_queues_count(struct console *c);
 unsigned view_queues_act(struct console *c, enum console_op op);
+/* E: the current dead letter edited in $EDITOR, then bus_requeue. */
+unsigned view_queues_edit(struct console *c);
 void view_queues_release(struct console *c); /* the kept listing */
 unsigned view_logs_refresh(struct console *c);
 void view_logs_draw(struct console *c, int y0, int y1);
 unsigned view_reports_refresh(struct console *c);
 void view_reports_draw(struct console *c, int y0, int y1);
 unsigned view_reports_export(struct console *c);
+/* Enter on a finished report shows it; Esc back to the draft (0 when
+ * there was nothing to go back from). */
+unsigned view_reports_open(struct console *c);
+unsigned view_reports_back(struct console *c);
 unsigned view_tools_refresh(struct console *c);
 void view_tools_draw(struct console *c, int y0, int y1);
 

@@ -39,8 +39,8 @@ const struct key_binding keys_table[] = {
 	{ 'h', KEYS_GLOBAL, OP_VIEW_PREV, "previous view", false },
 	{ KEY_RIGHT, KEYS_GLOBAL, OP_VIEW_NEXT, "next view", false },
 	{ 'l', KEYS_GLOBAL, OP_VIEW_NEXT, "next view", false },
-	{ '\n', KEYS_GLOBAL, OP_OPEN, "open: an agent's inbox (overview), its logs (tasks)", false },
-	{ 27, KEYS_GLOBAL, OP_BACK, "back: clear the filter, close help", false },
+	{ '\n', KEYS_GLOBAL, OP_OPEN, "open: an agent's inbox (overview), a finished report (reports)", false },
+	{ 27, KEYS_GLOBAL, OP_BACK, "back: clear the filter, close help, the live draft (reports)", false },
 	{ '/', KEYS_GLOBAL, OP_FILTER, "filter lines (POSIX regex; a leading ! inverts)", false },
 	{ ':', KEYS_GLOBAL, OP_COMMAND, "command line (Tab completes)", false },
 	{ 'Z', KEYS_GLOBAL, OP_PAUSE, "pause or resume refresh", false },
@@ -49,6 +49,8 @@ const struct key_binding keys_table[] = {
 	{ 'R', V_QUEUES, OP_RETRY, "retry dead letters to their original inbox", true },
 	{ 'D', V_QUEUES, OP_DELETE, "delete the messages", true },
 	{ 'K', V_QUEUES, OP_KILL, "kill waiting messages to the dead letters", true },
+	{ 'E', V_QUEUES, OP_EDIT, "edit a dead letter in $EDITOR and requeue it (validated)", true },
+	{ 'T', V_QUEUES, OP_RETRY_TO, "retry dead letters to another inbox (:retry-to AGENT)", true },
 	{ 'r', V_TASKS, OP_REASSIGN, "reassign the task to the other researcher (cancelled on the first)", false },
 	{ 't', V_TASKS, OP_TASK_RETRY, "retry a failed or cancelled task on the other researcher", false },
 	{ 'o', V_TASKS, OP_TASK_HOLD, "hold the task (taken back from its agent)", false },
@@ -75,6 +77,7 @@ static const char *const op_names[OP_COUNT] = {
 	[OP_TASK_HOLD] = "task-hold", [OP_TASK_RELEASE] = "task-release",
 	[OP_TASK_PRIORITY] = "task-priority",
 	[OP_LEVEL] = "level", [OP_FOLLOW] = "follow", [OP_EXPORT] = "export",
+	[OP_EDIT] = "edit", [OP_RETRY_TO] = "retry-to",
 };
 
 const char *keys_op_name(enum console_op op)

@@ -68,7 +68,9 @@ static size_t logs_files(const char *dir, char ***out)
 	return n;
 }
 
-static void logs_read(const char *path, int min_level, struct log_line **lines, size_t *n)
+/* Lines at min_level or above, and (since_ns > 0) not older than since_ns. */
+static void logs_read(const char *path, int min_level, int64_t since_ns, struct log_line **lines,
+		      size_t *n)
 {
 	char *buf = NULL, *err = NULL;
 	size_t len = 0;
@@ -85,7 +87,10 @@ static void logs_read(const char *path, int min_level, struct log_line **lines, 
 		const cJSON *cat = cJSON_GetObjectItem(j, "category"), *ev = cJSON_GetObjectItem(j, "event");
 		const cJSON *msg = cJSON_GetObjectItem(j, "message");
 		int level = level_of(cJSON_IsString(lv) ? lv->valuestring : "info");
-		if (level >= min_level) {
+		int64_t t_ns = 0;
+		bool old = since_ns > 0 && cJSON_IsString(ts) && msg_parse_time(ts->valuestring, &t_ns) == 0 &&
+			   t_ns < since_ns;
+		if (level >= min_level && !old) {
 			const char *t = cJSON_IsString(ts) ? ts->valuestring : "";
 			*lines = xrealloc(*lines, (*n + 1) * sizeof(**lines));
 			struct log_line *o = &(*lines)[(*n)++];
@@ -117,6 +122,11 @@ unsigned view_logs_refresh(struct console *c)
 				  (long long)st.st_mtim.tv_nsec);
 	}
 	sbuf_addf(&sig, "%d", c->log_level);
+	/* a window moves with the clock: read again every 5 s */
+	int64_t since_ns = c->log_since_s ? util_now_ns() - c->log_since_s * 1000000000LL : 0;
+	if (c->log_since_s)
+		sbuf_addf(&sig, ":%lld:%lld", (long long)c->log_since_s,
+			  (long long)(util_now_ns() / 5000000000LL));
 	unsigned f = 0;
 	if (!c->log_sig || strcmp(c->log_sig, sig.data) || !r->nvis) {
 		free(c->log_sig);
@@ -124,7 +134,7 @@ unsigned view_logs_refresh(struct console *c)
 		struct log_line *lines = NULL;
 		size_t n = 0;
 		for (size_t i = 0; i < nf; i++)
-			logs_read(files[i], c->log_level, &lines, &n);
+			logs_read(files[i], c->log_level, since_ns, &lines, &n);
 		if (n)
 			qsort(lines, n, sizeof(*lines), line_cmp);
 		console_rows_clear(r);
@@ -161,8 +171,12 @@ void view_logs_draw(struct console *c, int y0, int y1)
 {
 	static const char *const levels[] = { "debug", "info", "warn", "error" };
 	char line[256];
-	snprintf(line, sizeof(line), " logs of %s   level %s and above   follow %s   (:logs NAME, v level, f follow)",
-		 c->log_agent, levels[c->log_level & 3], c->log_follow ? "on" : "off");
+	char window[32] = "all day";
+	if (c->log_since_s)
+		snprintf(window, sizeof(window), "since %s", c->log_since);
+	snprintf(line, sizeof(line), " logs of %s   level %s and above   %s   follow %s   "
+		 "(:logs NAME, v level, f follow, :since 10m)", c->log_agent, levels[c->log_level & 3],
+		 window, c->log_follow ? "on" : "off");
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	console_rows_draw(c, &c->rows[VIEW_LOGS], y0 + 1, y1,
 			  " TIME         LEVEL CATEGORY    EVENT              MESSAGE");

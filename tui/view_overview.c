@@ -1,9 +1,14 @@
 /* View 1, overview: bus meters and the agents table. */
 #include <curses.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "tui/console.h"
@@ -66,6 +71,152 @@ static void overview_stats(struct console *c)
 	}
 }
 
+/* Errors per minute: the lines of logs/agents/<agent>/errors/<today>.jsonl
+ * whose ts is in the last ERR_WINDOW_S, read incrementally (each file from
+ * where the last read stopped; a new day or a shorter file starts over). */
+#define ERR_WINDOW_S 300
+#define ERR_READ_MAX (1u << 20)
+
+static struct {
+	struct err_file {
+		char agent[MSG_AGENT_MAX + 1];
+		char date[16];
+		off_t off;
+	} *f;
+	size_t nf;
+	int64_t *ts;   /* error times seen in the window */
+	size_t nts, cap;
+} errlog;
+
+static void errlog_add(const char *line, size_t len, int64_t from)
+{
+	cJSON *j = cJSON_ParseWithLength(line, len);
+	const cJSON *ts = cJSON_GetObjectItem(j, "ts");
+	int64_t t = 0;
+	if (cJSON_IsString(ts) && msg_parse_time(ts->valuestring, &t) == 0 && t >= from) {
+		if (errlog.nts == errlog.cap) {
+			errlog.cap = errlog.cap ? errlog.cap * 2 : 64;
+			errlog.ts = xrealloc(errlog.ts, errlog.cap * sizeof(*errlog.ts));
+		}
+		errlog.ts[errlog.nts++] = t;
+	}
+	cJSON_Delete(j);
+}
+
+static void errlog_read(struct err_file *f, const char *path, int64_t from)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (st.st_size < f->off)
+		f->off = 0;
+	char *buf = xmalloc(ERR_READ_MAX);
+	while (st.st_size > f->off) {
+		ssize_t k = pread(fd, buf, ERR_READ_MAX, f->off);
+		if (k <= 0)
+			break;
+		size_t used = 0;
+		for (size_t i = 0; i < (size_t)k; i++)
+			if (buf[i] == '\n') {
+				errlog_add(buf + used, i - used, from);
+				used = i + 1;
+			}
+		if (!used) {
+			if ((size_t)k == ERR_READ_MAX)
+				used = (size_t)k; /* a line over 1 MB: skipped */
+			else
+				break;    /* a line still being written */
+		}
+		f->off += (off_t)used;
+	}
+	free(buf);
+	close(fd);
+}
+
+static void overview_errors(struct console *c)
+{
+	int64_t now = util_now_ns(), from = now - (int64_t)ERR_WINDOW_S * 1000000000LL;
+	char today[16];
+	util_date(now, today, sizeof(today));
+	char *root = xasprintf("%s/agents", c->cli->log_dir);
+	DIR *d = opendir(root);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !util_valid_agent_name(e->d_name))
+			continue;
+		struct err_file *f = NULL;
+		for (size_t i = 0; i < errlog.nf && !f; i++)
+			if (!strcmp(errlog.f[i].agent, e->d_name))
+				f = &errlog.f[i];
+		if (!f) {
+			errlog.f = xrealloc(errlog.f, (errlog.nf + 1) * sizeof(*errlog.f));
+			f = &errlog.f[errlog.nf++];
+			memset(f, 0, sizeof(*f));
+			util_strlcpy(f->agent, e->d_name, sizeof(f->agent));
+		}
+		if (strcmp(f->date, today)) {
+			util_strlcpy(f->date, today, sizeof(f->date));
+			f->off = 0;
+		}
+		char *path = xasprintf("%s/%s/errors/%s.jsonl", root, e->d_name, today);
+		errlog_read(f, path, from);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(root);
+	size_t k = 0;
+	for (size_t i = 0; i < errlog.nts; i++)
+		if (errlog.ts[i] >= from)
+			errlog.ts[k++] = errlog.ts[i];
+	errlog.nts = k;
+	c->err_rate = (double)k / (ERR_WINDOW_S / 60.0);
+}
+
+/* Tool calls per agent: by_agent of every tool in data/tools/usage.json,
+ * read again when the file changes. */
+static struct {
+	char sig[64];
+	cJSON *calls; /* {"agent": calls} */
+} usage;
+
+static void overview_usage(struct console *c)
+{
+	char *path = xasprintf("%s/tools/usage.json", c->cli->data_dir);
+	struct stat st;
+	char sig[64] = "";
+	if (stat(path, &st) == 0)
+		snprintf(sig, sizeof(sig), "%lld:%lld.%ld", (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	if (strcmp(sig, usage.sig)) {
+		util_strlcpy(usage.sig, sig, sizeof(usage.sig));
+		cJSON_Delete(usage.calls);
+		usage.calls = NULL;
+		cJSON *j = sig[0] ? console_load_json(path) : NULL;
+		const cJSON *tool;
+		if (j)
+			usage.calls = cJSON_CreateObject();
+		cJSON_ArrayForEach(tool, cJSON_GetObjectItem(j, "tools")) {
+			const cJSON *a;
+			cJSON_ArrayForEach(a, cJSON_GetObjectItem(tool, "by_agent")) {
+				if (!cJSON_IsNumber(a) || !a->string)
+					continue;
+				cJSON *have = cJSON_GetObjectItemCaseSensitive(usage.calls, a->string);
+				if (have)
+					cJSON_SetNumberValue(have, have->valuedouble + a->valuedouble);
+				else
+					cJSON_AddNumberToObject(usage.calls, a->string, a->valuedouble);
+			}
+		}
+		cJSON_Delete(j);
+	}
+	free(path);
+}
+
 /* busy / idle / stalled / offline from the agent's state file. */
 static void agent_state(struct console *c, const char *agent, char *state, size_t ssize,
 			char *task, size_t tsize, long *done, long *errors, char *hb, size_t hsize)
@@ -112,19 +263,25 @@ static void overview_agent_row(struct console *c, const char *agent, const struc
 	agent_state(c, agent, state, sizeof(state), task, sizeof(task), &done, &errors, hb, sizeof(hb));
 	if (s && s->oldest_ns)
 		console_age(util_now_ns() - s->oldest_ns, oldest, sizeof(oldest));
+	char tools[16] = "-";
+	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(usage.calls, agent);
+	if (cJSON_IsNumber(calls))
+		snprintf(tools, sizeof(tools), "%.0f", calls->valuedouble);
 	enum theme_slot slot = !strcmp(state, "stalled") ? SLOT_ERROR : !strcmp(state, "offline") ?
 			       SLOT_DIM : !strcmp(state, "busy") ? SLOT_OK : SLOT_NORMAL;
 	console_rows_add(&c->rows[VIEW_OVERVIEW], agent, slot,
-			 "%-18.18s %-8s %6zu %7s %6zu %6zu %6ld %6ld %6s  %.60s", agent, state,
+			 "%-18.18s %-8s %6zu %7s %6zu %6zu %6ld %6ld %6s %6s  %.60s", agent, state,
 			 s ? s->depth : 0, oldest, s ? s->processing : 0, s ? s->retry : 0, done, errors,
-			 hb, task);
+			 tools, hb, task);
 }
 
 unsigned view_overview_refresh(struct console *c)
 {
 	overview_stats(c);
+	overview_errors(c);
 	if (c->view != VIEW_OVERVIEW)
 		return 0;
+	overview_usage(c);
 	struct console_rows *r = &c->rows[VIEW_OVERVIEW];
 	console_rows_clear(r);
 	for (size_t i = 0; i < bus_default_agent_count; i++) {
@@ -145,7 +302,8 @@ unsigned view_overview_refresh(struct console *c)
 	/* the meters change without the table changing */
 	static uint64_t last;
 	uint64_t sig = c->stats.dead_letter * 1000003u + c->stats.processing * 1009u +
-		       c->stats.retry * 17u + (uint64_t)(c->rate * 10) + c->data_bytes / 65536;
+		       c->stats.retry * 17u + (uint64_t)(c->rate * 10) + c->data_bytes / 65536 +
+		       (uint64_t)(c->err_rate * 10) * 7919u;
 	if (sig != last) {
 		last = sig;
 		f |= CONSOLE_REDRAW;
@@ -166,8 +324,8 @@ void view_overview_draw(struct console *c, int y0, int y1)
 	if (oldest)
 		console_age(util_now_ns() - oldest, age, sizeof(age));
 	snprintf(line, sizeof(line), " waiting %zu (oldest %s)   processing %zu   retrying %zu   "
-		 "dead letters %zu   %.1f msgs/s", waiting, age, c->stats.processing, c->stats.retry,
-		 c->stats.dead_letter, c->rate);
+		 "dead letters %zu   %.1f msgs/s   errors %.1f/min (5m)", waiting, age, c->stats.processing,
+		 c->stats.retry, c->stats.dead_letter, c->rate, c->err_rate);
 	console_put(c, y0, 0, COLS, c->stats.dead_letter ? SLOT_WARN : SLOT_METER, line, true);
 	double mb = (double)c->data_bytes / (1024.0 * 1024.0);
 	int width = 30, fill = (int)((double)c->data_bytes * width / (double)DATA_ALERT_BYTES);
@@ -179,5 +337,5 @@ void view_overview_draw(struct console *c, int y0, int y1)
 	console_put(c, y0 + 1, 0, COLS, c->data_bytes >= DATA_ALERT_BYTES ? SLOT_ERROR : SLOT_METER,
 		    bar, true);
 	console_rows_draw(c, &c->rows[VIEW_OVERVIEW], y0 + 3, y1,
-			  " AGENT              STATE     INBOX  OLDEST   PROC  RETRY   DONE ERRORS  BEAT   CURRENT TASK");
+			  " AGENT              STATE     INBOX  OLDEST   PROC  RETRY   DONE ERRORS  TOOLS   BEAT  CURRENT TASK");
 }

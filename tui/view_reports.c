@@ -167,28 +167,90 @@ static void render_markdown(struct console_rows *r, char *md)
 	free(table);
 }
 
+/* The finished reports listed above the draft (newest first: the names
+ * start with the ISO year and week). */
+#define REPORTS_LIST_MAX 12
+#define REPORT_ROW "report:"
+
+static int name_desc(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+static size_t reports_finished(const char *dir, char ***out)
+{
+	char **v = NULL;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 3, ".md") || e->d_name[0] == '.')
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), name_desc);
+	*out = v;
+	return n;
+}
+
 unsigned view_reports_refresh(struct console *c)
 {
 	struct console_rows *r = &c->rows[VIEW_REPORTS];
 	reports_pick(c);
-	struct stat st;
-	char sig[1200];
-	snprintf(sig, sizeof(sig), "%s:%lld:%lld", c->report_path,
-		 stat(c->report_path, &st) == 0 ? (long long)st.st_size : -1LL,
-		 c->report_path[0] && stat(c->report_path, &st) == 0 ? (long long)st.st_mtim.tv_nsec : 0LL);
-	if (c->report_sig && !strcmp(c->report_sig, sig) && r->n)
+	const char *show = c->report_open[0] ? c->report_open : c->report_path;
+	char *wdir = xasprintf("%s/reports/weekly", c->cli->data_dir);
+	struct stat st, wst;
+	bool wok = stat(wdir, &wst) == 0;
+	char sig[2400];
+	snprintf(sig, sizeof(sig), "%s:%lld:%lld:%lld.%ld", show,
+		 stat(show, &st) == 0 ? (long long)st.st_size : -1LL,
+		 show[0] && stat(show, &st) == 0 ? (long long)st.st_mtim.tv_nsec : 0LL,
+		 wok ? (long long)wst.st_mtim.tv_sec : 0LL, wok ? (long)wst.st_mtim.tv_nsec : 0L);
+	if (c->report_sig && !strcmp(c->report_sig, sig) && r->n) {
+		free(wdir);
 		return 0;
+	}
 	free(c->report_sig);
 	c->report_sig = xstrdup(sig);
 	console_rows_clear(r);
+	char **names = NULL;
+	size_t nn = reports_finished(wdir, &names);
+	if (nn)
+		console_rows_add(r, NULL, SLOT_HEADING, "Finished reports (%zu, newest first; Enter shows one, "
+				 "Esc the live draft)", nn);
+	for (size_t i = 0; i < nn; i++) {
+		if (i < REPORTS_LIST_MAX) {
+			char *id = xasprintf(REPORT_ROW "%s", names[i]);
+			char *p = xasprintf("%s/%s", wdir, names[i]);
+			bool open = !strcmp(p, c->report_open);
+			console_rows_add(r, id, open ? SLOT_OK : SLOT_NORMAL, "  %s %s", open ? ">" : " ",
+					 names[i]);
+			free(p);
+			free(id);
+		}
+		free(names[i]);
+	}
+	if (nn > REPORTS_LIST_MAX)
+		console_rows_add(r, NULL, SLOT_DIM, "  ... and %zu older in %s", nn - REPORTS_LIST_MAX, wdir);
+	free(names);
+	free(wdir);
+	size_t body = r->n;
+	if (nn)
+		console_rows_add(r, NULL, SLOT_HEADING, "%s", c->report_open[0] ? "Finished report" :
+				 show[0] ? "Live draft" : "Live draft: none yet");
 	char *md = NULL, *err = NULL;
 	size_t len = 0;
-	if (c->report_path[0] && util_read_file(c->report_path, 16u << 20, &md, &len, &err) == 0) {
+	if (show[0] && util_read_file(show, 16u << 20, &md, &len, &err) == 0) {
 		/* each row a line id, so the cursor stays where it was */
 		render_markdown(r, md);
-		for (size_t i = 0; i < r->n; i++) {
+		for (size_t i = body; i < r->n; i++) {
 			free(r->v[i].id);
-			r->v[i].id = xasprintf("%zu", i);
+			r->v[i].id = xasprintf("%zu", i - body);
 		}
 	} else {
 		free(err);
@@ -197,10 +259,36 @@ unsigned view_reports_refresh(struct console *c)
 	return console_rows_done(c, r);
 }
 
+unsigned view_reports_open(struct console *c)
+{
+	struct console_row *cur = console_rows_current(&c->rows[VIEW_REPORTS]);
+	if (!cur || !cur->id || strncmp(cur->id, REPORT_ROW, strlen(REPORT_ROW)))
+		return 0;
+	const char *name = cur->id + strlen(REPORT_ROW);
+	snprintf(c->report_open, sizeof(c->report_open), "%s/reports/weekly/%s", c->cli->data_dir, name);
+	free(c->report_sig);
+	c->report_sig = NULL;
+	console_status(c, false, "report %s (Esc: back to the live draft)", name);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
+unsigned view_reports_back(struct console *c)
+{
+	if (!c->report_open[0])
+		return 0;
+	c->report_open[0] = 0;
+	free(c->report_sig);
+	c->report_sig = NULL;
+	console_status(c, false, "the live draft");
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
 void view_reports_draw(struct console *c, int y0, int y1)
 {
 	char line[1200];
-	if (c->report_path[0])
+	if (c->report_open[0])
+		snprintf(line, sizeof(line), " report %s   (Esc: back to the live draft)", c->report_open);
+	else if (c->report_path[0])
 		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML)", c->report_path);
 	else
 		snprintf(line, sizeof(line), " no draft yet in %s/reports/drafts", c->cli->data_dir);

@@ -146,6 +146,178 @@ wait-for boom'
 hasnt "no ESC byte reaches the screen" "$(screen | tr -d '[:print:]\n' | od -c | grep -c 033)" "1"
 has "the text of the escape is still shown" "$(screen)" "pwned"
 
+# E: a dead letter edited in $EDITOR (a sed script here), validated, requeued
+RR='{"task_id":"t1","status":"completed","execution_time_minutes":1,"data_points_collected":3,"sources_accessed":["sim"],"key_findings":["x"],"raw_data":{},"confidence_score":0.5,"data_freshness_hours":1,"warnings":[]}'
+eid=$($MADF send --from research_agent_1 --to validator_agent --type research_result --content "$RR")
+$MADF kill "$eid" >/dev/null
+# it went bad on disk: a confidence out of range, so R cannot save it
+sed -i 's/"confidence_score": 0.5/"confidence_score": 1.5/' "$D"/messages/dead-letter/*"$eid"*.0.json
+printf '#!/bin/sh\nsed -i "s/\\"confidence_score\\": [0-9.]*/\\"confidence_score\\": 7/" "$1"\n' >"$T/ed-bad"
+printf '#!/bin/sh\nsed -i "s/\\"confidence_score\\": [0-9.]*/\\"confidence_score\\": 0.9/" "$1"\n' >"$T/ed-fix"
+chmod +x "$T/ed-bad" "$T/ed-fix"
+nv=$(njson "$D/messages/inbox/validator_agent")
+EDITOR=$T/ed-bad con ':
+type dlq
+<Enter>
+wait-for dead letters: 1 message
+E
+wait-for Edit and requeue 1 message? y/n
+y
+wait-for edit: refused'
+has "E: an invalid edit is refused with the validation error" "$(screen)" "confidence_score"
+eq "... and the dead letter is kept" "$(njson "$D/messages/dead-letter")" 1
+has "... and the edit is kept in the data directory" "$(cat "$D"/console/edits/*.json)" '"confidence_score": 7'
+has "... and the journal says where" "$(grep '"action":"edit"' "$D/journal/actions.jsonl")" "console/edits/"
+EDITOR=$T/ed-fix con ':
+type dlq
+<Enter>
+wait-for dead letters: 1 message
+E
+wait-for Edit and requeue 1 message? y/n
+y
+wait-for edit: requeued to validator_agent'
+eq "E y with a valid edit: out of the dead letters" "$(njson "$D/messages/dead-letter")" 0
+eq "... into its inbox" "$(njson "$D/messages/inbox/validator_agent")" $((nv + 1))
+has "... as edited" "$(cat "$D"/messages/inbox/validator_agent/*.json | tr -d ' \n')" '"confidence_score":0.9'
+has "the journal records the edit" "$(cat "$D/journal/actions.jsonl")" "\"action\":\"edit\",\"ids\":[\"$eid\"],\"result\":\"requeued to validator_agent\""
+con ':
+type inbox validator_agent
+<Enter>
+wait-for inbox of validator_agent
+E'
+has "E outside the dead letters says why" "$(screen)" "E edits dead letters (:dlq)"
+$MADF kill "$($MADF send --to research_agent_1 --type heartbeat --content "$HB")" >/dev/null
+EDITOR=$T/ed-fix con ':
+type dlq
+<Enter>
+wait-for dead letters: 1 message
+E
+wait-for read-only: edit refused' --read-only
+has "--read-only refuses E" "$(screen)" "read-only: edit refused"
+
+# T: dead letters retried to another inbox, the agent asked on the command line
+$MADF kill "$($MADF send --to research_agent_1 --type heartbeat --content "$HB")" >/dev/null
+n1=$(njson "$D/messages/inbox/research_agent_2")
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 2 messages
+A
+T
+wait-for :retry-to
+type research_agent_
+<Tab>
+type 2
+<Enter>
+wait-for Retry 2 messages to research_agent_2? y/n
+y
+wait-for retry-to: to research_agent_2: 2 of 2 done'
+eq "T y retries the marked dead letters" "$(njson "$D/messages/dead-letter")" 0
+eq "... to the other inbox" "$(njson "$D/messages/inbox/research_agent_2")" $((n1 + 2))
+eq "... not the original one" "$(njson "$D/messages/inbox/research_agent_1")" 0
+has "the journal records retry-to" "$(cat "$D/journal/actions.jsonl")" '"action":"retry-to"'
+rid=$($MADF send --to research_agent_1 --type heartbeat --content "$HB")
+$MADF kill "$rid" >/dev/null
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 1 message
+:
+type retry-to validator_agent
+<Enter>
+wait-for Retry 1 message to validator_agent? y/n
+y
+wait-for retry-to: to validator_agent: 1 of 1 done'
+has ":retry-to AGENT moves it there" "$(cat "$D"/messages/inbox/validator_agent/*.json | tr -d ' \n')" "\"message_id\":\"$rid\""
+con ':
+type retry-to validator_agent
+<Enter>' --read-only
+has "--read-only refuses :retry-to" "$(screen)" "read-only: retry-to refused"
+
+# :processed lists what was handled, read-only
+$MADF recv research_agent_2 >/dev/null
+np=$(find "$D/messages/processed" -name '*.json' | wc -l | tr -d ' ')
+con ':
+type processed
+<Enter>
+wait-for processed (read-only): '"$np"' messages
+D'
+has ":processed lists the processed messages" "$(screen)" "processed (read-only): $np messages"
+has "... and refuses actions" "$(screen)" "processed messages are history: read-only here"
+eq "... leaving them on disk" "$(find "$D/messages/processed" -name '*.json' | wc -l | tr -d ' ')" "$np"
+
+# logs :since hides older lines; overview errors per minute and tool calls
+today=$(date -u +%F)
+now=$(date -u +%FT%TZ)
+old=$(date -u -d '-1 hour' +%FT%TZ)
+mkdir -p "$L/agents/validator_agent/errors" "$D/tools"
+for ts in "$old" "$now" "$now"; do
+	printf '{"ts":"%s","level":"error","category":"errors","event":"check_failed","message":"at %s"}\n' "$ts" "$ts"
+done >>"$L/agents/validator_agent/errors/$today.jsonl"
+con ':
+type logs validator_agent
+<Enter>
+wait-for at '"$old"
+has "logs show the old line without a window" "$(screen)" "at $old"
+con ':
+type logs validator_agent
+<Enter>
+:
+type since 30m
+<Enter>
+wait-for since 30m'
+hasnt ":since 30m hides the older line" "$(screen)" "at $old"
+has "... keeps the recent ones" "$(screen)" "at $now"
+con ':
+type logs validator_agent
+<Enter>
+:
+type since 30m
+<Enter>
+:
+type since all
+<Enter>
+wait-for at '"$old"
+has ":since all shows every line again" "$(screen)" "all day"
+con ':
+type since 5x
+<Enter>'
+has ":since refuses a bad duration" "$(screen)" ":since takes a duration"
+con 'wait-for errors 0.4/min (5m)'
+has "overview: errors per minute over 5 minutes" "$(screen)" "errors 0.4/min (5m)"
+printf '{"ts":"%s","level":"error","category":"errors","event":"x","message":"y"}\n' "$now" "$now" "$now" >>"$L/agents/validator_agent/errors/$today.jsonl"
+con 'wait-for errors 1.0/min (5m)'
+has "overview: appended errors are counted" "$(screen)" "errors 1.0/min (5m)"
+printf '{"updated_at":"x","tools":{"market_data":{"calls":5,"by_agent":{"research_agent_1":3}},"news_search":{"calls":6,"by_agent":{"research_agent_1":2,"research_agent_2":4}}}}\n' >"$D/tools/usage.json"
+con 'wait-for TOOLS'
+eq "overview: tool calls per agent" "$(screen | awk '$1 == "research_agent_1" { print $9 }')" 5
+eq "... summed over tools" "$(screen | awk '$1 == "research_agent_2" { print $9 }')" 4
+
+# reports: finished reports listed newest first; Enter shows one, Esc the draft
+mkdir -p "$D/reports/weekly" "$D/reports/drafts"
+printf '# Week twelve report\n' >"$D/reports/weekly/1987-W12-asia-g10-fx.md"
+printf '# Week thirteen report\n\n| pair | close |\n|---|---|\n| USD/JPY | 147.72 |\n' >"$D/reports/weekly/1987-W13-asia-g10-fx.md"
+printf '# Draft in progress\n' >"$D/reports/drafts/weekly-test.md"
+con '5
+wait-for Finished reports (2'
+has "reports: the finished reports are listed" "$(screen)" "1987-W12-asia-g10-fx.md"
+eq "... newest first" "$(screen | grep -o '1987-W1[23]' | head -1)" "1987-W13"
+has "... above the live draft" "$(screen)" "Draft in progress"
+con '5
+wait-for Finished reports (2
+<Enter>
+wait-for Week thirteen report'
+hasnt "Enter shows the report instead of the draft" "$(screen)" "Draft in progress"
+has "... rendered" "$(screen)" "│"
+con '5
+wait-for Finished reports (2
+<Enter>
+wait-for Week thirteen report
+<Esc>
+wait-for Draft in progress'
+hasnt "Esc goes back to the live draft" "$(screen)" "Week thirteen report"
+rm -f "$D/reports/weekly/1987-W1"[23]-asia-g10-fx.md "$D/reports/drafts/weekly-test.md"
+
 # tasks: r asks the product_manager to reassign the task
 mkdir -p "$D/state"
 cat >"$D/state/product_manager-state.json" <<'JSON'
