@@ -749,12 +749,68 @@ static bool researcher_name(const char *s)
 	return s && (!strcmp(s, "research_agent_1") || !strcmp(s, "research_agent_2"));
 }
 
+/* A task the operator adds to a run still researching: "kind" market or
+ * news, "pair", and "to" (default: the specialist, as at the start). */
+static void control_assign(struct agent *a, const struct msg *m, cJSON *run)
+{
+	const cJSON *c = m->content;
+	const char *kind = jstr(c, "kind"), *pair = jstr(c, "pair"), *to = jstr(c, "to");
+	char b[4], q[4], *why = NULL;
+	if (!run)
+		why = xasprintf("no run %s", jstr(c, "run_id") ? jstr(c, "run_id") : "?");
+	else if (strcmp(jstr(run, "status"), "researching"))
+		why = xasprintf("run %s is %s: tasks can be added while it researches",
+				jstr(run, "run_id"), jstr(run, "status"));
+	else if (!kind || (strcmp(kind, "market") && strcmp(kind, "news")))
+		why = xstrdup("kind must be market or news");
+	else if (market_pair_parse(pair, b, q, &why) < 0)
+		;
+	else if (to && !researcher_name(to))
+		why = xasprintf("%s is not a researcher", to);
+	char code[16], tid[64];
+	if (!why) {
+		snprintf(code, sizeof(code), "%s%s", b, q);
+		snprintf(tid, sizeof(tid), "%s-%s", code, kind);
+		if (find_task(run, tid))
+			why = xasprintf("the run has a task %s already", tid);
+	}
+	if (why) {
+		decision(a, "control_refused", NULL, "assign from %s refused: %s", m->from, why);
+		free(why);
+		return;
+	}
+	char canon[8];
+	snprintf(canon, sizeof(canon), "%s/%s", b, q);
+	bool listed = false;
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "pairs"))
+		listed = listed || !strcmp(p->valuestring, canon);
+	if (!listed)
+		cJSON_AddItemToArray(jarr(run, "pairs"), cJSON_CreateString(canon));
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "task_id", tid);
+	cJSON_AddStringToObject(t, "kind", kind);
+	cJSON_AddStringToObject(t, "pair", canon);
+	cJSON_AddStringToObject(t, "added_by", m->from);
+	cJSON_AddItemToArray(jarr(run, "tasks"), t);
+	assign(a, run, t, to ? to : choose(a, kind));
+	decision(a, "assign", tid, "assign by %s: new %s task for %s to %s", m->from, kind, canon,
+		 jstr(t, "assignee"));
+	save(a);
+	send_assignment(a, run, t);
+	send_draft(a, run, false);
+}
+
 static void on_control(struct agent *a, const struct msg *m)
 {
 	const cJSON *c = m->content;
 	const char *action = jstr(c, "action"), *task_id = jstr(c, "task_id");
 	const char *run_id = jstr(c, "run_id"), *to = jstr(c, "to");
 	cJSON *run = run_id ? cJSON_GetObjectItem(runs(a), run_id) : NULL;
+	if (action && !strcmp(action, "assign")) {
+		control_assign(a, m, run);
+		return;
+	}
 	cJSON *t = run && task_id ? find_task(run, task_id) : NULL;
 	char *why = NULL;
 	if (!action || !t)

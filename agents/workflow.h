@@ -19,7 +19,9 @@
 /* operator (console) -> product_manager: content "action" is one of
  * reassign, retry, cancel, hold, release, priority, with "run_id",
  * "task_id", and "to" (reassign, retry, release: the agent; default the
- * other researcher) or "priority" (urgent, high, normal, low). */
+ * other researcher) or "priority" (urgent, high, normal, low); or assign,
+ * with "run_id", "kind" (market, news), "pair" and optionally "to": a new
+ * task, while the run is researching. */
 #define WF_TASK_CONTROL "operator_control"
 /* product_manager -> researcher: drop the queued task "cancel_id" (the
  * assignment's message id). */

@@ -34,7 +34,7 @@ static const char *const view_titles[VIEW_COUNT] = {
 };
 
 static const char *const console_commands[] = {
-	"agent", "dlq", "help", "inbox", "logs", "processed", "processing", "q", "quit",
+	"agent", "assign", "dlq", "help", "inbox", "logs", "processed", "processing", "q", "quit",
 	"report", "retry-to", "since", "tasks", "theme", "tools",
 };
 
@@ -469,7 +469,7 @@ static void console_draw_help(struct console *c, int y0, int y1)
 	int y = y0;
 	console_put(c, y++, 0, COLS, SLOT_HEADING, " Keys (Esc or ? closes, j/k scroll; upper-case keys ask to confirm)", true);
 	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  "
-		    ":retry-to NAME  :agent NAME  :tasks", true);
+		    ":retry-to NAME  :agent NAME  :tasks  :assign KIND PAIR [AGENT]", true);
 	console_put(c, y++, 0, COLS, SLOT_HEADER, "           :logs NAME  :since 10m|2h|1d|all  :report  :tools  "
 		    ":theme NAME  :help  :q", true);
 	size_t line = 0;
@@ -766,6 +766,17 @@ static unsigned console_run_command(struct console *c, const char *line)
 	}
 	if (!strcmp(cmd, "retry-to"))
 		return console_retry_to(c, arg);
+	if (!strcmp(cmd, "assign")) {
+		if (c->opts.read_only)
+			return console_refuse(c, OP_TASK_ASSIGN);
+		char kind[16] = "", pair[16] = "", agent[MSG_AGENT_MAX + 1] = "";
+		if (sscanf(line, " %*s %15s %15s %64s", kind, pair, agent) < 2) {
+			console_status(c, true, "assign: usage :assign market|news PAIR [AGENT]");
+			return CONSOLE_REDRAW;
+		}
+		console_set_view(c, VIEW_TASKS);
+		return view_tasks_assign(c, kind, pair, agent);
+	}
 	if (!strcmp(cmd, "since"))
 		return console_since(c, arg);
 	static const struct {
@@ -989,6 +1000,13 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		c->pending = k->op;
 		c->pending_n = 1;
 		c->mode = MODE_CONFIRM;
+		return CONSOLE_REDRAW;
+	case OP_TASK_ASSIGN:
+		if (c->opts.read_only)
+			return console_refuse(c, k->op);
+		c->mode = MODE_COMMAND;
+		c->line_len = util_strlcpy(c->line, "assign ", sizeof(c->line));
+		console_status(c, false, "assign market|news PAIR [AGENT]");
 		return CONSOLE_REDRAW;
 	case OP_REASSIGN:
 	case OP_TASK_RETRY:

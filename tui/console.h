@@ -156,6 +156,9 @@ void view_overview_draw(struct console *c, int y0, int y1);
 unsigned view_tasks_refresh(struct console *c);
 void view_tasks_draw(struct console *c, int y0, int y1);
 unsigned view_tasks_act(struct console *c, enum console_op op);
+/* :assign KIND PAIR [AGENT]: asks the product_manager for a new task. */
+unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
+			   const char *agent);
 unsigned view_queues_refresh(struct console *c);
 void view_queues_draw(struct console *c, int y0, int y1);
 /* Destructive queue operations on the marked rows (or the current one). */

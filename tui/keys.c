@@ -57,6 +57,7 @@ const struct key_binding keys_table[] = {
 	{ 'u', V_TASKS, OP_TASK_RELEASE, "release a held task to its agent", false },
 	{ 'p', V_TASKS, OP_TASK_PRIORITY, "cycle the task's priority (urgent, high, normal, low)", false },
 	{ 'C', V_TASKS, OP_TASK_CANCEL, "cancel the task (named in the report)", true },
+	{ 'a', V_TASKS, OP_TASK_ASSIGN, "assign a new task: :assign market|news PAIR [AGENT]", false },
 	{ 'v', V_LOGS, OP_LEVEL, "cycle the lowest level shown", false },
 	{ 'f', V_LOGS, OP_FOLLOW, "follow new lines on or off", false },
 	{ 'e', V_REPORTS, OP_EXPORT, "export Markdown, JSON and HTML to data/reports/exports", false },
@@ -75,7 +76,7 @@ static const char *const op_names[OP_COUNT] = {
 	[OP_DELETE] = "delete", [OP_KILL] = "kill", [OP_REASSIGN] = "reassign",
 	[OP_TASK_RETRY] = "task-retry", [OP_TASK_CANCEL] = "task-cancel",
 	[OP_TASK_HOLD] = "task-hold", [OP_TASK_RELEASE] = "task-release",
-	[OP_TASK_PRIORITY] = "task-priority",
+	[OP_TASK_PRIORITY] = "task-priority", [OP_TASK_ASSIGN] = "task-assign",
 	[OP_LEVEL] = "level", [OP_FOLLOW] = "follow", [OP_EXPORT] = "export",
 	[OP_EDIT] = "edit", [OP_RETRY_TO] = "retry-to",
 };

@@ -157,3 +157,45 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	cJSON_Delete(st);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
+
+unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
+			   const char *agent)
+{
+	if (strcmp(kind, "market") && strcmp(kind, "news")) {
+		console_status(c, true, "assign: usage :assign market|news PAIR [AGENT]");
+		return CONSOLE_REDRAW;
+	}
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	if (!run) {
+		console_status(c, true, "assign: no run to add a task to");
+		cJSON_Delete(st);
+		return CONSOLE_REDRAW;
+	}
+	cJSON *content = wf_control_content("assign", jstr(run, "run_id"), "", *agent ? agent : NULL,
+					    NULL);
+	cJSON_AddStringToObject(content, "kind", kind);
+	cJSON_AddStringToObject(content, "pair", pair);
+	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT, content);
+	char *err = NULL, result[512];
+	cJSON *ids = cJSON_CreateArray();
+	if (!m) {
+		snprintf(result, sizeof(result), "failed: cannot build the message");
+	} else {
+		m->priority = PRIO_URGENT;
+		m->correlation_id = xstrdup(jstr(run, "run_id"));
+		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
+		if (bus_send(c->bus, m, &err) < 0)
+			snprintf(result, sizeof(result), "failed: %s", err);
+		else
+			snprintf(result, sizeof(result), "asked product_manager (%s) for a %s task on %s",
+				 m->id, kind, pair);
+	}
+	console_journal(c, "assign", ids, result);
+	console_status(c, err != NULL || !m, "assign: %s", result);
+	free(err);
+	cJSON_Delete(ids);
+	msg_free(&m);
+	cJSON_Delete(st);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}

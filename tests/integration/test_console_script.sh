@@ -340,6 +340,23 @@ wait-for USDJPY-market
 C
 wait-for Cancel 1 task'
 has "C asks to confirm a cancel" "$(screen)" "Cancel 1 task? y/n"
+n3=$(njson "$D/messages/inbox/product_manager")
+con '2
+wait-for USDJPY-market
+:
+type assign news USD/SGD research_agent_2
+<Enter>
+wait-for assign:'
+has ":assign says what it asked" "$(screen)" "for a news task on USD/SGD"
+eq ":assign puts one request in the product_manager's inbox" "$(njson "$D/messages/inbox/product_manager")" $((n3 + 1))
+has "... a new news task for USD/SGD" "$(cat "$D"/messages/inbox/product_manager/*.json | tr -d ' \n')" '"action":"assign","run_id":"weekly-test","task_id":"","to":"research_agent_2","kind":"news","pair":"USD/SGD"'
+con '2
+wait-for USDJPY-market
+:
+type assign gossip USD/SGD
+<Enter>
+wait-for usage'
+has ":assign with a bad kind says the usage" "$(screen)" "usage :assign market|news PAIR [AGENT]"
 
 # themes: :theme, --theme, a broken theme names file:line
 con ':

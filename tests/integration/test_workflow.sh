@@ -93,8 +93,12 @@ pid=$!
 wait_for "research_agent_1 has accepted the market task" 60 sh -c "grep -q '\"status\": \"accepted\"' '$dd/state/product_manager-state.json'"
 run_id=$(python3 -c "import json,sys; print(list(json.load(open(sys.argv[1]))['runs'])[0])" "$dd/state/product_manager-state.json")
 dl=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
-MADF_DATA_DIR=$dd $MADF send --to product_manager --type task_assignment --priority urgent --content \
-	"{\"task_type\":\"operator_control\",\"focus_area\":\"Asia/G10\",\"target_pairs\":[],\"timeframe\":\"\",\"data_sources\":[],\"deadline\":\"$dl\",\"output_format\":\"none\",\"action\":\"reassign\",\"run_id\":\"$run_id\",\"task_id\":\"USDJPY-market\"}" >/dev/null
+ctl() { MADF_DATA_DIR=$dd $MADF send --to product_manager --type task_assignment --priority urgent --content \
+	"{\"task_type\":\"operator_control\",\"focus_area\":\"Asia/G10\",\"target_pairs\":[],\"timeframe\":\"\",\"data_sources\":[],\"deadline\":\"$dl\",\"output_format\":\"none\",\"run_id\":\"$run_id\",$1}" >/dev/null; }
+# A new task while the run researches, then the reassign that lets it finish.
+ctl '"action":"assign","task_id":"","kind":"news","pair":"USD/CHF","to":"research_agent_2"'
+wait_for "the assigned task joins the run" 30 sh -c "grep -q USDCHF-news '$dd/state/product_manager-state.json'"
+ctl '"action":"reassign","task_id":"USDJPY-market"'
 wait "$pid"; rc=$?
 eq "after the operator's reassign the run completes" "$rc" 0
 J=$dd/rep/1987-W13-asia-g10-fx.json
@@ -108,6 +112,13 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 p = [p for p in r['pairs'] if p['pair'] == 'USD/JPY'][0]
 assert p['provenance']['agent'] == 'research_agent_2', p['provenance']" "$J"
+check "the operator's new task was done and its pair reported" python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+run = list(s['runs'].values())[0]
+t = [t for t in run['tasks'] if t['task_id'] == 'USDCHF-news'][0]
+assert t['status'] == 'done' and t['done_by'] == 'research_agent_2', t
+assert 'USD/CHF' in run['pairs'], run['pairs']" "$dd/state/product_manager-state.json"
 check "research_agent_1 dropped the task it was told to drop" python3 -c "
 import json, sys
 s = json.load(open(sys.argv[1]))
