@@ -123,7 +123,8 @@ run: madf
 bench: madf
 	./madf bench bus
 
-# libFuzzer over the exact parse + validate call the bus uses (not in `make test`).
+# libFuzzer over the exact parse + validate call the bus uses, then over the
+# SSE parser as the LLM clients feed it (not in `make test`).
 FUZZ_CORE := $(CORE_SRC)
 fuzz: $(DEPS_STAMP)
 	@mkdir -p build/fuzz
@@ -133,6 +134,11 @@ fuzz: $(DEPS_STAMP)
 	build/fuzz/fuzz_message -max_total_time=$${FUZZ_SECONDS:-60} -max_len=65536 \
 	  -dict=tests/fuzz/fuzz_message.dict -artifact_prefix=build/fuzz/ \
 	  build/fuzz/corpus tests/fuzz/corpus
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -I. $(PKG_CFLAGS) \
+	  -o build/fuzz/fuzz_sse tests/fuzz/fuzz_sse.c $(FUZZ_CORE) $(LIBS)
+	@mkdir -p build/fuzz/corpus_sse
+	build/fuzz/fuzz_sse -max_total_time=$${FUZZ_SECONDS:-60} -max_len=4096 \
+	  -artifact_prefix=build/fuzz/ build/fuzz/corpus_sse tests/fuzz/corpus_sse
 
 install: madf
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/themes

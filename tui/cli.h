@@ -70,5 +70,6 @@ int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
 int cmd_console(struct cli *cli, int argc, char **argv);
+int cmd_ask(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -50,6 +50,8 @@ const struct cli_cmd cli_commands[] = {
 		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
 		   "console [--idle S] [--scale N] [--json]",
 	  "benchmarks", cmd_bench },
+	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
+	  "stream one answer from the configured LLM to stdout", cmd_ask },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 
