@@ -72,4 +72,33 @@ keys ro R
 wait_for "read-only refuses R" 10 on_screen ro "read-only: retry refused"
 eq "... the dead letter stays" "$(njson "$D/messages/dead-letter")" 1
 keys ro q
+
+# Embedded: the console runs the agents; r on a task still with a slow
+# research_agent_1 goes through the product_manager, which cancels it there
+# and puts a task_assignment in research_agent_2's inbox; the task is then
+# done by research_agent_2.
+D=$T/embedded
+start emb --inject-fault research_agent_1:slow --task-timeout 300
+wait_for "the embedded console starts the run" 30 on_screen emb "started the weekly run"
+keys emb 2
+wait_for "the tasks view lists the market task" 30 on_screen emb "USDJPY-market"
+# Select USDJPY-market (the first row) and wait until research_agent_1 has it.
+pm_state() { python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = [t for r in s['runs'].values() for t in r['tasks'] if t['task_id'] == 'USDJPY-market'][0]
+print(t['assignee'], t['status'], t.get('done_by', '-'))" "$D/state/product_manager-state.json" 2>/dev/null; }
+accepted() { pm_state | grep -q '^research_agent_1 accepted'; }
+wait_for "research_agent_1 holds the task" 30 accepted
+keys emb g r
+wait_for "r says the product_manager was asked" 10 on_screen emb "asked product_manager"
+done_by_2() { pm_state | grep -q '^research_agent_2 done research_agent_2'; }
+wait_for "the task is done by research_agent_2" 60 done_by_2
+grep -q '"action":"reassign"' "$D/journal/actions.jsonl" && ok "the reassign is in the journal" || fail "the reassign is in the journal" "$(cat "$D/journal/actions.jsonl" 2>/dev/null)"
+cancelled() { python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert any(t['status'] == 'cancelled' for t in s['tasks'].values())" "$D/state/research_agent_1-state.json"; }
+wait_for "research_agent_1 dropped it" 10 cancelled
+keys emb q
 done_testing
