@@ -781,12 +781,16 @@ static int64_t researcher_tick(struct agent *a)
 			if (!ad.adopted || !t)
 				return 0; /* the state changed under us: look again */
 		}
+		a->waiting = false;
 		work(a, t->string, t);
 		agent_save_state(a, NULL);
 		a->active_tasks = queued_count(tasks_of(a));
 		return 0; /* one task per turn: messages stay responsive */
 	}
 	a->active_tasks = queued_count(tasks);
+	/* Work queued, none of it doable now (deferred, or another live
+	 * process's): the agent is waiting, not busy. */
+	a->waiting = a->active_tasks > 0;
 	return next;
 }
 

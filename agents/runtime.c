@@ -507,16 +507,18 @@ int agent_run(struct agent *a)
 			break;
 		int64_t wait_ms = 250;
 		if (a->role->tick) {
-			int done = a->completed_today;
+			int done = a->completed_today, active = a->active_tasks;
+			bool waiting = a->waiting;
 			int64_t t = a->role->tick(a);
-			if (a->completed_today != done)
-				agent_heartbeat_now(a);
+			if (a->completed_today != done || a->active_tasks != active ||
+			    a->waiting != waiting)
+				agent_heartbeat_now(a); /* what it does changed: say so */
 			if (t >= 0 && t < wait_ms)
 				wait_ms = t;
 		}
 		int64_t now = util_now_ns();
 		if (now >= a->next_heartbeat_ns) {
-			send_heartbeat(a, a->active_tasks ? "busy" : "idle");
+			send_heartbeat(a, a->waiting ? "waiting" : a->active_tasks ? "busy" : "idle");
 			a->next_heartbeat_ns = now + a->env->heartbeat_ms * 1000000;
 		}
 		if (now >= a->next_status_ns) {

@@ -87,6 +87,7 @@ struct agent {
 	/* for heartbeat and system_status */
 	int64_t started_ns, last_success_ns, next_heartbeat_ns, next_status_ns;
 	int active_tasks, completed_today, errors_today;
+	bool waiting;           /* has queued work, none of it doable yet */
 	uint64_t heartbeat_seq;
 	char current_task[MSG_ID_MAX + 1];
 	pthread_t thread;

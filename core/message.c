@@ -415,7 +415,7 @@ static const char *const validation_types[] = { "cross_reference", "timing_check
 						"fact_check", NULL };
 static const char *const issue_types[] = { "conflict", "timing_error", "stale_data", NULL };
 static const char *const levels[] = { "low", "medium", "high", "critical", NULL };
-static const char *const heartbeat_status[] = { "idle", "busy", "stopping", NULL };
+static const char *const heartbeat_status[] = { "idle", "busy", "waiting", "stopping", NULL };
 static const char *const agent_status[] = { "healthy", "degraded", "error", "offline", NULL };
 
 static const struct field_spec task_assignment_fields[] = {

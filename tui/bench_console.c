@@ -215,7 +215,7 @@ static int bc_populate(const char *top, const char *data, long per_inbox, long n
 		int attempts;
 	} why_dead[] = {
 		{ "max_attempts", "handler failed: source timed out after 30s", 3 },
-		{ "invalid", "content.status: must be one of idle, busy, stopping", 0 },
+		{ "invalid", "content.status: must be one of idle, busy, waiting, stopping", 0 },
 		{ "expired", "expires_at 2026-01-01T00:00:00Z has passed", 0 },
 		{ "killed", "killed by the operator", 0 },
 	};

@@ -217,7 +217,7 @@ static void overview_usage(struct console *c)
 	free(path);
 }
 
-/* busy / idle / stalled / offline from the agent's state file. */
+/* busy / idle / waiting / stalled / offline from the agent's state file. */
 static void agent_state(struct console *c, const char *agent, char *state, size_t ssize,
 			char *task, size_t tsize, long *done, long *errors, char *hb, size_t hsize)
 {
@@ -248,6 +248,8 @@ static void agent_state(struct console *c, const char *agent, char *state, size_
 			snprintf(state, ssize, "offline");
 		else if (age > (int64_t)STALLED_S * 1000000000LL)
 			snprintf(state, ssize, "stalled");
+		else if (cJSON_IsString(hs) && !strcmp(hs->valuestring, "waiting"))
+			snprintf(state, ssize, "waiting");
 		else
 			snprintf(state, ssize, "%s", cJSON_IsNumber(act) && act->valuedouble > 0 ? "busy" : "idle");
 	}

@@ -141,6 +141,8 @@ id1=$(assign research_agent_1 market_data USD/JPY "$dl1")
 is_id "first assignment sent" "$id1"
 wait_for "the first is accepted" 20 pm_has "len(of('task_acceptance', '$id1')) == 1"
 eq "the first is queued" "$(q "of('task_acceptance', '$id1')[0]['content']['status']")" queued
+hb_is() { [ "$(sj "$D/state/research_agent_1-state.json" "s['heartbeat']['status']" 2>/dev/null)" = "$1" ]; }
+wait_for "its only task deferred, the agent's heartbeat says waiting" 10 hb_is waiting
 id2=$(assign research_agent_1 market_data GBP/USD "$(iso_in 3600)")
 is_id "second assignment sent" "$id2"
 wait_for "the second is answered" 20 pm_has "len(of('task_acceptance', '$id2')) == 1"

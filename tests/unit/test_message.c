@@ -893,7 +893,7 @@ static void test_content_enums(void **state)
 	expect_content_error(MSG_ERROR_REPORT, "impact_level", "'HIGH'",
 			     "content.impact_level: must be one of low, medium, high, critical");
 	expect_content_error(MSG_HEARTBEAT, "status", "'sleeping'",
-			     "content.status: must be one of idle, busy, stopping");
+			     "content.status: must be one of idle, busy, waiting, stopping");
 	expect_content_error(MSG_SYSTEM_STATUS, "agent_status", "'fine'",
 			     "content.agent_status: must be one of healthy, degraded, "
 			     "error, offline");
