@@ -98,6 +98,37 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS      TRIES PROG DEADLINE    AGE");
 }
 
+/* Sends an operator_control request (content, taken over) to the
+ * product_manager, journals it and says so on the status line. task may be
+ * NULL (assign). */
+static unsigned tasks_request(struct console *c, const char *action, const char *task,
+			      cJSON *content, const char *run_id, const char *detail)
+{
+	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT, content);
+	char *err = NULL, result[512];
+	cJSON *ids = cJSON_CreateArray();
+	if (task)
+		cJSON_AddItemToArray(ids, cJSON_CreateString(task));
+	if (!m) {
+		snprintf(result, sizeof(result), "failed: cannot build the message");
+	} else {
+		m->priority = PRIO_URGENT;
+		m->correlation_id = xstrdup(run_id);
+		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
+		if (bus_send(c->bus, m, &err) < 0)
+			snprintf(result, sizeof(result), "failed: %s", err);
+		else
+			snprintf(result, sizeof(result), "asked product_manager (%s)%s", m->id, detail);
+	}
+	console_journal(c, action, ids, result);
+	console_status(c, err != NULL || !m, "%s%s%s: %s", action, task ? " " : "", task ? task : "",
+		       result);
+	free(err);
+	cJSON_Delete(ids);
+	msg_free(&m);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
 /* Every task action is a request to the product_manager, which owns the
  * run: it cancels the task on its agent before giving it to another,
  * tracks the new assignment and names the change in the report. */
@@ -132,30 +163,14 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 			k++;
 		prio = prios[(k + 1) % 4];
 	}
-	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
-				wf_control_content(action, jstr(run, "run_id"), cur->id, NULL, prio));
-	char *err = NULL, result[512];
-	cJSON *ids = cJSON_CreateArray();
-	cJSON_AddItemToArray(ids, cJSON_CreateString(cur->id));
-	if (!m) {
-		snprintf(result, sizeof(result), "failed: cannot build the message");
-	} else {
-		m->priority = PRIO_URGENT;
-		m->correlation_id = xstrdup(jstr(run, "run_id"));
-		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
-		if (bus_send(c->bus, m, &err) < 0)
-			snprintf(result, sizeof(result), "failed: %s", err);
-		else
-			snprintf(result, sizeof(result), "asked product_manager (%s)%s%s", m->id,
-				 prio ? ": priority " : "", prio ? prio : "");
-	}
-	console_journal(c, action, ids, result);
-	console_status(c, err != NULL || !m, "%s %s: %s", action, cur->id, result);
-	free(err);
-	cJSON_Delete(ids);
-	msg_free(&m);
+	char detail[64] = "";
+	if (prio)
+		snprintf(detail, sizeof(detail), ": priority %s", prio);
+	unsigned r = tasks_request(c, action, cur->id,
+				   wf_control_content(action, jstr(run, "run_id"), cur->id, NULL, prio),
+				   jstr(run, "run_id"), detail);
 	cJSON_Delete(st);
-	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+	return r;
 }
 
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
@@ -176,26 +191,9 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 					    NULL);
 	cJSON_AddStringToObject(content, "kind", kind);
 	cJSON_AddStringToObject(content, "pair", pair);
-	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT, content);
-	char *err = NULL, result[512];
-	cJSON *ids = cJSON_CreateArray();
-	if (!m) {
-		snprintf(result, sizeof(result), "failed: cannot build the message");
-	} else {
-		m->priority = PRIO_URGENT;
-		m->correlation_id = xstrdup(jstr(run, "run_id"));
-		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
-		if (bus_send(c->bus, m, &err) < 0)
-			snprintf(result, sizeof(result), "failed: %s", err);
-		else
-			snprintf(result, sizeof(result), "asked product_manager (%s) for a %s task on %s",
-				 m->id, kind, pair);
-	}
-	console_journal(c, "assign", ids, result);
-	console_status(c, err != NULL || !m, "assign: %s", result);
-	free(err);
-	cJSON_Delete(ids);
-	msg_free(&m);
+	char detail[64];
+	snprintf(detail, sizeof(detail), " for a %s task on %s", kind, pair);
+	unsigned r = tasks_request(c, "assign", NULL, content, jstr(run, "run_id"), detail);
 	cJSON_Delete(st);
-	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+	return r;
 }
