@@ -61,9 +61,12 @@ int config_load_env_file(const char *path, bool optional, char **err)
 			val[vl - 1] = '\0';
 			val++;
 		} else {
+			/* an unquoted value ends at " #" (a comment) */
 			char *hash = strstr(val, " #");
-			if (hash)
-				*trim(hash) = '\0', val = trim(val);
+			if (hash) {
+				*hash = '\0';
+				val = trim(val);
+			}
 		}
 		setenv(key, val, 0);
 	}
