@@ -255,6 +255,12 @@ int bus_list(struct bus *b, enum bus_queue q, const char *agent,
 	return b->t->list(b, q, agent, content, out, n, err);
 }
 
+int bus_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_entry *e),
+		  void *ctx, char **err)
+{
+	return b->t->each_dead(b, fn, ctx, err);
+}
+
 int bus_find(struct bus *b, const char *id, struct bus_entry *out, char **err)
 {
 	return b->t->find(b, id, out, err);

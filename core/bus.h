@@ -118,6 +118,9 @@ struct bus_transport {
 	int (*list)(struct bus *b, enum bus_queue q, const char *agent,
 		    bool content, struct bus_entry **out, size_t *n,
 		    char **err);
+	int (*each_dead)(struct bus *b,
+			 void (*fn)(void *ctx, const struct bus_entry *e),
+			 void *ctx, char **err);
 	int (*find)(struct bus *b, const char *id, struct bus_entry *out,
 		    char **err);
 	int (*read)(struct bus *b, const struct bus_entry *e, char **json,
@@ -190,6 +193,11 @@ void bus_delivery_free(struct bus_delivery **d);
  * names. */
 int bus_list(struct bus *b, enum bus_queue q, const char *agent,
 	     bool content, struct bus_entry **out, size_t *n, char **err);
+/* Every dead letter, with its content, passed to fn in no particular order:
+ * as bus_list(BUS_Q_DEAD, content) without holding them all. The entry and
+ * its strings are borrowed for the call only. */
+int bus_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_entry *e),
+		  void *ctx, char **err);
 int bus_find(struct bus *b, const char *id, struct bus_entry *out,
 	     char **err);
 int bus_read(struct bus *b, const struct bus_entry *e, char **json,

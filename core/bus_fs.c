@@ -1,6 +1,7 @@
 /* The file-system transport: one directory per queue, one file per
  * message, renames for every state change (atomic on one file system). */
 #include "core/bus_fs.h"
+#include "core/bus_dlx.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -379,6 +380,24 @@ static int dead_letter(struct bus *b, const char *src, const char *name,
 			free(sc2);
 			free(sc2path);
 		}
+	}
+	if (r == 0) {
+		/* What the sidecar says, in the index the listing reads. */
+		char *fpath = xasprintf("%s/%s", dir, final);
+		struct stat st;
+		if (lstat(fpath, &st) == 0) {
+			const cJSON *a = rec ? cJSON_GetObjectItem(rec, "attempts") : NULL;
+			struct dlx_rec x = {
+				.ino = st.st_ino, .size = (size_t)st.st_size,
+				.attempts = cJSON_IsNumber(a) ? a->valueint : 0,
+				.name = final, .message_id = message_id, .reason = reason,
+				.original_inbox = agent ? agent : "", .error = error,
+				.from = about ? about->from : NULL, .to = about ? about->to : NULL,
+				.type = about ? about->type : NULL,
+			};
+			dlx_append(dir, &x, 1);
+		}
+		free(fpath);
 	}
 	if (r == 0 && b->on_dead)
 		b->on_dead(b->on_dead_ctx, agent, final, reason, error);
@@ -1310,7 +1329,8 @@ static bool q_per_agent(enum bus_queue q)
 /* Fills an entry from a stored file name in queue q. Returns false for
  * names that are not entries (sidecars, temporary and hidden files). */
 static bool entry_from_name(struct bus_entry *e, enum bus_queue q,
-			    const char *agent, const char *dir, const char *name)
+			    const char *agent, const char *dir, const char *name,
+			    const struct dlx_rec *known)
 {
 	if (name[0] == '.')
 		return false;
@@ -1348,6 +1368,11 @@ static bool entry_from_name(struct bus_entry *e, enum bus_queue q,
 	e->agent = agent ? xstrdup(agent) : NULL;
 	e->name = xstrdup(name);
 	e->path = xasprintf("%s/%s", dir, name);
+	if (known) {
+		/* a dead letter the index knows: no stat, no sidecar */
+		e->size = known->size;
+		return true;
+	}
 	struct stat st;
 	if (lstat(e->path, &st) == 0) {
 		e->size = (size_t)st.st_size;
@@ -1444,8 +1469,33 @@ struct entry_vec {
 	size_t n, cap;
 };
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Fills a dead letter's content from its index record. */
+static void entry_from_index(struct bus_entry *e, const struct dlx_rec *r)
+{
+	e->reason = xstrdup(r->reason ? r->reason : "unknown");
+	e->error = dup_or_null(r->error);
+	e->original_inbox = dup_or_null(r->original_inbox);
+	e->attempts = r->attempts;
+	if (!e->message_id)
+		e->message_id = dup_or_null(r->message_id);
+	e->from = dup_or_null(r->from);
+	e->to = dup_or_null(r->to);
+	e->type = dup_or_null(r->type);
+}
+
+/* How a dead-letter listing used the index. */
+struct dl_listing {
+	struct dlx *x;
+	size_t misses;
+};
+
 static void list_dir(struct entry_vec *out, enum bus_queue q, const char *agent,
-		     const char *dir, bool content)
+		     const char *dir, bool content, struct dl_listing *dl)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -1454,14 +1504,51 @@ static void list_dir(struct entry_vec *out, enum bus_queue q, const char *agent,
 			out->cap = out->cap ? out->cap * 2 : 64;
 			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
 		}
-		if (entry_from_name(&out->v[out->n], q, agent, dir, de->d_name)) {
-			if (content)
-				entry_load(&out->v[out->n]);
-			out->n++;
+		const struct dlx_rec *r = NULL;
+		if (dl && content && de->d_name[0] != '.') {
+			r = dlx_get(dl->x, de->d_name, de->d_ino);
+			/* without from and type, the message is read as before */
+			if (r && (!r->from || !r->type))
+				r = NULL;
 		}
+		struct bus_entry *e = &out->v[out->n];
+		if (!entry_from_name(e, q, agent, dir, de->d_name, r))
+			continue;
+		if (r) {
+			entry_from_index(e, r);
+		} else if (content) {
+			entry_load(e);
+			if (dl)
+				dl->misses++;
+		}
+		out->n++;
 	}
 	if (d)
 		closedir(d);
+}
+
+/* After a dead-letter listing that missed the index or read many lines
+ * that match nothing any more: the index rewritten from what was found. */
+static void dl_reindex(const char *dir, struct dl_listing *dl, const struct entry_vec *v)
+{
+	if (!dl->misses && dlx_lines(dl->x) <= 2 * v->n + 1024)
+		return;
+	struct dlx_rec *recs = xcalloc(v->n ? v->n : 1, sizeof(*recs));
+	size_t k = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct bus_entry *e = &v->v[i];
+		struct stat st;
+		if (lstat(e->path, &st) < 0)
+			continue;
+		recs[k++] = (struct dlx_rec){
+			.ino = st.st_ino, .size = (size_t)st.st_size, .attempts = e->attempts,
+			.name = e->name, .message_id = e->message_id, .reason = e->reason,
+			.original_inbox = e->original_inbox, .from = e->from, .to = e->to,
+			.type = e->type, .error = e->error,
+		};
+	}
+	dlx_rewrite(dir, dl->x, recs, k);
+	free(recs);
 }
 
 static int entry_cmp(const void *pa, const void *pb)
@@ -1482,7 +1569,7 @@ static int fs_list(struct bus *b, enum bus_queue q, const char *agent,
 	char *root = qpath(b, q_dir(q), NULL);
 	if (q_per_agent(q) && agent) {
 		char *dir = xasprintf("%s/%s", root, agent);
-		list_dir(&v, q, agent, dir, content);
+		list_dir(&v, q, agent, dir, content, NULL);
 		free(dir);
 	} else if (q_per_agent(q) || q == BUS_Q_PROCESSED) {
 		DIR *d = opendir(root);
@@ -1491,19 +1578,85 @@ static int fs_list(struct bus *b, enum bus_queue q, const char *agent,
 			if (de->d_name[0] == '.')
 				continue;
 			char *dir = xasprintf("%s/%s", root, de->d_name);
-			list_dir(&v, q, q_per_agent(q) ? de->d_name : NULL, dir, content);
+			list_dir(&v, q, q_per_agent(q) ? de->d_name : NULL, dir, content, NULL);
 			free(dir);
 		}
 		if (d)
 			closedir(d);
+	} else if (q == BUS_Q_DEAD && content) {
+		struct dl_listing dl = { .x = dlx_load(root) };
+		list_dir(&v, q, NULL, root, content, &dl);
+		dl_reindex(root, &dl, &v);
+		dlx_free(&dl.x);
 	} else {
-		list_dir(&v, q, NULL, root, content);
+		list_dir(&v, q, NULL, root, content, NULL);
 	}
 	free(root);
 	if (v.n > 1)
 		qsort(v.v, v.n, sizeof(*v.v), entry_cmp);
 	*out = v.v;
 	*n = v.n;
+	return 0;
+}
+
+/* Dead letters one by one: the index's entries lent straight from it; the
+ * ones it misses read from their sidecars. When the index missed or has
+ * grown stale, a full listing afterwards rewrites it. */
+static int fs_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_entry *e),
+			void *ctx, char **err)
+{
+	char *root = qpath(b, q_dir(BUS_Q_DEAD), NULL);
+	struct dlx *x = dlx_load(root);
+	size_t misses = 0, n = 0;
+	DIR *d = opendir(root);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		const struct dlx_rec *r = dlx_get(x, de->d_name, de->d_ino);
+		if (r && r->from && r->type) {
+			struct bus_entry e;
+			if (!entry_from_name(&e, BUS_Q_DEAD, NULL, root, de->d_name, r))
+				continue;
+			/* the strings lent from the index, the name's own kept */
+			char *mid = e.message_id;
+			e.reason = (char *)(uintptr_t)(r->reason ? r->reason : "unknown");
+			e.error = (char *)(uintptr_t)r->error;
+			e.original_inbox = (char *)(uintptr_t)r->original_inbox;
+			e.attempts = r->attempts;
+			if (!e.message_id)
+				e.message_id = (char *)(uintptr_t)r->message_id;
+			e.from = (char *)(uintptr_t)r->from;
+			e.to = (char *)(uintptr_t)r->to;
+			e.type = (char *)(uintptr_t)r->type;
+			fn(ctx, &e);
+			free(mid);
+			free(e.name);
+			free(e.path);
+			n++;
+			continue;
+		}
+		struct bus_entry e;
+		if (!entry_from_name(&e, BUS_Q_DEAD, NULL, root, de->d_name, NULL))
+			continue;
+		entry_load(&e);
+		fn(ctx, &e);
+		bus_entry_release(&e);
+		misses++;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	bool stale = misses || dlx_lines(x) > 2 * n + 1024;
+	dlx_free(&x);
+	free(root);
+	if (stale) {
+		struct bus_entry *v = NULL;
+		size_t nv = 0;
+		if (fs_list(b, BUS_Q_DEAD, NULL, true, &v, &nv, err) < 0)
+			return -1;
+		bus_entries_free(v, nv);
+	}
 	return 0;
 }
 
@@ -2325,6 +2478,7 @@ const struct bus_transport bus_fs_transport = {
 	.release = fs_release,
 	.renew = fs_renew,
 	.list = fs_list,
+	.each_dead = fs_each_dead,
 	.find = fs_find,
 	.read = fs_read,
 	.retry = fs_retry,

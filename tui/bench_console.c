@@ -27,6 +27,7 @@
 #include <curses.h>
 
 #include "core/util.h"
+#include "core/bus_dlx.h"
 #include "tui/bench_console.h"
 #include "tui/console.h"
 #include "core/banned.h"
@@ -232,6 +233,9 @@ static int bc_populate(const char *top, const char *data, long per_inbox, long n
 				rc = -1;
 		}
 	}
+	/* the index lines the bus appends when it dead-letters, in one write */
+	struct dlx_rec *recs = xcalloc(ndead > 0 ? (size_t)ndead : 1, sizeof(*recs));
+	char **names = xcalloc(ndead > 0 ? (size_t)ndead * 2 : 1, sizeof(*names));
 	for (long i = 0; i < ndead && rc == 0; i++) {
 		int k = (int)(i % BC_INBOXES);
 		long r = i % 20;
@@ -260,7 +264,29 @@ static int bc_populate(const char *top, const char *data, long per_inbox, long n
 		if (bc_write(path, side, strlen(side)) < 0)
 			rc = -1;
 		free(side);
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/messages/dead-letter/%s", data, name);
+		if (rc == 0 && lstat(path, &st) == 0) {
+			names[2 * i] = xstrdup(name);
+			names[2 * i + 1] = xstrdup(id);
+			recs[i] = (struct dlx_rec){
+				.ino = st.st_ino, .size = (size_t)st.st_size,
+				.attempts = why_dead[w].attempts, .name = names[2 * i],
+				.message_id = names[2 * i + 1], .reason = why_dead[w].reason,
+				.original_inbox = bus_default_agents[k], .from = "operator",
+				.to = bus_default_agents[k], .type = "heartbeat",
+				.error = why_dead[w].error,
+			};
+		}
 	}
+	if (rc == 0 && ndead > 0) {
+		snprintf(path, sizeof(path), "%s/messages/dead-letter", data);
+		dlx_append(path, recs, (size_t)ndead);
+	}
+	for (long i = 0; i < 2 * ndead; i++)
+		free(names[i]);
+	free(names);
+	free(recs);
 	if (rc < 0 && !*why)
 		*why = xasprintf("cannot write the scratch bus in %s: %s", data, strerror(errno));
 	for (int k = 0; k < BC_INBOXES; k++) {

@@ -140,6 +140,142 @@ static void queues_note(size_t i, struct bus_entry *e)
 	}
 }
 
+/* A dead letter as the listing keeps it until the rows are made: 100,000
+ * of them are listed without holding 100,000 bus entries. */
+struct dl_item {
+	char *name;
+	const char *reason, *error, *orig, *from, *type; /* interned */
+	char *mid;            /* NULL: the message id is in the name */
+	unsigned short mid_at, mid_len; /* where in the name */
+	int64_t enqueued_ns;
+};
+
+struct dl_list {
+	struct dl_item *v;
+	size_t n, cap;
+	const char *last[5];  /* the last strings interned, per field */
+	const char *last_in[5];
+	const char *dir;      /* interned, from the first entry's path */
+};
+
+/* Interns s for field k; repeats of the previous value skip the search. */
+static const char *dl_intern(struct dl_list *l, int k, const char *s)
+{
+	if (!s)
+		return NULL;
+	if (l->last_in[k] && !strcmp(l->last_in[k], s))
+		return l->last[k];
+	const char *p = queues_intern(s);
+	l->last[k] = p;
+	l->last_in[k] = p;
+	return p;
+}
+
+static void dl_take(void *ctx, const struct bus_entry *e)
+{
+	struct dl_list *l = ctx;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	struct dl_item *it = &l->v[l->n++];
+	size_t plen = strlen(e->path), nlen = strlen(e->name);
+	if (!l->dir && plen > nlen + 1) {
+		char *d = xstrndup(e->path, plen - nlen - 1);
+		l->dir = queues_intern(d);
+		free(d);
+	}
+	it->name = xstrdup(e->name);
+	const char *at = e->message_id ? strstr(e->name, e->message_id) : NULL;
+	size_t mlen = e->message_id ? strlen(e->message_id) : 0;
+	it->mid = NULL;
+	it->mid_at = it->mid_len = 0;
+	if (at && mlen < 65535 && (size_t)(at - e->name) < 65535) {
+		it->mid_at = (unsigned short)(at - e->name);
+		it->mid_len = (unsigned short)mlen;
+	} else if (e->message_id) {
+		it->mid = xstrdup(e->message_id);
+	}
+	it->reason = dl_intern(l, 0, e->reason ? e->reason : "?");
+	it->error = dl_intern(l, 1, e->error);
+	it->orig = dl_intern(l, 2, e->original_inbox);
+	it->from = dl_intern(l, 3, e->from);
+	it->type = dl_intern(l, 4, e->type);
+	it->enqueued_ns = e->enqueued_ns;
+}
+
+static int dl_cmp(const void *a, const void *b)
+{
+	const struct dl_item *x = a, *y = b;
+	int r = strcmp(x->reason ? x->reason : "?", y->reason ? y->reason : "?");
+	if (r)
+		return r;
+	if (x->enqueued_ns != y->enqueued_ns)
+		return x->enqueued_ns < y->enqueued_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The message id shown for an item: its own, or the name's id part. */
+static const char *dl_id(const struct dl_item *it, char *buf, size_t size)
+{
+	if (it->mid)
+		return it->mid;
+	if (!it->mid_len)
+		return it->name;
+	snprintf(buf, size, "%.*s", (int)it->mid_len, it->name + it->mid_at);
+	return buf;
+}
+
+static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
+{
+	struct dl_list l = { 0 };
+	char *err = NULL;
+	if (bus_each_dead(c->bus, dl_take, &l, &err) < 0) {
+		console_status(c, true, "bus: %s", err);
+		free(err);
+	}
+	ql.valid = true;
+	const char *dir = l.dir;
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), dl_cmp);
+	int64_t now = util_now_ns();
+	char idbuf[MSG_ID_MAX + 1];
+	for (size_t i = 0; i < l.n; i++) {
+		struct dl_item *it = &l.v[i];
+		if (i == 0 || it->reason != l.v[i - 1].reason) {
+			size_t k = i;
+			while (k < l.n && l.v[k].reason == it->reason)
+				k++;
+			console_rows_add(r, NULL, SLOT_HEADING, "%s (%zu)", it->reason ? it->reason : "?",
+					 k - i);
+			queues_note(r->n - 1, NULL);
+		}
+		char age[16] = "-";
+		if (it->enqueued_ns)
+			console_age(now - it->enqueued_ns, age, sizeof(age));
+		const char *id = dl_id(it, idbuf, sizeof(idbuf));
+		console_rows_add(r, id, SLOT_NORMAL, "  %-56.56s %-18.18s %-18.18s %-16.16s %s",
+				 id, it->type ? it->type : "?", it->orig ? it->orig : "?",
+				 it->from ? it->from : "?", age);
+		size_t ri = r->n - 1;
+		queues_note(ri, NULL);
+		struct queues_row *qr = &ql.row[ri];
+		qr->dead = true;
+		qr->dir = dir;
+		qr->reason = it->reason;
+		qr->error = it->error;
+		qr->orig = it->orig;
+		if (dir && !ql.pool_full) {
+			qr->name = it->name; /* taken */
+			it->name = NULL;
+		}
+		free(it->name);
+		free(it->mid);
+	}
+	free(l.v);
+	return console_rows_done(c, r);
+}
+
 unsigned view_queues_refresh(struct console *c)
 {
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
@@ -164,6 +300,8 @@ unsigned view_queues_refresh(struct console *c)
 	size_t n = 0;
 	char *err = NULL;
 	console_rows_clear(r);
+	if (q == BUS_Q_DEAD)
+		return queues_refresh_dead(c, r);
 	if (bus_list(c->bus, q, c->qagent[0] && q != BUS_Q_DEAD && q != BUS_Q_PROCESSED ? c->qagent : NULL,
 		     true, &v, &n,
 		     &err) < 0) {

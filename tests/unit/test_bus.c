@@ -545,6 +545,128 @@ static void test_kill_delete_requeue(void **state)
 	free(b);
 }
 
+struct each_acc {
+	size_t n;
+	char ids[8][MSG_ID_MAX + 1];
+	char reasons[8][32];
+};
+
+static void each_take(void *ctx, const struct bus_entry *e)
+{
+	struct each_acc *a = ctx;
+	if (a->n < 8) {
+		util_strlcpy(a->ids[a->n], e->message_id ? e->message_id : "", sizeof(a->ids[0]));
+		util_strlcpy(a->reasons[a->n], e->reason ? e->reason : "", sizeof(a->reasons[0]));
+	}
+	a->n++;
+}
+
+static size_t index_lines(const char *dir)
+{
+	char *p = xasprintf("%s/messages/dead-letter/.index", dir), *buf = NULL;
+	size_t len = 0, n = 0;
+	if (util_read_file(p, 1 << 24, &buf, &len, NULL) == 0)
+		for (size_t i = 0; i < len; i++)
+			n += buf[i] == '\n';
+	free(buf);
+	free(p);
+	return n;
+}
+
+/* The dead-letter index answers listings without the sidecars; lines that
+ * name a file no longer there (or another inode) count for nothing; a
+ * garbled index or a missing one costs sidecar reads and is rewritten. */
+static void test_dead_letter_index(void **state)
+{
+	struct fx *f = *state;
+	char *err = NULL;
+	char *a = send_hb(f->bus, "research_agent_1", 1, PRIO_NORMAL);
+	char *b = send_hb(f->bus, "research_agent_2", 2, PRIO_NORMAL);
+	assert_int_equal(bus_kill(f->bus, a, "first reason", &err), 0);
+	assert_int_equal(bus_kill(f->bus, b, "second reason", &err), 0);
+	assert_int_equal(index_lines(f->dir), 2);
+	/* the sidecars gone: the listing still knows why from the index */
+	struct bus_entry e;
+	assert_int_equal(bus_find(f->bus, a, &e, &err), 0);
+	char *sc = xasprintf("%.*s.reason.json", (int)(strlen(e.path) - 5), e.path);
+	char *sc_keep = xasprintf("%s/messages/dead-letter/.sidecar-kept", f->dir);
+	assert_int_equal(rename(sc, sc_keep), 0);
+	bus_entry_release(&e);
+	struct bus_entry *v;
+	size_t n;
+	assert_int_equal(bus_list(f->bus, BUS_Q_DEAD, NULL, true, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(v[i].reason, "killed");
+		assert_string_equal(v[i].from, "operator");
+		assert_string_equal(v[i].type, "heartbeat");
+		assert_string_equal(v[i].error, !strcmp(v[i].message_id, a) ? "first reason" :
+					       "second reason");
+	}
+	bus_entries_free(v, n);
+	assert_int_equal(rename(sc_keep, sc), 0);
+	/* retried then killed again under the same name: the newer line counts */
+	assert_int_equal(bus_retry(f->bus, a, NULL, &err), 0);
+	assert_int_equal(bus_kill(f->bus, a, "third reason", &err), 0);
+	struct each_acc acc = { 0 };
+	assert_int_equal(bus_each_dead(f->bus, each_take, &acc, &err), 0);
+	assert_int_equal(acc.n, 2);
+	assert_int_equal(bus_find(f->bus, a, &e, &err), 0);
+	assert_string_equal(e.error, "third reason");
+	bus_entry_release(&e);
+	/* a replaced file (another inode) is read from its sidecar */
+	assert_int_equal(bus_find(f->bus, b, &e, &err), 0);
+	char *tmp = xasprintf("%s.copy", e.path);
+	char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(util_read_file(e.path, 1 << 20, &buf, &len, NULL), 0);
+	assert_int_equal(util_write_file_atomic(tmp, buf, len, false, NULL), 0);
+	assert_int_equal(rename(tmp, e.path), 0);
+	free(buf);
+	free(tmp);
+	char *side = xasprintf("%.*s.reason.json", (int)(strlen(e.path) - 5), e.path);
+	const char *sj = "{\"reason\":\"expired\",\"error\":\"from the sidecar\","
+			 "\"from\":\"operator\",\"type\":\"heartbeat\"}";
+	assert_int_equal(util_write_file_atomic(side, sj, strlen(sj), false, NULL), 0);
+	free(side);
+	bus_entry_release(&e);
+	assert_int_equal(bus_list(f->bus, BUS_Q_DEAD, NULL, true, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].message_id, b))
+			assert_string_equal(v[i].error, "from the sidecar");
+	bus_entries_free(v, n);
+	/* that listing rewrote the index: one line per dead letter */
+	assert_int_equal(index_lines(f->dir), 2);
+	/* a garbled index is ignored line by line, then rewritten */
+	char *ip = xasprintf("%s/messages/dead-letter/.index", f->dir);
+	const char *junk = "DLX1\tnot a number\nrandom\tgarbage\n\n\tDLX1\n";
+	assert_int_equal(util_write_file_atomic(ip, junk, strlen(junk), false, NULL), 0);
+	memset(&acc, 0, sizeof(acc));
+	assert_int_equal(bus_each_dead(f->bus, each_take, &acc, &err), 0);
+	assert_int_equal(acc.n, 2);
+	for (size_t i = 0; i < 2; i++)
+		assert_string_equal(acc.reasons[i], !strcmp(acc.ids[i], b) ? "expired" : "killed");
+	assert_int_equal(index_lines(f->dir), 2);
+	/* no index at all (an older data directory): the same, and rebuilt */
+	assert_int_equal(unlink(ip), 0);
+	assert_int_equal(bus_list(f->bus, BUS_Q_DEAD, NULL, true, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	bus_entries_free(v, n);
+	assert_int_equal(index_lines(f->dir), 2);
+	/* removed dead letters leave lines behind that match nothing */
+	assert_int_equal(bus_remove(f->bus, a, &err), 0);
+	memset(&acc, 0, sizeof(acc));
+	assert_int_equal(bus_each_dead(f->bus, each_take, &acc, &err), 0);
+	assert_int_equal(acc.n, 1);
+	assert_string_equal(acc.ids[0], b);
+	free(ip);
+	free(sc);
+	free(sc_keep);
+	free(a);
+	free(b);
+}
+
 static void test_retry_to_other_agent_rewrites_to(void **state)
 {
 	struct fx *f = *state;
@@ -615,6 +737,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dead_consumer_claim_recovered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_counts_incrementally, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_delete_requeue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_letter_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_to_other_agent_rewrites_to, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_agent_refused, setup, teardown),
 	};
