@@ -998,8 +998,12 @@ static void do_cancelled(struct mcp *s, const cJSON *params)
 
 static bool valid_id(const cJSON *id)
 {
-	return cJSON_IsString(id) ||
-	       (cJSON_IsNumber(id) && id->valuedouble == (double)(int64_t)id->valuedouble);
+	if (cJSON_IsString(id))
+		return true;
+	/* An integer a double holds exactly. */
+	double v = cJSON_IsNumber(id) ? id->valuedouble : 0.5;
+	return v >= -9007199254740991.0 && v <= 9007199254740991.0 &&
+	       v == (double)(int64_t)v;
 }
 
 /* One line from the client. */

@@ -49,6 +49,7 @@ printf '%s\n' init 'raw {"jsonrpc":"2.0","id":5,"method":' ping \
 	'raw {"jsonrpc":"2.0","id":8}' \
 	'raw {"jsonrpc":"1.0","id":9,"method":"ping"}' \
 	'raw {"jsonrpc":"2.0","id":10,"method":"tools/call","params":[1]}' \
+	'raw {"jsonrpc":"2.0","id":1e300,"method":"ping"}' \
 	'{"jsonrpc":"2.0","method":"notifications/no_such_thing"}' \
 	'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}' \
 	'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"fx_rates","arguments":"USD/JPY"}}' \
@@ -62,11 +63,13 @@ eq "a batch is refused with -32600" "$(printf "%s\n" "$o" | grep 'batches are no
 eq "  and none of it is run" "$(printf "%s\n" "$o" | pick --count id=7)" 0
 eq "a request without a method is -32600" "$(printf "%s\n" "$o" | pick id=8 error.code)" -32600
 eq "jsonrpc other than 2.0 is -32600" "$(printf "%s\n" "$o" | pick id=9 error.code)" -32600
+eq "an id that is not an integer or a string is -32600" \
+	"$(printf "%s\n" "$o" | grep '"id: a string or an integer"' | pick id=null error.code)" -32600
 eq "params that are not an object are -32602" "$(printf "%s\n" "$o" | pick id=10 error.code)" -32602
 eq "an unknown tool is -32602" "$(printf "%s\n" "$o" | pick id=11 error.code)" -32602
 eq "arguments that are not an object are -32602" "$(printf "%s\n" "$o" | pick id=12 error.code)" -32602
-eq "a notification gets no answer (11 answers for 11 requests and bad lines)" \
-	"$(printf "%s\n" "$o" | python3 -c 'import json,sys; print(sum("method" not in json.loads(l) for l in sys.stdin))')" 11
+eq "a notification gets no answer (12 answers for 12 requests and bad lines)" \
+	"$(printf "%s\n" "$o" | python3 -c 'import json,sys; print(sum("method" not in json.loads(l) for l in sys.stdin))')" 12
 
 # --- tools/list: every tool with schemas; pagination -------------------------------------------
 TOOLS="fx_rates news_search news_get queue_status send_task run_weekly read_report"
