@@ -278,6 +278,9 @@ eq "SIGTERM during a run ends the server with exit 0" "$rc" 0
 eq "  the run's request is answered with a tool error" "$(pick id=long result.isError <"$T/term.out")" true
 has "  that says how to resume" "$(pick id=long result.content.0.text <"$T/term.out")" "resume"
 
+printf 'init\nterm\n' | session idle; rc=$?
+eq "SIGTERM while idle ends the server with exit 0" "$rc" 0
+
 # --- options ----------------------------------------------------------------------------------
 check_fails "an unknown source is a usage error" 2 $MADF mcp --market ftp:x
 check_fails "an unknown option is a usage error" 2 $MADF mcp --nope
