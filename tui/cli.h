@@ -3,6 +3,9 @@
 #define MADF_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <cJSON.h>
 
 #include "core/bus.h"
 
@@ -54,7 +57,11 @@ int cli_long(const char *cmd, const char *name, const char *val, long min, long 
 int cli_double(const char *cmd, const char *name, const char *val, double min,
 	       double max, double *out);
 
+/* What `madf status --json` prints, from s at time now (new object). */
+cJSON *cli_status_json(const struct bus_stats *s, int64_t now);
+
 /* Commands. */
+int cmd_mcp(struct cli *cli, int argc, char **argv);
 int cmd_send(struct cli *cli, int argc, char **argv);
 int cmd_recv(struct cli *cli, int argc, char **argv);
 int cmd_ls(struct cli *cli, int argc, char **argv);

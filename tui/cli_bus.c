@@ -641,6 +641,26 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
+cJSON *cli_status_json(const struct bus_stats *s, int64_t now)
+{
+	cJSON *o2 = cJSON_CreateObject();
+	cJSON *ib = cJSON_AddObjectToObject(o2, "inboxes");
+	for (size_t i = 0; i < s->nagents; i++) {
+		cJSON *a = cJSON_AddObjectToObject(ib, s->agents[i].agent);
+		cJSON_AddNumberToObject(a, "depth", (double)s->agents[i].depth);
+		double age = s->agents[i].oldest_ns ?
+			(double)(now - s->agents[i].oldest_ns) / 1e9 : 0;
+		cJSON_AddNumberToObject(a, "oldest_age_s",
+					age < 0 ? 0 : (double)(int64_t)(age * 1000) / 1000);
+		cJSON_AddNumberToObject(a, "processing", (double)s->agents[i].processing);
+		cJSON_AddNumberToObject(a, "retry", (double)s->agents[i].retry);
+	}
+	cJSON_AddNumberToObject(o2, "processing", (double)s->processing);
+	cJSON_AddNumberToObject(o2, "retry", (double)s->retry);
+	cJSON_AddNumberToObject(o2, "dead_letter", (double)s->dead_letter);
+	return o2;
+}
+
 int cmd_status(struct cli *cli, int argc, char **argv)
 {
 	static const char *const fl[] = { "--json", NULL };
@@ -665,23 +685,8 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 		free(err);
 		return EXIT_FAIL;
 	}
-	int64_t now = util_now_ns();
 	if (json) {
-		cJSON *o2 = cJSON_CreateObject();
-		cJSON *ib = cJSON_AddObjectToObject(o2, "inboxes");
-		for (size_t i = 0; i < s.nagents; i++) {
-			cJSON *a = cJSON_AddObjectToObject(ib, s.agents[i].agent);
-			cJSON_AddNumberToObject(a, "depth", (double)s.agents[i].depth);
-			double age = s.agents[i].oldest_ns ?
-				(double)(now - s.agents[i].oldest_ns) / 1e9 : 0;
-			cJSON_AddNumberToObject(a, "oldest_age_s",
-						age < 0 ? 0 : (double)(int64_t)(age * 1000) / 1000);
-			cJSON_AddNumberToObject(a, "processing", (double)s.agents[i].processing);
-			cJSON_AddNumberToObject(a, "retry", (double)s.agents[i].retry);
-		}
-		cJSON_AddNumberToObject(o2, "processing", (double)s.processing);
-		cJSON_AddNumberToObject(o2, "retry", (double)s.retry);
-		cJSON_AddNumberToObject(o2, "dead_letter", (double)s.dead_letter);
+		cJSON *o2 = cli_status_json(&s, util_now_ns());
 		char *str = json_pretty(o2);
 		printf("%s\n", str);
 		free(str);

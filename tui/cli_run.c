@@ -36,17 +36,6 @@ static void catch_signals(struct agent_env *env)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-/* "1987-03-27" (noon UTC that day) or a full ISO 8601 time. */
-static int parse_as_of(const char *s, int64_t *ns)
-{
-	int32_t day;
-	if (strlen(s) == 10 && market_day_parse(s, 10, &day) == 0) {
-		*ns = ((int64_t)day * 86400 + 43200) * 1000000000LL;
-		return 0;
-	}
-	return msg_parse_time(s, ns);
-}
-
 static int split_pairs(const char *list, struct wf_request *r)
 {
 	char *copy = xstrdup(list), *save = NULL;
@@ -118,6 +107,17 @@ static void show_progress(const cJSON *run, bool tty, char *last, size_t size)
 	fflush(stderr);
 }
 
+struct progress_ctx {
+	bool tty;
+	char last[256];
+};
+
+static void progress_cb(void *ctx, const cJSON *run)
+{
+	struct progress_ctx *pc = ctx;
+	show_progress(run, pc->tty, pc->last, sizeof(pc->last));
+}
+
 static void free_request(struct wf_request *r)
 {
 	for (size_t i = 0; i < r->npairs; i++)
@@ -150,7 +150,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		if (!strcmp(name, "--fresh")) {
 			req.fresh = true;
 		} else if (!strcmp(name, "--as-of")) {
-			if (parse_as_of(val, &req.as_of_ns) < 0) {
+			if (host_parse_as_of(val, &req.as_of_ns) < 0) {
 				free_request(&req);
 				return cli_fail(EXIT_USAGE, "run", "invalid --as-of \"%s\": a date "
 						"YYYY-MM-DD or an ISO 8601 time with a zone", val);
@@ -175,83 +175,34 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		free_request(&req);
 		return EXIT_FAIL;
 	}
-	req.market_source = env.market_source;
-	req.news_source = env.news_source;
-	char run_id[96];
-	wf_run_id(&req, run_id, sizeof(run_id));
-	cJSON *prev = wf_load_run(cli->data_dir, run_id);
-	if (prev && req.fresh) {
-		size_t n = strlen(run_id);
-		snprintf(run_id + n, sizeof(run_id) - n, "-%llx",
-			 (unsigned long long)(util_now_ns() / 1000000) & 0xffffffffULL);
-		cJSON_Delete(prev);
-		prev = NULL;
-	}
-	if (prev && !strcmp(run_status(prev), "done")) {
-		const cJSON *md = cJSON_GetObjectItem(cJSON_GetObjectItem(prev, "report"), "md");
-		fprintf(stderr, "madf: run %s is done already (--fresh runs it again)\n", run_id);
-		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
-		cJSON_Delete(prev);
-		host_teardown(&env);
-		free_request(&req);
-		return EXIT_OK;
-	}
-	if (prev)
-		fprintf(stderr, "madf: resuming run %s\n", run_id);
-	cJSON_Delete(prev);
 	catch_signals(&env);
-	struct agent *agents[16] = { 0 };
-	if (host_start_agents(&env, agents) < 0) {
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0) {
 		host_teardown(&env);
 		free_request(&req);
 		return EXIT_FAIL;
 	}
-	/* The operator's request, on the bus like any other message. */
-	struct bus *b;
-	int rc = EXIT_FAIL;
-	char *err = NULL;
-	if (cli_bus(cli, &b) == 0) {
-		struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
-					wf_trigger_content(&req, run_id));
-		m->priority = PRIO_HIGH;
-		m->correlation_id = xstrdup(run_id);
-		if (bus_send(b, m, &err) < 0) {
-			cli_fail(EXIT_FAIL, "run", "%s", err);
-			free(err);
-			atomic_store(&env.stop, 1);
-		}
-		msg_free(&m);
-	}
 	bool tty = isatty(2);
-	char last[256] = "";
-	int64_t limit = util_mono_ns() + (env.task_timeout_s * 12 + 60) * 1000000000LL;
+	struct progress_ctx pc = { tty, "" };
+	char run_id[96];
+	char *err = NULL;
 	cJSON *run = NULL;
-	while (!atomic_load(&env.stop)) {
-		struct timespec ts = { 0, 50 * 1000000 };
-		nanosleep(&ts, NULL);
-		cJSON_Delete(run);
-		run = wf_load_run(cli->data_dir, run_id);
-		if (!run)
-			continue;
-		show_progress(run, tty, last, sizeof(last));
-		if (!strcmp(run_status(run), "done"))
-			break;
-		if (util_mono_ns() > limit) {
-			cli_fail(EXIT_FAIL, "run", "run %s did not finish in time (status %s); "
-				 "run the same command again to resume", run_id, run_status(run));
-			break;
-		}
-	}
-	bool interrupted = atomic_load(&env.stop) && !(run && !strcmp(run_status(run), "done"));
-	host_stop_agents(&env, agents);
-	if (run && !strcmp(run_status(run), "done")) {
+	int k = host_run_weekly(&env, b, &req, run_id, sizeof(run_id), progress_cb, &pc, &run,
+				&err);
+	int rc = EXIT_FAIL;
+	if (k == HOST_RUN_WAS_DONE)
+		fprintf(stderr, "madf: run %s is done already (--fresh runs it again)\n", run_id);
+	if (k == HOST_RUN_DONE || k == HOST_RUN_WAS_DONE) {
 		const cJSON *md = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "report"), "md");
 		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
 		rc = EXIT_OK;
-	} else if (interrupted) {
+	} else if (k == HOST_RUN_STOPPED) {
 		fprintf(stderr, "\nmadf: interrupted; run the same command again to resume %s\n", run_id);
 		rc = 130;
+	} else {
+		cli_fail(EXIT_FAIL, "run", "%s", err ? err : "the run failed");
 	}
+	free(err);
 	cJSON_Delete(run);
 	host_teardown(&env);
 	free_request(&req);

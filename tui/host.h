@@ -5,7 +5,10 @@
 
 #include <stddef.h>
 
+#include <cJSON.h>
+
 #include "agents/runtime.h"
+#include "agents/workflow.h"
 #include "tui/cli.h"
 
 /* The options every runtime command shares. */
@@ -29,5 +32,28 @@ void host_teardown(struct agent_env *env);
 int host_start_agents(struct agent_env *env, struct agent **agents);
 /* Asks every agent to stop, joins and frees them. */
 void host_stop_agents(struct agent_env *env, struct agent **agents);
+
+/* --as-of: "1987-03-27" (noon UTC that day) or a full ISO 8601 time.
+ * Returns 0, or -1. */
+int host_parse_as_of(const char *s, int64_t *ns);
+
+/* What host_run_weekly did. */
+enum host_run_result {
+	HOST_RUN_DONE,     /* the run finished now */
+	HOST_RUN_WAS_DONE, /* it had finished before; nothing started */
+	HOST_RUN_STOPPED,  /* env->stop was set before it finished */
+	HOST_RUN_FAILED,   /* *err says why */
+};
+/* Runs (or resumes) the weekly workflow for req with one thread per agent
+ * in env (set up by host_setup): names the run (run_id, at least 96
+ * bytes), sends the operator's trigger over b, then polls the run until it
+ * is done, env->stop is set or its time limit passes, calling
+ * progress(ctx, run) after each poll that found it (progress may be NULL).
+ * A run done already (and not req->fresh) starts nothing. *run_out: the
+ * run's last state or NULL (caller deletes). Returns a host_run_result. */
+int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req,
+		    char *run_id, size_t size,
+		    void (*progress)(void *ctx, const cJSON *run), void *ctx,
+		    cJSON **run_out, char **err);
 
 #endif

@@ -50,6 +50,10 @@ const struct cli_cmd cli_commands[] = {
 		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
 		   "console [--idle S] [--scale N] [--json]",
 	  "benchmarks", cmd_bench },
+	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
+		 "[--inject-fault AGENT:KIND]",
+	  "serve madf to MCP clients over stdio: data tools, queue status, send_task, "
+	  "run_weekly, read_report", cmd_mcp },
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
 };
