@@ -260,8 +260,11 @@ class Handler(BaseHTTPRequestHandler):
         log(msg)
         if args.require_header:
             k, _, v = args.require_header.partition(":")
-            if self.headers.get(k.strip()) != v.strip():
-                return self.reply(401, {"error": "unauthorized"})
+            got = self.headers.get(k.strip())
+            if got != v.strip():
+                # echoes what it got, as careless servers do: the client
+                # must not show it
+                return self.reply(401, {"error": "unauthorized", "got": got})
         accept = self.headers.get("Accept") or ""
         if "application/json" not in accept or "text/event-stream" not in accept:
             return self.reply(406, {"error": "Accept must list application/json and "
