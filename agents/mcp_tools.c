@@ -42,7 +42,7 @@ char *mcp_tools_name(const char *server, const char *tool)
 	for (size_t i = 0; s[i]; i++) {
 		char ch = (char)tolower((unsigned char)s[i]);
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-		      ch == '-' || (ch == '.' && i != dot)))
+		      ch == '-' || (ch == '.' && i > dot)))
 			ch = i == dot ? '.' : '_';
 		s[i] = ch;
 	}

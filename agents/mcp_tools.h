@@ -1,7 +1,7 @@
 /* MCP tools in the tool registry: every server of the MCP configuration
  * (.mcp.json) is started, its tools listed and registered as
  * "SERVER.TOOL" (kind "mcp"; the name lower-cased, any character outside
- * [a-z0-9_.-] replaced by '_'), beside the built-in ones and with the same
+ * [a-z0-9_.-] and any '.' in SERVER replaced by '_'), beside the built-in ones and with the same
  * usage analytics. A call goes to the server's tools/call; a result with
  * isError is the tool's error (its text). */
 #ifndef MADF_MCP_TOOLS_H

@@ -687,7 +687,7 @@ static int stdio_gone(struct mcp_client *c, const char *method, char **err)
 		free(stdio_stop(c, false));
 	} else {
 		free(stdio_stop(c, false));
-		how = xstrdup("closed its output");
+		how = xstrdup("stopped talking (closed its input or output)");
 	}
 	mcp_log(c, "error", "server %s during %s", how, method);
 	err_set(err, "server \"%s\" %s during %s", c->cfg.name, how, method);

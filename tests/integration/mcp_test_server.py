@@ -9,6 +9,7 @@
   --page-size N          tools per tools/list page (3)
   --require-header H:V   (http) refuse requests without this header (401)
   --print-env NAME       write NAME's value to stderr at start
+  --deaf                 (stdio) close stdin before answering initialize; linger
 
 Tools: echo, add, fail, slow, crash, notify, expire, getenv, stderr, upper.
 HTTP: Mcp-Session-Id from initialize, required afterwards (400 without,
@@ -20,6 +21,7 @@ import json
 import os
 import sys
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -215,6 +217,11 @@ def run_stdio():
             sys.stderr.write("mcp_test_server: not JSON: %r\n" % line[:80])
             continue
         log(m)
+        if args.deaf and m.get("method") == "initialize":
+            os.close(0)  # before answering: the client's next write fails
+            send(handle(m, send))
+            time.sleep(30)
+            os._exit(0)
         if m.get("method") == "tools/call":
             threading.Thread(target=work, args=(m,), daemon=True).start()
         else:
@@ -344,6 +351,7 @@ def main():
     p.add_argument("--page-size", type=int, default=3)
     p.add_argument("--require-header")
     p.add_argument("--print-env")
+    p.add_argument("--deaf", action="store_true")
     args = p.parse_args()
     if args.print_env:
         sys.stderr.write("mcp_test_server: %s=%s\n" % (args.print_env,
