@@ -59,7 +59,9 @@ static int mcp_tool_fn(void *ctx, const cJSON *args, cJSON **result, char **err)
 		return -1;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "isError"))) {
 		char *text = mcp_content_text(res);
-		err_set(err, "%s", *text ? text : "the tool reported an error (no text)");
+		char *red = mcp_client_redact(e->client, text);
+		err_set(err, "%s", *red ? red : "the tool reported an error (no text)");
+		free(red);
 		free(text);
 		cJSON_Delete(res);
 		return -1;

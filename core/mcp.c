@@ -418,6 +418,11 @@ static char *redact(const struct mcp_client *c, const char *s)
 	return out;
 }
 
+char *mcp_client_redact(const struct mcp_client *c, const char *s)
+{
+	return redact(c, s);
+}
+
 static void redact_err(const struct mcp_client *c, char **err)
 {
 	if (!err || !*err)

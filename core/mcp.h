@@ -82,6 +82,9 @@ struct mcp_client *mcp_client_new(const struct mcp_server_config *cfg,
  * reaps it. NULL-safe; sets *c to NULL. */
 void mcp_client_free(struct mcp_client **c);
 const char *mcp_client_name(const struct mcp_client *c);
+/* s with the environment's secrets and this server's header and secret
+ * env values replaced by "[redacted]" (caller frees). */
+char *mcp_client_redact(const struct mcp_client *c, const char *s);
 /* The server's log file (borrowed). */
 const char *mcp_client_log_path(const struct mcp_client *c);
 
