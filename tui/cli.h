@@ -13,6 +13,7 @@ struct cli {
 	char *data_dir;
 	char *log_dir;
 	int verbose;
+	const char *mcp_config; /* --mcp-config FILE, NULL: ./.mcp.json */
 	struct bus_config bcfg;
 	struct bus *bus; /* opened on first use */
 };
@@ -78,5 +79,6 @@ int cmd_run(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
 int cmd_console(struct cli *cli, int argc, char **argv);
 int cmd_ask(struct cli *cli, int argc, char **argv);
+int cmd_tools(struct cli *cli, int argc, char **argv);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "agents/data_tools.h"
 #include "agents/market.h"
+#include "agents/mcp_tools.h"
 #include "agents/runtime.h"
 #include "core/util.h"
 #include "tui/host.h"
@@ -52,7 +53,17 @@ int host_option(struct host_opts *o, const char *cmd, const char *name, const ch
 	return 1;
 }
 
-/* The shared runtime: cache, tool registry with the data tools. */
+/* The MCP servers' tools of this process (one runtime per process). */
+static struct mcp_tools *host_mcp;
+
+static void host_mcp_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_fail(0, NULL, "warning: %s", msg);
+}
+
+/* The shared runtime: cache, tool registry with the data tools and the MCP
+ * servers' tools. */
 int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o)
 {
 	agent_env_init(env, cli->data_dir, cli->log_dir);
@@ -72,9 +83,13 @@ int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o
 	for (size_t i = 0; i < o->nfaults; i++)
 		env->faults[env->nfaults++] = xstrdup(o->faults[i]);
 	char *err = NULL;
+	struct mcp_tools_opts mo = { .config_path = cli->mcp_config, .log_dir = env->log_dir,
+				     .warn = host_mcp_warn };
 	if (cache_open(env->data_dir, &env->cache, &err) < 0 ||
 	    tools_open(env->data_dir, env->log_dir, env->cache, &env->tools, &err) < 0 ||
-	    data_tools_register(env, &err) < 0 || tools_write_registry(env->tools, &err) < 0) {
+	    data_tools_register(env, &err) < 0 ||
+	    mcp_tools_open(env->tools, &mo, &host_mcp, &err) < 0 ||
+	    tools_write_registry(env->tools, &err) < 0) {
 		cli_fail(EXIT_FAIL, NULL, "%s", err);
 		free(err);
 		return -1;
@@ -92,6 +107,7 @@ void host_teardown(struct agent_env *env)
 {
 	if (env->tools)
 		tools_save_usage(env->tools, NULL);
+	mcp_tools_free(&host_mcp);
 	data_tools_release(env);
 	tools_free(&env->tools);
 	cache_free(&env->cache);

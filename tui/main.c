@@ -56,13 +56,16 @@ const struct cli_cmd cli_commands[] = {
 	  "run_weekly, read_report", cmd_mcp },
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
+	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
+	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
+	  cmd_tools },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: madf [--data-dir DIR] [--log-dir DIR] [--config FILE] [-v] "
-		   "COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: madf [--data-dir DIR] [--log-dir DIR] [--config FILE] "
+		   "[--mcp-config FILE] [-v] COMMAND [ARGS]\n\n"
 		   "madf is an operations console for multi-agent work: agents exchange\n"
 		   "JSON messages over a file-system message bus.\n\ncommands:\n");
 	for (unsigned i = 0; i < cli_ncommands; i++)
@@ -72,6 +75,8 @@ static void usage(FILE *f)
 		   "                   parent from .env, or ./data)\n"
 		   "  --log-dir DIR    log directory (default: LOG_DIR or ./logs)\n"
 		   "  --config FILE    KEY=VALUE settings (as .env)\n"
+		   "  --mcp-config FILE\n"
+		   "                   MCP servers, .mcp.json format (default: ./.mcp.json)\n"
 		   "  --no-fsync       do not fsync sends (faster, not crash-safe)\n"
 		   "  -v               more output on stderr\n"
 		   "  --version, --help\n\n"
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	struct cli cli = { 0 };
-	const char *data_dir = NULL, *log_dir = NULL, *config = NULL;
+	const char *data_dir = NULL, *log_dir = NULL, *config = NULL, *mcp_config = NULL;
 	bool help = false, no_fsync = false;
 	/* Pull global options out wherever they stand. */
 	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest));
@@ -116,6 +121,8 @@ int main(int argc, char **argv)
 			slot = &log_dir;
 		else if (!strncmp(a, "--config", n = 8) && (a[n] == '=' || !a[n]))
 			slot = &config;
+		else if (!strncmp(a, "--mcp-config", n = 12) && (a[n] == '=' || !a[n]))
+			slot = &mcp_config;
 		if (slot) {
 			if (a[n] == '=') {
 				*slot = a + n + 1;
@@ -174,6 +181,7 @@ int main(int argc, char **argv)
 	}
 	cli.data_dir = config_data_dir(data_dir);
 	cli.log_dir = config_log_dir(log_dir);
+	cli.mcp_config = mcp_config;
 	bus_config_init(&cli.bcfg, cli.data_dir);
 	if (no_fsync)
 		cli.bcfg.durable = false;

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""A small MCP server for madf's tests (python3 stdlib only).
+
+  --stdio                newline-delimited JSON-RPC on stdin/stdout
+  --http                 Streamable HTTP on 127.0.0.1, port 0; the port is
+                         the first line on stdout
+  --log FILE             every message received, one JSON line each
+  --version V            answer initialize with protocol version V
+  --page-size N          tools per tools/list page (3)
+  --require-header H:V   (http) refuse requests without this header (401)
+  --print-env NAME       write NAME's value to stderr at start
+  --deaf                 (stdio) close stdin before answering initialize; linger
+
+Tools: echo, add, fail, slow, crash, notify, expire, getenv, stderr, upper.
+HTTP: Mcp-Session-Id from initialize, required afterwards (400 without,
+404 for an unknown or expired one), MCP-Protocol-Version checked (400),
+tools/call of notify answered as an SSE stream, everything else as JSON.
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26"]
+
+TOOLS = [
+    {"name": "echo", "description": "Echoes its text",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                     "required": ["text"]}},
+    {"name": "add", "description": "Adds two numbers",
+     "inputSchema": {"type": "object", "properties": {"a": {"type": "number"},
+                                                       "b": {"type": "number"}},
+                     "required": ["a", "b"]},
+     "outputSchema": {"type": "object", "properties": {"sum": {"type": "number"}}}},
+    {"name": "fail", "description": "Always fails (isError)",
+     "inputSchema": {"type": "object"}},
+    {"name": "slow", "description": "Waits until cancelled, or 60 s",
+     "inputSchema": {"type": "object"}},
+    {"name": "crash", "description": "Ends the server at once",
+     "inputSchema": {"type": "object"}},
+    {"name": "notify", "description": "Logs, reports progress and pings before answering",
+     "inputSchema": {"type": "object"}},
+    {"name": "expire", "description": "Expires the HTTP session once (404)",
+     "inputSchema": {"type": "object"}},
+    {"name": "getenv", "description": "The value of an environment variable",
+     "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
+    {"name": "stderr", "description": "Writes its text to stderr",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"name": "Upper Case", "description": "Upper-cases its text (a name to map)",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+]
+
+args = None
+log_lock = threading.Lock()
+cancel_events = {}      # request id -> Event
+pong_events = {}        # ping id -> Event
+state_lock = threading.Lock()
+expired_once = [False]
+
+
+def log(msg):
+    if not args.log:
+        return
+    with log_lock:
+        with open(args.log, "a") as f:
+            f.write(json.dumps(msg) + "\n")
+            f.flush()
+
+
+def text_result(text, is_error=False, structured=None):
+    r = {"content": [{"type": "text", "text": text}]}
+    if is_error:
+        r["isError"] = True
+    if structured is not None:
+        r["structuredContent"] = structured
+    return r
+
+
+def error(mid, code, message):
+    return {"jsonrpc": "2.0", "id": mid, "error": {"code": code, "message": message}}
+
+
+def result(mid, res):
+    return {"jsonrpc": "2.0", "id": mid, "result": res}
+
+
+def call_tool(mid, params, send):
+    """Runs a tool; send(msg) emits a message before the answer. Returns
+    the response, or None when the request was cancelled."""
+    name = params.get("name")
+    a = params.get("arguments") or {}
+    if name == "echo":
+        return result(mid, text_result(str(a.get("text", ""))))
+    if name == "add":
+        s = a.get("a", 0) + a.get("b", 0)
+        if isinstance(s, float) and s.is_integer():
+            s = int(s)
+        return result(mid, text_result("%s" % s, structured={"sum": s}))
+    if name == "fail":
+        return result(mid, text_result("the fail tool failed, as asked", True))
+    if name == "slow":
+        ev = threading.Event()
+        with state_lock:
+            cancel_events[mid] = ev
+        ev.wait(60)
+        with state_lock:
+            cancel_events.pop(mid, None)
+        if ev.is_set():
+            return None
+        return result(mid, text_result("slow finished"))
+    if name == "crash":
+        sys.stderr.write("mcp_test_server: crashing as asked\n")
+        sys.stderr.flush()
+        os._exit(3)
+    if name == "notify":
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "logger": "test", "data": "notify tool running"}})
+        token = (params.get("_meta") or {}).get("progressToken", "none")
+        send({"jsonrpc": "2.0", "method": "notifications/progress",
+              "params": {"progressToken": token, "progress": 1, "total": 2,
+                         "message": "half way"}})
+        ev = threading.Event()
+        pid = "ping-%s" % mid
+        with state_lock:
+            pong_events[pid] = ev
+        send({"jsonrpc": "2.0", "id": pid, "method": "ping"})
+        got = ev.wait(10)
+        return result(mid, text_result("notified; pong %s" % ("received" if got else "missing")))
+    if name == "expire":
+        return result(mid, text_result("session renewed"))
+    if name == "getenv":
+        return result(mid, text_result(os.environ.get(str(a.get("name", "")), "(unset)")))
+    if name == "stderr":
+        sys.stderr.write(str(a.get("text", "")) + "\n")
+        sys.stderr.flush()
+        return result(mid, text_result("written"))
+    if name == "Upper Case":
+        return result(mid, text_result(str(a.get("text", "")).upper()))
+    return error(mid, -32602, "Unknown tool: %s" % name)
+
+
+def handle(msg, send, session=None):
+    """One message; returns the response or None (notifications)."""
+    method = msg.get("method")
+    mid = msg.get("id")
+    if method is None:  # a response of the client's
+        if mid is not None:
+            with state_lock:
+                ev = pong_events.pop(mid, None)
+            if ev:
+                ev.set()
+        return None
+    if mid is None:
+        if method == "notifications/cancelled":
+            rid = (msg.get("params") or {}).get("requestId")
+            with state_lock:
+                ev = cancel_events.get(rid)
+            if ev:
+                ev.set()
+        return None
+    if method == "initialize":
+        v = args.version or (msg.get("params") or {}).get("protocolVersion")
+        if v not in SUPPORTED and not args.version:
+            v = SUPPORTED[0]
+        return result(mid, {"protocolVersion": v,
+                            "capabilities": {"tools": {}, "logging": {}},
+                            "serverInfo": {"name": "mcp-test-server", "version": "1.0"}})
+    if method == "ping":
+        return result(mid, {})
+    if method == "tools/list":
+        cur = (msg.get("params") or {}).get("cursor")
+        start = int(cur) if cur else 0
+        page = TOOLS[start:start + args.page_size]
+        r = {"tools": page}
+        if start + args.page_size < len(TOOLS):
+            r["nextCursor"] = str(start + args.page_size)
+        return result(mid, r)
+    if method == "tools/call":
+        return call_tool(mid, msg.get("params") or {}, send)
+    return error(mid, -32601, "Method not found: %s" % method)
+
+
+# ---- stdio -----------------------------------------------------------------
+
+def run_stdio():
+    out_lock = threading.Lock()
+
+    def send(m):
+        with out_lock:
+            sys.stdout.write(json.dumps(m) + "\n")
+            sys.stdout.flush()
+
+    def work(m):
+        try:
+            r = handle(m, send)
+        except BrokenPipeError:
+            os._exit(0)
+        if r is not None:
+            try:
+                send(r)
+            except BrokenPipeError:
+                os._exit(0)
+
+    sys.stderr.write("mcp_test_server: listening on stdio\n")
+    sys.stderr.flush()
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            m = json.loads(line)
+        except ValueError:
+            sys.stderr.write("mcp_test_server: not JSON: %r\n" % line[:80])
+            continue
+        log(m)
+        if args.deaf and m.get("method") == "initialize":
+            os.close(0)  # before answering: the client's next write fails
+            send(handle(m, send))
+            time.sleep(30)
+            os._exit(0)
+        if m.get("method") == "tools/call":
+            threading.Thread(target=work, args=(m,), daemon=True).start()
+        else:
+            work(m)
+    sys.stderr.write("mcp_test_server: stdin closed, exiting\n")
+    sys.stderr.flush()
+    os._exit(0)
+
+
+# ---- http ------------------------------------------------------------------
+
+sessions = {}  # id -> protocol version
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *a):
+        pass
+
+    def reply(self, code, body=None, headers=None):
+        data = b"" if body is None else json.dumps(body).encode()
+        self.send_response(code)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        if body is not None:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if data:
+            self.wfile.write(data)
+
+    def do_GET(self):
+        self.reply(405)
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n)
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            return self.reply(400, error(None, -32700, "Parse error"))
+        log(msg)
+        if args.require_header:
+            k, _, v = args.require_header.partition(":")
+            got = self.headers.get(k.strip())
+            if got != v.strip():
+                # echoes what it got, as careless servers do: the client
+                # must not show it
+                return self.reply(401, {"error": "unauthorized", "got": got})
+        accept = self.headers.get("Accept") or ""
+        if "application/json" not in accept or "text/event-stream" not in accept:
+            return self.reply(406, {"error": "Accept must list application/json and "
+                                             "text/event-stream"})
+        if msg.get("method") == "initialize":
+            sid = uuid.uuid4().hex
+            r = handle(msg, None)
+            with state_lock:
+                sessions[sid] = r["result"]["protocolVersion"]
+            return self.reply(200, r, {"Mcp-Session-Id": sid})
+        sid = self.headers.get("Mcp-Session-Id")
+        if not sid:
+            return self.reply(400, {"error": "Mcp-Session-Id is required"})
+        with state_lock:
+            ver = sessions.get(sid)
+        if ver is None:
+            return self.reply(404, {"error": "unknown session"})
+        if self.headers.get("MCP-Protocol-Version") != ver:
+            return self.reply(400, {"error": "MCP-Protocol-Version must be %s" % ver})
+        params = msg.get("params") or {}
+        if msg.get("method") == "tools/call" and params.get("name") == "expire":
+            with state_lock:
+                first = not expired_once[0]
+                expired_once[0] = True
+                if first:
+                    sessions.pop(sid, None)
+            if first:
+                return self.reply(404, {"error": "session expired"})
+        if msg.get("method") is None or msg.get("id") is None:
+            handle(msg, None)
+            return self.reply(202)
+        if msg.get("method") == "tools/call" and params.get("name") == "notify":
+            return self.stream(msg)
+        r = handle(msg, None)
+        if r is None:  # cancelled: the client is gone
+            return
+        try:
+            self.reply(200, r)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def stream(self, msg):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        lock = threading.Lock()
+
+        def send(m):
+            with lock:
+                self.wfile.write(("event: message\ndata: %s\n\n" % json.dumps(m)).encode())
+                self.wfile.flush()
+
+        r = handle(msg, send)
+        if r is not None:
+            send(r)
+
+
+def run_http():
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    sys.stdout.write("%d\n" % srv.server_address[1])
+    sys.stdout.flush()
+    srv.serve_forever()
+
+
+def main():
+    global args
+    p = argparse.ArgumentParser()
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--stdio", action="store_true")
+    g.add_argument("--http", action="store_true")
+    p.add_argument("--log")
+    p.add_argument("--version")
+    p.add_argument("--page-size", type=int, default=3)
+    p.add_argument("--require-header")
+    p.add_argument("--print-env")
+    p.add_argument("--deaf", action="store_true")
+    args = p.parse_args()
+    if args.print_env:
+        sys.stderr.write("mcp_test_server: %s=%s\n" % (args.print_env,
+                                                      os.environ.get(args.print_env, "")))
+        sys.stderr.flush()
+    if args.stdio:
+        run_stdio()
+    else:
+        run_http()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+# The MCP client against the project's own MCP test server, over stdio and
+# over Streamable HTTP on 127.0.0.1: madf tools list (paginated tools/list,
+# built-in and MCP tools), madf tools call (text, structuredContent,
+# isError, unknown tools, a timeout that sends notifications/cancelled,
+# notifications and a server ping between responses, session expiry),
+# version negotiation, ${VAR} expansion, secrets kept out of logs and
+# errors, the server's stderr in its log, bad configurations, and the
+# agents' runtime registering MCP tools beside the built-in ones.
+. tests/integration/lib.sh
+
+SRV=$TOP/tests/integration/mcp_test_server.py
+export MCP_SERVER_PY="$SRV"
+SLOG=$T/stdio-server.jsonl
+HLOG=$T/http-server.jsonl
+MLOG=$LOG_DIR/mcp
+# Secrets under names that config_redact does not know: only the client's
+# own knowledge of header and env values keeps them out.
+export WEB_BEARER=hdr-s3cret-0123456789
+export STDIO_SECRET=env-s3cret-9876543210
+unset GREETING_SRC 2>/dev/null || true
+
+python3 "$SRV" --http --log "$HLOG" --require-header "Authorization: Bearer $WEB_BEARER" \
+	>"$T/port" 2>"$T/http.err" &
+http_pid=$!
+trap 'kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; cleanup' EXIT
+port=
+for _ in $(seq 1 200); do
+	port=$(head -1 "$T/port" 2>/dev/null)
+	[ -n "$port" ] && break
+	sleep 0.05
+done
+if [ -z "$port" ]; then
+	fail "the HTTP test server starts" "$(cat "$T/http.err")"
+	done_testing
+	exit 1
+fi
+export MCP_PORT=$port
+
+mkdir -p "$T/cwd"
+cd "$T/cwd" || exit 1
+cat >.mcp.json <<'EOF'
+{
+  "mcpServers": {
+    "t": {
+      "command": "python3",
+      "args": ["${MCP_SERVER_PY}", "--stdio", "--log", "${SLOG}",
+               "--print-env", "MY_API_KEY"],
+      "env": {"GREETING": "${GREETING_SRC:-default-greeting}",
+              "MY_API_KEY": "${STDIO_SECRET}"}
+    },
+    "web": {
+      "type": "http",
+      "url": "http://127.0.0.1:${MCP_PORT}/mcp",
+      "headers": {"Authorization": "Bearer ${WEB_BEARER}"}
+    }
+  }
+}
+EOF
+export SLOG
+
+# ---- listing ------------------------------------------------------------
+out=$($MADF tools list 2>"$T/err"); rc=$?
+eq "tools list exits 0" "$rc" 0
+eq "all ten stdio tools, over four pages of three" "$(echo "$out" | grep -c '^t\.')" 10
+eq "all ten HTTP tools" "$(echo "$out" | grep -c '^web\.')" 10
+has "built-in tools are listed beside them" "$out" "fx_rates"
+has "a line gives name, kind, server and description" "$(echo "$out" | grep '^t\.echo ')" "mcp     t            Echoes its text"
+has "a tool name outside the charset is mapped" "$out" "t.upper_case"
+eq "tools/list followed nextCursor to the end" \
+	"$(grep '"tools/list"' "$SLOG" | grep -c '"cursor"')" 3
+hasnt "no warning when every server starts" "$(cat "$T/err")" "warning"
+json=$($MADF tools list --json)
+eq "--json gives an array with server, tool and input schemas" "$(echo "$json" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+add = [t for t in a if t["name"] == "web.add"][0]
+up = [t for t in a if t["name"] == "t.upper_case"][0]
+fx = [t for t in a if t["name"] == "fx_rates"][0]
+print(add["kind"], add["server"], sorted(add["input_schema"]["properties"]), up["tool"],
+      fx["kind"], fx["server"])')" "mcp web ['a', 'b'] Upper Case builtin madf"
+
+for s in t web; do
+	# ---- calls --------------------------------------------------------
+	eq "$s: echo prints its text" "$($MADF tools call $s echo --args '{"text":"hello mcp"}')" "hello mcp"
+	eq "$s: add prints the sum" "$($MADF tools call $s add --args '{"a":2,"b":3}')" "5"
+	eq "$s: a mapped name is called by the server's own name" \
+		"$($MADF tools call $s "Upper Case" --args '{"text":"abc"}')" "ABC"
+	out=$($MADF tools call $s fail 2>&1); rc=$?
+	eq "$s: isError exits 1" "$rc" 1
+	has "$s: isError prints the tool's text" "$out" "the fail tool failed, as asked"
+	out=$($MADF tools call $s nosuch 2>&1); rc=$?
+	eq "$s: an unknown tool exits 1" "$rc" 1
+	has "$s: an unknown tool is named" "$out" "server \"$s\" has no tool \"nosuch\""
+	out=$($MADF tools call $s notify 2>&1); rc=$?
+	eq "$s: notifications and a server ping before the answer" "$out" "notified; pong received"
+	has "$s: notifications/message lands in the server's log" "$(cat "$MLOG/$s.log")" \
+		"[info] test: notify tool running"
+	has "$s: notifications/progress is logged" "$(cat "$MLOG/$s.log")" "1/2 half way"
+	# ---- timeout and cancellation -------------------------------------
+	out=$(timeout 30 $MADF tools call $s slow --timeout 1 2>&1); rc=$?
+	eq "$s: a call past its timeout exits 1 (long before the tool's 60 s)" "$rc" 1
+	has "$s: the error says it timed out" "$out" "timed out after 1000 ms"
+	[ $s = t ] && L=$SLOG || L=$HLOG
+	id=$(grep '"name": "slow"' "$L" | tail -1 | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["id"])')
+	wait_for "$s: the server got notifications/cancelled for request $id" 10 \
+		sh -c "grep '\"notifications/cancelled\"' '$L' | grep -q '\"requestId\": $id,'"
+done
+
+# ---- HTTP specifics ---------------------------------------------------------
+n0=$(grep -c '"initialize"' "$HLOG")
+eq "an expired session (404) is initialized again and the call retried" \
+	"$($MADF tools call web expire 2>&1)" "session renewed"
+eq "two initializations for that one call" "$(( $(grep -c '"initialize"' "$HLOG") - n0 ))" 2
+has "the re-initialization is logged" "$(cat "$MLOG/web.log")" "session expired (HTTP 404)"
+out=$(WEB_BEARER=wrong-bearer-value-42 $MADF tools call web echo --args '{"text":"x"}' 2>&1); rc=$?
+eq "a refused request (401) exits 1" "$rc" 1
+has "its error names the status" "$out" "HTTP 401"
+hasnt "a header value echoed by the server is not shown" "$out" "wrong-bearer-value-42"
+
+# ---- stdio specifics --------------------------------------------------------
+eq "\${VAR:-default} expansion in env" "$($MADF tools call t getenv --args '{"name":"GREETING"}')" "default-greeting"
+eq "\${VAR} from the environment wins over the default" \
+	"$(GREETING_SRC=hello $MADF tools call t getenv --args '{"name":"GREETING"}')" "hello"
+$MADF tools call t stderr --args '{"text":"a line on stderr 4711"}' >/dev/null
+has "the server's stderr lands in its log" "$(cat "$MLOG/t.log")" "stderr a line on stderr 4711"
+has "a secret env value on stderr is redacted in the log" "$(cat "$MLOG/t.log")" "MY_API_KEY=[redacted]"
+out=$($MADF tools call t crash 2>&1); rc=$?
+eq "a crashing server fails the call" "$rc" 1
+has "the error names the exit status" "$out" "exited with status 3"
+eq "the next call starts it again" "$($MADF tools call t echo --args '{"text":"back"}')" "back"
+if grep -rqF -e "$WEB_BEARER" -e "$STDIO_SECRET" -e wrong-bearer-value-42 "$LOG_DIR" "$D"; then
+	fail "no secret in the logs or the data directory" "$(grep -rlF -e "$WEB_BEARER" -e "$STDIO_SECRET" "$LOG_DIR" "$D")"
+else
+	ok "no secret in the logs or the data directory"
+fi
+has "the calls were counted in the tool usage lines" "$(cat "$LOG_DIR"/tools/usage-*.jsonl)" '"tool":"web.echo"'
+
+# ---- built-in tools through the same command ------------------------------
+out=$($MADF tools call madf fx_rates --args '{"pair":"USD/JPY","start":"2024-01-01","end":"2024-01-10"}'); rc=$?
+eq "a built-in tool is called as server madf" "$rc" 0
+has "its JSON result is printed" "$out" '"points"'
+
+# ---- usage errors -------------------------------------------------------
+check_fails "call without a TOOL is a usage error" 2 $MADF tools call t
+check_fails "--args that is not an object is a usage error" 2 $MADF tools call t echo --args '[1]'
+check_fails "an unknown subcommand is a usage error" 2 $MADF tools frob
+out=$($MADF tools call nosrv echo 2>&1); rc=$?
+eq "an unknown server exits 1" "$rc" 1
+has "an unknown server is named" "$out" 'unknown server "nosrv"'
+
+# ---- versions ---------------------------------------------------------------
+mkdir -p "$T/v" && cd "$T/v" || exit 1
+cat >v.json <<'EOF'
+{"mcpServers": {
+  "old": {"command": "python3", "args": ["${MCP_SERVER_PY}", "--stdio", "--version", "2025-06-18"]},
+  "bogus": {"command": "python3", "args": ["${MCP_SERVER_PY}", "--stdio", "--version", "1999-01-01"]}}}
+EOF
+eq "protocol version 2025-06-18 is accepted" "$($MADF --mcp-config v.json tools call old echo --args '{"text":"v"}')" "v"
+has "and logged" "$(cat "$MLOG/old.log")" "initialized: protocol 2025-06-18"
+out=$($MADF --mcp-config v.json tools call bogus echo --args '{"text":"v"}' 2>&1); rc=$?
+eq "a version madf does not speak is refused" "$rc" 1
+has "the error names both versions" "$out" 'answered protocol version "1999-01-01"; madf offers 2025-11-25'
+out=$($MADF --mcp-config v.json tools list 2>&1); rc=$?
+eq "a server that fails is a warning for tools list" "$rc" 0
+has "the warning names the server" "$out" 'warning: MCP server "bogus" is not available'
+has "the other server's tools are listed" "$out" "old.echo"
+
+# ---- bad configurations ---------------------------------------------------------
+bad() { # DESC JSON EXPECTED
+	printf '%s' "$2" >"$T/v/bad.json"
+	out=$($MADF --mcp-config "$T/v/bad.json" tools list 2>&1); rc=$?
+	eq "$1: exits 1" "$rc" 1
+	has "$1: says so" "$out" "$3"
+}
+bad "invalid JSON" '{"mcpServers": {' "bad.json: not valid JSON"
+bad "no mcpServers" '{"servers": {}}' '"mcpServers" is missing or not an object'
+bad "no command" '{"mcpServers": {"s1": {"args": []}}}' 'server "s1": "command" is missing'
+bad "args not a list" '{"mcpServers": {"s2": {"command": "x", "args": "a b"}}}' 'server "s2": "args" must be an array of strings'
+bad "an unset variable" '{"mcpServers": {"s3": {"command": "x", "env": {"K": "${NO_SUCH_VAR_42}"}}}}' 'server "s3": "env.K": ${NO_SUCH_VAR_42} is not set'
+bad "a bad type" '{"mcpServers": {"s4": {"type": "ftp", "url": "x"}}}' 'server "s4": "type" must be'
+bad "an http server without a url" '{"mcpServers": {"s5": {"type": "http"}}}' 'server "s5": "url" is missing'
+out=$($MADF --mcp-config "$T/v/none.json" tools list 2>&1); rc=$?
+eq "a missing --mcp-config file exits 1" "$rc" 1
+has "and is named" "$out" "none.json"
+mkdir -p "$T/empty" && cd "$T/empty" || exit 1
+out=$($MADF tools list 2>&1); rc=$?
+eq "without .mcp.json, tools list shows the built-in tools" "$rc:$(echo "$out" | wc -l | tr -d ' ')" "0:3"
+
+# ---- the agents' runtime ------------------------------------------------------
+cd "$T/cwd" || exit 1
+cat >run.json <<'EOF'
+{"mcpServers": {
+  "t": {"command": "python3", "args": ["${MCP_SERVER_PY}", "--stdio"]},
+  "gone": {"command": "/nonexistent/mcp-server"}}}
+EOF
+out=$($MADF --data-dir "$T/rundata" --mcp-config run.json run weekly --as-of 2026-11-20 --pairs USD/JPY \
+	--report-dir "$T/runrep" 2>&1); rc=$?
+eq "madf run works with an MCP server that cannot start" "$rc" 0
+has "which is a warning on stderr" "$out" 'warning: MCP server "gone" is not available'
+reg=$(cat "$T/rundata/tools/tool-registry.json" 2>/dev/null)
+has "the run's tool registry has the MCP tools" "$reg" '"name": "t.echo"'
+has "with kind mcp" "$(echo "$reg" | grep -A3 '"t.echo"')" '"kind": "mcp"'
+has "beside the built-in ones" "$reg" '"name": "fx_rates"'
+
+done_testing
