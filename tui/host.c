@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "agents/data_tools.h"
+#include "agents/llm_agent.h"
 #include "agents/runtime.h"
 #include "core/util.h"
 #include "tui/host.h"
@@ -70,6 +71,11 @@ int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o
 	for (size_t i = 0; i < o->nfaults; i++)
 		env->faults[env->nfaults++] = xstrdup(o->faults[i]);
 	char *err = NULL;
+	if (llm_settings_from_env(&env->llm, &err) < 0) {
+		cli_fail(EXIT_FAIL, NULL, "%s", err);
+		free(err);
+		return -1;
+	}
 	if (cache_open(env->data_dir, &env->cache, &err) < 0 ||
 	    tools_open(env->data_dir, env->log_dir, env->cache, &env->tools, &err) < 0 ||
 	    data_tools_register(env, &err) < 0 || tools_write_registry(env->tools, &err) < 0) {
