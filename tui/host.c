@@ -119,6 +119,13 @@ int host_start_agents(struct agent_env *env, struct agent **agents)
 			return -1;
 		}
 	}
+	/* Which mode the agents run in, in the product_manager's log (the
+	 * console has no stderr to say it on). */
+	char *mode = llm_settings_describe(env->llm);
+	cJSON *f = llm_settings_manifest(env->llm);
+	agent_log(agents[0]->log, LOG_EVENTS, LOG_INFO, "mode", f, "agents run in %s", mode);
+	cJSON_Delete(f);
+	free(mode);
 	return 0;
 }
 
