@@ -350,8 +350,10 @@ static void narr_text(void *ctx, const char *text, size_t len)
 static void narrative(struct agent *a, cJSON *run)
 {
 	const struct llm_settings *s = a->env->llm;
+	if (!s)
+		return; /* deterministic mode: no narrative section */
 	cJSON *nv = jobj(run, "narrative");
-	if (!s || (jstr(nv, "status") && !strcmp(jstr(nv, "status"), "done")))
+	if ((jstr(nv, "status") && !strcmp(jstr(nv, "status"), "done")))
 		return;
 	struct sbuf p;
 	sbuf_init(&p);

@@ -259,6 +259,9 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		show_progress(run, tty, last, sizeof(last));
 		if (!strcmp(run_status(run), "done"))
 			break;
+		if (count_tasks(run, "awaiting_approval") > 0)
+			/* Waiting for the operator is not running late. */
+			limit = util_mono_ns() + (env.task_timeout_s * 12 + 60) * 1000000000LL;
 		if (util_mono_ns() > limit) {
 			cli_fail(EXIT_FAIL, "run", "run %s did not finish in time (status %s); "
 				 "run the same command again to resume", run_id, run_status(run));
