@@ -278,7 +278,8 @@ static cJSON *obj_member(cJSON *o, const char *k)
 }
 
 int llm_usage_record(const char *data_dir, const char *agent, const char *task_id,
-		     const struct llm_usage *delta, const char *status, char **err)
+		     const char *label, const struct llm_usage *delta, const char *status,
+		     char **err)
 {
 	char *dir = xasprintf("%s/llm", data_dir);
 	char *lock_path = xasprintf("%s/usage.json.lock", dir);
@@ -325,6 +326,10 @@ int llm_usage_record(const char *data_dir, const char *agent, const char *task_i
 		cJSON *t = obj_member(obj_member(root, "tasks"), task_id);
 		cJSON_DeleteItemFromObjectCaseSensitive(t, "agent");
 		cJSON_AddStringToObject(t, "agent", agent);
+		if (label) {
+			cJSON_DeleteItemFromObjectCaseSensitive(t, "label");
+			cJSON_AddStringToObject(t, "label", label);
+		}
 		usage_add(t, delta);
 		if (status || !cJSON_GetObjectItemCaseSensitive(t, "status")) {
 			cJSON_DeleteItemFromObjectCaseSensitive(t, "status");
@@ -668,7 +673,8 @@ static void record(struct agent *a, const struct llm_task *t, const struct llm_u
 		   const char *status)
 {
 	char *err = NULL;
-	if (llm_usage_record(a->env->data_dir, a->name, t->task_id, d, status, &err) < 0) {
+	if (llm_usage_record(a->env->data_dir, a->name, t->task_id, t->label, d, status,
+			     &err) < 0) {
 		agent_log(a->log, LOG_ERRORS, LOG_WARN, "llm_usage_failed", NULL,
 			  "cannot record LLM usage: %s", err);
 		free(err);

@@ -77,9 +77,12 @@ void llm_usage_from_json(const cJSON *j, struct llm_usage *u);
 /* Adds delta to agent's and task_id's totals in <data_dir>/llm/usage.json
  * ({"updated_at", "agents": {NAME: usage}, "tasks": {ID: usage + "agent",
  * "status"}}), under an flock on usage.json.lock, replaced atomically.
- * status may be NULL (unchanged). A corrupt file is an error. */
+ * status may be NULL (unchanged); label (e.g. the product_manager's task id
+ * "USDJPY-market", may be NULL) is kept as the task's "label". A corrupt
+ * file is an error. */
 int llm_usage_record(const char *data_dir, const char *agent, const char *task_id,
-		     const struct llm_usage *delta, const char *status, char **err);
+		     const char *label, const struct llm_usage *delta, const char *status,
+		     char **err);
 
 enum llm_outcome {
 	LLM_RUN_DONE,        /* the model ended its turn: text is its answer */
@@ -92,6 +95,7 @@ enum llm_outcome {
  * the task's state, so a paused task resumes where it stopped. */
 struct llm_task {
 	const char *task_id;
+	const char *label;             /* usage.json's label; may be NULL */
 	const char *model;             /* NULL: the execution model */
 	const char *system, *prompt;
 	const char *const *tools;      /* registry names the model may call */

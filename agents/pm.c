@@ -388,7 +388,8 @@ static void narrative(struct agent *a, cJSON *run)
 	struct narr n = { .a = a, .run = run, .last_ns = util_mono_ns() };
 	sbuf_init(&n.text);
 	sbuf_addstr(&n.text, "");
-	struct llm_task lt = { .task_id = tid, .model = s->model_orchestrator, .system = system,
+	struct llm_task lt = { .task_id = tid, .label = "narrative",
+			       .model = s->model_orchestrator, .system = system,
 			       .prompt = p.data, .on_text = narr_text, .ctx = &n };
 	decision(a, "narrative", NULL, "the orchestrator model %s writes the narrative of %s",
 		 s->model_orchestrator, jstr(run, "run_id"));

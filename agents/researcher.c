@@ -188,6 +188,8 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddStringToObject(t, "from", m->from);
 	if (m->correlation_id)
 		cJSON_AddStringToObject(t, "correlation_id", m->correlation_id);
+	if (jstr(c, "logical_task_id"))
+		cJSON_AddStringToObject(t, "logical_task_id", jstr(c, "logical_task_id"));
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(c, "window");
 	cJSON_AddItemToObject(t, "window", w ? cJSON_Duplicate(w, 1) : cJSON_CreateObject());
 	const char *deadline = jstr(c, "deadline");
@@ -722,7 +724,8 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 		sbuf_addf(&p, "- [%s] %s\n", jstr(f, "id") ? jstr(f, "id") : "?",
 			  jstr(f, "text") ? jstr(f, "text") : "");
 	struct llm_task lt = {
-		.task_id = task_msg, .system = system, .prompt = p.data, .all_tools = true,
+		.task_id = task_msg, .label = jstr(t, "logical_task_id"), .system = system,
+		.prompt = p.data, .all_tools = true,
 		.extra_tokens = (long)jnum(l, "extra_tokens", 0),
 		.extra_cost = jnum(l, "extra_cost_usd", 0),
 	};

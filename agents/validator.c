@@ -207,8 +207,8 @@ static cJSON *llm_review(struct agent *a, const struct msg *m, const cJSON *verd
 	char *system = xasprintf("You are %s, the validator of madf's weekly Asia/G10 FX report. "
 				 "You check claims against the authoritative sources through the "
 				 "tools. Never invent a figure.", a->name);
-	struct llm_task lt = { .task_id = m->id, .system = system, .prompt = p.data,
-			       .all_tools = true };
+	struct llm_task lt = { .task_id = m->id, .label = "validation", .system = system,
+			       .prompt = p.data, .all_tools = true };
 	enum llm_outcome o = llm_task_run(a, &lt);
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "notes", lt.text ? lt.text : "");

@@ -329,10 +329,10 @@ tasks = {t["task_id"]: t for t in st["tasks"]}
 m, n = tasks["USDJPY-market"], tasks["USDJPY-news"]
 mu = u["tasks"][m["current"]]
 nu = u["tasks"][n["current"]]
-print(m["status"], mu["status"], mu["calls"], mu["input_tokens"] + mu["output_tokens"],
+print(m["status"], mu["status"], mu["calls"], mu["input_tokens"] + mu["output_tokens"], mu["label"],
       n["status"], nu["status"], nu["calls"])' "$D3/llm/usage.json" "$D3/state/product_manager-state.json" "$RID")
 eq "budget: the approved task resumed its conversation to the end; the cancelled one stopped" "$out" \
-	"done done 2 1107 cancelled awaiting_approval 1"
+	"done done 2 1107 USDJPY-market cancelled awaiting_approval 1"
 has "budget: the approval is in the product_manager's decisions" \
 	"$(cat "$L3"/agents/product_manager/decisions/*.jsonl)" '"event":"approve_budget"'
 set -- $(every_message_valid "$D3")

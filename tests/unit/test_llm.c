@@ -395,11 +395,12 @@ static void test_usage_file(void **state)
 	assert_non_null(mkdtemp(dir));
 	struct llm_usage d1 = { 1, 100, 10, 0.5 }, d2 = { 1, 200, 20, 0.25 };
 	char *err = NULL;
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", &d1, NULL, &err), 0);
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t2", &d2, NULL, &err), 0);
-	assert_int_equal(llm_usage_record(dir, "validator_agent", "t3", &d2, "done", &err), 0);
+	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", "USDJPY-market", &d1, NULL,
+					  &err), 0);
+	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t2", NULL, &d2, NULL, &err), 0);
+	assert_int_equal(llm_usage_record(dir, "validator_agent", "t3", NULL, &d2, "done", &err), 0);
 	static const struct llm_usage zero;
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", &zero,
+	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", NULL, &zero,
 					  "awaiting_approval", &err), 0);
 	char *path = xasprintf("%s/llm/usage.json", dir), *buf;
 	size_t len;
@@ -416,6 +417,7 @@ static void test_usage_file(void **state)
 	cJSON *t1 = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "tasks"), "t1");
 	assert_string_equal(jstr(t1, "agent"), "research_agent_1");
 	assert_string_equal(jstr(t1, "status"), "awaiting_approval");
+	assert_string_equal(jstr(t1, "label"), "USDJPY-market");
 	llm_usage_from_json(t1, &u);
 	assert_int_equal(u.input_tokens, 100);
 	assert_string_equal(jstr(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "tasks"), "t2"),
@@ -425,7 +427,7 @@ static void test_usage_file(void **state)
 	FILE *f = fopen(path, "w");
 	fputs("{broken", f);
 	fclose(f);
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", &d1, NULL, &err), -1);
+	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", NULL, &d1, NULL, &err), -1);
 	assert_non_null(strstr(err, "corrupt"));
 	free(err);
 	assert_int_equal(util_read_file(path, 1 << 20, &buf, &len, NULL), 0);
