@@ -605,7 +605,7 @@ static struct offered *offer_tools(struct agent *a, const struct llm_task *t, si
 	return o;
 }
 
-/* One model call on a private loop; false when env->stop ended it. */
+/* One model call on a private http_multi, polled here; env->stop cancels it. */
 static void call_model(struct agent *a, const struct llm_config *cfg,
 		       const struct llm_request *req, struct turn *turn, char **err)
 {
