@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agents/learning.h"
+#include "agents/llm_agent.h"
 #include "agents/market.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
@@ -323,11 +324,102 @@ static void send_draft(struct agent *a, cJSON *run, bool final)
 		   jstr(run, "run_id"), final ? PRIO_HIGH : PRIO_LOW, NULL, NULL);
 }
 
+/* LLM mode: the orchestrator model writes the narrative (an executive
+ * summary from the compiled findings), streamed into the draft. */
+struct narr {
+	struct agent *a;
+	cJSON *run;
+	struct sbuf text;
+	int64_t last_ns;
+};
+
+#define NARRATIVE_DRAFT_NS (500LL * 1000000)
+
+static void narr_text(void *ctx, const char *text, size_t len)
+{
+	struct narr *n = ctx;
+	sbuf_add(&n->text, text, len);
+	int64_t now = util_mono_ns();
+	if (now - n->last_ns < NARRATIVE_DRAFT_NS)
+		return;
+	n->last_ns = now;
+	jset_str(jobj(n->run, "narrative"), "text", n->text.data);
+	send_draft(n->a, n->run, false);
+}
+
+static void narrative(struct agent *a, cJSON *run)
+{
+	const struct llm_settings *s = a->env->llm;
+	if (!s)
+		return; /* deterministic mode: no narrative section */
+	cJSON *nv = jobj(run, "narrative");
+	if ((jstr(nv, "status") && !strcmp(jstr(nv, "status"), "done")))
+		return;
+	struct sbuf p;
+	sbuf_init(&p);
+	const cJSON *w = cJSON_GetObjectItem(run, "window");
+	sbuf_addf(&p, "Write the executive summary (two short paragraphs, at most 150 words) of "
+		  "the weekly Asia/G10 FX report %s for the window %s to %s, from these compiled "
+		  "findings only. Quote figures exactly as given; never invent one.\n",
+		  jstr(run, "run_id"), jstr(w, "start"), jstr(w, "end"));
+	const cJSON *mk;
+	cJSON_ArrayForEach(mk, cJSON_GetObjectItem(run, "market"))
+		sbuf_addf(&p, "- %s: %.6g on %s to %.6g on %s, %+.2f%%\n", mk->string,
+			  jnum(cJSON_GetObjectItem(mk, "start"), "close", NAN),
+			  jstr(cJSON_GetObjectItem(mk, "start"), "date"),
+			  jnum(cJSON_GetObjectItem(mk, "end"), "close", NAN),
+			  jstr(cJSON_GetObjectItem(mk, "end"), "date"), jnum(mk, "change_pct", NAN));
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings"))
+		sbuf_addf(&p, "- [%s, %s] %s\n", jstr(f, "id"), jstr(f, "verdict"), jstr(f, "text"));
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (jstr(t, "analysis") && *jstr(t, "analysis"))
+			sbuf_addf(&p, "- analysis of %s by %s: %s\n", jstr(t, "task_id"),
+				  jstr(t, "done_by") ? jstr(t, "done_by") : "?", jstr(t, "analysis"));
+	char *system = xasprintf("You are %s, the orchestrator of madf's weekly Asia/G10 FX "
+				 "report. You write for portfolio managers: plain, exact, brief.",
+				 a->name);
+	char *tid = xasprintf("%s-narrative", jstr(run, "run_id"));
+	jset_str(nv, "status", "streaming");
+	jset_str(nv, "provider", s->provider_name);
+	jset_str(nv, "model", s->model_orchestrator);
+	jset_str(nv, "text", "");
+	struct narr n = { .a = a, .run = run, .last_ns = util_mono_ns() };
+	sbuf_init(&n.text);
+	sbuf_addstr(&n.text, "");
+	struct llm_task lt = { .task_id = tid, .label = "narrative",
+			       .model = s->model_orchestrator, .system = system,
+			       .prompt = p.data, .on_text = narr_text, .ctx = &n };
+	decision(a, "narrative", NULL, "the orchestrator model %s writes the narrative of %s",
+		 s->model_orchestrator, jstr(run, "run_id"));
+	enum llm_outcome o = llm_task_run(a, &lt);
+	jset_str(nv, "text", o == LLM_RUN_DONE && lt.text ? lt.text : n.text.data);
+	jset_str(nv, "status", o == LLM_RUN_DONE ? "done" :
+		 o == LLM_RUN_PAUSED ? "skipped_budget" : "failed");
+	cJSON_DeleteItemFromObjectCaseSensitive(nv, "usage");
+	cJSON_AddItemToObject(nv, "usage", llm_usage_json(&lt.used));
+	if (o != LLM_RUN_DONE) {
+		char *warn = xasprintf("the narrative is %s: %s",
+				       o == LLM_RUN_PAUSED ? "skipped" : "incomplete",
+				       lt.error ? lt.error : "no answer");
+		cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(warn));
+		free(warn);
+	}
+	llm_task_release(&lt);
+	sbuf_release(&n.text);
+	sbuf_release(&p);
+	free(system);
+	free(tid);
+	save(a);
+}
+
 static void compile(struct agent *a, cJSON *run)
 {
 	jset_str(run, "status", "reporting");
 	decision(a, "compile_report", NULL, "compiling the report of %s", jstr(run, "run_id"));
 	save(a);
+	narrative(a, run);
 	send_draft(a, run, true);
 }
 
@@ -485,6 +577,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 	cJSON_AddArrayToObject(run, "warnings");
 	cJSON_AddObjectToObject(run, "messages");
 	cJSON_AddObjectToObject(run, "validation");
+	cJSON_AddItemToObject(run, "llm", llm_settings_manifest(a->env->llm));
 	cJSON *tasks = cJSON_AddArrayToObject(run, "tasks");
 	static const char *const kinds[] = { "market", "news" };
 	const char *who[2];
@@ -505,6 +598,9 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 		}
 	}
 	note_message(run, m);
+	char *mode = llm_settings_describe(a->env->llm);
+	decision(a, "mode", NULL, "run %s in %s", run_id, mode);
+	free(mode);
 	decision(a, "run_started", NULL, "run %s: %d pairs, %d tasks, window %s..%s", run_id,
 		 cJSON_GetArraySize(cJSON_GetObjectItem(run, "pairs")), cJSON_GetArraySize(tasks),
 		 jstr(cJSON_GetObjectItem(run, "window"), "start"),
@@ -657,6 +753,13 @@ static void on_result(struct agent *a, const struct msg *m, cJSON *run, cJSON *t
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(c, "warnings"))
 		if (cJSON_IsString(w))
 			cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(w->valuestring));
+	if (jstr(c, "analysis"))
+		jset_str(t, "analysis", jstr(c, "analysis"));
+	const cJSON *lu = cJSON_GetObjectItem(cJSON_GetObjectItem(c, "llm"), "usage");
+	if (lu) {
+		cJSON_DeleteItemFromObjectCaseSensitive(t, "llm_usage");
+		cJSON_AddItemToObject(t, "llm_usage", cJSON_Duplicate(lu, 1));
+	}
 	jset_str(t, "status", "done");
 	jset_str(t, "result_message_id", m->id);
 	jset_str(t, "done_by", m->from);
@@ -696,6 +799,11 @@ static void on_validation(struct agent *a, const struct msg *m, cJSON *run)
 	cJSON_DeleteItemFromObjectCaseSensitive(run, "issues");
 	cJSON_AddItemToObject(run, "issues",
 			      cJSON_Duplicate(cJSON_GetObjectItem(m->content, "issues_found"), 1));
+	const cJSON *rv = cJSON_GetObjectItem(m->content, "llm_review");
+	if (cJSON_IsObject(rv)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(v, "llm_review");
+		cJSON_AddItemToObject(v, "llm_review", cJSON_Duplicate(rv, 1));
+	}
 	jset_str(v, "status", "done");
 	jset_str(v, "message_id", m->id);
 	jset_num(v, "overall_confidence", jnum(m->content, "overall_confidence", 0));
@@ -866,6 +974,31 @@ static void on_control(struct agent *a, const struct msg *m)
 		save(a);
 		if (cancel)
 			maybe_validate(a, run);
+	} else if (!strcmp(action, "approve_budget")) {
+		if (strcmp(st, "awaiting_approval")) {
+			decision(a, "control_refused", task_id, "approve_budget of %s refused: the task "
+				 "is %s, not awaiting approval", task_id, st);
+			free(reason);
+			return;
+		}
+		cJSON *ac = wf_control_content("approve_budget", jstr(run, "run_id"), task_id, NULL,
+					       NULL);
+		cJSON_ReplaceItemInObject(ac, "task_type", cJSON_CreateString(LLM_TASK_APPROVE));
+		cJSON_AddStringToObject(ac, "approve_id", jstr(t, "current"));
+		const cJSON *xt = cJSON_GetObjectItem(c, "extra_tokens");
+		const cJSON *xc = cJSON_GetObjectItem(c, "extra_cost_usd");
+		if (cJSON_IsNumber(xt) && xt->valuedouble >= 0)
+			cJSON_AddNumberToObject(ac, "extra_tokens", xt->valuedouble);
+		if (cJSON_IsNumber(xc) && xc->valuedouble >= 0)
+			cJSON_AddNumberToObject(ac, "extra_cost_usd", xc->valuedouble);
+		jset_str(t, "status", "accepted");
+		jset_num(t, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+		cJSON_DeleteItemFromObjectCaseSensitive(t, "paused_because");
+		decision(a, "approve_budget", task_id, "%s: %s resumes on %s%s", reason, task_id,
+			 who ? who : "?", cJSON_IsNumber(xt) ? " with extra tokens" : "");
+		save(a);
+		agent_send(a, who, MSG_TASK_ASSIGNMENT, ac, NULL, jstr(t, "current"), task_id,
+			   PRIO_URGENT, NULL, NULL);
 	} else if (!strcmp(action, "priority")) {
 		const char *p = jstr(c, "priority");
 		if (!p || msg_priority_from_name(p) < 0) {
@@ -959,7 +1092,30 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 	case MSG_TASK_PROGRESS:
 		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
 		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
-		    strcmp(jstr(t, "status"), "done") && strcmp(jstr(t, "status"), "failed")) {
+		    !terminal(jstr(t, "status")) && strcmp(jstr(t, "status"), "held") &&
+		    jstr(m->content, "status") &&
+		    !strcmp(jstr(m->content, "status"), "awaiting_approval")) {
+			/* The task's LLM budget is spent: it waits for the operator,
+			 * with no deadline, neither reassigned nor failed. */
+			jset_str(t, "status", "awaiting_approval");
+			jset_num(t, "deadline_ns", 0);
+			jset_num(t, "progress", jnum(m->content, "percent_complete", 0));
+			jset_str(t, "paused_because", jstr(m->content, "current_step"));
+			const cJSON *lu = cJSON_GetObjectItem(m->content, "llm_usage");
+			if (lu) {
+				cJSON_DeleteItemFromObjectCaseSensitive(t, "llm_usage");
+				cJSON_AddItemToObject(t, "llm_usage", cJSON_Duplicate(lu, 1));
+			}
+			note_message(run, m);
+			decision(a, "awaiting_approval", jstr(t, "task_id"),
+				 "%s paused by %s: %s; approve_budget resumes it, cancel drops it",
+				 jstr(t, "task_id"), m->from, jstr(m->content, "current_step"));
+			save(a);
+			send_draft(a, run, false);
+		} else if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
+		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
+		    strcmp(jstr(t, "status"), "done") && strcmp(jstr(t, "status"), "failed") &&
+		    strcmp(jstr(t, "status"), "awaiting_approval")) {
 			/* Advisory: not worth a state write; the next save
 			 * carries it, and the result settles it anyway. */
 			jset_str(t, "status", "in_progress");
@@ -1023,7 +1179,7 @@ static int64_t pm_tick(struct agent *a)
 		cJSON *t;
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 			const char *s = jstr(t, "status");
-			if (terminal(s) || !strcmp(s, "held"))
+			if (terminal(s) || !strcmp(s, "held") || !strcmp(s, "awaiting_approval"))
 				continue;
 			int64_t dl = (int64_t)jnum(t, "deadline_ns", 0);
 			if (dl && now > dl) {

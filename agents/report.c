@@ -751,6 +751,44 @@ static void md_summary(struct md *m)
 	add(m, "\n\n");
 }
 
+/* Narrative (LLM mode): the orchestrator model's summary, streamed into
+ * the draft as it is written. Absent in deterministic mode. */
+static void md_narrative(struct md *m)
+{
+	const cJSON *n = jget(m->run, "narrative");
+	const char *text = jstr(n, "text"), *st = jstr(n, "status");
+	if (!cJSON_IsObject(n))
+		return;
+	heading(m, "Narrative");
+	add(m, "_Written by the orchestrator model ");
+	put(m, jstr(n, "model"), "?");
+	add(m, " (");
+	put(m, jstr(n, "provider"), "?");
+	add(m, ") from the compiled findings; every figure in the tables below is computed "
+	       "from the data._\n\n");
+	if (!text || !*text) {
+		if (st && !strcmp(st, "streaming") && !m->final)
+			add(m, "_being written_\n\n");
+		else
+			missing(m);
+		return;
+	}
+	/* One paragraph per line of text, each escaped as a block. */
+	char *copy = util_sanitize(text, strlen(text), true);
+	char *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ')
+			line++;
+		if (!*line)
+			continue;
+		put_lead(m, line, "");
+		add(m, "\n\n");
+	}
+	free(copy);
+	if (st && !strcmp(st, "streaming") && !m->final)
+		add(m, "_(still being written)_\n\n");
+}
+
 /* Pairs table. */
 
 static void cell_price(struct md *m, const cJSON *f, const char *k)
@@ -1281,6 +1319,7 @@ char *report_markdown(const cJSON *run, bool final)
 	m.final = final;
 	md_title(&m);
 	md_summary(&m);
+	md_narrative(&m);
 	md_pairs(&m);
 	md_events(&m);
 	md_findings(&m);
@@ -1375,6 +1414,31 @@ cJSON *report_json(const cJSON *run)
 	cJSON_AddItemToObject(o, "warnings", all_warnings(run, true));
 	add_copy(o, "validation", jget(run, "validation"));
 	add_copy(o, "sources", jget(run, "sources"));
+	if (jget(run, "narrative")) {
+		const cJSON *n = jget(run, "narrative");
+		cJSON *no = cJSON_AddObjectToObject(o, "narrative");
+		static const char *const nk[] = { "text", "status", "provider", "model", "usage" };
+		for (size_t i = 0; i < ARRAY_SIZE(nk); i++)
+			add_copy(no, nk[i], jget(n, nk[i]));
+	}
+	if (jget(run, "llm")) {
+		/* What produced the report: the mode and the models, no key. */
+		cJSON *mf = cJSON_AddObjectToObject(o, "manifest");
+		const cJSON *l = jget(run, "llm");
+		static const char *const mk[] = { "mode", "provider", "models" };
+		for (size_t i = 0; i < ARRAY_SIZE(mk); i++)
+			if (jget(l, mk[i]))
+				add_copy(mf, mk[i], jget(l, mk[i]));
+		const cJSON *t;
+		cJSON *tu = cJSON_CreateObject();
+		cJSON_ArrayForEach(t, jget(run, "tasks"))
+			if (jget(t, "llm_usage") && jstr(t, "task_id"))
+				add_copy(tu, jstr(t, "task_id"), jget(t, "llm_usage"));
+		if (tu->child)
+			cJSON_AddItemToObject(mf, "task_usage", tu);
+		else
+			cJSON_Delete(tu);
+	}
 	cJSON_AddBoolToObject(o, "complete", run_complete(run));
 	return o;
 }

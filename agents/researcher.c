@@ -11,6 +11,7 @@
 
 #include "agents/analytics.h"
 #include "agents/data_tools.h"
+#include "agents/llm_agent.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
@@ -96,6 +97,43 @@ static void send_error(struct agent *a, const char *to, const char *task_msg,
 	a->errors_today++;
 }
 
+/* The operator approved more budget for a paused task: it is queued
+ * again and resumes its conversation with the model. */
+static void approve(struct agent *a, const struct msg *m)
+{
+	const char *id = jstr(m->content, "approve_id");
+	cJSON *t = id ? cJSON_GetObjectItem(tasks_of(a), id) : NULL;
+	const char *st = t ? jstr(t, "status") : NULL;
+	if (!st || strcmp(st, "awaiting_approval")) {
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
+			  "budget approval for %s ignored: the task is %s", id ? id : "?",
+			  st ? st : "unknown to this agent");
+		return;
+	}
+	const struct llm_settings *s = a->env->llm;
+	double xt = jnum(m->content, "extra_tokens", -1), xc = jnum(m->content, "extra_cost_usd", -1);
+	if (xt < 0)
+		xt = s && s->token_budget > 0 ? (double)s->token_budget : 0;
+	if (xc < 0)
+		xc = s && s->cost_budget > 0 ? s->cost_budget : 0;
+	cJSON *l = cJSON_GetObjectItem(t, "llm");
+	if (!cJSON_IsObject(l)) {
+		cJSON_DeleteItemFromObject(t, "llm");
+		l = cJSON_AddObjectToObject(t, "llm");
+	}
+	double et = jnum(l, "extra_tokens", 0) + xt, ec = jnum(l, "extra_cost_usd", 0) + xc;
+	cJSON_DeleteItemFromObject(l, "extra_tokens");
+	cJSON_DeleteItemFromObject(l, "extra_cost_usd");
+	cJSON_AddNumberToObject(l, "extra_tokens", et);
+	cJSON_AddNumberToObject(l, "extra_cost_usd", ec);
+	cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("queued"));
+	task_touch(a, t);
+	agent_save_state(a, NULL);
+	a->active_tasks = queued_count(tasks_of(a));
+	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
+		  "%s resumes: %s approved %.0f more tokens and $%.4f", id, m->from, xt, xc);
+}
+
 static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
@@ -117,7 +155,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		const char *st = t ? jstr(t, "status") : NULL;
 		char was[32];
 		snprintf(was, sizeof(was), "%s", st ? st : "unknown to this agent");
-		if (st && !strcmp(st, "queued")) {
+		if (st && (!strcmp(st, "queued") || !strcmp(st, "awaiting_approval"))) {
 			/* replaces (frees) st */
 			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("cancelled"));
 			task_touch(a, t);
@@ -126,6 +164,10 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
 			  "%s cancelled by %s (was %s)", id ? id : "?", m->from, was);
 		a->active_tasks = queued_count(tasks);
+		return AGENT_DONE;
+	}
+	if (kind && !strcmp(kind, LLM_TASK_APPROVE)) {
+		approve(a, m);
 		return AGENT_DONE;
 	}
 	if (cJSON_GetObjectItem(tasks, m->id)) {
@@ -146,6 +188,8 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddStringToObject(t, "from", m->from);
 	if (m->correlation_id)
 		cJSON_AddStringToObject(t, "correlation_id", m->correlation_id);
+	if (jstr(c, "logical_task_id"))
+		cJSON_AddStringToObject(t, "logical_task_id", jstr(c, "logical_task_id"));
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(c, "window");
 	cJSON_AddItemToObject(t, "window", w ? cJSON_Duplicate(w, 1) : cJSON_CreateObject());
 	const char *deadline = jstr(c, "deadline");
@@ -645,6 +689,85 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 	return 0;
 }
 
+/* LLM mode: the execution model looks at the data through the tools and
+ * writes a short analysis; the figures and findings stay those computed
+ * from the data. Returns the outcome; *extra gets the result's fields
+ * ("analysis", "llm") when the task goes on. The conversation, the
+ * task's usage and approved extras live in t's "llm" (the state). */
+static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSON *t,
+				     const char *kind, const char *pair, const char *s0,
+				     const char *s1, const cJSON *findings, cJSON *warnings,
+				     cJSON **extra)
+{
+	const struct llm_settings *s = a->env->llm;
+	bool market = !strcmp(kind, WF_TASK_MARKET);
+	cJSON *l = cJSON_GetObjectItem(t, "llm");
+	if (!cJSON_IsObject(l)) {
+		cJSON_DeleteItemFromObject(t, "llm");
+		l = cJSON_AddObjectToObject(t, "llm");
+	}
+	char *system = xasprintf(
+		"You are %s, a %s research agent of madf, the weekly Asia/G10 FX report. "
+		"Use the tools to look at the data yourself, then answer with a short analysis "
+		"(at most 120 words) of %s over the window. Quote only figures that the tools "
+		"returned or the findings state; never invent a number.", a->name,
+		market ? "market-data" : "news", pair);
+	struct sbuf p;
+	sbuf_init(&p);
+	sbuf_addf(&p, "Task %s: %s for pair %s, window %s to %s.\n", task_msg, kind, pair, s0, s1);
+	sbuf_addf(&p, "Suggested tool calls: fx_rates with {\"pair\": \"%s\", \"start\": \"%s\", "
+		  "\"end\": \"%s\"}%s.\n", pair, s0, s1,
+		  market ? "" : "; news_search with the same start and end");
+	sbuf_addstr(&p, "Findings computed from the data:\n");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, findings)
+		sbuf_addf(&p, "- [%s] %s\n", jstr(f, "id") ? jstr(f, "id") : "?",
+			  jstr(f, "text") ? jstr(f, "text") : "");
+	struct llm_task lt = {
+		.task_id = task_msg, .label = jstr(t, "logical_task_id"), .system = system,
+		.prompt = p.data, .all_tools = true,
+		.extra_tokens = (long)jnum(l, "extra_tokens", 0),
+		.extra_cost = jnum(l, "extra_cost_usd", 0),
+	};
+	llm_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
+	cJSON *conv = cJSON_DetachItemFromObject(l, "conversation");
+	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
+	if (!lt.conversation)
+		cJSON_Delete(conv);
+	enum llm_outcome o = llm_task_run(a, &lt);
+	cJSON_DeleteItemFromObject(l, "usage");
+	cJSON_AddItemToObject(l, "usage", llm_usage_json(&lt.used));
+	if (o == LLM_RUN_PAUSED) {
+		/* Kept for the resume. */
+		cJSON_AddItemToObject(l, "conversation", lt.conversation);
+		lt.conversation = NULL;
+		cJSON_DeleteItemFromObject(l, "paused_because");
+		cJSON_AddStringToObject(l, "paused_because", lt.error ? lt.error : "budget reached");
+	} else {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "analysis", lt.text ? lt.text : "");
+		cJSON *info = cJSON_AddObjectToObject(x, "llm");
+		cJSON_AddStringToObject(info, "provider", s->provider_name);
+		cJSON_AddStringToObject(info, "model", s->model_execution);
+		cJSON_AddStringToObject(info, "outcome", llm_outcome_name(o));
+		cJSON_AddNumberToObject(info, "steps", lt.steps);
+		cJSON_AddItemToObject(info, "usage", llm_usage_json(&lt.used));
+		if (o != LLM_RUN_DONE) {
+			char *w = xasprintf("%s: the model's analysis is %s: %s", pair,
+					    o == LLM_RUN_STEP_LIMIT ? "incomplete" : "unavailable",
+					    lt.error ? lt.error : "no answer");
+			cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
+			cJSON_AddStringToObject(info, "error", lt.error ? lt.error : "");
+			free(w);
+		}
+		*extra = x;
+	}
+	llm_task_release(&lt);
+	sbuf_release(&p);
+	free(system);
+	return o;
+}
+
 /* Works one queued task to its research_result. */
 static void work(struct agent *a, const char *task_msg, cJSON *t)
 {
@@ -672,6 +795,33 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 				    &fresh, &conf, &err) :
 			work_news(a, pair, ws, we, raw, findings, sources, warnings, &points,
 				  &conf, &err);
+	}
+	cJSON *extra = NULL;
+	if (r == 0 && a->env->llm) {
+		progress(a, task_msg, to, corr, 50, "the model's analysis");
+		if (llm_analysis(a, task_msg, t, kind, pair, s0, s1, findings, warnings,
+				 &extra) == LLM_RUN_PAUSED) {
+			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("awaiting_approval"));
+			task_touch(a, t);
+			const cJSON *l = cJSON_GetObjectItem(t, "llm");
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "task_id", task_msg);
+			cJSON_AddNumberToObject(c, "percent_complete", 50);
+			char *step = xasprintf("awaiting the operator's approval: %s",
+					       jstr(l, "paused_because"));
+			cJSON_AddStringToObject(c, "current_step", step);
+			free(step);
+			cJSON_AddStringToObject(c, "status", "awaiting_approval");
+			cJSON_AddItemToObject(c, "llm_usage",
+					      cJSON_Duplicate(cJSON_GetObjectItem(l, "usage"), 1));
+			agent_send(a, to, MSG_TASK_PROGRESS, c, NULL, task_msg, corr, PRIO_HIGH, NULL,
+				   NULL);
+			cJSON_Delete(raw);
+			cJSON_Delete(findings);
+			cJSON_Delete(sources);
+			cJSON_Delete(warnings);
+			return;
+		}
 	}
 	cJSON_DeleteItemFromObject(t, "status");
 	task_touch(a, t);
@@ -703,6 +853,14 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	cJSON_AddNumberToObject(c, "confidence_score", conf);
 	cJSON_AddNumberToObject(c, "data_freshness_hours", fresh < 0 ? 0 : fresh);
 	cJSON_AddItemToObject(c, "warnings", warnings);
+	if (extra) {
+		/* LLM mode: the analysis and the usage, beside the schema's fields. */
+		while (extra->child) {
+			cJSON *x = cJSON_DetachItemViaPointer(extra, extra->child);
+			cJSON_AddItemToObject(c, x->string, x);
+		}
+		cJSON_Delete(extra);
+	}
 	char id[MSG_ID_MAX + 1] = "";
 	if (a->fault == FAULT_MALFORMED) {
 		/* An out-of-range confidence: the receiver's validation fails. */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agents/llm_agent.h"
 #include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
@@ -68,6 +69,7 @@ void agent_env_release(struct agent_env *e)
 	free(e->report_dir);
 	for (size_t i = 0; i < e->nfaults; i++)
 		free(e->faults[i]);
+	llm_settings_free(&e->llm);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -33,6 +33,8 @@ enum agent_fault {
 };
 int agent_fault_from_name(const char *s); /* -1 if unknown */
 
+struct llm_settings;
+
 /* Shared by every agent of one process. */
 struct agent_env {
 	struct bus_config bcfg;     /* copied per agent */
@@ -49,6 +51,8 @@ struct agent_env {
 	char *faults[16];           /* "agent:kind" */
 	size_t nfaults;
 	struct data_store *data;    /* see agents/data_tools.h */
+	struct llm_settings *llm;   /* LLM mode (agents/llm_agent.h); NULL:
+				       the deterministic agents */
 };
 void agent_env_init(struct agent_env *e, const char *data_dir, const char *log_dir);
 void agent_env_release(struct agent_env *e);
@@ -56,6 +60,7 @@ enum agent_fault agent_env_fault(const struct agent_env *e, const char *agent);
 
 struct agent;
 struct data_store;
+struct llm_settings;
 
 struct agent_role {
 	const char *name;

@@ -9,6 +9,7 @@
 
 #include "agents/analytics.h"
 #include "agents/data_tools.h"
+#include "agents/llm_agent.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
@@ -175,6 +176,56 @@ static const char *check_news(struct agent *a, const cJSON *f, cJSON *issues, ch
 	return v;
 }
 
+/* LLM mode: after the deterministic checks, the execution model reviews
+ * the claims with the tools; its notes join the result as "llm_review".
+ * A validation is not paused: at the budget, the review is skipped. */
+static cJSON *llm_review(struct agent *a, const struct msg *m, const cJSON *verdicts)
+{
+	const struct llm_settings *s = a->env->llm;
+	struct sbuf p;
+	sbuf_init(&p);
+	sbuf_addf(&p, "Validation %s. The findings below were checked against the sources; "
+		  "review the claims, use the tools to look again where a verdict seems weak, and "
+		  "answer with short notes (at most 120 words).\n", m->id);
+	const cJSON *f, *vd;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(m->content, "findings")) {
+		const char *id = jstr(f, "id");
+		const char *v = "unchecked", *why = "";
+		cJSON_ArrayForEach(vd, verdicts)
+			if (id && jstr(vd, "finding_id") && !strcmp(jstr(vd, "finding_id"), id)) {
+				v = jstr(vd, "verdict");
+				why = jstr(vd, "reason");
+			}
+		const cJSON *d = cJSON_GetObjectItem(f, "data");
+		sbuf_addf(&p, "- [%s] %s (pair %s, window %s to %s) verdict: %s, %s\n", id ? id : "?",
+			  jstr(f, "text") ? jstr(f, "text") : "", jstr(f, "pair") ? jstr(f, "pair") : "?",
+			  jstr(d, "start_date") ? jstr(d, "start_date") :
+			  jstr(d, "window_start") ? jstr(d, "window_start") : "?",
+			  jstr(d, "end_date") ? jstr(d, "end_date") :
+			  jstr(d, "window_end") ? jstr(d, "window_end") : "?", v, why);
+	}
+	char *system = xasprintf("You are %s, the validator of madf's weekly Asia/G10 FX report. "
+				 "You check claims against the authoritative sources through the "
+				 "tools. Never invent a figure.", a->name);
+	struct llm_task lt = { .task_id = m->id, .label = "validation", .system = system,
+			       .prompt = p.data, .all_tools = true };
+	enum llm_outcome o = llm_task_run(a, &lt);
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "notes", lt.text ? lt.text : "");
+	cJSON_AddStringToObject(r, "provider", s->provider_name);
+	cJSON_AddStringToObject(r, "model", s->model_execution);
+	cJSON_AddStringToObject(r, "outcome", o == LLM_RUN_PAUSED ? "skipped_budget" :
+				llm_outcome_name(o));
+	cJSON_AddNumberToObject(r, "steps", lt.steps);
+	cJSON_AddItemToObject(r, "usage", llm_usage_json(&lt.used));
+	if (o != LLM_RUN_DONE)
+		cJSON_AddStringToObject(r, "error", lt.error ? lt.error : "");
+	llm_task_release(&lt);
+	free(system);
+	sbuf_release(&p);
+	return r;
+}
+
 static int validator_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
@@ -284,6 +335,8 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddItemToArray(sc, cJSON_CreateString(a->env->news_source));
 	cJSON_AddItemToArray(sc, cJSON_CreateString(a->env->market_source));
 	cJSON_AddItemToObject(c, "verdicts", verdicts);
+	if (a->env->llm)
+		cJSON_AddItemToObject(c, "llm_review", llm_review(a, m, verdicts));
 	if (a->fault == FAULT_MALFORMED) {
 		cJSON_DeleteItemFromObject(c, "overall_confidence");
 		cJSON_AddNumberToObject(c, "overall_confidence", -3);

@@ -122,6 +122,141 @@ static void llm_finish(struct llm_call *c, long status)
 
 /* --- request bodies ------------------------------------------------------ */
 
+int llm_tool_name_ok(const char *name)
+{
+	size_t n = 0;
+	for (; name[n]; n++)
+		if (!isalnum((unsigned char)name[n]) && name[n] != '_' && name[n] != '-')
+			return 0;
+	return n >= 1 && n <= 64;
+}
+
+void llm_tool_name(const char *name, char out[65])
+{
+	size_t n = 0;
+	for (; name && name[n] && n < 64; n++) {
+		unsigned char c = (unsigned char)name[n];
+		out[n] = (char)(isalnum(c) || c == '-' ? c : '_');
+	}
+	if (n == 0)
+		out[n++] = '_';
+	out[n] = '\0';
+}
+
+/* A tool call's arguments as a JSON object (a new one), or NULL. */
+static cJSON *llm_args_object(const char *args)
+{
+	if (!args || !*args)
+		return cJSON_CreateObject();
+	cJSON *j = cJSON_Parse(args);
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* One message in the provider's form: a new object to append, or NULL
+ * when it went into an earlier one (Anthropic's tool results) or on error
+ * (*why set). */
+static cJSON *llm_message_json(enum llm_provider provider, const struct llm_message *lm,
+			       cJSON **results, cJSON *msgs, char **why)
+{
+	const char *role = lm->role ? lm->role : "";
+	bool tool = !strcmp(role, "tool"), asst = !strcmp(role, "assistant");
+	if (!tool && !asst && strcmp(role, "user")) {
+		*why = xstrdup("role must be user, assistant or tool");
+		return NULL;
+	}
+	if ((!asst || !lm->ntool_calls) && !lm->content) {
+		*why = xstrdup("no content");
+		return NULL;
+	}
+	if (tool && (!lm->tool_call_id || !*lm->tool_call_id)) {
+		*why = xstrdup("a tool result needs the tool_call_id it answers");
+		return NULL;
+	}
+	if (lm->ntool_calls && !asst) {
+		*why = xstrdup("only an assistant turn makes tool calls");
+		return NULL;
+	}
+	if (tool && provider == LLM_ANTHROPIC) {
+		cJSON *last = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1);
+		cJSON *m = NULL;
+		if (!*results || last != *results) {
+			m = cJSON_CreateObject();
+			cJSON_AddStringToObject(m, "role", "user");
+			cJSON_AddArrayToObject(m, "content");
+			*results = m;
+		}
+		cJSON *b = cJSON_CreateObject();
+		cJSON_AddStringToObject(b, "type", "tool_result");
+		cJSON_AddStringToObject(b, "tool_use_id", lm->tool_call_id);
+		cJSON_AddStringToObject(b, "content", lm->content);
+		cJSON_AddBoolToObject(b, "is_error", lm->is_error != 0);
+		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(*results, "content"), b);
+		return m;
+	}
+	*results = NULL;
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "role", role);
+	if (tool) {
+		cJSON_AddStringToObject(m, "tool_call_id", lm->tool_call_id);
+		cJSON_AddStringToObject(m, "content", lm->content);
+		return m;
+	}
+	if (!lm->ntool_calls) {
+		cJSON_AddStringToObject(m, "content", lm->content);
+		return m;
+	}
+	cJSON *blocks = NULL, *calls = NULL;
+	if (provider == LLM_ANTHROPIC) {
+		blocks = cJSON_AddArrayToObject(m, "content");
+		if (lm->content && *lm->content) {
+			cJSON *b = cJSON_CreateObject();
+			cJSON_AddStringToObject(b, "type", "text");
+			cJSON_AddStringToObject(b, "text", lm->content);
+			cJSON_AddItemToArray(blocks, b);
+		}
+	} else {
+		if (lm->content && *lm->content)
+			cJSON_AddStringToObject(m, "content", lm->content);
+		else
+			cJSON_AddNullToObject(m, "content");
+		calls = cJSON_AddArrayToObject(m, "tool_calls");
+	}
+	for (size_t k = 0; k < lm->ntool_calls; k++) {
+		const struct llm_tool_call *tc = &lm->tool_calls[k];
+		cJSON *args = llm_args_object(tc->arguments);
+		if (!tc->id || !*tc->id || !tc->name || !llm_tool_name_ok(tc->name) || !args) {
+			cJSON_Delete(args);
+			cJSON_Delete(m);
+			*why = xasprintf("tool call %zu needs an id, a valid name and JSON object "
+					 "arguments", k);
+			return NULL;
+		}
+		cJSON *c = cJSON_CreateObject();
+		if (provider == LLM_ANTHROPIC) {
+			cJSON_AddStringToObject(c, "type", "tool_use");
+			cJSON_AddStringToObject(c, "id", tc->id);
+			cJSON_AddStringToObject(c, "name", tc->name);
+			cJSON_AddItemToObject(c, "input", args);
+			cJSON_AddItemToArray(blocks, c);
+		} else {
+			cJSON_AddStringToObject(c, "id", tc->id);
+			cJSON_AddStringToObject(c, "type", "function");
+			cJSON *fn = cJSON_AddObjectToObject(c, "function");
+			cJSON_AddStringToObject(fn, "name", tc->name);
+			char *txt = cJSON_PrintUnformatted(args);
+			cJSON_AddStringToObject(fn, "arguments", txt ? txt : "{}");
+			free(txt);
+			cJSON_Delete(args);
+			cJSON_AddItemToArray(calls, c);
+		}
+	}
+	return m;
+}
+
 char *llm_request_body(enum llm_provider provider, const struct llm_request *req,
 		       char **err)
 {
@@ -156,18 +291,18 @@ char *llm_request_body(enum llm_provider provider, const struct llm_request *req
 		cJSON_AddStringToObject(m, "content", req->system);
 		cJSON_AddItemToArray(msgs, m);
 	}
+	cJSON *results = NULL; /* Anthropic: the user message collecting tool results */
 	for (size_t i = 0; i < req->nmessages; i++) {
-		const struct llm_message *lm = &req->messages[i];
-		if (!lm->role || (strcmp(lm->role, "user") && strcmp(lm->role, "assistant")) ||
-		    !lm->content) {
+		char *why = NULL;
+		cJSON *m = llm_message_json(provider, &req->messages[i], &results, msgs, &why);
+		if (why) {
 			cJSON_Delete(root);
-			err_set(err, "message %zu: role must be user or assistant, with content", i);
+			err_set(err, "message %zu: %s", i, why);
+			free(why);
 			return NULL;
 		}
-		cJSON *m = cJSON_CreateObject();
-		cJSON_AddStringToObject(m, "role", lm->role);
-		cJSON_AddStringToObject(m, "content", lm->content);
-		cJSON_AddItemToArray(msgs, m);
+		if (m)
+			cJSON_AddItemToArray(msgs, m);
 	}
 	if (req->ntools) {
 		cJSON *tools = cJSON_AddArrayToObject(root, "tools");
@@ -175,10 +310,11 @@ char *llm_request_body(enum llm_provider provider, const struct llm_request *req
 			const struct llm_tool *t = &req->tools[i];
 			const char *schema = t->input_schema ? t->input_schema : "{\"type\":\"object\"}";
 			cJSON *js = cJSON_Parse(schema);
-			if (!t->name || !*t->name || !cJSON_IsObject(js)) {
+			if (!t->name || !llm_tool_name_ok(t->name) || !cJSON_IsObject(js)) {
 				cJSON_Delete(js);
 				cJSON_Delete(root);
-				err_set(err, "tool %zu: a name and a JSON object schema are needed", i);
+				err_set(err, "tool %zu: a name matching [a-zA-Z0-9_-]{1,64} and a JSON "
+					"object schema are needed", i);
 				return NULL;
 			}
 			cJSON *tj = cJSON_CreateObject();

@@ -28,9 +28,25 @@ struct llm_config {
 	volatile sig_atomic_t *cancel; /* nonzero ends the call; may be NULL */
 };
 
+/* A tool call the model made, as sent back in a later request. */
+struct llm_tool_call {
+	const char *id;
+	const char *name;      /* as the model knows it (see llm_tool_name) */
+	const char *arguments; /* a JSON object as text; NULL or "": {} */
+};
+
+/* One turn of the conversation. "user": content. "assistant": content
+ * (may be NULL or "" when it made tool calls) and its tool_calls. "tool":
+ * the result (content) of the call tool_call_id, is_error when the tool
+ * failed. Anthropic gets consecutive "tool" turns as one user message of
+ * tool_result blocks, OpenAI as role "tool" messages. */
 struct llm_message {
-	const char *role;    /* "user" or "assistant" */
-	const char *content; /* text */
+	const char *role;
+	const char *content;
+	const struct llm_tool_call *tool_calls;
+	size_t ntool_calls;
+	const char *tool_call_id;
+	int is_error;
 };
 
 struct llm_tool {
@@ -79,6 +95,13 @@ struct llm_callbacks {
  * caller frees it. NULL with *err when the request is invalid. */
 char *llm_request_body(enum llm_provider provider, const struct llm_request *req,
 		       char **err);
+
+/* Whether name is a tool name both APIs accept: ^[a-zA-Z0-9_-]{1,64}$. */
+int llm_tool_name_ok(const char *name);
+/* A registry tool name (which may hold '.') as the APIs accept it: every
+ * other character becomes '_', cut to 64; out has 65 bytes. The mapping
+ * is not one to one: keep a table to map the model's calls back. */
+void llm_tool_name(const char *name, char out[65]);
 
 /* Starts a call on m; it progresses in http_multi_dispatch. Returns 0, or
  * -1 with *err (the request is invalid; on_done is not called). */

@@ -190,6 +190,23 @@ const char *tools_name(const struct tools *t, size_t i)
 	return s;
 }
 
+int tools_describe(struct tools *t, const char *name, char **description,
+		   char **input_schema, char **err)
+{
+	pthread_mutex_lock(t->mu);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tool *tl = t->v[i];
+		if (strcmp(tl->name, name))
+			continue;
+		*description = xstrdup(tl->description ? tl->description : "");
+		*input_schema = xstrdup(tl->input_schema ? tl->input_schema : "{\"type\":\"object\"}");
+		pthread_mutex_unlock(t->mu);
+		return 0;
+	}
+	pthread_mutex_unlock(t->mu);
+	return err_set(err, "unknown tool %s", name ? name : "");
+}
+
 static int key_cmp(const void *a, const void *b)
 {
 	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;

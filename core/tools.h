@@ -97,6 +97,13 @@ int tools_save_usage(struct tools *t, char **err);
 size_t tools_count(const struct tools *t);
 const char *tools_name(const struct tools *t, size_t i);
 
+/* The description and input schema (JSON text) of tool name, as new
+ * strings (caller frees; the defaults "" and {"type":"object"} when the
+ * tool gave none), for building a model's tool list. Returns 0, or -1
+ * with *err for an unknown tool. Thread-safe. */
+int tools_describe(struct tools *t, const char *name, char **description,
+		   char **input_schema, char **err);
+
 /* Canonical text of a JSON value: object keys sorted (byte order) at
  * every level, no whitespace. Caller frees; NULL when out of memory. */
 char *tools_canonical_json(const cJSON *j);

@@ -125,7 +125,7 @@ int cmd_ask(struct cli *cli, int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
-	struct llm_message msg = { "user", prompt };
+	struct llm_message msg = { .role = "user", .content = prompt };
 	struct llm_request req = {
 		.model = model,
 		.messages = &msg,

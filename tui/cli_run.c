@@ -11,6 +11,7 @@
 
 #include "agents/analytics.h"
 #include "agents/data_tools.h"
+#include "agents/llm_agent.h"
 #include "agents/market.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
@@ -87,8 +88,24 @@ static void show_progress(const cJSON *run, bool tty, char *last, size_t size)
 	int reassigned = cJSON_GetArraySize(cJSON_GetObjectItem(run, "failures"));
 	const char *st = run_status(run);
 	char line[256];
-	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d reassignments/failures",
-		 st, done, total, failed, reassigned);
+	int paused = count_tasks(run, "awaiting_approval");
+	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d reassignments/failures%s",
+		 st, done, total, failed, reassigned, paused ? ", awaiting approval: " : "");
+	if (paused) {
+		/* Which tasks wait for the operator (their LLM budget is spent). */
+		const cJSON *t;
+		bool first = true;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+			const cJSON *s = cJSON_GetObjectItem(t, "status");
+			const cJSON *id = cJSON_GetObjectItem(t, "task_id");
+			if (!cJSON_IsString(s) || strcmp(s->valuestring, "awaiting_approval") ||
+			    !cJSON_IsString(id))
+				continue;
+			size_t n = strlen(line);
+			snprintf(line + n, sizeof(line) - n, "%s%s", first ? "" : " ", id->valuestring);
+			first = false;
+		}
+	}
 	if (!strcmp(line, last))
 		return;
 	util_strlcpy(last, line, size);
@@ -175,6 +192,12 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		free_request(&req);
 		return EXIT_FAIL;
 	}
+	if (env.llm) {
+		/* Said in LLM mode only: the deterministic output is unchanged. */
+		char *mode = llm_settings_describe(env.llm);
+		fprintf(stderr, "madf: %s\n", mode);
+		free(mode);
+	}
 	catch_signals(&env);
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0) {
@@ -253,8 +276,10 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 		rc = cli_fail(EXIT_FAIL, "agent", "%s", err);
 		free(err);
 	} else {
-		fprintf(stderr, "madf: %s running (pid %d); SIGTERM or Ctrl-C stops it\n", a->name,
-			(int)getpid());
+		char *mode = llm_settings_describe(env.llm);
+		fprintf(stderr, "madf: %s running (pid %d) in %s; SIGTERM or Ctrl-C stops it\n",
+			a->name, (int)getpid(), mode);
+		free(mode);
 		agent_run(a);
 		if (a->crashed)
 			_exit(137); /* an injected crash: die like one */

@@ -9,6 +9,7 @@
 #include "agents/data_tools.h"
 #include "agents/market.h"
 #include "agents/mcp_tools.h"
+#include "agents/llm_agent.h"
 #include "agents/runtime.h"
 #include "core/util.h"
 #include "tui/host.h"
@@ -85,6 +86,11 @@ int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o
 	char *err = NULL;
 	struct mcp_tools_opts mo = { .config_path = cli->mcp_config, .log_dir = env->log_dir,
 				     .warn = host_mcp_warn };
+	if (llm_settings_from_env(&env->llm, &err) < 0) {
+		cli_fail(EXIT_FAIL, NULL, "%s", err);
+		free(err);
+		return -1;
+	}
 	if (cache_open(env->data_dir, &env->cache, &err) < 0 ||
 	    tools_open(env->data_dir, env->log_dir, env->cache, &env->tools, &err) < 0 ||
 	    data_tools_register(env, &err) < 0 ||
@@ -131,6 +137,13 @@ int host_start_agents(struct agent_env *env, struct agent **agents)
 			return -1;
 		}
 	}
+	/* Which mode the agents run in, in the product_manager's log (the
+	 * console has no stderr to say it on). */
+	char *mode = llm_settings_describe(env->llm);
+	cJSON *f = llm_settings_manifest(env->llm);
+	agent_log(agents[0]->log, LOG_EVENTS, LOG_INFO, "mode", f, "agents run in %s", mode);
+	cJSON_Delete(f);
+	free(mode);
 	return 0;
 }
 
@@ -161,6 +174,18 @@ static bool run_is_done(const cJSON *run)
 {
 	const cJSON *s = cJSON_GetObjectItem(run, "status");
 	return cJSON_IsString(s) && !strcmp(s->valuestring, "done");
+}
+
+/* Whether a task of run waits for the operator (its LLM budget spent). */
+static bool run_awaits_approval(const cJSON *run)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+		const cJSON *st = cJSON_GetObjectItem(t, "status");
+		if (cJSON_IsString(st) && !strcmp(st->valuestring, "awaiting_approval"))
+			return true;
+	}
+	return false;
 }
 
 int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req,
@@ -214,6 +239,9 @@ int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req
 			rc = HOST_RUN_DONE;
 			break;
 		}
+		if (run_awaits_approval(run))
+			/* Waiting for the operator is not running late. */
+			limit = util_mono_ns() + (env->task_timeout_s * 12 + 60) * 1000000000LL;
 		if (util_mono_ns() > limit) {
 			const cJSON *st = cJSON_GetObjectItem(run, "status");
 			err_set(err, "run %s did not finish in time (status %s); run the same "

@@ -20,7 +20,9 @@ const struct cli_cmd cli_commands[] = {
 	  "starts the weekly run unless --attach", cmd_console },
 	{ "run", "weekly [--as-of TIME] [--pairs LIST] [--market SOURCE] [--news SOURCE] "
 		 "[--report-dir DIR] [--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]",
-	  "run the weekly Asia/G10 FX research workflow with embedded agents", cmd_run },
+	  "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
+	  "when a model and key are configured; MADF_LLM=off for the deterministic agents)",
+	  cmd_run },
 	{ "agent", "NAME [--market SOURCE] [--news SOURCE] [--report-dir DIR] "
 		   "[--inject-fault AGENT:KIND] [--task-timeout S]",
 	  "run one agent as its own process", cmd_agent },

@@ -11,6 +11,21 @@ APIs send, chosen by a marker in the last user message:
   case:529      529 overloaded (Anthropic) / 503 (OpenAI), then the answer
   case:echo     an error message that quotes the key it was sent
 
+Requests from madf's agents (a system prompt naming "of madf") get a
+scripted agent instead, the same for both providers:
+
+  tools offered, no tool result yet   one text block and a tool call:
+                                      fx_rates with the pair and window
+                                      named in the prompt ("pair X/Y,
+                                      window START to END")
+  a tool result in the conversation   a text answer that quotes what the
+                                      tool returned (closes and dates)
+  no tools (the narrative)            a narrative streamed in several
+                                      chunks, NARRATIVE_PAUSE s apart
+
+with fixed usage per kind of turn (AGENT_USAGE), which is also written
+into the request's log line as "usage" (input, output).
+
 The first two retry cases fail once per case and provider, then succeed.
 Every request is appended as a JSON line to --log (time, path, headers,
 body). The port (0 = any free one) is printed on stdout's first line.
@@ -19,6 +34,7 @@ usage: llm_replay.py --key KEY --log FILE [--port N]
 """
 import argparse
 import json
+import re
 import sys
 import threading
 import time
@@ -79,6 +95,122 @@ def openai_stream(parts, error=False):
     return out
 
 
+# Scripted agent turns: (input_tokens, output_tokens) per kind.
+AGENT_USAGE = {"tool_call": (321, 45), "answer": (654, 87), "narrative": (1000, 200)}
+NARRATIVE = ["Executive summary (replay narrative). ", "The dollar and the yen ",
+             "dominated the week; ", "see the validated figures below.\n",
+             "Second paragraph: ", "every number comes from the data."]
+NARRATIVE_PAUSE = 0.3
+
+
+def text_of(content):
+    if isinstance(content, str):
+        return content
+    return json.dumps(content)
+
+
+def tool_results(provider, messages):
+    """The tool results sent back so far, as (content text, is_error)."""
+    out = []
+    for m in messages:
+        if provider == "openai" and m.get("role") == "tool":
+            out.append((m.get("content") or "", False))
+        elif provider == "anthropic" and isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    c = b.get("content")
+                    out.append((c if isinstance(c, str) else json.dumps(c),
+                                bool(b.get("is_error"))))
+    return out
+
+
+def agent_plan(provider, req):
+    """What the scripted agent answers: (kind, text parts, tool call or None)."""
+    tools = req.get("tools") or []
+    names = [t.get("name") if provider == "anthropic" else t.get("function", {}).get("name")
+             for t in tools]
+    msgs = req.get("messages") or []
+    first = text_of(next((m.get("content") for m in msgs if m.get("role") == "user"), ""))
+    results = tool_results(provider, msgs)
+    if not tools:
+        return "narrative", NARRATIVE, None
+    if not results:
+        m = re.search(r"pair ([A-Z]{3}/[A-Z]{3}), window (\d{4}-\d\d-\d\d) to (\d{4}-\d\d-\d\d)",
+                      first)
+        if m and "fx_rates" in names:
+            args = {"pair": m.group(1), "start": m.group(2), "end": m.group(3)}
+            return "tool_call", ["Let me look at the rates."], ("fx_rates", args)
+    text, is_error = results[-1] if results else ("", False)
+    if is_error:
+        return "answer", ["Replay analysis: the tool failed (", text[:80], ")."], None
+    try:
+        pts = json.loads(text).get("points") or []
+    except (ValueError, AttributeError):
+        pts = []
+    if len(pts) >= 2:
+        return "answer", ["Replay analysis: fx_rates returned %d closes, " % len(pts),
+                          "from %s on %s to %s on %s." % (pts[0][1], pts[0][0],
+                                                          pts[-1][1], pts[-1][0])], None
+    return "answer", ["Replay analysis: no rates to look at."], None
+
+
+def anthropic_agent(kind, parts, call):
+    tin, tout = AGENT_USAGE[kind]
+    out = [sse("message_start", {"type": "message_start", "message": {
+        "id": "msg_agent", "type": "message", "role": "assistant", "content": [],
+        "model": "replay", "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": tin, "output_tokens": 1}}}),
+        sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                    "content_block": {"type": "text", "text": ""}})]
+    for p in parts:
+        out.append(sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                               "delta": {"type": "text_delta", "text": p}}))
+    out.append(sse("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    if call:
+        name, args = call
+        out.append(sse("content_block_start", {"type": "content_block_start", "index": 1,
+                                               "content_block": {"type": "tool_use",
+                                                                 "id": "toolu_replay_1",
+                                                                 "name": name, "input": {}}}))
+        a = json.dumps(args)
+        for piece in (a[:7], a[7:20], a[20:]):
+            out.append(sse("content_block_delta", {"type": "content_block_delta", "index": 1,
+                                                   "delta": {"type": "input_json_delta",
+                                                             "partial_json": piece}}))
+        out.append(sse("content_block_stop", {"type": "content_block_stop", "index": 1}))
+    out += [sse("message_delta", {"type": "message_delta", "delta": {
+        "stop_reason": "tool_use" if call else "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": tout}}),
+        sse("message_stop", {"type": "message_stop"})]
+    return out
+
+
+def openai_agent(kind, parts, call):
+    tin, tout = AGENT_USAGE[kind]
+
+    def chunk(delta, finish=None):
+        return sse(None, {"id": "chatcmpl-agent", "object": "chat.completion.chunk",
+                          "created": 1, "model": "replay", "choices": [
+                              {"index": 0, "delta": delta, "finish_reason": finish}]})
+    out = [chunk({"role": "assistant", "content": ""})]
+    for p in parts:
+        out.append(chunk({"content": p}))
+    if call:
+        name, args = call
+        a = json.dumps(args)
+        out.append(chunk({"tool_calls": [{"index": 0, "id": "call_replay_1", "type": "function",
+                                          "function": {"name": name, "arguments": ""}}]}))
+        for piece in (a[:7], a[7:20], a[20:]):
+            out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+    out.append(chunk({}, "tool_calls" if call else "stop"))
+    out.append(sse(None, {"id": "chatcmpl-agent", "object": "chat.completion.chunk",
+                          "created": 1, "model": "replay", "choices": [],
+                          "usage": {"prompt_tokens": tin, "completion_tokens": tout,
+                                    "total_tokens": tin + tout}}))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
     server_version = "llm-replay"
@@ -96,7 +228,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def send_stream(self, chunks):
+    def send_stream(self, chunks, pause=0.0):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
@@ -108,16 +240,35 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(piece)
                 self.wfile.flush()
                 time.sleep(0.002)
+            if pause and b"text_delta" in c or pause and b'"content": "' in c:
+                time.sleep(pause)
 
     def do_POST(self):
         n = int(self.headers.get("content-length", "0"))
         raw = self.rfile.read(n)
         srv = self.server
+        t = time.time()
+        plan = None
+        try:
+            req = json.loads(raw)
+            system = req.get("system") or ""
+            if self.path != "/v1/messages":
+                system = next((m.get("content") or "" for m in req.get("messages", [])
+                               if m.get("role") == "system"), "")
+            if " of madf" in text_of(system):
+                plan = agent_plan("anthropic" if self.path == "/v1/messages" else "openai",
+                                  req)
+        except (ValueError, AttributeError, TypeError):
+            pass
+        line = {"t": t, "path": self.path,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "body": raw.decode("utf-8", "replace")}
+        if plan:
+            line["usage"] = list(AGENT_USAGE[plan[0]])
+            line["kind"] = plan[0]
         with srv.lock:
             with open(srv.log_path, "a") as f:
-                f.write(json.dumps({"t": time.time(), "path": self.path,
-                                    "headers": {k.lower(): v for k, v in self.headers.items()},
-                                    "body": raw.decode("utf-8", "replace")}) + "\n")
+                f.write(json.dumps(line) + "\n")
         if self.path == "/v1/messages":
             provider = "anthropic"
         elif self.path in ("/chat/completions", "/v1/chat/completions"):
@@ -136,10 +287,14 @@ class Handler(BaseHTTPRequestHandler):
                                   else {"error": err})
         try:
             req = json.loads(raw)
-            prompt = req["messages"][-1]["content"]
+            prompt = text_of(req["messages"][-1]["content"])
         except (ValueError, KeyError, IndexError, TypeError):
             return self.send_json(400, {"error": {"type": "invalid_request_error",
                                                   "message": "bad body"}})
+        if plan:
+            make = anthropic_agent if provider == "anthropic" else openai_agent
+            return self.send_stream(make(*plan),
+                                    NARRATIVE_PAUSE if plan[0] == "narrative" else 0.0)
         case = "normal"
         for c in ("error", "429", "529", "echo"):
             if "case:" + c in prompt:

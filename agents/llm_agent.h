@@ -1,0 +1,129 @@
+/* LLM mode for the agents: the configuration (which provider, which
+ * models, budgets, prices), a blocking tool-calling loop for one task on
+ * an agent's thread (its own http_multi, so the console's loop is never
+ * blocked), and the accounting of tokens and cost per task and per agent
+ * in <data_dir>/llm/usage.json.
+ *
+ * Configuration, from the environment or .env:
+ *   MADF_LLM                 off (deterministic), anthropic or openai; unset:
+ *                            anthropic when ANTHROPIC_API_KEY is set, else
+ *                            openai when OPENAI_API_KEY is set, else off
+ *   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CLAUDE_MODEL_ORCHESTRATOR,
+ *   CLAUDE_MODEL_EXECUTION   (either model stands in for the other)
+ *   OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL_ORCHESTRATOR,
+ *   OPENAI_MODEL_EXECUTION, OPENAI_MODEL (for both when those are unset)
+ *   MADF_LLM_MAX_STEPS       model calls per task, default 8
+ *   MADF_LLM_MAX_TOKENS      output tokens per call, default 1024
+ *   MADF_TASK_TOKEN_BUDGET   input + output tokens per task (0: no cap)
+ *   MADF_TASK_COST_BUDGET    USD per task (0: no cap)
+ *   MADF_LLM_PRICE_IN, MADF_LLM_PRICE_OUT  USD per million tokens, over
+ *                            the built-in price table */
+#ifndef MADF_LLM_AGENT_H
+#define MADF_LLM_AGENT_H
+
+#include <stdbool.h>
+
+#include <cJSON.h>
+
+#include "core/llm.h"
+
+struct agent;
+struct agent_env;
+
+/* product_manager -> researcher: the operator approved more budget for
+ * the paused assignment "approve_id" ("extra_tokens", "extra_cost_usd"). */
+#define LLM_TASK_APPROVE "budget_approval"
+
+struct llm_settings {
+	enum llm_provider provider;
+	char *provider_name;       /* "anthropic" or "openai" */
+	char *base_url;
+	char *api_key;             /* never logged, sent in a header only */
+	char *model_orchestrator;  /* the product_manager's narrative */
+	char *model_execution;     /* researchers and the validator */
+	int max_steps;
+	long max_tokens;
+	long token_budget;         /* per task; 0: none */
+	double cost_budget;        /* per task, USD; 0: none */
+	double price_in, price_out; /* override, USD per million; < 0: table */
+};
+
+/* Reads the configuration. Returns 0 with *out NULL (deterministic mode)
+ * or a new settings; -1 with *err when it is invalid (MADF_LLM names a
+ * provider without its key, a bad number). */
+int llm_settings_from_env(struct llm_settings **out, char **err);
+void llm_settings_free(struct llm_settings **s);
+/* "LLM mode: anthropic, orchestrator M, execution M" or "deterministic
+ * mode (no model configured)"; caller frees. No key. */
+char *llm_settings_describe(const struct llm_settings *s);
+/* {"mode": "llm"|"deterministic", "provider", "models": {"orchestrator",
+ * "execution"}, "max_steps", "token_budget", "cost_budget_usd"}; no key. */
+cJSON *llm_settings_manifest(const struct llm_settings *s);
+
+/* USD per million input and output tokens of model: the override when
+ * set, else the table (longest known prefix). Returns false (prices 0)
+ * for an unknown model. */
+bool llm_price(const struct llm_settings *s, const char *model, double *in, double *out);
+
+struct llm_usage {
+	long calls, input_tokens, output_tokens;
+	double cost_usd;
+};
+/* {"calls","input_tokens","output_tokens","cost_usd"} (new object). */
+cJSON *llm_usage_json(const struct llm_usage *u);
+/* Reads such an object (missing fields: 0). */
+void llm_usage_from_json(const cJSON *j, struct llm_usage *u);
+
+/* Adds delta to agent's and task_id's totals in <data_dir>/llm/usage.json
+ * ({"updated_at", "agents": {NAME: usage}, "tasks": {ID: usage + "agent",
+ * "status"}}), under an flock on usage.json.lock, replaced atomically.
+ * status may be NULL (unchanged); label (e.g. the product_manager's task id
+ * "USDJPY-market", may be NULL) is kept as the task's "label". A corrupt
+ * file is an error. */
+int llm_usage_record(const char *data_dir, const char *agent, const char *task_id,
+		     const char *label, const struct llm_usage *delta, const char *status,
+		     char **err);
+
+enum llm_outcome {
+	LLM_RUN_DONE,        /* the model ended its turn: text is its answer */
+	LLM_RUN_PAUSED,      /* the task's budget is spent: approval needed */
+	LLM_RUN_STEP_LIMIT,  /* still calling tools after max_steps calls */
+	LLM_RUN_FAILED,      /* error says why */
+};
+
+/* One task's loop. The caller keeps used, extra_* and conversation in
+ * the task's state, so a paused task resumes where it stopped. */
+struct llm_task {
+	const char *task_id;
+	const char *label;             /* usage.json's label; may be NULL */
+	const char *model;             /* NULL: the execution model */
+	const char *system, *prompt;
+	const char *const *tools;      /* registry names the model may call */
+	size_t ntools;
+	bool all_tools;                /* every registered tool instead */
+	struct llm_usage used;         /* in/out: the task's usage so far */
+	long extra_tokens;             /* approved over the budget */
+	double extra_cost;
+	cJSON *conversation;           /* in/out (owned); NULL: a new one */
+	void (*on_text)(void *ctx, const char *text, size_t len);
+	void *ctx;
+	/* out */
+	char *text;                    /* the final answer (or what came) */
+	int steps;                     /* model calls in the conversation */
+	enum llm_outcome outcome;
+	char *error;
+};
+
+/* Runs the loop on a's thread: stops before a call when the task's
+ * budget is reached (PAUSED), at end_turn (DONE), after max_steps calls
+ * (STEP_LIMIT), or on an error or env->stop (FAILED). Tool calls go
+ * through the tool registry on a's behalf. Every call is logged in a's
+ * log (queries) and recorded in usage.json. Returns t->outcome. */
+enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t);
+void llm_task_release(struct llm_task *t);
+/* Whether a task that used u (with the approved extras) is at its cap. */
+bool llm_budget_reached(const struct llm_settings *s, const struct llm_usage *u,
+			long extra_tokens, double extra_cost);
+const char *llm_outcome_name(enum llm_outcome o);
+
+#endif
