@@ -9,6 +9,9 @@ export MADF_DATA_DIR=$D
 export MADF_NO_FSYNC=1
 export LOG_DIR=$T/logs
 unset MESSAGE_DIR 2>/dev/null || true
+# A model configured in the caller's environment must not switch the tests
+# to LLM mode: the tests that want it say so themselves.
+unset ANTHROPIC_API_KEY OPENAI_API_KEY MADF_LLM 2>/dev/null || true
 n_ok=0 n_fail=0
 cleanup() { rm -rf "$T"; }
 trap cleanup EXIT
