@@ -156,6 +156,8 @@ void view_overview_draw(struct console *c, int y0, int y1);
 unsigned view_tasks_refresh(struct console *c);
 void view_tasks_draw(struct console *c, int y0, int y1);
 unsigned view_tasks_act(struct console *c, enum console_op op);
+/* Whether the selected task is awaiting budget approval; says why not. */
+bool view_tasks_awaits_approval(struct console *c);
 /* :assign KIND PAIR [AGENT]: asks the product_manager for a new task. */
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
 			   const char *agent);

@@ -57,6 +57,7 @@ const struct key_binding keys_table[] = {
 	{ 'u', V_TASKS, OP_TASK_RELEASE, "release a held task to its agent", false },
 	{ 'p', V_TASKS, OP_TASK_PRIORITY, "cycle the task's priority (urgent, high, normal, low)", false },
 	{ 'C', V_TASKS, OP_TASK_CANCEL, "cancel the task (named in the report)", true },
+	{ 'B', V_TASKS, OP_TASK_APPROVE, "approve another LLM budget for a task awaiting approval", true },
 	{ 'a', V_TASKS, OP_TASK_ASSIGN, "assign a new task: :assign market|news PAIR [AGENT]", false },
 	{ 'v', V_LOGS, OP_LEVEL, "cycle the lowest level shown", false },
 	{ 'f', V_LOGS, OP_FOLLOW, "follow new lines on or off", false },
@@ -79,6 +80,7 @@ static const char *const op_names[OP_COUNT] = {
 	[OP_TASK_PRIORITY] = "task-priority", [OP_TASK_ASSIGN] = "task-assign",
 	[OP_LEVEL] = "level", [OP_FOLLOW] = "follow", [OP_EXPORT] = "export",
 	[OP_EDIT] = "edit", [OP_RETRY_TO] = "retry-to",
+	[OP_TASK_APPROVE] = "task-approve",
 };
 
 const char *keys_op_name(enum console_op op)

@@ -71,7 +71,10 @@ unsigned view_tasks_refresh(struct console *c)
 		if (started)
 			console_age(now - started, age, sizeof(age));
 		enum theme_slot s = !strcmp(status, "failed") ? SLOT_ERROR : !strcmp(status, "done") ?
-				    SLOT_OK : (d && d < now && open_task) ? SLOT_WARN : SLOT_NORMAL;
+				    SLOT_OK : !strcmp(status, "awaiting_approval") ? SLOT_WARN :
+				    (d && d < now && open_task) ? SLOT_WARN : SLOT_NORMAL;
+		if (!strcmp(status, "awaiting_approval"))
+			status = "await-budget"; /* B approves */
 		console_rows_add(r, jstr(t, "task_id"), s, "%-20.20s %-7.7s %-8.8s %-18.18s %-12.12s %4d %4.0f%% %8s %6s",
 				 jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"), jstr(t, "assignee"),
 				 status, (int)jnum(t, "attempts"), jnum(t, "progress"), dl, age);
@@ -129,6 +132,27 @@ static unsigned tasks_request(struct console *c, const char *action, const char 
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
+bool view_tasks_awaits_approval(struct console *c)
+{
+	struct console_row *cur = console_rows_current(&c->rows[VIEW_TASKS]);
+	if (!cur || !cur->id) {
+		console_status(c, true, "no task selected");
+		return false;
+	}
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	const cJSON *t, *task = NULL;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (!strcmp(jstr(t, "task_id"), cur->id))
+			task = t;
+	bool ok = task && !strcmp(jstr(task, "status"), "awaiting_approval");
+	if (!ok)
+		console_status(c, true, "%s is %s, not awaiting budget approval", cur->id,
+			       task ? jstr(task, "status") : "gone");
+	cJSON_Delete(st);
+	return ok;
+}
+
 /* Every task action is a request to the product_manager, which owns the
  * run: it cancels the task on its agent before giving it to another,
  * tracks the new assignment and names the change in the report. */
@@ -153,7 +177,14 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	}
 	const char *action = op == OP_REASSIGN ? "reassign" : op == OP_TASK_RETRY ? "retry" :
 			     op == OP_TASK_CANCEL ? "cancel" : op == OP_TASK_HOLD ? "hold" :
-			     op == OP_TASK_RELEASE ? "release" : "priority";
+			     op == OP_TASK_RELEASE ? "release" : op == OP_TASK_APPROVE ? "approve_budget" :
+			     "priority";
+	if (op == OP_TASK_APPROVE && strcmp(jstr(task, "status"), "awaiting_approval")) {
+		console_status(c, true, "%s is %s, not awaiting budget approval", cur->id,
+			       jstr(task, "status"));
+		cJSON_Delete(st);
+		return CONSOLE_REDRAW;
+	}
 	static const char *const prios[] = { "urgent", "high", "normal", "low" };
 	const char *prio = NULL;
 	if (op == OP_TASK_PRIORITY) {

@@ -20,6 +20,58 @@ static const char *jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* LLM usage (data/llm/usage.json, written by the agents in LLM mode):
+ * tokens and cost per agent, then per task, the ones paused on their
+ * budget first. */
+static void view_tools_llm(struct console *c, struct console_rows *r)
+{
+	char *path = xasprintf("%s/llm/usage.json", c->cli->data_dir);
+	cJSON *u = console_load_json(path);
+	free(path);
+	console_rows_add(r, NULL, SLOT_NORMAL, "%s", "");
+	console_rows_add(r, NULL, SLOT_HEADING, "LLM usage (%s/llm/usage.json)", c->cli->data_dir);
+	if (!cJSON_GetObjectItem(u, "agents")) {
+		console_rows_add(r, NULL, SLOT_DIM, "  (no model calls: the agents run deterministically "
+				 "unless a model is configured)");
+		cJSON_Delete(u);
+		return;
+	}
+	console_rows_add(r, NULL, SLOT_HEADER, "  %-24s %8s %12s %12s %10s", "AGENT", "CALLS",
+			 "INPUT TOK", "OUTPUT TOK", "COST USD");
+	const cJSON *t;
+	double in = 0, out = 0, cost = 0, calls = 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(u, "agents")) {
+		char id[160];
+		snprintf(id, sizeof(id), "llm:%s", t->string ? t->string : "?");
+		console_rows_add(r, id, SLOT_NORMAL, "  %-24.24s %8.0f %12.0f %12.0f %10.4f",
+				 t->string ? t->string : "?", jnum(t, "calls"), jnum(t, "input_tokens"),
+				 jnum(t, "output_tokens"), jnum(t, "cost_usd"));
+		calls += jnum(t, "calls");
+		in += jnum(t, "input_tokens");
+		out += jnum(t, "output_tokens");
+		cost += jnum(t, "cost_usd");
+	}
+	console_rows_add(r, NULL, SLOT_DIM, "  %-24s %8.0f %12.0f %12.0f %10.4f", "all", calls, in,
+			 out, cost);
+	console_rows_add(r, NULL, SLOT_HEADER, "  %-30s %-18s %-17s %12s %10s", "TASK", "AGENT",
+			 "STATUS", "TOKENS", "COST USD");
+	for (int pass = 0; pass < 2; pass++) {
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(u, "tasks")) {
+			bool paused = !strcmp(jstr(t, "status"), "awaiting_approval");
+			if (paused != (pass == 0))
+				continue;
+			char id[200];
+			snprintf(id, sizeof(id), "llmtask:%s", t->string ? t->string : "?");
+			const char *label = *jstr(t, "label") ? jstr(t, "label") : t->string ? t->string : "?";
+			console_rows_add(r, id, paused ? SLOT_WARN : SLOT_NORMAL,
+					 "  %-30.30s %-18.18s %-17.17s %12.0f %10.4f", label, jstr(t, "agent"),
+					 jstr(t, "status"), jnum(t, "input_tokens") + jnum(t, "output_tokens"),
+					 jnum(t, "cost_usd"));
+		}
+	}
+	cJSON_Delete(u);
+}
+
 unsigned view_tools_refresh(struct console *c)
 {
 	struct console_rows *r = &c->rows[VIEW_TOOLS];
@@ -44,6 +96,7 @@ unsigned view_tools_refresh(struct console *c)
 	if (!ntools)
 		console_rows_add(r, NULL, SLOT_DIM, "  (no tool calls recorded yet)");
 	cJSON_Delete(u);
+	view_tools_llm(c, r);
 	path = xasprintf("%s/learning/improvement-metrics.json", c->cli->log_dir);
 	cJSON *m = console_load_json(path);
 	free(path);

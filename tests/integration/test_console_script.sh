@@ -358,6 +358,56 @@ type assign gossip USD/SGD
 wait-for usage'
 has ":assign with a bad kind says the usage" "$(screen)" "usage :assign market|news PAIR [AGENT]"
 
+# LLM budget: a task paused on its budget shows as such; B asks to confirm,
+# y sends approve_budget; B on another task is refused without a message
+cat >"$D/state/product_manager-state.json" <<'JSON'
+{"runs":{"weekly-test":{"run_id":"weekly-test","status":"researching","started_at":"2026-01-01T00:00:00Z",
+ "window":{"start":"1987-03-20","end":"1987-03-27"},"sources":{"market":"sim","news":"sim"},
+ "tasks":[{"task_id":"USDJPY-market","kind":"market","pair":"USD/JPY","assignee":"research_agent_1",
+  "status":"awaiting_approval","attempts":1,"deadline_ns":0,"progress":40,"current":"x"},
+  {"task_id":"USDJPY-news","kind":"news","pair":"USD/JPY","assignee":"research_agent_2",
+  "status":"assigned","attempts":1,"deadline_ns":0,"progress":0,"current":"y"}]}}}
+JSON
+n4=$(njson "$D/messages/inbox/product_manager")
+con '2
+wait-for USDJPY-news
+j
+B
+wait-for not awaiting'
+has "B on a task that is not paused says so" "$(screen)" "USDJPY-news is assigned, not awaiting budget approval"
+eq "... and sends nothing" "$(njson "$D/messages/inbox/product_manager")" "$n4"
+con '2
+wait-for USDJPY-market
+B
+wait-for Approve another LLM budget for 1 task? y/n
+y
+wait-for approve_budget USDJPY-market'
+has "the paused task shows it waits for a budget" "$(screen | grep USDJPY-market)" "await-budget"
+eq "B y puts one request in the product_manager's inbox" "$(njson "$D/messages/inbox/product_manager")" $((n4 + 1))
+has "... approve_budget for that task" "$(cat "$D"/messages/inbox/product_manager/*.json | tr -d ' \n')" '"action":"approve_budget","run_id":"weekly-test","task_id":"USDJPY-market"'
+has "... journalled" "$(tail -1 "$D/journal/actions.jsonl")" '"action":"approve_budget"'
+con '2
+wait-for USDJPY-market
+B
+wait-for read-only' --read-only
+has "--read-only refuses B" "$(screen)" "read-only"
+
+# tools view: LLM usage per agent and per task, paused tasks first
+mkdir -p "$D/llm"
+cat >"$D/llm/usage.json" <<'JSON'
+{"updated_at":"2026-01-01T00:00:00Z",
+ "agents":{"research_agent_1":{"calls":3,"input_tokens":1200,"output_tokens":300,"cost_usd":0.0081},
+           "product_manager":{"calls":1,"input_tokens":900,"output_tokens":450,"cost_usd":0.0477}},
+ "tasks":{"m1":{"agent":"research_agent_1","label":"USDJPY-market","calls":3,"input_tokens":1200,
+           "output_tokens":300,"cost_usd":0.0081,"status":"awaiting_approval"}}}
+JSON
+con '6
+wait-for LLM usage'
+has "tools view: LLM tokens per agent" "$(screen | grep 'research_agent_1 ' | head -1)" "1200"
+has "tools view: the total cost" "$(screen | grep ' all ')" "0.0558"
+has "tools view: the paused task" "$(screen | grep 'USDJPY-market')" "awaiting_approval"
+rm -rf "$D/llm"
+
 # themes: :theme, --theme, a broken theme names file:line
 con ':
 type theme light
