@@ -43,6 +43,17 @@ int cache_get(struct cache *c, const char *source, const char *key, int ttl_s,
 int cache_get_at(struct cache *c, const char *source, const char *key,
 		 int ttl_s, int64_t now_ns, char **val, size_t *len);
 
+/* The newest entry for key whatever its TTL (for falling back on data
+ * gone stale when the source cannot be reached), looking back over the
+ * date directories of the last max_age_s seconds (at most 400 days) and
+ * keeping only an entry stored at most max_age_s before now_ns: 1 with
+ * *val and *len as cache_get, and *stored_ns (may be NULL) the time it was
+ * stored; 0 when there is none; -1 when source is not a valid name or key
+ * is NULL. Counts neither a hit nor a miss. Thread-safe. */
+int cache_get_stale_at(struct cache *c, const char *source, const char *key,
+		       int64_t max_age_s, int64_t now_ns, char **val,
+		       size_t *len, int64_t *stored_ns);
+
 /* Stores len bytes of val for key (a UTF-8 string) under today's date,
  * atomically (temporary file and rename, not fsynced); replaces an entry
  * with the same hash. The value is kept as JSON when it is strict JSON
