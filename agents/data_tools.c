@@ -433,13 +433,21 @@ static void report_warnings(struct agent *a, const char *tool, const cJSON *res)
 		struct data_store *d = a->env->data;
 		if (!d)
 			continue;
+		/* Once per process and source and reason: what follows
+		 * "; using cached" (the time and age of each leg's data) does not
+		 * make it another warning. */
+		const char *cut = strstr(w->valuestring, "; using cached");
+		size_t klen = cut ? (size_t)(cut - w->valuestring) : strlen(w->valuestring);
+		char *key = xstrndup(w->valuestring, klen);
 		pthread_mutex_lock(&d->warn_lock);
 		bool seen = false;
 		for (size_t i = 0; i < d->nwarned && !seen; i++)
-			seen = !strcmp(d->warned[i], w->valuestring);
-		if (!seen) {
+			seen = !strcmp(d->warned[i], key);
+		if (seen) {
+			free(key);
+		} else {
 			d->warned = xrealloc(d->warned, (d->nwarned + 1) * sizeof(*d->warned));
-			d->warned[d->nwarned++] = xstrdup(w->valuestring);
+			d->warned[d->nwarned++] = key;
 			char *clean = util_sanitize(w->valuestring, strlen(w->valuestring), false);
 			fprintf(stderr, "madf: warning: %s\n", clean);
 			fflush(stderr);

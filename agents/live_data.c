@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "agents/analytics.h"
 #include "core/http.h"
 #include "core/util.h"
 #include "core/banned.h"
@@ -19,6 +20,11 @@
 #define NS INT64_C(1000000000)
 #define MEMO_MAX 64
 #define RETRIES_MAX 2
+/* A leg is fetched from at least this many days before the end asked for:
+ * the researchers' history (the 8-day window and the 140 days before it
+ * for the z-score, agents/researcher.c), so that every call for one week
+ * (market, news, validator; whatever their order) shares one URL. */
+#define ECB_HISTORY_DAYS (ANALYTICS_WINDOW_DAYS - 1 + 140)
 
 /* One currency's rates fetched over a window, kept for the TTL so that
  * the pairs of one run share their legs. */
@@ -296,6 +302,15 @@ static void get_on_done(void *ctx, const struct http_result *res)
 	g->status = res->status;
 	g->timed_out = res->timed_out;
 	util_strlcpy(g->error, res->error ? res->error : "", sizeof(g->error));
+	/* curl's " after 12 ms" would make each warning a new one */
+	char *a = strstr(g->error, " after ");
+	if (a) {
+		char *p = a + 7;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p > a + 7 && !strncmp(p, " ms", 3))
+			memmove(a, p + 3, strlen(p + 3) + 1);
+	}
 }
 
 static int http_get(const char *url, const char *accept, int64_t start_at, long timeout_ms,
@@ -792,6 +807,8 @@ static struct memo *ecb_leg(struct live *l, const char *spec, const char *ccy, i
 		    m->start <= start && m->end >= end && now - m->at_mono < (int64_t)ttl * NS)
 			return m;
 	}
+	if (start > end - ECB_HISTORY_DAYS)
+		start = end - ECB_HISTORY_DAYS;
 	char d0[16], d1[16];
 	market_day_format(start, d0, sizeof(d0));
 	market_day_format(end, d1, sizeof(d1));
