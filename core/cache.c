@@ -30,7 +30,16 @@ static const struct {
 } ttls[] = {
 	{ "yahoo-finance", 300 }, { "google-news", 900 }, { "reuters", 600 },
 	{ "market", 300 },	  { "news", 900 },	  { "validation", 600 },
+	{ "ecb", 14400 },	  { "rss", 600 },
 };
+
+/* How long cache_gc keeps a source's entries. */
+static int gc_keep_s(const char *source)
+{
+	if (!strcmp(source, "ecb") || !strcmp(source, "rss"))
+		return CACHE_FALLBACK_KEEP_S;
+	return cache_ttl_for(source);
+}
 
 int cache_open(const char *data_dir, struct cache **out, char **err)
 {
@@ -505,7 +514,7 @@ int cache_gc(struct cache *c, int64_t now_ns, bool dry_run,
 	while ((de = readdir(d))) {
 		if (!cache_valid_source(de->d_name))
 			continue;
-		int ttl = cache_ttl_for(de->d_name);
+		int ttl = gc_keep_s(de->d_name);
 		char *sdir = xasprintf("%s/%s", c->root, de->d_name);
 		DIR *sd = opendir(sdir);
 		struct dirent *dd;

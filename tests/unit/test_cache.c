@@ -317,6 +317,11 @@ static void test_gc(void **state)
 	put(f->c, "market", "stale", "2", now - 400 * NS);
 	put(f->c, "news", "fresh", "3", now - 800 * NS); /* news: 900 s */
 	put(f->c, "news", "old", "4", now - 3 * DAY);    /* its own date dir */
+	/* the live sources' entries stay for the offline fallback */
+	put(f->c, "ecb", "kept", "5", now - 3 * DAY);
+	put(f->c, "rss", "gone", "6", now - 31 * DAY);
+	char *kept = cache_entry_path(f->c, "ecb", "kept", now - 3 * DAY);
+	char *gone = cache_entry_path(f->c, "rss", "gone", now - 31 * DAY);
 	char *fresh = cache_entry_path(f->c, "market", "fresh", now - 10 * NS);
 	char *stale = cache_entry_path(f->c, "market", "stale", now - 400 * NS);
 	char *nfresh = cache_entry_path(f->c, "news", "fresh", now - 800 * NS);
@@ -331,15 +336,17 @@ static void test_gc(void **state)
 	assert_int_equal(utimensat(AT_FDCWD, tmp, ts, 0), 0);
 
 	assert_int_equal(cache_gc(f->c, now, true, on_report, &s, &err), 0);
-	assert_int_equal(s.entries, 2);
+	assert_int_equal(s.entries, 3);
 	assert_int_equal(s.tmps, 1);
-	assert_int_equal(s.dirs, 1);
+	assert_int_equal(s.dirs, 2);
 	assert_true(exists(stale) && exists(old) && exists(tmp));
 
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(cache_gc(f->c, now, false, on_report, &s, &err), 0);
-	assert_int_equal(s.entries, 2);
-	assert_int_equal(s.dirs, 1);
+	assert_int_equal(s.entries, 3);
+	assert_int_equal(s.dirs, 2);
+	assert_true(exists(kept));
+	assert_false(exists(gone));
 	assert_true(exists(fresh));
 	assert_true(exists(nfresh));
 	assert_false(exists(stale));
@@ -355,6 +362,8 @@ static void test_gc(void **state)
 	free(old);
 	free(olddir);
 	free(tmp);
+	free(kept);
+	free(gone);
 }
 
 #define THREADS 4
