@@ -417,6 +417,28 @@ void data_tools_release(struct agent_env *env)
 	env->data = NULL;
 }
 
+/* Shows text on stderr unless it (its first klen bytes) was shown
+ * already by this process. */
+static void stderr_once(struct data_store *d, const char *label, const char *text, size_t klen)
+{
+	char *key = xstrndup(text, klen);
+	pthread_mutex_lock(&d->warn_lock);
+	bool seen = false;
+	for (size_t i = 0; i < d->nwarned && !seen; i++)
+		seen = !strcmp(d->warned[i], key);
+	if (seen) {
+		free(key);
+	} else {
+		d->warned = xrealloc(d->warned, (d->nwarned + 1) * sizeof(*d->warned));
+		d->warned[d->nwarned++] = key;
+		char *clean = util_sanitize(text, strlen(text), false);
+		fprintf(stderr, "madf: %s: %s\n", label, clean);
+		fflush(stderr);
+		free(clean);
+	}
+	pthread_mutex_unlock(&d->warn_lock);
+}
+
 /* Warnings of a live source (stale data used): in the agent's log each
  * time, on stderr once per process. */
 static void report_warnings(struct agent *a, const char *tool, const cJSON *res)
@@ -438,22 +460,7 @@ static void report_warnings(struct agent *a, const char *tool, const cJSON *res)
 		 * make it another warning. */
 		const char *cut = strstr(w->valuestring, "; using cached");
 		size_t klen = cut ? (size_t)(cut - w->valuestring) : strlen(w->valuestring);
-		char *key = xstrndup(w->valuestring, klen);
-		pthread_mutex_lock(&d->warn_lock);
-		bool seen = false;
-		for (size_t i = 0; i < d->nwarned && !seen; i++)
-			seen = !strcmp(d->warned[i], key);
-		if (seen) {
-			free(key);
-		} else {
-			d->warned = xrealloc(d->warned, (d->nwarned + 1) * sizeof(*d->warned));
-			d->warned[d->nwarned++] = key;
-			char *clean = util_sanitize(w->valuestring, strlen(w->valuestring), false);
-			fprintf(stderr, "madf: warning: %s\n", clean);
-			fflush(stderr);
-			free(clean);
-		}
-		pthread_mutex_unlock(&d->warn_lock);
+		stderr_once(d, "warning", w->valuestring, klen);
 	}
 }
 
@@ -483,5 +490,8 @@ int data_call(struct agent *a, const char *tool, cJSON *args, cJSON **res,
 	cJSON_Delete(args);
 	if (r == 0)
 		report_warnings(a, tool, *res);
+	else if (data_source_is_live(spec) && a->env->data && err && *err)
+		/* the task fails the normal way; the operator also sees why */
+		stderr_once(a->env->data, "error", *err, strlen(*err));
 	return r;
 }

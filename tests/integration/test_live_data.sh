@@ -101,6 +101,7 @@ check "the task failed the normal way, with the reason" $CHK "$T/r5/$REP" failur
 has "which names the source, the reason and the missing cache" "$(cat "$T/r5/$REP")" \
 	"ecb: cannot reach 127.0.0.1:$P1 ("
 has "and that nothing was cached" "$(cat "$T/r5/$REP")" "no cached rates to fall back on"
+has "stderr says so too" "$(cat "$T/r5.err")" "madf: error: fx_rates: ecb: cannot reach 127.0.0.1:$P1 ("
 hasnt "no sanitizer report" "$(cat "$T/r5.err")" "Sanitizer"
 
 # --- 429 with Retry-After ----------------------------------------------------------------------------
@@ -141,6 +142,14 @@ $MADF run weekly --fresh --as-of 1987-03-27 --pairs USD/JPY --market "csv:$FX" -
 	--report-dir "$T/r9" >/dev/null 2>&1
 c2=$($LC cited "$T/r9/1987-W13-asia-g10-fx.json")
 eq "story ids are the same when the feed is fetched again" "$c2" "$c1"
+
+# --- a currency the ECB does not publish ---------------------------------------------------------------
+$MADF run weekly --as-of 2017-03-17 --pairs USD/TWD --market "$ECB2" --report-dir "$T/r10" \
+	>/dev/null 2>"$T/r10.err"; rc=$?
+eq "a pair the ECB cannot give ends the run normally" "$rc" 0
+has "the report's failure names the currency" "$(cat "$T/r10/$REP")" "the ECB publishes no euro reference rate for TWD"
+has "stderr too" "$(cat "$T/r10.err")" "publishes no euro reference rate for TWD"
+eq "and nothing was asked for it" "$($LC nreq "$T/s2.log" D.TWD)" 0
 stop_server $S2
 
 # --- specs, help, man ---------------------------------------------------------------------------------------
