@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agents/analytics.h"
+#include "agents/live_data.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -26,6 +27,12 @@ struct data_store {
 	bool news_loaded;
 	char *news_error;
 	int64_t sim_from, sim_to; /* simulated news: the span generated */
+	struct live *live;        /* ecb and rss:URL sources */
+	int64_t news_loaded_mono; /* live feeds: when they were loaded */
+	cJSON *news_warnings;     /* live feeds: stale data used at that load */
+	pthread_mutex_t warn_lock;
+	char **warned;            /* warnings shown on stderr once */
+	size_t nwarned;
 };
 
 static const char *spec_path(const char *spec)
@@ -34,10 +41,17 @@ static const char *spec_path(const char *spec)
 	return c ? c + 1 : spec;
 }
 
+bool data_source_is_live(const char *spec)
+{
+	return live_is_market_spec(spec) || live_is_news_spec(spec);
+}
+
 int data_source_check(const char *spec, bool market, char **err)
 {
 	if (!strcmp(spec, "sim"))
 		return 0;
+	if (market ? live_is_market_spec(spec) : live_is_news_spec(spec))
+		return live_check_spec(spec, market, err);
 	static const char *const mk[] = { "csv:" }, *const nw[] = { "jsonl:", "rss:" };
 	const char *const *ok = market ? mk : nw;
 	size_t n = market ? 1 : 2;
@@ -45,7 +59,8 @@ int data_source_check(const char *spec, bool market, char **err)
 		if (!strncmp(spec, ok[i], strlen(ok[i])) && spec[strlen(ok[i])])
 			return 0;
 	return err_set(err, "invalid %s source \"%s\": use %s or sim", market ? "market" : "news",
-		       spec, market ? "csv:PATH" : "jsonl:PATH, rss:PATH");
+		       spec, market ? "csv:PATH, ecb, ecb:BASE_URL"
+				    : "jsonl:PATH, rss:PATH, rss:URL[,URL...]");
 }
 
 void data_pair_ccys(const char *pair, char base[4], char quote[4])
@@ -93,6 +108,46 @@ static struct series_entry *series_get(struct data_store *d, const char *pair)
 	return e;
 }
 
+static cJSON *series_json(const struct fx_series *s, int32_t start, int32_t end)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "pair", s->pair);
+	cJSON_AddStringToObject(o, "source", s->source);
+	cJSON_AddBoolToObject(o, "simulated", s->simulated);
+	cJSON *pts = cJSON_AddArrayToObject(o, "points");
+	for (size_t i = market_series_lower_bound(s, start); i < s->n && s->days[i] <= end; i++) {
+		char day[16];
+		market_day_format(s->days[i], day, sizeof(day));
+		cJSON *pt = cJSON_CreateArray();
+		cJSON_AddItemToArray(pt, cJSON_CreateString(day));
+		cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->close[i]));
+		cJSON_AddItemToArray(pts, pt);
+	}
+	return o;
+}
+
+/* The ECB over HTTP: the live layer has its own lock and cache, so other
+ * tools go on while a request waits. */
+static int live_fx_rates(struct data_store *d, const char *pair, int32_t start, int32_t end,
+			 cJSON **result, char **err)
+{
+	struct fx_series s;
+	cJSON *warnings = cJSON_CreateArray();
+	if (live_ecb_series(d->live, d->env->market_source, pair, start, end, &s, warnings,
+			    err) < 0) {
+		cJSON_Delete(warnings);
+		return -1;
+	}
+	cJSON *o = series_json(&s, start, end);
+	market_series_release(&s);
+	if (cJSON_GetArraySize(warnings))
+		cJSON_AddItemToObject(o, "warnings", warnings);
+	else
+		cJSON_Delete(warnings);
+	*result = o;
+	return 0;
+}
+
 static int tool_fx_rates(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	struct data_store *d = ctx;
@@ -105,27 +160,15 @@ static int tool_fx_rates(void *ctx, const cJSON *args, cJSON **result, char **er
 		return -1;
 	if (day_arg(args, "start", &start, err) < 0 || day_arg(args, "end", &end, err) < 0)
 		return -1;
+	if (live_is_market_spec(d->env->market_source))
+		return live_fx_rates(d, p->valuestring, start, end, result, err);
 	pthread_mutex_lock(&d->lock);
 	struct series_entry *e = series_get(d, p->valuestring);
 	int r = 0;
 	if (!e->loaded) {
 		r = err_set(err, "%s: %s", p->valuestring, e->error ? e->error : "no data");
 	} else {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "pair", e->s.pair);
-		cJSON_AddStringToObject(o, "source", e->s.source);
-		cJSON_AddBoolToObject(o, "simulated", e->s.simulated);
-		cJSON *pts = cJSON_AddArrayToObject(o, "points");
-		for (size_t i = market_series_lower_bound(&e->s, start);
-		     i < e->s.n && e->s.days[i] <= end; i++) {
-			char day[16];
-			market_day_format(e->s.days[i], day, sizeof(day));
-			cJSON *pt = cJSON_CreateArray();
-			cJSON_AddItemToArray(pt, cJSON_CreateString(day));
-			cJSON_AddItemToArray(pt, cJSON_CreateNumber(e->s.close[i]));
-			cJSON_AddItemToArray(pts, pt);
-		}
-		*result = o;
+		*result = series_json(&e->s, start, end);
 	}
 	pthread_mutex_unlock(&d->lock);
 	return r;
@@ -176,6 +219,32 @@ static int news_ensure(struct data_store *d, int64_t from, int64_t to, char **er
 		if (news_sim(d->sim_from, d->sim_to, 20261122, &d->news, err) < 0)
 			return -1;
 		d->news_loaded = true;
+		return 0;
+	}
+	if (live_is_news_spec(spec)) {
+		/* Feeds are read again once their TTL is over (a long-running
+		 * console); a failure is not remembered, the next call tries
+		 * again (and falls back on the cache). */
+		int64_t age = util_mono_ns() - d->news_loaded_mono;
+		if (d->news_loaded && age < (int64_t)live_ttl_s(false) * 1000000000)
+			return 0;
+		struct news_list nl;
+		cJSON *w = cJSON_CreateArray();
+		if (live_rss_load(d->live, spec, &nl, w, err) < 0) {
+			cJSON_Delete(w);
+			if (!d->news_loaded)
+				return -1;
+			/* keep what was loaded before */
+			free(*err);
+			*err = NULL;
+			return 0;
+		}
+		news_list_release(&d->news);
+		d->news = nl;
+		cJSON_Delete(d->news_warnings);
+		d->news_warnings = w;
+		d->news_loaded = true;
+		d->news_loaded_mono = util_mono_ns();
 		return 0;
 	}
 	if (d->news_loaded)
@@ -248,6 +317,9 @@ static int tool_news_search(void *ctx, const cJSON *args, cJSON **result, char *
 				cJSON_AddItemToArray(arr, story_json(it, true));
 		}
 		cJSON_AddNumberToObject(o, "total", total);
+		if (d->news_warnings && cJSON_GetArraySize(d->news_warnings))
+			cJSON_AddItemToObject(o, "warnings",
+					      cJSON_Duplicate(d->news_warnings, true));
 		*result = o;
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -269,6 +341,9 @@ static int tool_news_get(void *ctx, const cJSON *args, cJSON **result, char **er
 		for (size_t i = 0; i < d->news.n; i++) {
 			if (d->news.items[i].id && !strcmp(d->news.items[i].id, id->valuestring)) {
 				*result = story_json(&d->news.items[i], true);
+				if (d->news_warnings && cJSON_GetArraySize(d->news_warnings))
+					cJSON_AddItemToObject(*result, "warnings",
+							      cJSON_Duplicate(d->news_warnings, true));
 				r = 0;
 				break;
 			}
@@ -308,7 +383,9 @@ int data_tools_register(struct agent_env *env, char **err)
 		return -1;
 	struct data_store *d = xcalloc(1, sizeof(*d));
 	pthread_mutex_init(&d->lock, NULL);
+	pthread_mutex_init(&d->warn_lock, NULL);
 	d->env = env;
+	d->live = live_new(env->cache);
 	env->data = d;
 	for (size_t i = 0; i < ARRAY_SIZE(data_tools); i++)
 		if (tools_register(env->tools, &data_tools[i], d, err) < 0)
@@ -329,9 +406,62 @@ void data_tools_release(struct agent_env *env)
 	free(d->series);
 	news_list_release(&d->news);
 	free(d->news_error);
+	cJSON_Delete(d->news_warnings);
+	live_free(&d->live);
+	for (size_t i = 0; i < d->nwarned; i++)
+		free(d->warned[i]);
+	free(d->warned);
+	pthread_mutex_destroy(&d->warn_lock);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 	env->data = NULL;
+}
+
+/* Shows text on stderr unless it (its first klen bytes) was shown
+ * already by this process. */
+static void stderr_once(struct data_store *d, const char *label, const char *text, size_t klen)
+{
+	char *key = xstrndup(text, klen);
+	pthread_mutex_lock(&d->warn_lock);
+	bool seen = false;
+	for (size_t i = 0; i < d->nwarned && !seen; i++)
+		seen = !strcmp(d->warned[i], key);
+	if (seen) {
+		free(key);
+	} else {
+		d->warned = xrealloc(d->warned, (d->nwarned + 1) * sizeof(*d->warned));
+		d->warned[d->nwarned++] = key;
+		char *clean = util_sanitize(text, strlen(text), false);
+		fprintf(stderr, "madf: %s: %s\n", label, clean);
+		fflush(stderr);
+		free(clean);
+	}
+	pthread_mutex_unlock(&d->warn_lock);
+}
+
+/* Warnings of a live source (stale data used): in the agent's log each
+ * time, on stderr once per process. */
+static void report_warnings(struct agent *a, const char *tool, const cJSON *res)
+{
+	const cJSON *w;
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(res, "warnings")) {
+		if (!cJSON_IsString(w))
+			continue;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "tool", tool);
+		agent_log(a->log, LOG_EVENTS, LOG_WARN, "data_source_degraded", f, "%s",
+			  w->valuestring);
+		cJSON_Delete(f);
+		struct data_store *d = a->env->data;
+		if (!d)
+			continue;
+		/* Once per process and source and reason: what follows
+		 * "; using cached" (the time and age of each leg's data) does not
+		 * make it another warning. */
+		const char *cut = strstr(w->valuestring, "; using cached");
+		size_t klen = cut ? (size_t)(cut - w->valuestring) : strlen(w->valuestring);
+		stderr_once(d, "warning", w->valuestring, klen);
+	}
 }
 
 int data_call(struct agent *a, const char *tool, cJSON *args, cJSON **res,
@@ -340,7 +470,16 @@ int data_call(struct agent *a, const char *tool, cJSON *args, cJSON **res,
 	const char *spec = strcmp(tool, "fx_rates") ? a->env->news_source : a->env->market_source;
 	cJSON_AddStringToObject(args, "source", spec);
 	struct stat st;
-	if (strcmp(spec, "sim") && stat(spec_path(spec), &st) == 0) {
+	if (data_source_is_live(spec)) {
+		/* The tool cache must not keep an answer longer than the live
+		 * source's TTL: the version changes every TTL. */
+		int ttl = live_ttl_s(live_is_market_spec(spec));
+		int64_t now = util_now_ns();
+		char v[64];
+		snprintf(v, sizeof(v), "live-%lld",
+			 ttl > 0 ? (long long)(now / 1000000000 / ttl) : (long long)now);
+		cJSON_AddStringToObject(args, "source_version", v);
+	} else if (strcmp(spec, "sim") && stat(spec_path(spec), &st) == 0) {
 		char v[64];
 		snprintf(v, sizeof(v), "%lld-%lld", (long long)st.st_size,
 			 (long long)st.st_mtim.tv_sec);
@@ -349,5 +488,10 @@ int data_call(struct agent *a, const char *tool, cJSON *args, cJSON **res,
 	*res = NULL;
 	int r = tools_call(a->env->tools, a->name, tool, args, res, err);
 	cJSON_Delete(args);
+	if (r == 0)
+		report_warnings(a, tool, *res);
+	else if (data_source_is_live(spec) && a->env->data && err && *err)
+		/* the task fails the normal way; the operator also sees why */
+		stderr_once(a->env->data, "error", *err, strlen(*err));
 	return r;
 }

@@ -7,9 +7,13 @@
  *                "published_at", "topics", "body"}]}
  *   news_get     {"id"} -> one story, from the whole archive (the
  *                validator's authoritative lookup)
- * Sources are env->market_source ("csv:PATH" or "sim") and
- * env->news_source ("jsonl:PATH", "rss:PATH" or "sim"); files are read once
- * per process and shared by every agent thread. */
+ * Sources are env->market_source ("csv:PATH", "ecb", "ecb:BASE_URL" or
+ * "sim") and env->news_source ("jsonl:PATH", "rss:PATH", "rss:URL[,URL...]"
+ * or "sim"); files are read once per process and shared by every agent
+ * thread; live sources go through agents/live_data.h (cache, rate limit,
+ * stale fallback) and their results may carry "warnings": [text], which
+ * data_call writes to the calling agent's log and, once per process, to
+ * stderr. */
 #ifndef MADF_DATA_TOOLS_H
 #define MADF_DATA_TOOLS_H
 
@@ -23,8 +27,11 @@
 int data_tools_register(struct agent_env *env, char **err);
 void data_tools_release(struct agent_env *env);
 
-/* Checks a source spec: "sim", "csv:PATH", "jsonl:PATH", "rss:PATH". */
+/* Checks a source spec: "sim", "csv:PATH", "ecb", "ecb:BASE_URL",
+ * "jsonl:PATH", "rss:PATH", "rss:URL[,URL...]" (see agents/live_data.h). */
 int data_source_check(const char *spec, bool market, char **err);
+/* True for a source read over HTTP (ecb, ecb:URL, rss:http(s)://...). */
+bool data_source_is_live(const char *spec);
 
 /* Calls a data tool for agent a (args taken over). The source spec and,
  * for files, their size and mtime are added to args, so that the cache

@@ -30,7 +30,16 @@ static const struct {
 } ttls[] = {
 	{ "yahoo-finance", 300 }, { "google-news", 900 }, { "reuters", 600 },
 	{ "market", 300 },	  { "news", 900 },	  { "validation", 600 },
+	{ "ecb", 14400 },	  { "rss", 600 },
 };
+
+/* How long cache_gc keeps a source's entries. */
+static int gc_keep_s(const char *source)
+{
+	if (!strcmp(source, "ecb") || !strcmp(source, "rss"))
+		return CACHE_FALLBACK_KEEP_S;
+	return cache_ttl_for(source);
+}
 
 int cache_open(const char *data_dir, struct cache **out, char **err)
 {
@@ -293,6 +302,45 @@ int cache_get_at(struct cache *c, const char *source, const char *key,
 	return 0;
 }
 
+int cache_get_stale_at(struct cache *c, const char *source, const char *key,
+		       int64_t max_age_s, int64_t now_ns, char **val,
+		       size_t *len, int64_t *stored_ns)
+{
+	*val = NULL;
+	if (len)
+		*len = 0;
+	if (stored_ns)
+		*stored_ns = 0;
+	if (!c || !key || !cache_valid_source(source))
+		return -1;
+	if (max_age_s < 0)
+		return 0;
+	int64_t days = max_age_s / 86400 + 1;
+	if (days > 400)
+		days = 400;
+	/* A put replaces the entry of its own date only, so the first date
+	 * directory holding one (newest first) holds the newest entry. */
+	for (int64_t back = 0; back <= days; back++) {
+		char *path = cache_entry_path(c, source, key, now_ns - back * DAY_NS);
+		cJSON *doc = NULL;
+		int found = read_entry(path, key, &doc);
+		free(path);
+		if (!found)
+			continue;
+		int64_t stored = (int64_t)cJSON_GetObjectItemCaseSensitive(
+					 doc, "stored_ns")->valuedouble;
+		int r = now_ns - stored <= max_age_s * NS ? entry_value(doc, val, len) : -1;
+		cJSON_Delete(doc);
+		if (r == 0) {
+			if (stored_ns)
+				*stored_ns = stored;
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
 int cache_get(struct cache *c, const char *source, const char *key, int ttl_s,
 	      char **val, size_t *len)
 {
@@ -466,7 +514,7 @@ int cache_gc(struct cache *c, int64_t now_ns, bool dry_run,
 	while ((de = readdir(d))) {
 		if (!cache_valid_source(de->d_name))
 			continue;
-		int ttl = cache_ttl_for(de->d_name);
+		int ttl = gc_keep_s(de->d_name);
 		char *sdir = xasprintf("%s/%s", c->root, de->d_name);
 		DIR *sd = opendir(sdir);
 		struct dirent *dd;

@@ -11,6 +11,9 @@
 
 #define CACHE_TTL_DEFAULT 300            /* seconds, CACHE_TTL_SECONDS unset */
 #define CACHE_ENTRY_MAX ((size_t)64 << 20) /* largest entry file read */
+/* cache_gc keeps the entries of the live sources "ecb" and "rss" this
+ * long whatever their TTL: they are what madf falls back on offline. */
+#define CACHE_FALLBACK_KEEP_S (30 * 86400)
 
 struct cache;
 
@@ -22,6 +25,7 @@ void cache_free(struct cache **c);
 
 /* Seconds of life for a source: "yahoo-finance" 300, "google-news" 900,
  * "reuters" 600 (seed 003); "market" 300, "news" 900, "validation" 600;
+ * "ecb" 14400, "rss" 600 (their callers pass their own TTL);
  * anything else CACHE_TTL_SECONDS from the environment (a non-negative
  * integer), else CACHE_TTL_DEFAULT. */
 int cache_ttl_for(const char *source);
@@ -42,6 +46,17 @@ int cache_get(struct cache *c, const char *source, const char *key, int ttl_s,
 /* cache_get as if the time were now_ns. */
 int cache_get_at(struct cache *c, const char *source, const char *key,
 		 int ttl_s, int64_t now_ns, char **val, size_t *len);
+
+/* The newest entry for key whatever its TTL (for falling back on data
+ * gone stale when the source cannot be reached), looking back over the
+ * date directories of the last max_age_s seconds (at most 400 days) and
+ * keeping only an entry stored at most max_age_s before now_ns: 1 with
+ * *val and *len as cache_get, and *stored_ns (may be NULL) the time it was
+ * stored; 0 when there is none; -1 when source is not a valid name or key
+ * is NULL. Counts neither a hit nor a miss. Thread-safe. */
+int cache_get_stale_at(struct cache *c, const char *source, const char *key,
+		       int64_t max_age_s, int64_t now_ns, char **val,
+		       size_t *len, int64_t *stored_ns);
 
 /* Stores len bytes of val for key (a UTF-8 string) under today's date,
  * atomically (temporary file and rename, not fsynced); replaces an entry
@@ -66,7 +81,8 @@ uint64_t cache_key_hash(const char *key);
 size_t cache_hits(const struct cache *c);
 size_t cache_misses(const struct cache *c);
 
-/* Removes entries at least their source's TTL old at now_ns (by stored_ns;
+/* Removes entries at least their source's TTL old (CACHE_FALLBACK_KEEP_S
+ * for "ecb" and "rss") at now_ns (by stored_ns;
  * by the file's mtime when the file cannot be read), temporary files over
  * an hour old, and date directories left empty. report(ctx, what, path)
  * for each (may be NULL); nothing is removed when dry_run. A missing cache

@@ -27,7 +27,7 @@ int host_option(struct host_opts *o, const char *cmd, const char *name, const ch
 		}
 		const char *path = strchr(val, ':');
 		struct stat st;
-		if (path && stat(path + 1, &st) < 0)
+		if (path && !data_source_is_live(val) && stat(path + 1, &st) < 0)
 			return cli_fail(EXIT_USAGE, cmd, "%s %s: cannot read %s: %s", name, val,
 					path + 1, strerror(errno)), -1;
 		if (m)

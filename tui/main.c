@@ -15,15 +15,15 @@
 
 const struct cli_cmd cli_commands[] = {
 	{ "console", "[--attach] [--read-only] [--theme NAME] [--script FILE --dump-screen FILE] "
-		     "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S]",
+		     "[--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] [--task-timeout S]",
 	  "the operator console (the default on a terminal); embeds the agents and "
 	  "starts the weekly run unless --attach", cmd_console },
-	{ "run", "weekly [--as-of TIME] [--pairs LIST] [--market SOURCE] [--news SOURCE] "
+	{ "run", "weekly [--as-of TIME] [--pairs LIST] [--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] "
 		 "[--report-dir DIR] [--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]",
 	  "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
 	  "when a model and key are configured; MADF_LLM=off for the deterministic agents)",
 	  cmd_run },
-	{ "agent", "NAME [--market SOURCE] [--news SOURCE] [--report-dir DIR] "
+	{ "agent", "NAME [--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] "
 		   "[--inject-fault AGENT:KIND] [--task-timeout S]",
 	  "run one agent as its own process", cmd_agent },
 	{ "send", "--to AGENT --type TYPE [--from AGENT] [--content JSON|@FILE|@-] "

@@ -194,6 +194,45 @@ static void test_stale(void **state)
 				      midnight + DAY + 10 * NS, &val, &len), 0);
 }
 
+/* Falling back on stale data: the newest entry whatever its TTL, with the
+ * time it was stored, within the age asked for, from older date dirs. */
+static void test_stale_fallback(void **state)
+{
+	struct fixture *f = *state;
+	char *val = NULL;
+	size_t len;
+	int64_t now = util_now_ns(), stored = 0;
+	assert_int_equal(cache_get_stale_at(f->c, "ecb", "u", 86400, now, &val, &len,
+					    &stored), 0);
+	assert_null(val);
+	put(f->c, "ecb", "u", "old", now - 3 * DAY);
+	put(f->c, "ecb", "u", "newer", now - 2 * DAY - 5 * NS);
+	/* long stale for its TTL */
+	assert_int_equal(cache_get_at(f->c, "ecb", "u", 60, now, &val, &len), 0);
+	size_t hits = cache_hits(f->c), misses = cache_misses(f->c);
+	assert_int_equal(cache_get_stale_at(f->c, "ecb", "u", 7 * 86400, now, &val, &len,
+					    &stored), 1);
+	assert_string_equal(val, "newer");
+	assert_int_equal(len, 5);
+	free(val);
+	/* stored_ns goes through a JSON number: exact to well under 1 ms */
+	int64_t d = stored - (now - 2 * DAY - 5 * NS);
+	assert_true(d > -1000000 && d < 1000000);
+	assert_int_equal(cache_hits(f->c), hits);
+	assert_int_equal(cache_misses(f->c), misses);
+	/* too old for the age allowed */
+	assert_int_equal(cache_get_stale_at(f->c, "ecb", "u", 86400, now, &val, &len,
+					    &stored), 0);
+	assert_null(val);
+	/* another key, a bad source */
+	assert_int_equal(cache_get_stale_at(f->c, "ecb", "v", 7 * 86400, now, &val, &len,
+					    NULL), 0);
+	assert_int_equal(cache_get_stale_at(f->c, "../x", "u", 7 * 86400, now, &val, &len,
+					    NULL), -1);
+	assert_int_equal(cache_get_stale_at(f->c, "ecb", NULL, 7 * 86400, now, &val, &len,
+					    NULL), -1);
+}
+
 static void test_source_names(void **state)
 {
 	struct fixture *f = *state;
@@ -278,6 +317,11 @@ static void test_gc(void **state)
 	put(f->c, "market", "stale", "2", now - 400 * NS);
 	put(f->c, "news", "fresh", "3", now - 800 * NS); /* news: 900 s */
 	put(f->c, "news", "old", "4", now - 3 * DAY);    /* its own date dir */
+	/* the live sources' entries stay for the offline fallback */
+	put(f->c, "ecb", "kept", "5", now - 3 * DAY);
+	put(f->c, "rss", "gone", "6", now - 31 * DAY);
+	char *kept = cache_entry_path(f->c, "ecb", "kept", now - 3 * DAY);
+	char *gone = cache_entry_path(f->c, "rss", "gone", now - 31 * DAY);
 	char *fresh = cache_entry_path(f->c, "market", "fresh", now - 10 * NS);
 	char *stale = cache_entry_path(f->c, "market", "stale", now - 400 * NS);
 	char *nfresh = cache_entry_path(f->c, "news", "fresh", now - 800 * NS);
@@ -292,15 +336,17 @@ static void test_gc(void **state)
 	assert_int_equal(utimensat(AT_FDCWD, tmp, ts, 0), 0);
 
 	assert_int_equal(cache_gc(f->c, now, true, on_report, &s, &err), 0);
-	assert_int_equal(s.entries, 2);
+	assert_int_equal(s.entries, 3);
 	assert_int_equal(s.tmps, 1);
-	assert_int_equal(s.dirs, 1);
+	assert_int_equal(s.dirs, 2);
 	assert_true(exists(stale) && exists(old) && exists(tmp));
 
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(cache_gc(f->c, now, false, on_report, &s, &err), 0);
-	assert_int_equal(s.entries, 2);
-	assert_int_equal(s.dirs, 1);
+	assert_int_equal(s.entries, 3);
+	assert_int_equal(s.dirs, 2);
+	assert_true(exists(kept));
+	assert_false(exists(gone));
 	assert_true(exists(fresh));
 	assert_true(exists(nfresh));
 	assert_false(exists(stale));
@@ -316,6 +362,8 @@ static void test_gc(void **state)
 	free(old);
 	free(olddir);
 	free(tmp);
+	free(kept);
+	free(gone);
 }
 
 #define THREADS 4
@@ -357,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collision, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
