@@ -77,6 +77,7 @@ struct bus_stats {
 	struct bus_agent_stats *agents; /* sorted by name */
 	size_t nagents;
 	size_t processing, retry, dead_letter;
+	uint64_t dead_gen;  /* changes whenever a dead letter comes or goes */
 };
 void bus_stats_release(struct bus_stats *s);
 

@@ -35,8 +35,9 @@ void dlx_append(const char *dir, const struct dlx_rec *r, size_t n);
 /* Loads dir's index (an empty one when there is none). Never fails. */
 struct dlx *dlx_load(const char *dir);
 void dlx_free(struct dlx **x);
-/* The record for name when it names inode ino, else NULL. Borrowed. */
-const struct dlx_rec *dlx_get(const struct dlx *x, const char *name, ino_t ino);
+/* The record for name when it names inode ino, else NULL. Borrowed, and
+ * valid until the next dlx_get on x (x is not for several threads). */
+const struct dlx_rec *dlx_get(struct dlx *x, const char *name, ino_t ino);
 /* Lines read, including the ones that no longer match anything. */
 size_t dlx_lines(const struct dlx *x);
 

@@ -2149,6 +2149,7 @@ struct bus_monitor {
 	struct mon_agent *agents;
 	size_t nagents;
 	struct nset dead;
+	uint64_t dead_gen;       /* bumped by every dead letter come or gone */
 	struct mon_watch *watches;
 	size_t nwatches;
 	int64_t last_scan_ns;
@@ -2248,6 +2249,7 @@ static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 			nset_put(&m->dead, name, 0);
 		else
 			nset_del(&m->dead, name);
+		m->dead_gen++;
 		return;
 	}
 	struct mon_agent *a = &m->agents[ai];
@@ -2405,6 +2407,7 @@ static void fs_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 		out->retry += s->retry;
 	}
 	out->dead_letter = m->dead.n;
+	out->dead_gen = m->dead_gen;
 	qsort(out->agents, out->nagents, sizeof(*out->agents), agent_stats_cmp);
 }
 

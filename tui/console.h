@@ -52,6 +52,7 @@ struct console_rows {
 	char *sel_id;      /* kept across a refresh */
 	char **keep;       /* marked ids kept across a refresh */
 	size_t nkeep;
+	bool keep_pending; /* keep not yet applied to the new rows */
 };
 
 enum console_mode { MODE_NORMAL, MODE_COMMAND, MODE_FILTER, MODE_CONFIRM, MODE_HELP };
@@ -83,6 +84,7 @@ struct console {
 	/* filter */
 	regex_t re;
 	bool re_set, re_invert;
+	char *re_literal;  /* the pattern, when it has no regex syntax */
 	char filter[256];
 	/* overview */
 	struct bus_stats stats;
@@ -169,6 +171,11 @@ unsigned view_queues_act(struct console *c, enum console_op op);
 /* E: the current dead letter edited in $EDITOR, then bus_requeue. */
 unsigned view_queues_edit(struct console *c);
 void view_queues_release(struct console *c); /* the kept listing */
+/* The dead-letter listing that runs in the background: an fd to poll (-1
+ * when none) that becomes readable when it has finished; view_queues_wake
+ * consumes that and says whether to reload. */
+int view_queues_fd(void);
+unsigned view_queues_wake(void);
 unsigned view_logs_refresh(struct console *c);
 void view_logs_draw(struct console *c, int y0, int y1);
 unsigned view_reports_refresh(struct console *c);

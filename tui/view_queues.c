@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/eventfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +55,63 @@ static void queue_title(const struct console *c, char *buf, size_t size)
 #define QUEUES_RELIST_S 60
 #define QUEUES_POOL_MAX 256
 
+/* Interned strings, owned: an open-addressing set. */
+struct dl_pool {
+	char **v;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t nslot;
+};
+
+static uint64_t dl_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void dl_pool_rehash(struct dl_pool *p)
+{
+	free(p->slot);
+	p->nslot = p->nslot ? p->nslot * 2 : 64;
+	p->slot = xcalloc(p->nslot, sizeof(*p->slot));
+	for (size_t k = 0; k < p->n; k++) {
+		size_t i = dl_hash(p->v[k]) & (p->nslot - 1);
+		while (p->slot[i])
+			i = (i + 1) & (p->nslot - 1);
+		p->slot[i] = (uint32_t)(k + 1);
+	}
+}
+
+static const char *dl_pool_intern(struct dl_pool *p, const char *s)
+{
+	if (!s)
+		return NULL;
+	if ((p->n + 1) * 2 > p->nslot)
+		dl_pool_rehash(p);
+	size_t i = dl_hash(s) & (p->nslot - 1);
+	for (; p->slot[i]; i = (i + 1) & (p->nslot - 1))
+		if (!strcmp(p->v[p->slot[i] - 1], s))
+			return p->v[p->slot[i] - 1];
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->v = xrealloc(p->v, p->cap * sizeof(*p->v));
+	}
+	p->v[p->n] = xstrdup(s);
+	p->slot[i] = (uint32_t)(p->n + 1);
+	return p->v[p->n++];
+}
+
+static void dl_pool_release(struct dl_pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	free(p->slot);
+	memset(p, 0, sizeof(*p));
+}
+
 struct queues_row {
 	char *name;                  /* file name; NULL for a heading */
 	const char *dir, *agent, *reason, *error, *orig; /* interned */
@@ -63,12 +123,14 @@ static struct {
 	enum queue_kind kind;
 	char agent[MSG_AGENT_MAX + 1];
 	unsigned long gen;
+	uint64_t dead_gen;       /* the dead letters: c->stats.dead_gen then */
 	int64_t at_ns;
 	struct queues_row *row;  /* indexed like rows[VIEW_QUEUES].v */
 	size_t n, cap;
 	char *pool[QUEUES_POOL_MAX];
 	size_t npool;
 	bool pool_full;
+	struct dl_pool xpool;    /* the dead-letter listing's strings */
 } ql;
 
 static const char *queues_intern(const char *s)
@@ -96,16 +158,9 @@ static void queues_forget(void)
 	ql.npool = 0;
 	ql.pool_full = false;
 	ql.valid = false;
+	dl_pool_release(&ql.xpool);
 }
 
-void view_queues_release(struct console *c)
-{
-	(void)c;
-	queues_forget();
-	free(ql.row);
-	ql.row = NULL;
-	ql.cap = 0;
-}
 
 /* Row i (just added) came from entry e, or is a heading (e NULL). */
 static void queues_note(size_t i, struct bus_entry *e)
@@ -140,35 +195,48 @@ static void queues_note(size_t i, struct bus_entry *e)
 	}
 }
 
-/* A dead letter as the listing keeps it until the rows are made: 100,000
- * of them are listed without holding 100,000 bus entries. */
+/* ---- the dead letters: listed in the background ----
+ * 100,000 dead letters take a few hundred milliseconds to list even from
+ * the bus's index: far more than a keypress may. Past DLQ_SYNC_MAX (as the
+ * monitor counts them) a worker thread lists them, sorts them and makes
+ * the rows, touching nothing the UI thread uses; the UI thread keeps the
+ * rows it has until the worker says (an eventfd in the console's poll)
+ * that the new ones are ready, then swaps them in. */
+#define DLQ_SYNC_MAX 5000
+
 struct dl_item {
 	char *name;
-	const char *reason, *error, *orig, *from, *type; /* interned */
+	const char *reason, *error, *orig, *from, *type; /* interned in the pool */
 	char *mid;            /* NULL: the message id is in the name */
 	unsigned short mid_at, mid_len; /* where in the name */
 	int64_t enqueued_ns;
 };
 
+/* What one listing produced: rows for the view, the per-row facts, and
+ * the strings they point into. */
+struct dl_result {
+	struct console_row *rows;
+	struct queues_row *q;
+	size_t n, cap;
+	struct dl_pool pool;
+	char *err;
+};
+
 struct dl_list {
 	struct dl_item *v;
 	size_t n, cap;
-	const char *last[5];  /* the last strings interned, per field */
-	const char *last_in[5];
-	const char *dir;      /* interned, from the first entry's path */
+	struct dl_pool *pool;
+	const char *last_in[6]; /* the last string interned per field */
+	const char *dir;
 };
 
-/* Interns s for field k; repeats of the previous value skip the search. */
 static const char *dl_intern(struct dl_list *l, int k, const char *s)
 {
 	if (!s)
 		return NULL;
 	if (l->last_in[k] && !strcmp(l->last_in[k], s))
-		return l->last[k];
-	const char *p = queues_intern(s);
-	l->last[k] = p;
-	l->last_in[k] = p;
-	return p;
+		return l->last_in[k];
+	return l->last_in[k] = dl_pool_intern(l->pool, s);
 }
 
 static void dl_take(void *ctx, const struct bus_entry *e)
@@ -182,7 +250,7 @@ static void dl_take(void *ctx, const struct bus_entry *e)
 	size_t plen = strlen(e->path), nlen = strlen(e->name);
 	if (!l->dir && plen > nlen + 1) {
 		char *d = xstrndup(e->path, plen - nlen - 1);
-		l->dir = queues_intern(d);
+		l->dir = dl_pool_intern(l->pool, d);
 		free(d);
 	}
 	it->name = xstrdup(e->name);
@@ -207,9 +275,11 @@ static void dl_take(void *ctx, const struct bus_entry *e)
 static int dl_cmp(const void *a, const void *b)
 {
 	const struct dl_item *x = a, *y = b;
-	int r = strcmp(x->reason ? x->reason : "?", y->reason ? y->reason : "?");
-	if (r)
-		return r;
+	if (x->reason != y->reason) {
+		int r = strcmp(x->reason ? x->reason : "?", y->reason ? y->reason : "?");
+		if (r)
+			return r;
+	}
 	if (x->enqueued_ns != y->enqueued_ns)
 		return x->enqueued_ns < y->enqueued_ns ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -226,46 +296,58 @@ static const char *dl_id(const struct dl_item *it, char *buf, size_t size)
 	return buf;
 }
 
-static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
+static void dl_row(struct dl_result *res, const char *id, enum theme_slot slot,
+		   const char *text)
 {
-	struct dl_list l = { 0 };
-	char *err = NULL;
-	if (bus_each_dead(c->bus, dl_take, &l, &err) < 0) {
-		console_status(c, true, "bus: %s", err);
-		free(err);
+	if (res->n == res->cap) {
+		res->cap = res->cap ? res->cap * 2 : 1024;
+		res->rows = xrealloc(res->rows, res->cap * sizeof(*res->rows));
+		res->q = xrealloc(res->q, res->cap * sizeof(*res->q));
 	}
-	ql.valid = true;
-	const char *dir = l.dir;
+	struct console_row *row = &res->rows[res->n];
+	row->text = util_sanitize(text, strlen(text), false);
+	row->id = id ? xstrdup(id) : NULL;
+	row->slot = slot;
+	row->marked = false;
+	memset(&res->q[res->n], 0, sizeof(res->q[0]));
+	res->n++;
+}
+
+/* Lists the dead letters into res: the worker's whole job (or the UI
+ * thread's, for a few). Touches nothing but bus and res. */
+static void dl_build(struct bus *bus, struct dl_result *res)
+{
+	struct dl_list l = { .pool = &res->pool };
+	if (bus_each_dead(bus, dl_take, &l, &res->err) < 0 && !res->err)
+		res->err = xstrdup("cannot list the dead letters");
 	if (l.n > 1)
 		qsort(l.v, l.n, sizeof(*l.v), dl_cmp);
 	int64_t now = util_now_ns();
-	char idbuf[MSG_ID_MAX + 1];
+	char idbuf[MSG_ID_MAX + 1], text[512];
 	for (size_t i = 0; i < l.n; i++) {
 		struct dl_item *it = &l.v[i];
 		if (i == 0 || it->reason != l.v[i - 1].reason) {
 			size_t k = i;
 			while (k < l.n && l.v[k].reason == it->reason)
 				k++;
-			console_rows_add(r, NULL, SLOT_HEADING, "%s (%zu)", it->reason ? it->reason : "?",
-					 k - i);
-			queues_note(r->n - 1, NULL);
+			snprintf(text, sizeof(text), "%s (%zu)", it->reason ? it->reason : "?", k - i);
+			dl_row(res, NULL, SLOT_HEADING, text);
 		}
 		char age[16] = "-";
 		if (it->enqueued_ns)
 			console_age(now - it->enqueued_ns, age, sizeof(age));
 		const char *id = dl_id(it, idbuf, sizeof(idbuf));
-		console_rows_add(r, id, SLOT_NORMAL, "  %-56.56s %-18.18s %-18.18s %-16.16s %s",
-				 id, it->type ? it->type : "?", it->orig ? it->orig : "?",
-				 it->from ? it->from : "?", age);
-		size_t ri = r->n - 1;
-		queues_note(ri, NULL);
-		struct queues_row *qr = &ql.row[ri];
+		snprintf(text, sizeof(text), "  %-56.56s %-18.18s %-18.18s %-16.16s %s", id,
+			 it->type ? it->type : "?", it->orig ? it->orig : "?",
+			 it->from ? it->from : "?", age);
+		dl_row(res, id, SLOT_NORMAL, text);
+		struct queues_row *qr = &res->q[res->n - 1];
 		qr->dead = true;
-		qr->dir = dir;
+		qr->dir = l.dir;
 		qr->reason = it->reason;
 		qr->error = it->error;
 		qr->orig = it->orig;
-		if (dir && !ql.pool_full) {
+		if (l.dir) {
 			qr->name = it->name; /* taken */
 			it->name = NULL;
 		}
@@ -273,6 +355,166 @@ static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
 		free(it->mid);
 	}
 	free(l.v);
+}
+
+static void dl_result_release(struct dl_result *res)
+{
+	for (size_t i = 0; i < res->n; i++) {
+		free(res->rows[i].text);
+		free(res->rows[i].id);
+		free(res->q[i].name);
+	}
+	free(res->rows);
+	free(res->q);
+	dl_pool_release(&res->pool);
+	free(res->err);
+	memset(res, 0, sizeof(*res));
+}
+
+static struct {
+	pthread_t th;
+	bool running;        /* a worker was started and not yet joined */
+	atomic_bool done;    /* it has finished */
+	int efd;             /* eventfd, written when done; 0 before first use */
+	bool efd_open;
+	struct bus *bus;
+	unsigned long gen;   /* c->bus_gen when it started */
+	uint64_t dead_gen;   /* c->stats.dead_gen when it started */
+	int64_t at_ns;
+	struct dl_result res;
+} dj;
+
+static void *dl_worker(void *arg)
+{
+	(void)arg;
+	dl_build(dj.bus, &dj.res);
+	atomic_store(&dj.done, true);
+	uint64_t one = 1;
+	ssize_t w = write(dj.efd, &one, sizeof(one));
+	(void)w;
+	return NULL;
+}
+
+int view_queues_fd(void)
+{
+	return dj.running && dj.efd_open ? dj.efd : -1;
+}
+
+unsigned view_queues_wake(void)
+{
+	uint64_t v;
+	ssize_t k = read(dj.efd, &v, sizeof(v));
+	(void)k;
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
+/* Joins a worker that has finished (or waits for it when wait). */
+static bool dl_join(bool wait)
+{
+	if (!dj.running || (!wait && !atomic_load(&dj.done)))
+		return false;
+	pthread_join(dj.th, NULL);
+	dj.running = false;
+	return true;
+}
+
+/* The listing in res becomes the view's rows; the marks and the selection
+ * stay on the same messages. */
+static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_result *res,
+			unsigned long gen, uint64_t dead_gen, int64_t at_ns)
+{
+	if (res->err) {
+		console_status(c, true, "bus: %s", res->err);
+		free(res->err);
+		res->err = NULL;
+	}
+	queues_forget();
+	console_rows_clear(r);
+	free(r->v);
+	r->v = res->rows;
+	r->n = res->n;
+	r->cap = res->cap;
+	free(ql.row);
+	ql.row = res->q;
+	ql.n = ql.cap = res->n;
+	dl_pool_release(&ql.xpool);
+	ql.xpool = res->pool;
+	memset(res, 0, sizeof(*res));
+	ql.valid = true;
+	ql.kind = QUEUE_DEAD;
+	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
+	ql.gen = gen;
+	ql.dead_gen = dead_gen;
+	ql.at_ns = at_ns;
+	r->hash = 0;
+	return console_rows_done(c, r);
+}
+
+void view_queues_release(struct console *c)
+{
+	(void)c;
+	dl_join(true);
+	dl_result_release(&dj.res);
+	if (dj.efd_open)
+		close(dj.efd);
+	dj.efd_open = false;
+	queues_forget();
+	free(ql.row);
+	ql.row = NULL;
+	ql.cap = 0;
+}
+
+static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
+{
+	if (dj.running) {
+		if (!dl_join(false))
+			/* still listing: the rows shown stay until it is done */
+			return r->hash ? 0 : console_rows_done(c, r);
+		unsigned f = dl_swap(c, r, &dj.res, dj.gen, dj.dead_gen, dj.at_ns);
+		console_status(c, false, "dead letters: %zu listed", c->stats.dead_letter);
+		return f;
+	}
+	ql.dirty = false;
+	size_t sync_max = DLQ_SYNC_MAX;
+	const char *env = getenv("MADF_DLQ_SYNC_MAX");
+	if (env && *env)
+		sync_max = (size_t)strtoul(env, NULL, 10);
+	if (c->stats.dead_letter < sync_max || !c->mon || bus_monitor_fd(c->mon) < 0) {
+		struct dl_result res = { 0 };
+		dl_build(c->bus, &res);
+		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
+	}
+	if (!dj.efd_open) {
+		dj.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (dj.efd < 0) {
+			struct dl_result res = { 0 };
+			dl_build(c->bus, &res);
+			return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
+		}
+		dj.efd_open = true;
+	}
+	dj.bus = c->bus;
+	dj.gen = c->bus_gen;
+	dj.dead_gen = c->stats.dead_gen;
+	dj.at_ns = util_mono_ns();
+	atomic_store(&dj.done, false);
+	memset(&dj.res, 0, sizeof(dj.res));
+	if (pthread_create(&dj.th, NULL, dl_worker, NULL) != 0) {
+		struct dl_result res = { 0 };
+		dl_build(c->bus, &res);
+		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
+	}
+	dj.running = true;
+	if (!ql.valid || ql.kind != QUEUE_DEAD) {
+		/* nothing of the dead letters to show meanwhile */
+		queues_forget();
+		console_rows_clear(r);
+		console_rows_add(r, NULL, SLOT_DIM, "listing %zu dead letters...", c->stats.dead_letter);
+		queues_note(r->n - 1, NULL);
+		ql.kind = QUEUE_DEAD;
+		util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
+	}
+	console_status(c, false, "listing %zu dead letters in the background", c->stats.dead_letter);
 	return console_rows_done(c, r);
 }
 
@@ -282,12 +524,22 @@ unsigned view_queues_refresh(struct console *c)
 	if (c->qkind == QUEUE_INBOX && !c->qagent[0])
 		util_strlcpy(c->qagent, "product_manager", sizeof(c->qagent));
 	if (ql.valid && !ql.dirty && c->mon && bus_monitor_fd(c->mon) >= 0 &&
-	    ql.kind == c->qkind && !strcmp(ql.agent, c->qagent) && ql.gen == c->bus_gen &&
+	    !(dj.running && atomic_load(&dj.done)) &&
+	    ql.kind == c->qkind && !strcmp(ql.agent, c->qagent) &&
+	    /* the dead letters are listed again only when they changed */
+	    (c->qkind == QUEUE_DEAD ? ql.dead_gen == c->stats.dead_gen : ql.gen == c->bus_gen) &&
 	    util_mono_ns() - ql.at_ns < QUEUES_RELIST_S * 1000000000LL) {
 		/* the same data: only the filter or the view may have changed
 		 * (they reset the hash) */
 		return r->hash ? 0 : console_rows_done(c, r);
 	}
+	if (c->qkind == QUEUE_DEAD)
+		return queues_refresh_dead(c, r);
+	if (dj.running && !atomic_load(&dj.done))
+		/* a dead-letter listing left behind: its result is dropped */
+		dl_join(true);
+	if (!dj.running)
+		dl_result_release(&dj.res);
 	queues_forget();
 	ql.dirty = false;
 	ql.kind = c->qkind;
@@ -300,8 +552,6 @@ unsigned view_queues_refresh(struct console *c)
 	size_t n = 0;
 	char *err = NULL;
 	console_rows_clear(r);
-	if (q == BUS_Q_DEAD)
-		return queues_refresh_dead(c, r);
 	if (bus_list(c->bus, q, c->qagent[0] && q != BUS_Q_DEAD && q != BUS_Q_PROCESSED ? c->qagent : NULL,
 		     true, &v, &n,
 		     &err) < 0) {

@@ -73,6 +73,33 @@ wait_for "read-only refuses R" 10 on_screen ro "read-only: retry refused"
 eq "... the dead letter stays" "$(njson "$D/messages/dead-letter")" 1
 keys ro q
 
+# Past MADF_DLQ_SYNC_MAX (0 here) the dead letters are listed on a thread of
+# their own: they arrive, a new dead letter is listed again live, the mark
+# stays on its message, and R y retries the marked one.
+rm -f "$D"/messages/dead-letter/*.json "$D"/messages/inbox/report_writer/*.json
+k1=$($MADF send --to report_writer --type heartbeat --content "$HB")
+k2=$($MADF send --to report_writer --type heartbeat --content "$HB")
+$MADF kill "$k1" "$k2" --reason "background listing" >/dev/null
+tm -f /dev/null new-session -d -s bg -x 120 -y 40 -c "$TOP" \
+	"env TERM=xterm-256color LANG=C.UTF-8 MADF_DATA_DIR='$D' MADF_NO_FSYNC=1 MADF_DLQ_SYNC_MAX=0 '$MADF' --log-dir '$L' console --attach; sleep 30"
+wait_for "background listing: the console starts" 10 on_screen bg "AGENT"
+keys bg : d l q Enter
+wait_for "background listing: the dead letters arrive" 10 on_screen bg "dead letters: 2 messages"
+wait_for "... grouped" 10 on_screen bg "killed (2)"
+keys bg Space
+wait_for "... one marked" 10 on_screen bg "1 marked"
+k3=$($MADF send --to report_writer --type heartbeat --content "$HB")
+$MADF kill "$k3" >/dev/null
+wait_for "a new dead letter is listed again, live" 10 on_screen bg "dead letters: 3 messages"
+on_screen bg "1 marked" && ok "... the mark survives the relisting" || fail "... the mark survives the relisting" "$(cap bg)"
+keys bg R
+wait_for "R asks for the marked one" 10 on_screen bg "Retry 1 message? y/n"
+keys bg y
+wait_for "R y retried it into its inbox" 10 files_are "$D/messages/inbox/report_writer" 1
+eq "... the other two stay dead" "$(njson "$D/messages/dead-letter")" 2
+grep -q "$k1" "$D"/messages/inbox/report_writer/*.json && ok "... it was the marked (first) one" || fail "... it was the marked (first) one" "$(ls "$D"/messages/inbox/report_writer)"
+keys bg q
+
 # Embedded: the console runs the agents; r on a task still with a slow
 # research_agent_1 goes through the product_manager, which cancels it there
 # and puts a task_assignment in research_agent_2's inbox; the task is then
