@@ -153,6 +153,13 @@ int mcp_tools_open(struct tools *reg, const struct mcp_tools_opts *o,
 		free(mt);
 		return -1;
 	}
+	if (mt->cfg.n && getenv(MCP_CHILD_ENV)) {
+		warnf(o, "starting none of the %zu MCP servers of %s: this madf is itself an MCP "
+		      "server started by madf (%s is set)", mt->cfg.n,
+		      o->config_path ? o->config_path : ".mcp.json", MCP_CHILD_ENV);
+		mcp_config_release(&mt->cfg);
+		mt->cfg.n = 0;
+	}
 	mt->servers = xcalloc(mt->cfg.n + 1, sizeof(*mt->servers));
 	mt->nservers = mt->cfg.n;
 	for (size_t i = 0; i < mt->cfg.n; i++) {

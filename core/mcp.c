@@ -724,12 +724,12 @@ static int stdio_spawn(struct mcp_client *c, char **err)
 	size_t ne = 0;
 	for (char **e = environ; e && *e; e++)
 		ne++;
-	char **envp = xcalloc(ne + c->cfg.nenv + 1, sizeof(char *));
+	char **envp = xcalloc(ne + c->cfg.nenv + 2, sizeof(char *));
 	size_t k = 0;
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t nl = eq ? (size_t)(eq - *e) : strlen(*e);
-		bool over = false;
+		bool over = nl == strlen(MCP_CHILD_ENV) && !strncmp(*e, MCP_CHILD_ENV, nl);
 		for (size_t i = 0; i < c->cfg.nenv && !over; i++)
 			over = !strncmp(c->cfg.env[i], *e, nl) && c->cfg.env[i][nl] == '=';
 		if (!over)
@@ -737,6 +737,8 @@ static int stdio_spawn(struct mcp_client *c, char **err)
 	}
 	for (size_t i = 0; i < c->cfg.nenv; i++)
 		envp[k++] = c->cfg.env[i];
+	/* Tells a madf started as a server that it is one (see MCP_CHILD_ENV). */
+	envp[k++] = (char *)(uintptr_t)MCP_CHILD_ENV "=1";
 	envp[k] = NULL;
 
 	posix_spawn_file_actions_t fa;

@@ -22,6 +22,10 @@
 #define MCP_PROTOCOL_VERSION "2025-11-25" /* the version offered */
 #define MCP_DEFAULT_TIMEOUT_MS 60000L
 #define MCP_INIT_TIMEOUT_MS 30000L
+/* Set (to 1) in the environment of every stdio server madf starts: a madf
+ * that finds it set starts no MCP servers of its own, so a configuration
+ * naming madf cannot make madf start itself without end. */
+#define MCP_CHILD_ENV "MADF_MCP_CHILD"
 
 enum mcp_transport { MCP_STDIO, MCP_HTTP };
 

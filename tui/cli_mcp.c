@@ -1188,6 +1188,9 @@ int cmd_mcp(struct cli *cli, int argc, char **argv)
 	fcntl(s->wake[1], F_SETFL, O_NONBLOCK);
 	fcntl(s->wake[0], F_SETFD, FD_CLOEXEC);
 	fcntl(s->wake[1], F_SETFD, FD_CLOEXEC);
+	/* A server is no client: a .mcp.json naming madf itself in the
+	 * directory it runs in must not make it start itself, recursively. */
+	ho.no_mcp = true;
 	if (host_setup(cli, &s->env, &ho) == 0) {
 		s->caller.env = &s->env;
 		util_strlcpy(s->caller.name, MCP_CALLER, sizeof(s->caller.name));

@@ -1233,10 +1233,10 @@ static unsigned console_pump(struct console *c, int max_ms)
 			} else if (b[i] == SIGINT || b[i] == SIGTERM) {
 				c->quit = true;
 				f |= CONSOLE_QUIT;
-			} else if (b[i] == SIGCHLD) {
-				while (waitpid(-1, NULL, WNOHANG) > 0)
-					;
 			}
+			/* SIGCHLD only wakes the loop: every child has an owner
+			 * that reaps it (the editor's wait, the MCP client, which
+			 * reports how a crashed server ended). */
 		}
 	}
 	if (mfd >= 0 && (p[1].revents & POLLIN) && bus_monitor_process(c->mon) > 0) {

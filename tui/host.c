@@ -94,7 +94,7 @@ int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o
 	if (cache_open(env->data_dir, &env->cache, &err) < 0 ||
 	    tools_open(env->data_dir, env->log_dir, env->cache, &env->tools, &err) < 0 ||
 	    data_tools_register(env, &err) < 0 ||
-	    mcp_tools_open(env->tools, &mo, &host_mcp, &err) < 0 ||
+	    (!o->no_mcp && mcp_tools_open(env->tools, &mo, &host_mcp, &err) < 0) ||
 	    tools_write_registry(env->tools, &err) < 0) {
 		cli_fail(EXIT_FAIL, NULL, "%s", err);
 		free(err);

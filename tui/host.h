@@ -17,6 +17,7 @@ struct host_opts {
 	const char *faults[16];
 	size_t nfaults;
 	long task_timeout;
+	bool no_mcp;  /* start no MCP servers (madf mcp serves, it is no client) */
 };
 
 /* Parses one runtime option (--market, --news, --report-dir,
