@@ -288,17 +288,9 @@ int llm_usage_record(const char *data_dir, const char *agent, const char *task_i
 	cJSON *root = NULL;
 	if (util_mkdirs(dir, err) < 0)
 		goto out;
-	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (lfd < 0) {
-		err_set(err, "cannot open %s: %s", lock_path, strerror(errno));
+	lfd = util_lock_file(lock_path, true, err);
+	if (lfd < 0)
 		goto out;
-	}
-	while (flock(lfd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			err_set(err, "cannot lock %s: %s", lock_path, strerror(errno));
-			goto out;
-		}
-	}
 	char *buf = NULL, *rerr = NULL;
 	size_t len;
 	if (util_read_file(path, USAGE_MAX, &buf, &len, &rerr) == 0) {

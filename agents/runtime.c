@@ -173,11 +173,8 @@ int agent_state_locked(struct agent *a, void (*fn)(struct agent *a, void *ctx),
 	int lock = -1;
 	if (a->role->shared_state) {
 		char *lp = xasprintf("%s.lock", a->state_path);
-		lock = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		lock = util_lock_file(lp, true, NULL);
 		free(lp);
-		if (lock >= 0)
-			while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
-				;
 		merge_from_disk(a);
 	}
 	if (fn)

@@ -48,16 +48,8 @@ static char *index_path(const char *dir)
 static int lock_index(const char *dir, int how)
 {
 	char *p = xasprintf("%s/.index.lock", dir);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = util_lock_file(p, how == LOCK_EX, NULL);
 	free(p);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, how) < 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
-	}
 	return fd;
 }
 

@@ -750,18 +750,10 @@ int tools_save_usage(struct tools *t, char **err)
 		return -1;
 	char *lock_path = xasprintf("%s/usage.json.lock", t->dir);
 	char *path = xasprintf("%s/usage.json", t->dir);
-	int lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int lfd = util_lock_file(lock_path, true, err);
 	int r = -1;
-	if (lfd < 0) {
-		err_set(err, "cannot open %s: %s", lock_path, strerror(errno));
+	if (lfd < 0)
 		goto out;
-	}
-	while (flock(lfd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			err_set(err, "cannot lock %s: %s", lock_path, strerror(errno));
-			goto out;
-		}
-	}
 	size_t n;
 	struct delta *d = snapshot(t, &n);
 	cJSON *root = NULL;

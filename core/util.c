@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,21 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len,
 	if (len)
 		*len = n;
 	return 0;
+}
+
+int util_lock_file(const char *path, bool exclusive, char **err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	while (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
+		if (errno != EINTR) {
+			int e = errno;
+			close(fd);
+			return err_set(err, "cannot lock %s: %s", path, strerror(e));
+		}
+	}
+	return fd;
 }
 
 int util_fsync_dir(const char *path)

@@ -67,6 +67,10 @@ int util_write_file_atomic(const char *path, const void *data, size_t len,
 int util_mkdirs(const char *path, char **err);
 /* Removes path and everything under it (no symlinks followed). */
 int util_rm_tree(const char *path);
+/* Opens (creating) the lock file path and takes an flock on it, exclusive
+ * or shared, waiting for it. Returns the fd (closing it unlocks), or -1
+ * with *err. */
+int util_lock_file(const char *path, bool exclusive, char **err);
 /* fsync a directory by path. */
 int util_fsync_dir(const char *path);
 

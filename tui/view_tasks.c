@@ -132,22 +132,35 @@ static unsigned tasks_request(struct console *c, const char *action, const char 
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
-bool view_tasks_awaits_approval(struct console *c)
+/* The selected task of the run shown (NULL when none, said on the status
+ * line); *st is the product_manager's state it points into (caller
+ * deletes), *id the selected row's task id. */
+static const cJSON *tasks_selected(struct console *c, cJSON **st, cJSON **run,
+				   const char **id)
 {
+	*st = *run = NULL;
 	struct console_row *cur = console_rows_current(&c->rows[VIEW_TASKS]);
 	if (!cur || !cur->id) {
 		console_status(c, true, "no task selected");
-		return false;
+		return NULL;
 	}
-	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	*id = cur->id;
+	*st = tasks_load(c, run);
 	const cJSON *t, *task = NULL;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(*run, "tasks"))
 		if (!strcmp(jstr(t, "task_id"), cur->id))
 			task = t;
+	return task;
+}
+
+bool view_tasks_awaits_approval(struct console *c)
+{
+	cJSON *st, *run;
+	const char *id = NULL;
+	const cJSON *task = tasks_selected(c, &st, &run, &id);
 	bool ok = task && !strcmp(jstr(task, "status"), "awaiting_approval");
-	if (!ok)
-		console_status(c, true, "%s is %s, not awaiting budget approval", cur->id,
+	if (!ok && id)
+		console_status(c, true, "%s is %s, not awaiting budget approval", id,
 			       task ? jstr(task, "status") : "gone");
 	cJSON_Delete(st);
 	return ok;
@@ -158,17 +171,11 @@ bool view_tasks_awaits_approval(struct console *c)
  * tracks the new assignment and names the change in the report. */
 unsigned view_tasks_act(struct console *c, enum console_op op)
 {
-	struct console_row *cur = console_rows_current(&c->rows[VIEW_TASKS]);
-	if (!cur || !cur->id) {
-		console_status(c, true, "no task selected");
+	cJSON *st, *run;
+	const char *cur_id = NULL;
+	const cJSON *task = tasks_selected(c, &st, &run, &cur_id);
+	if (!cur_id)
 		return CONSOLE_REDRAW;
-	}
-	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
-	const cJSON *t, *task = NULL;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		if (!strcmp(jstr(t, "task_id"), cur->id))
-			task = t;
 	const char *kind = jstr(task, "kind");
 	if (!task || (strcmp(kind, "market") && strcmp(kind, "news"))) {
 		console_status(c, true, "only research tasks (market, news) can be changed");
@@ -180,7 +187,7 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 			     op == OP_TASK_RELEASE ? "release" : op == OP_TASK_APPROVE ? "approve_budget" :
 			     "priority";
 	if (op == OP_TASK_APPROVE && strcmp(jstr(task, "status"), "awaiting_approval")) {
-		console_status(c, true, "%s is %s, not awaiting budget approval", cur->id,
+		console_status(c, true, "%s is %s, not awaiting budget approval", cur_id,
 			       jstr(task, "status"));
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
@@ -197,8 +204,8 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	char detail[64] = "";
 	if (prio)
 		snprintf(detail, sizeof(detail), ": priority %s", prio);
-	unsigned r = tasks_request(c, action, cur->id,
-				   wf_control_content(action, jstr(run, "run_id"), cur->id, NULL, prio),
+	unsigned r = tasks_request(c, action, cur_id,
+				   wf_control_content(action, jstr(run, "run_id"), cur_id, NULL, prio),
 				   jstr(run, "run_id"), detail);
 	cJSON_Delete(st);
 	return r;

@@ -15,6 +15,27 @@ unset ANTHROPIC_API_KEY OPENAI_API_KEY MADF_LLM 2>/dev/null || true
 n_ok=0 n_fail=0
 cleanup() { rm -rf "$T"; }
 trap cleanup EXIT
+# serve WHAT CMD...: starts a test server of ours in the background (it
+# prints its port on stdout's first line, its errors go to $T/serve.err);
+# sets $port and $server_pid, stops it when the test ends, and ends the
+# test failed when no port comes.
+serve() {
+	_what=$1; shift
+	"$@" >"$T/serve.port" 2>"$T/serve.err" &
+	server_pid=$!
+	trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; cleanup' EXIT
+	port=
+	for _ in $(seq 1 200); do
+		port=$(head -1 "$T/serve.port" 2>/dev/null)
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	if [ -z "$port" ]; then
+		fail "$_what starts" "$(cat "$T/serve.err")"
+		done_testing
+		exit 1
+	fi
+}
 
 ok() { n_ok=$((n_ok + 1)); echo "ok - $1"; }
 fail() { n_fail=$((n_fail + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }

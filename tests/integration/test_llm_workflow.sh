@@ -10,20 +10,7 @@ NEWS=$TOP/../shared/data/news/reuters21578.jsonl
 CHK="python3 $TOP/tests/integration/report_check.py"
 KEY=sk-madf-llm-workflow-0123456789abcdef
 LOG=$T/requests.jsonl
-python3 tests/integration/llm_replay.py --key "$KEY" --log "$LOG" >"$T/port" 2>"$T/replay.err" &
-replay_pid=$!
-trap 'kill "$replay_pid" 2>/dev/null; wait "$replay_pid" 2>/dev/null; cleanup' EXIT
-port=
-for _ in $(seq 1 200); do
-	port=$(head -1 "$T/port" 2>/dev/null)
-	[ -n "$port" ] && break
-	sleep 0.05
-done
-if [ -z "$port" ]; then
-	fail "the replay server starts" "$(cat "$T/replay.err")"
-	done_testing
-	exit 1
-fi
+serve "the replay server" python3 tests/integration/llm_replay.py --key "$KEY" --log "$LOG"
 ok "the replay server listens on 127.0.0.1:$port"
 
 mkdir -p "$T/cwd"

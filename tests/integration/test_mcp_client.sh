@@ -19,21 +19,8 @@ export WEB_BEARER=hdr-s3cret-0123456789
 export STDIO_SECRET=env-s3cret-9876543210
 unset GREETING_SRC 2>/dev/null || true
 
-python3 "$SRV" --http --log "$HLOG" --require-header "Authorization: Bearer $WEB_BEARER" \
-	>"$T/port" 2>"$T/http.err" &
-http_pid=$!
-trap 'kill "$http_pid" 2>/dev/null; wait "$http_pid" 2>/dev/null; cleanup' EXIT
-port=
-for _ in $(seq 1 200); do
-	port=$(head -1 "$T/port" 2>/dev/null)
-	[ -n "$port" ] && break
-	sleep 0.05
-done
-if [ -z "$port" ]; then
-	fail "the HTTP test server starts" "$(cat "$T/http.err")"
-	done_testing
-	exit 1
-fi
+serve "the HTTP test server" python3 "$SRV" --http --log "$HLOG" \
+	--require-header "Authorization: Bearer $WEB_BEARER"
 export MCP_PORT=$port
 
 mkdir -p "$T/cwd"
