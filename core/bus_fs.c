@@ -1671,11 +1671,57 @@ static bool entry_matches(struct bus_entry *e, const char *id)
 	return e->message_id && !strcmp(e->message_id, id);
 }
 
+/* A stored file name (as the console passes them) found where it can
+ * only be: the dead letters, then each inbox; a few stats instead of
+ * listing every queue, which with 100,000 dead letters takes a quarter of
+ * a second per message. */
+static bool find_by_name(struct bus *b, const char *name, struct bus_entry *out)
+{
+	struct bus_fname f;
+	if (name[0] == '.' || bus_fname_parse(name, &f) < 0)
+		return false;
+	char *dir = qpath(b, q_dir(BUS_Q_DEAD), NULL);
+	char *path = xasprintf("%s/%s", dir, name);
+	struct stat st;
+	bool found = false;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    entry_from_name(out, BUS_Q_DEAD, NULL, dir, name, NULL)) {
+		entry_load(out);
+		found = true;
+	}
+	free(path);
+	free(dir);
+	if (found)
+		return true;
+	char *root = qpath(b, q_dir(BUS_Q_INBOX), NULL);
+	DIR *d = opendir(root);
+	struct dirent *de;
+	while (!found && d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !util_valid_agent_name(de->d_name))
+			continue;
+		dir = xasprintf("%s/%s", root, de->d_name);
+		path = xasprintf("%s/%s", dir, name);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    entry_from_name(out, BUS_Q_INBOX, de->d_name, dir, name, NULL)) {
+			entry_load(out);
+			found = true;
+		}
+		free(path);
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+	free(root);
+	return found;
+}
+
 static int fs_find(struct bus *b, const char *id, struct bus_entry *out,
 		   char **err)
 {
 	if (!id || !*id || strchr(id, '/'))
 		return err_set(err, "invalid message id \"%s\"", id ? id : "");
+	if (find_by_name(b, id, out))
+		return 0;
 	static const enum bus_queue order[] = { BUS_Q_INBOX, BUS_Q_RETRY,
 						BUS_Q_PROCESSING, BUS_Q_DEAD,
 						BUS_Q_PROCESSED };

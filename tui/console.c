@@ -1247,7 +1247,7 @@ static unsigned console_pump(struct console *c, int max_ms)
 			c->next_tick_ns = soon;
 	}
 	if (wfd >= 0 && (p[wfd].revents & POLLIN))
-		f |= view_queues_wake();
+		f |= view_queues_wake(c);
 	if (ifd >= 0 && (p[ifd].revents & POLLIN))
 		f |= CONSOLE_REDRAW; /* keys drained by the loop */
 	now = util_mono_ns();

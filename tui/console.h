@@ -175,7 +175,7 @@ void view_queues_release(struct console *c); /* the kept listing */
  * when none) that becomes readable when it has finished; view_queues_wake
  * consumes that and says whether to reload. */
 int view_queues_fd(void);
-unsigned view_queues_wake(void);
+unsigned view_queues_wake(struct console *c);
 unsigned view_logs_refresh(struct console *c);
 void view_logs_draw(struct console *c, int y0, int y1);
 unsigned view_reports_refresh(struct console *c);

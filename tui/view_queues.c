@@ -384,27 +384,144 @@ static struct {
 	struct dl_result res;
 } dj;
 
+/* The eventfd both background jobs (the listing, a bulk action) wake the
+ * console's poll with; opened on first use. */
+static bool q_efd_open(void)
+{
+	if (!dj.efd_open) {
+		dj.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		dj.efd_open = dj.efd >= 0;
+	}
+	return dj.efd_open;
+}
+
+static void q_efd_poke(void)
+{
+	uint64_t one = 1;
+	ssize_t w = write(dj.efd, &one, sizeof(one));
+	(void)w;
+}
+
+/* ---- bulk actions: past ACT_SYNC_MAX messages, on a thread of their own,
+ * with their progress on the status line ---- */
+#define ACT_SYNC_MAX 200
+
+struct act_target {
+	char *id;   /* the message id, for the journal */
+	char *name; /* the stored file name when known (a fast lookup), else id */
+};
+
+static struct {
+	pthread_t th;
+	bool running;
+	atomic_bool done;
+	atomic_size_t progress, ok;
+	enum console_op op;
+	char to[MSG_AGENT_MAX + 1];
+	struct act_target *t;
+	size_t n;
+	char *first_err;
+	struct bus *bus;
+} aj;
+
+/* One action on one message; 0 or -1 with *err. */
+static int act_one(struct bus *bus, enum console_op op, const char *to, const char *target,
+		   char **err)
+{
+	return op == OP_RETRY ? bus_retry(bus, target, NULL, err) :
+	       op == OP_RETRY_TO ? bus_retry(bus, target, to, err) :
+	       op == OP_DELETE ? bus_remove(bus, target, err) :
+	       bus_kill(bus, target, "killed by the operator", err);
+}
+
+static void *act_worker(void *arg)
+{
+	(void)arg;
+	int64_t last = util_mono_ns();
+	for (size_t i = 0; i < aj.n; i++) {
+		char *err = NULL;
+		if (act_one(aj.bus, aj.op, aj.to, aj.t[i].name, &err) == 0)
+			atomic_fetch_add(&aj.ok, 1);
+		else if (!aj.first_err)
+			aj.first_err = err;
+		else
+			free(err);
+		atomic_store(&aj.progress, i + 1);
+		if (util_mono_ns() - last > 100 * 1000000LL) {
+			last = util_mono_ns();
+			q_efd_poke(); /* the progress on the status line */
+		}
+	}
+	atomic_store(&aj.done, true);
+	q_efd_poke();
+	return NULL;
+}
+
+static void act_targets_free(struct act_target *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(t[i].id);
+		free(t[i].name);
+	}
+	free(t);
+}
+
+/* Journals and says how an action over ids went. */
+static void act_report(struct console *c, enum console_op op, const char *to,
+		       const struct act_target *t, size_t n, size_t ok, const char *first_err)
+{
+	cJSON *jids = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(jids, cJSON_CreateString(t[i].id));
+	char result[700];
+	snprintf(result, sizeof(result), "%s%s%s%zu of %zu done%s%s", op == OP_RETRY_TO ? "to " : "",
+		 op == OP_RETRY_TO ? to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
+		 first_err ? "; " : "", first_err ? first_err : "");
+	console_journal(c, keys_op_name(op), jids, result);
+	console_status(c, ok < n, "%s: %s", keys_op_name(op), result);
+	cJSON_Delete(jids);
+}
+
+/* A finished bulk action: joined, journalled, the queue read again. */
+static bool act_finish(struct console *c, bool wait)
+{
+	if (!aj.running || (!wait && !atomic_load(&aj.done)))
+		return false;
+	pthread_join(aj.th, NULL);
+	aj.running = false;
+	if (c)
+		act_report(c, aj.op, aj.to, aj.t, aj.n, atomic_load(&aj.ok), aj.first_err);
+	act_targets_free(aj.t, aj.n);
+	aj.t = NULL;
+	aj.n = 0;
+	free(aj.first_err);
+	aj.first_err = NULL;
+	ql.dirty = true;
+	return true;
+}
+
 static void *dl_worker(void *arg)
 {
 	(void)arg;
 	dl_build(dj.bus, &dj.res);
 	atomic_store(&dj.done, true);
-	uint64_t one = 1;
-	ssize_t w = write(dj.efd, &one, sizeof(one));
-	(void)w;
+	q_efd_poke();
 	return NULL;
 }
 
 int view_queues_fd(void)
 {
-	return dj.running && dj.efd_open ? dj.efd : -1;
+	return (dj.running || aj.running) && dj.efd_open ? dj.efd : -1;
 }
 
-unsigned view_queues_wake(void)
+unsigned view_queues_wake(struct console *c)
 {
 	uint64_t v;
 	ssize_t k = read(dj.efd, &v, sizeof(v));
 	(void)k;
+	if (aj.running && !act_finish(c, false))
+		console_status(c, false, "%s: %zu of %zu...", keys_op_name(aj.op),
+			       atomic_load(&aj.progress), aj.n);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
@@ -453,6 +570,7 @@ static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_res
 void view_queues_release(struct console *c)
 {
 	(void)c;
+	act_finish(NULL, true);
 	dl_join(true);
 	dl_result_release(&dj.res);
 	if (dj.efd_open)
@@ -484,14 +602,10 @@ static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
 		dl_build(c->bus, &res);
 		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
 	}
-	if (!dj.efd_open) {
-		dj.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (dj.efd < 0) {
-			struct dl_result res = { 0 };
-			dl_build(c->bus, &res);
-			return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
-		}
-		dj.efd_open = true;
+	if (!q_efd_open()) {
+		struct dl_result res = { 0 };
+		dl_build(c->bus, &res);
+		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
 	}
 	dj.bus = c->bus;
 	dj.gen = c->bus_gen;
@@ -703,22 +817,29 @@ void view_queues_draw(struct console *c, int y0, int y1)
 	}
 }
 
-/* The ids an action applies to: the marked rows, else the current one. */
-static char **queues_targets(struct console *c, size_t *n)
+/* What an action applies to: the marked rows, else the current one; with
+ * their stored file names when the listing knows them. */
+static struct act_target *queues_targets(struct console *c, size_t *n)
 {
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
-	char **v = NULL;
+	struct act_target *v = NULL;
+	size_t cap = 0;
 	*n = 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].marked && r->v[i].id) {
-			v = xrealloc(v, (*n + 1) * sizeof(*v));
-			v[(*n)++] = r->v[i].id;
-		}
-	if (!*n) {
-		struct console_row *cur = console_rows_current(r);
-		if (cur && cur->id) {
-			v = xrealloc(v, sizeof(*v));
-			v[(*n)++] = cur->id;
+	struct console_row *cur = console_rows_current(r);
+	for (int pass = 0; pass < 2 && !*n; pass++) {
+		for (size_t i = 0; i < r->n; i++) {
+			bool take = pass == 0 ? r->v[i].marked : &r->v[i] == cur;
+			if (!take || !r->v[i].id)
+				continue;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 16;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			const char *name = ql.valid && i < ql.n && ql.row[i].name ? ql.row[i].name :
+					   r->v[i].id;
+			v[*n].id = xstrdup(r->v[i].id);
+			v[*n].name = xstrdup(name);
+			(*n)++;
 		}
 	}
 	return v;
@@ -726,40 +847,26 @@ static char **queues_targets(struct console *c, size_t *n)
 
 size_t view_queues_count(struct console *c)
 {
-	size_t n;
-	free(queues_targets(c, &n));
+	size_t n = 0;
+	struct console_rows *r = &c->rows[VIEW_QUEUES];
+	for (size_t i = 0; i < r->n; i++)
+		n += r->v[i].marked && r->v[i].id;
+	if (!n) {
+		struct console_row *cur = console_rows_current(r);
+		n = cur && cur->id ? 1 : 0;
+	}
 	return n;
 }
 
 unsigned view_queues_act(struct console *c, enum console_op op)
 {
-	size_t n, ok = 0;
-	char **ids = queues_targets(c, &n);
-	cJSON *jids = cJSON_CreateArray();
-	char *first_err = NULL;
-	for (size_t i = 0; i < n; i++) {
-		char *err = NULL;
-		int rc = op == OP_RETRY ? bus_retry(c->bus, ids[i], NULL, &err) :
-			 op == OP_RETRY_TO ? bus_retry(c->bus, ids[i], c->retry_to, &err) :
-			 op == OP_DELETE ? bus_remove(c->bus, ids[i], &err) :
-			 bus_kill(c->bus, ids[i], "killed by the operator", &err);
-		cJSON_AddItemToArray(jids, cJSON_CreateString(ids[i]));
-		if (rc == 0)
-			ok++;
-		else if (!first_err)
-			first_err = err;
-		else
-			free(err);
+	if (aj.running) {
+		console_status(c, true, "%s: %zu of %zu still running; wait for it", keys_op_name(aj.op),
+			       atomic_load(&aj.progress), aj.n);
+		return CONSOLE_REDRAW;
 	}
-	char result[700];
-	snprintf(result, sizeof(result), "%s%s%s%zu of %zu done%s%s", op == OP_RETRY_TO ? "to " : "",
-		 op == OP_RETRY_TO ? c->retry_to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
-		 first_err ? "; " : "", first_err ? first_err : "");
-	console_journal(c, keys_op_name(op), jids, result);
-	console_status(c, ok < n, "%s: %s", keys_op_name(op), result);
-	cJSON_Delete(jids);
-	free(first_err);
-	free(ids);
+	size_t n;
+	struct act_target *t = queues_targets(c, &n);
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
 	for (size_t i = 0; i < r->n; i++)
 		r->v[i].marked = false;
@@ -768,6 +875,38 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 	r->nkeep = 0;
 	free(c->detail);
 	c->detail = NULL;
+	if (n > ACT_SYNC_MAX && q_efd_open()) {
+		aj.op = op;
+		util_strlcpy(aj.to, c->retry_to, sizeof(aj.to));
+		aj.t = t;
+		aj.n = n;
+		aj.bus = c->bus;
+		aj.first_err = NULL;
+		atomic_store(&aj.done, false);
+		atomic_store(&aj.progress, 0);
+		atomic_store(&aj.ok, 0);
+		if (pthread_create(&aj.th, NULL, act_worker, NULL) == 0) {
+			aj.running = true;
+			console_status(c, false, "%s: 0 of %zu...", keys_op_name(op), n);
+			return CONSOLE_REDRAW;
+		}
+		aj.t = NULL;
+		aj.n = 0;
+	}
+	size_t ok = 0;
+	char *first_err = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char *err = NULL;
+		if (act_one(c->bus, op, c->retry_to, t[i].name, &err) == 0)
+			ok++;
+		else if (!first_err)
+			first_err = err;
+		else
+			free(err);
+	}
+	act_report(c, op, c->retry_to, t, n, ok, first_err);
+	free(first_err);
+	act_targets_free(t, n);
 	ql.dirty = true; /* read the queue again, whatever the monitor saw yet */
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }

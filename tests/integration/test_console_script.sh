@@ -137,6 +137,34 @@ y
 wait-for delete: 3 of 3 done'
 eq "A D y deletes all three" "$(njson "$D/messages/inbox/research_agent_1")" 0
 
+# a bulk action past 200 messages runs on a thread of its own: K on 300
+# marked messages, then R on the 300 dead letters; each ends with the count
+python3 tests/integration/gen_messages.py "$D" research_agent_2 300 bulk
+con ':
+type inbox research_agent_2
+<Enter>
+wait-for 300 messages
+A
+K
+wait-for Kill 300 messages? y/n
+y
+wait-for kill: 300 of 300 done'
+eq "bulk K y: 300 dead letters" "$(njson "$D/messages/dead-letter")" 300
+eq "... the inbox empty" "$(njson "$D/messages/inbox/research_agent_2")" 0
+has "... one journal line with every id" "$(tail -1 "$D/journal/actions.jsonl")" '"bulk_000299"'
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 300 messages
+A
+R
+wait-for Retry 300 messages? y/n
+y
+wait-for retry: 300 of 300 done'
+eq "bulk R y: no dead letter left" "$(njson "$D/messages/dead-letter")" 0
+eq "... all 300 back in their inbox" "$(njson "$D/messages/inbox/research_agent_2")" 300
+rm -f "$D"/messages/inbox/research_agent_2/*.json
+
 # escape sequences in a message are shown neutralised
 $MADF send --to research_agent_2 --type heartbeat --content '{"status":"idle","uptime_seconds":0,"active_tasks":0,"note":"\u001b]0;pwned\u0007 \u001b[2J boom"}' >/dev/null
 con ':
