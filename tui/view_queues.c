@@ -589,7 +589,9 @@ static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
 			/* still listing: the rows shown stay until it is done */
 			return r->hash ? 0 : console_rows_done(c, r);
 		unsigned f = dl_swap(c, r, &dj.res, dj.gen, dj.dead_gen, dj.at_ns);
-		console_status(c, false, "dead letters: %zu listed", c->stats.dead_letter);
+		/* "listing..." replaced, but not what an action said since */
+		if (!strncmp(c->status, "listing ", 8))
+			console_status(c, false, "dead letters: %zu listed", c->stats.dead_letter);
 		return f;
 	}
 	ql.dirty = false;
@@ -628,7 +630,10 @@ static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
 		ql.kind = QUEUE_DEAD;
 		util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
 	}
-	console_status(c, false, "listing %zu dead letters in the background", c->stats.dead_letter);
+	if (!c->status[0] || !strncmp(c->status, "dead letters: ", 14) ||
+	    !strncmp(c->status, "listing ", 8))
+		console_status(c, false, "listing %zu dead letters in the background",
+			       c->stats.dead_letter);
 	return console_rows_done(c, r);
 }
 
