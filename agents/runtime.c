@@ -519,6 +519,10 @@ int agent_run(struct agent *a)
 		if (now >= a->next_heartbeat_ns) {
 			send_heartbeat(a, a->waiting ? "waiting" : a->active_tasks ? "busy" : "idle");
 			a->next_heartbeat_ns = now + a->env->heartbeat_ms * 1000000;
+			/* Tool usage reaches usage.json while the agents run, for
+			 * the console's tools view and overview, not only at exit. */
+			if (tools_unsaved(a->env->tools))
+				tools_save_usage(a->env->tools, NULL);
 		}
 		if (now >= a->next_status_ns) {
 			send_status(a);

@@ -606,6 +606,18 @@ struct delta {
 	size_t nagents;
 };
 
+bool tools_unsaved(struct tools *t)
+{
+	if (!t)
+		return false;
+	bool any = false;
+	pthread_mutex_lock(t->mu);
+	for (size_t i = 0; i < t->n && !any; i++)
+		any = t->v[i]->calls != t->v[i]->saved_calls;
+	pthread_mutex_unlock(t->mu);
+	return any;
+}
+
 static struct delta *snapshot(struct tools *t, size_t *n)
 {
 	pthread_mutex_lock(t->mu);

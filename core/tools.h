@@ -6,6 +6,7 @@
 #ifndef MADF_TOOLS_H
 #define MADF_TOOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cJSON.h>
@@ -91,6 +92,8 @@ cJSON *tools_usage(struct tools *t);
  * the file is replaced atomically. A corrupt usage.json is an error (it is
  * left alone). Returns 0, or -1 with *err (caller frees). */
 int tools_save_usage(struct tools *t, char **err);
+/* Whether calls were made since the last tools_save_usage. Thread-safe. */
+bool tools_unsaved(struct tools *t);
 
 /* Number of registered tools and the name of the i-th in registration
  * order (borrowed; valid until tools_free; NULL when i is out of range). */

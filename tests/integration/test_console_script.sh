@@ -461,9 +461,9 @@ con '<Nope>'
 has "an unknown script key names the line" "$(cat "$T/err")" "script:1: unknown key"
 
 # embedded: the agents run the weekly workflow; reports view and export
-printf '2\nwait-for status done\n5\nwait-for Weekly Asia/G10 FX report\ne\nwait-for export: wrote\n' >"$T/script"
+printf '2\nwait-for status done\n6\nwait-for news_search\n5\nwait-for Weekly Asia/G10 FX report\ne\nwait-for export: wrote\n' >"$T/script"
 "$MADF" --log-dir "$L" console --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
-eq "embedded run exits 0" "$?" 0
+eq "embedded run exits 0 (the tools view showed the calls while it ran)" "$?" 0
 has "the draft is rendered" "$(screen)" "Weekly Asia/G10 FX report"
 has "tables are aligned" "$(screen)" "│"
 ls "$D"/reports/exports/*.md "$D"/reports/exports/*.json "$D"/reports/exports/*.html >/dev/null 2>&1 && ok "export wrote md, json, html" || fail "export wrote md, json, html" "$(ls -R "$D/reports" 2>&1)"
