@@ -1219,6 +1219,9 @@ static void get_done(void *ctx, const struct http_result *res)
 	if (st == 405) {
 		mcp_log(c, "info", "the server offers no stream of its own (GET: HTTP 405)");
 		c->get_stream = -1;
+	} else if (st == 404) { /* an expired session: the call's POST sees it too */
+		mcp_log(c, "info", "GET stream: HTTP 404; not tried again in this session");
+		c->get_stream = -1;
 	} else if (st >= 200 && st < 300 && g->sse && res->outcome != HTTP_FAILED &&
 		   res->outcome != HTTP_ABORTED) {
 		c->get_stream = 1; /* the server closed it: the next call opens it again */
@@ -1236,7 +1239,8 @@ static void get_done(void *ctx, const struct http_result *res)
 	}
 }
 
-/* Opens the GET stream g for a call when the server may offer one. */
+/* Opens the GET stream g for a call when the server may offer one. It has
+ * no timeout of its own: it ends with the call. */
 static void get_open(struct mcp_client *c, struct get_stream *g, long timeout_ms,
 		     const struct mcp_call_opts *o)
 {
@@ -1252,7 +1256,6 @@ static void get_open(struct mcp_client *c, struct get_stream *g, long timeout_ms
 	struct http_request_opts ro = {
 		.url = c->cfg.url,
 		.headers = h,
-		.timeout_ms = timeout_ms,
 		.connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000,
 		.cancel = &g->stop,
 		.on_header = get_header,

@@ -20,7 +20,7 @@ HTTP: Mcp-Session-Id from initialize, required afterwards (400 without,
 (400), tools/call of notify answered as an SSE stream, everything else as
 JSON. GET opens the session's own event stream (events with ids 1, 2, ...;
 Last-Event-ID resumes after the one named, else the events not yet sent
-are sent); the background tool sends a notifications/message and a ping on
+are sent; a new GET retires the session's stream before); the background tool sends a notifications/message and a ping on
 it and waits for the pong. DELETE ends the session. Besides the messages,
 the log has {"http": "session", "session": ID} for each session made,
 {"http": "GET", "session": ID, "last_event_id": ID-or-null} and
@@ -29,6 +29,8 @@ the log has {"http": "session", "session": ID} for each session made,
 import argparse
 import json
 import os
+import select
+import socket
 import sys
 import threading
 import time
@@ -324,6 +326,14 @@ class Handler(BaseHTTPRequestHandler):
             return None
         return sid
 
+    def client_gone(self):
+        """True when the client closed the connection (EOF to read)."""
+        try:
+            r, _, _ = select.select([self.connection], [], [], 0)
+            return bool(r) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def do_DELETE(self):
         log({"http": "DELETE", "session": self.headers.get("Mcp-Session-Id")})
         if not self.authorized():
@@ -366,12 +376,18 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         cond = st["cond"]
         with cond:
+            # one stream a session: a new GET retires the one before
+            st["gen"] += 1
+            gen = st["gen"]
+            cond.notify_all()
             ids = [e[0] for e in st["events"]]
             pos = ids.index(last) + 1 if last in ids else st["sent"]
         while True:
             with cond:
                 if pos >= len(st["events"]):
                     cond.wait(0.5)
+                if st["gen"] != gen or self.client_gone():
+                    break
                 with state_lock:
                     if sid not in sessions:
                         break
@@ -405,7 +421,8 @@ class Handler(BaseHTTPRequestHandler):
             r = handle(msg, None)
             with state_lock:
                 sessions[sid] = r["result"]["protocolVersion"]
-                streams[sid] = {"events": [], "sent": 0, "cond": threading.Condition()}
+                streams[sid] = {"events": [], "sent": 0, "gen": 0,
+                                "cond": threading.Condition()}
             log({"http": "session", "session": sid})
             return self.reply(200, r, {"Mcp-Session-Id": sid})
         sid = self.session()
