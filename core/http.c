@@ -16,6 +16,7 @@ struct http_req {
 	struct curl_slist *hdrs;
 	char *url;
 	char *body;
+	char *method;
 	struct http_request_opts o; /* url, headers, body point to our copies */
 	bool started;
 	bool cancelled;
@@ -107,6 +108,7 @@ static void http_req_free(struct http_req *r)
 	curl_slist_free_all(r->hdrs);
 	free(r->url);
 	free(r->body);
+	free(r->method);
 	free(r);
 }
 
@@ -215,6 +217,9 @@ int http_multi_start(struct http_multi *m, const struct http_request_opts *o, ch
 {
 	if (!o->url || !*o->url)
 		return err_set(err, "no URL");
+	if (o->method && (!*o->method || strspn(o->method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+						 strlen(o->method)))
+		return err_set(err, "invalid HTTP method \"%.20s\"", o->method);
 	struct http_req *r = xcalloc(1, sizeof(*r));
 	r->m = m;
 	r->o = *o;
@@ -227,6 +232,10 @@ int http_multi_start(struct http_multi *m, const struct http_request_opts *o, ch
 		r->o.body = r->body;
 	}
 	r->o.headers = NULL;
+	if (o->method) {
+		r->method = xstrdup(o->method);
+		r->o.method = r->method;
+	}
 	/* No "Expect: 100-continue" round trip for larger bodies. */
 	struct curl_slist *h = curl_slist_append(NULL, "Expect:");
 	for (const char *const *p = o->headers; h && p && *p; p++) {
@@ -269,6 +278,10 @@ int http_multi_start(struct http_multi *m, const struct http_request_opts *o, ch
 		HTTP_SET(CURLOPT_POSTFIELDS, r->body);
 		HTTP_SET(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)o->body_len);
 	}
+	if (r->method && !strcmp(r->method, "HEAD"))
+		HTTP_SET(CURLOPT_NOBODY, 1L);
+	else if (r->method)
+		HTTP_SET(CURLOPT_CUSTOMREQUEST, r->method);
 #undef HTTP_SET
 	if (c != CURLE_OK) {
 		http_req_free(r);

@@ -37,6 +37,10 @@ struct http_request_opts {
 	const char *const *headers; /* "Name: value", NULL-terminated; copied */
 	const char *body;           /* POST body (copied); NULL for GET */
 	size_t body_len;
+	/* The method (copied): NULL for GET without a body and POST with one;
+	 * "HEAD" asks for no body; any other ("DELETE", "PUT") is sent as is,
+	 * with the body when there is one. */
+	const char *method;
 	long timeout_ms;            /* the whole transfer; 0 for none */
 	long connect_timeout_ms;    /* 0 for curl's default */
 	int64_t start_at_ns;        /* util_mono_ns() time to start; 0 = now */

@@ -1,7 +1,11 @@
 /* A Model Context Protocol client (JSON-RPC 2.0): servers over stdio
  * (spawned, newline-delimited messages, their stderr into the log) or
  * Streamable HTTP (POST, JSON or SSE answers, Mcp-Session-Id,
- * MCP-Protocol-Version), version negotiation, tools/list with pagination,
+ * MCP-Protocol-Version; the server's own GET event stream listened to
+ * during each call, since calls block: opened beside the call's POST,
+ * stopped when it ends, opened again with Last-Event-ID by the next call,
+ * not tried again in a session after a 405; the session ended by DELETE),
+ * version negotiation, tools/list with pagination,
  * tools/call, notifications at any time, server requests answered,
  * per-call timeouts and cancellation, restart of a crashed server. No UI.
  *
@@ -83,7 +87,8 @@ struct mcp_client;
 struct mcp_client *mcp_client_new(const struct mcp_server_config *cfg,
 				  const char *log_dir);
 /* Stops the server (stdio: closes its stdin, then SIGTERM, SIGKILL) and
- * reaps it. NULL-safe; sets *c to NULL. */
+ * reaps it; over HTTP, ends the session with a DELETE (at most 2 s; a 405
+ * answer is fine). NULL-safe; sets *c to NULL. */
 void mcp_client_free(struct mcp_client **c);
 const char *mcp_client_name(const struct mcp_client *c);
 /* s with the environment's secrets and this server's header and secret

@@ -10,15 +10,27 @@
   --require-header H:V   (http) refuse requests without this header (401)
   --print-env NAME       write NAME's value to stderr at start
   --deaf                 (stdio) close stdin before answering initialize; linger
+  --no-get               (http) answer GET with 405 (no stream of its own)
+  --no-delete            (http) answer DELETE with 405 (sessions cannot be ended)
 
-Tools: echo, add, fail, slow, crash, notify, expire, getenv, stderr, upper.
+Tools: echo, add, fail, slow, crash, notify, expire, getenv, stderr, upper,
+background.
 HTTP: Mcp-Session-Id from initialize, required afterwards (400 without,
-404 for an unknown or expired one), MCP-Protocol-Version checked (400),
-tools/call of notify answered as an SSE stream, everything else as JSON.
+404 for an unknown, expired or ended one), MCP-Protocol-Version checked
+(400), tools/call of notify answered as an SSE stream, everything else as
+JSON. GET opens the session's own event stream (events with ids 1, 2, ...;
+Last-Event-ID resumes after the one named, else the events not yet sent
+are sent; a new GET retires the session's stream before); the background tool sends a notifications/message and a ping on
+it and waits for the pong. DELETE ends the session. Besides the messages,
+the log has {"http": "session", "session": ID} for each session made,
+{"http": "GET", "session": ID, "last_event_id": ID-or-null} and
+{"http": "DELETE", "session": ID}.
 """
 import argparse
 import json
 import os
+import select
+import socket
 import sys
 import threading
 import time
@@ -52,6 +64,8 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
     {"name": "Upper Case", "description": "Upper-cases its text (a name to map)",
      "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"name": "background", "description": "Logs and pings on the GET stream before answering",
+     "inputSchema": {"type": "object"}},
 ]
 
 args = None
@@ -88,7 +102,7 @@ def result(mid, res):
     return {"jsonrpc": "2.0", "id": mid, "result": res}
 
 
-def call_tool(mid, params, send):
+def call_tool(mid, params, send, session=None):
     """Runs a tool; send(msg) emits a message before the answer. Returns
     the response, or None when the request was cancelled."""
     name = params.get("name")
@@ -140,6 +154,24 @@ def call_tool(mid, params, send):
         return result(mid, text_result("written"))
     if name == "Upper Case":
         return result(mid, text_result(str(a.get("text", "")).upper()))
+    if name == "background":
+        if session is not None:
+            if args.no_get:
+                return result(mid, text_result("no GET stream here", True))
+            send = lambda m: stream_put(session, m)  # noqa: E731
+        if send is None:
+            return result(mid, text_result("nowhere to send", True))
+        send({"jsonrpc": "2.0", "method": "notifications/message",
+              "params": {"level": "info", "logger": "test",
+                         "data": "background work started"}})
+        ev = threading.Event()
+        pid = "bgping-%s" % mid
+        with state_lock:
+            pong_events[pid] = ev
+        send({"jsonrpc": "2.0", "id": pid, "method": "ping"})
+        got = ev.wait(10)
+        return result(mid, text_result("background; pong %s" %
+                                       ("received" if got else "missing")))
     return error(mid, -32602, "Unknown tool: %s" % name)
 
 
@@ -180,7 +212,7 @@ def handle(msg, send, session=None):
             r["nextCursor"] = str(start + args.page_size)
         return result(mid, r)
     if method == "tools/call":
-        return call_tool(mid, msg.get("params") or {}, send)
+        return call_tool(mid, msg.get("params") or {}, send, session)
     return error(mid, -32601, "Method not found: %s" % method)
 
 
@@ -234,6 +266,18 @@ def run_stdio():
 # ---- http ------------------------------------------------------------------
 
 sessions = {}  # id -> protocol version
+streams = {}   # id -> {"events": [(event id, message)], "sent": n, "cond": Condition}
+
+
+def stream_put(sid, m):
+    """Queues m on the session's GET stream."""
+    with state_lock:
+        st = streams.get(sid)
+    if st is None:
+        return
+    with st["cond"]:
+        st["events"].append((str(len(st["events"]) + 1), m))
+        st["cond"].notify_all()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -254,8 +298,109 @@ class Handler(BaseHTTPRequestHandler):
         if data:
             self.wfile.write(data)
 
+    def authorized(self):
+        """False (after answering 401) without the required header."""
+        if args.require_header:
+            k, _, v = args.require_header.partition(":")
+            got = self.headers.get(k.strip())
+            if got != v.strip():
+                # echoes what it got, as careless servers do: the client
+                # must not show it
+                self.reply(401, {"error": "unauthorized", "got": got})
+                return False
+        return True
+
+    def session(self):
+        """The request's session id, or None after answering 400/404."""
+        sid = self.headers.get("Mcp-Session-Id")
+        if not sid:
+            self.reply(400, {"error": "Mcp-Session-Id is required"})
+            return None
+        with state_lock:
+            ver = sessions.get(sid)
+        if ver is None:
+            self.reply(404, {"error": "unknown session"})
+            return None
+        if self.headers.get("MCP-Protocol-Version") != ver:
+            self.reply(400, {"error": "MCP-Protocol-Version must be %s" % ver})
+            return None
+        return sid
+
+    def client_gone(self):
+        """True when the client closed the connection (EOF to read)."""
+        try:
+            r, _, _ = select.select([self.connection], [], [], 0)
+            return bool(r) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def do_DELETE(self):
+        log({"http": "DELETE", "session": self.headers.get("Mcp-Session-Id")})
+        if not self.authorized():
+            return
+        if args.no_delete:
+            return self.reply(405, headers={"Allow": "GET, POST"})
+        sid = self.session()
+        if sid is None:
+            return
+        with state_lock:
+            sessions.pop(sid, None)
+            st = streams.pop(sid, None)
+        if st:
+            with st["cond"]:
+                st["cond"].notify_all()
+        self.reply(200)
+
     def do_GET(self):
-        self.reply(405)
+        last = self.headers.get("Last-Event-ID")
+        log({"http": "GET", "session": self.headers.get("Mcp-Session-Id"),
+             "last_event_id": last})
+        if not self.authorized():
+            return
+        if args.no_get:
+            return self.reply(405, headers={"Allow": "POST, DELETE"})
+        if "text/event-stream" not in (self.headers.get("Accept") or ""):
+            return self.reply(406, {"error": "Accept must list text/event-stream"})
+        sid = self.session()
+        if sid is None:
+            return
+        with state_lock:
+            st = streams.get(sid)
+        if st is None:
+            return self.reply(404, {"error": "unknown session"})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        cond = st["cond"]
+        with cond:
+            # one stream a session: a new GET retires the one before
+            st["gen"] += 1
+            gen = st["gen"]
+            cond.notify_all()
+            ids = [e[0] for e in st["events"]]
+            pos = ids.index(last) + 1 if last in ids else st["sent"]
+        while True:
+            with cond:
+                if pos >= len(st["events"]):
+                    cond.wait(0.5)
+                if st["gen"] != gen or self.client_gone():
+                    break
+                with state_lock:
+                    if sid not in sessions:
+                        break
+                batch = st["events"][pos:]
+                pos += len(batch)
+                st["sent"] = max(st["sent"], pos)
+            text = "".join("id: %s\nevent: message\ndata: %s\n\n" % (i, json.dumps(m))
+                           for i, m in batch) or ": waiting\n\n"
+            try:
+                self.wfile.write(text.encode())
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                break
 
     def do_POST(self):
         n = int(self.headers.get("Content-Length") or 0)
@@ -265,13 +410,8 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             return self.reply(400, error(None, -32700, "Parse error"))
         log(msg)
-        if args.require_header:
-            k, _, v = args.require_header.partition(":")
-            got = self.headers.get(k.strip())
-            if got != v.strip():
-                # echoes what it got, as careless servers do: the client
-                # must not show it
-                return self.reply(401, {"error": "unauthorized", "got": got})
+        if not self.authorized():
+            return
         accept = self.headers.get("Accept") or ""
         if "application/json" not in accept or "text/event-stream" not in accept:
             return self.reply(406, {"error": "Accept must list application/json and "
@@ -281,16 +421,13 @@ class Handler(BaseHTTPRequestHandler):
             r = handle(msg, None)
             with state_lock:
                 sessions[sid] = r["result"]["protocolVersion"]
+                streams[sid] = {"events": [], "sent": 0, "gen": 0,
+                                "cond": threading.Condition()}
+            log({"http": "session", "session": sid})
             return self.reply(200, r, {"Mcp-Session-Id": sid})
-        sid = self.headers.get("Mcp-Session-Id")
-        if not sid:
-            return self.reply(400, {"error": "Mcp-Session-Id is required"})
-        with state_lock:
-            ver = sessions.get(sid)
-        if ver is None:
-            return self.reply(404, {"error": "unknown session"})
-        if self.headers.get("MCP-Protocol-Version") != ver:
-            return self.reply(400, {"error": "MCP-Protocol-Version must be %s" % ver})
+        sid = self.session()
+        if sid is None:
+            return
         params = msg.get("params") or {}
         if msg.get("method") == "tools/call" and params.get("name") == "expire":
             with state_lock:
@@ -305,7 +442,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(202)
         if msg.get("method") == "tools/call" and params.get("name") == "notify":
             return self.stream(msg)
-        r = handle(msg, None)
+        r = handle(msg, None, sid)
         if r is None:  # cancelled: the client is gone
             return
         try:
@@ -352,6 +489,8 @@ def main():
     p.add_argument("--require-header")
     p.add_argument("--print-env")
     p.add_argument("--deaf", action="store_true")
+    p.add_argument("--no-get", action="store_true")
+    p.add_argument("--no-delete", action="store_true")
     args = p.parse_args()
     if args.print_env:
         sys.stderr.write("mcp_test_server: %s=%s\n" % (args.print_env,

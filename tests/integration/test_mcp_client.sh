@@ -3,7 +3,9 @@
 # built-in and MCP tools), madf tools call (text, structuredContent,
 # isError, unknown tools, a timeout that sends notifications/cancelled,
 # notifications and a server ping between responses, session expiry),
-# version negotiation, ${VAR} expansion, secrets kept out of logs and
+# over HTTP the session ended by DELETE and the server's own GET stream
+# (a notification and a ping from outside the call's answer; servers
+# answering 405 to GET and DELETE), version negotiation, ${VAR} expansion, secrets kept out of logs and
 # errors, the server's stderr in its log, bad configurations, and the
 # agents' runtime registering MCP tools beside the built-in ones.
 . tests/integration/lib.sh
@@ -48,8 +50,8 @@ export SLOG
 # ---- listing ------------------------------------------------------------
 out=$($MADF tools list 2>"$T/err"); rc=$?
 eq "tools list exits 0" "$rc" 0
-eq "all ten stdio tools, over four pages of three" "$(echo "$out" | grep -c '^t\.')" 10
-eq "all ten HTTP tools" "$(echo "$out" | grep -c '^web\.')" 10
+eq "all eleven stdio tools, over four pages of three" "$(echo "$out" | grep -c '^t\.')" 11
+eq "all eleven HTTP tools" "$(echo "$out" | grep -c '^web\.')" 11
 has "built-in tools are listed beside them" "$out" "fx_rates"
 has "a line gives name, kind, server and description" "$(echo "$out" | grep '^t\.echo ')" "mcp     t            Echoes its text"
 has "a tool name outside the charset is mapped" "$out" "t.upper_case"
@@ -83,6 +85,11 @@ for s in t web; do
 	has "$s: notifications/message lands in the server's log" "$(cat "$MLOG/$s.log")" \
 		"[info] test: notify tool running"
 	has "$s: notifications/progress is logged" "$(cat "$MLOG/$s.log")" "1/2 half way"
+	# stdio: on stdout; HTTP: on the GET stream, not in the call's answer
+	eq "$s: a notification and a ping from outside the call's answer" \
+		"$($MADF tools call $s background 2>&1)" "background; pong received"
+	has "$s: that notification lands in the server's log" "$(cat "$MLOG/$s.log")" \
+		"[info] test: background work started"
 	# ---- timeout and cancellation -------------------------------------
 	out=$(timeout 30 $MADF tools call $s slow --timeout 1 2>&1); rc=$?
 	eq "$s: a call past its timeout exits 1 (long before the tool's 60 s)" "$rc" 1
@@ -94,6 +101,29 @@ for s in t web; do
 done
 
 # ---- HTTP specifics ---------------------------------------------------------
+# sessions made and ended (DELETE), GETs of one session, in a server's log
+sessions() { grep '"http": "session"' "$1" | sed 's/.*"session": "\([0-9a-f]*\)".*/\1/'; }
+deletes() { grep '"http": "DELETE"' "$1" | sed 's/.*"session": "\([0-9a-f]*\)".*/\1/'; }
+gets() { grep '"http": "GET"' "$1" | grep -c "\"session\": \"$2\""; }
+eq "web: echo over HTTP" "$($MADF tools call web echo --args '{"text":"bye"}' 2>&1)" "bye"
+sid=$(sessions "$HLOG" | tail -1)
+eq "the call ends with a DELETE carrying its session id" "$(tail -1 "$HLOG" | deletes /dev/stdin)" "$sid"
+has "which madf logs" "$(tail -1 "$MLOG/web.log")" "session ended (DELETE: HTTP 200)"
+eq "after it the session is gone (the server answers 404)" "$(python3 -c '
+import sys, urllib.request, urllib.error
+req = urllib.request.Request(sys.argv[1], data=b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
+    headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+             "Mcp-Session-Id": sys.argv[2], "MCP-Protocol-Version": "2025-11-25",
+             "Authorization": "Bearer " + sys.argv[3]})
+try:
+    print(urllib.request.urlopen(req).status)
+except urllib.error.HTTPError as e:
+    print(e.code)' "http://127.0.0.1:$MCP_PORT/mcp" "$sid" "$WEB_BEARER")" 404
+eq "every session madf made over HTTP was ended" "$(sessions "$HLOG" | sort)" "$(deletes "$HLOG" | sort)"
+[ "$(gets "$HLOG" "$sid")" -ge 1 ] && ok "the call listened on a GET stream of its session" ||
+	fail "the call listened on a GET stream of its session" "$(grep '"GET"' "$HLOG" | tail -3)"
+has "the GET stream is logged" "$(cat "$MLOG/web.log")" "listening for server messages on a GET stream"
+hasnt "no GET stream or DELETE went wrong" "$(cat "$MLOG/web.log")" " warn "
 n0=$(grep -c '"initialize"' "$HLOG")
 eq "an expired session (404) is initialized again and the call retried" \
 	"$($MADF tools call web expire 2>&1)" "session renewed"
@@ -103,6 +133,32 @@ out=$(WEB_BEARER=wrong-bearer-value-42 $MADF tools call web echo --args '{"text"
 eq "a refused request (401) exits 1" "$rc" 1
 has "its error names the status" "$out" "HTTP 401"
 hasnt "a header value echoed by the server is not shown" "$out" "wrong-bearer-value-42"
+
+# a server answering 405 to GET and to DELETE works as before
+pid1=$server_pid
+serve "the HTTP test server without GET and DELETE" python3 "$SRV" --http --no-get --no-delete \
+	--log "$T/n405.jsonl"
+pid2=$server_pid
+trap 'kill "$pid1" "$pid2" 2>/dev/null; wait "$pid1" "$pid2" 2>/dev/null; cleanup' EXIT
+printf '{"mcpServers": {"n405": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}\n' "$port" >n405.json
+out=$($MADF --mcp-config n405.json tools call n405 echo --args '{"text":"no get"}' 2>&1); rc=$?
+eq "405 to GET and DELETE: a call works" "$rc:$out" "0:no get"
+eq "405 to GET and DELETE: notifications in the call's answer still arrive" \
+	"$($MADF --mcp-config n405.json tools call n405 notify 2>&1)" "notified; pong received"
+has "405 to GET and DELETE: the notification is logged" "$(cat "$MLOG/n405.log")" \
+	"[info] test: notify tool running"
+has "405 to GET: logged as the server offering no stream" "$(cat "$MLOG/n405.log")" \
+	"the server offers no stream of its own (GET: HTTP 405)"
+has "405 to DELETE: logged as not allowed" "$(cat "$MLOG/n405.log")" \
+	"the server does not let clients end sessions (DELETE: HTTP 405)"
+hasnt "405 to GET and DELETE: no warning" "$(cat "$MLOG/n405.log")" " warn "
+n0=$(grep -c '"tools/list"' "$T/n405.jsonl")
+out=$($MADF --mcp-config n405.json tools list 2>&1); rc=$?
+sid=$(sessions "$T/n405.jsonl" | tail -1)
+eq "after a 405 no other GET in the session (four tools/list pages, one GET)" \
+	"$rc:$(( $(grep -c '"tools/list"' "$T/n405.jsonl") - n0 )):$(gets "$T/n405.jsonl" "$sid")" "0:4:1"
+eq "405 to DELETE: madf still asked to end each session" \
+	"$(sessions "$T/n405.jsonl" | sort)" "$(deletes "$T/n405.jsonl" | sort)"
 
 # ---- stdio specifics --------------------------------------------------------
 eq "\${VAR:-default} expansion in env" "$($MADF tools call t getenv --args '{"name":"GREETING"}')" "default-greeting"

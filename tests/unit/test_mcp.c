@@ -3,7 +3,8 @@
  * one process: a crash fails the call and the next call restarts the
  * server, concurrent calls on one server, a timeout leaves the server
  * usable, a cancel flag, a server that closes its input cannot kill us
- * with SIGPIPE, and no child is left behind. */
+ * with SIGPIPE, and no child is left behind; over Streamable HTTP, the
+ * server's GET stream resumed with Last-Event-ID and the session's DELETE. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -351,6 +352,106 @@ static void test_spawn_failure(void **state)
 	mcp_client_free(&c);
 }
 
+/* Starts the HTTP test server (extra: one more option or NULL), logging
+ * to log; returns its pid and its port in *port. */
+static pid_t http_server(const char *log, const char *extra, int *port)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execlp("python3", "python3", SERVER, "--http", "--log", log, extra, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[32] = "";
+	size_t n = 0;
+	while (n + 1 < sizeof(buf) && !memchr(buf, '\n', n)) {
+		ssize_t r = read(p[0], buf + n, sizeof(buf) - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		buf[n] = '\0';
+	}
+	close(p[0]);
+	*port = atoi(buf);
+	assert_true(*port > 0);
+	return pid;
+}
+
+static void http_server_stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* The GET stream over HTTP, in one process: the server's notification and
+ * ping on it during a call, its last event id sent back as Last-Event-ID
+ * when the next call opens it again, and the session ended with a DELETE
+ * at mcp_client_free. */
+static void test_http_get_stream_and_delete(void **state)
+{
+	struct fixture *f = *state;
+	char *log = xasprintf("%s/http.jsonl", f->dir);
+	int port;
+	pid_t pid = http_server(log, NULL, &port);
+	static char name[] = "unit-http";
+	static char *none[] = { NULL };
+	char *url = xasprintf("http://127.0.0.1:%d/mcp", port);
+	struct mcp_server_config cfg = { .name = name, .transport = MCP_HTTP, .url = url,
+					 .args = none, .env = none, .headers = none };
+	struct mcp_client *c = mcp_client_new(&cfg, f->dir);
+	char *err = NULL;
+	char *t = call(c, "background", "", NULL, &err);
+	assert_non_null(t);
+	assert_string_equal(t, "background; pong received");
+	free(t);
+	t = call(c, "echo", "next", NULL, &err);
+	assert_string_equal(t, "next");
+	free(t);
+	char *mlog = xstrdup(mcp_client_log_path(c));
+	mcp_client_free(&c);
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(util_read_file(log, 1 << 20, &text, &len, NULL), 0);
+	/* the first GET without, the second with the id of the ping (event 2) */
+	char *g1 = strstr(text, "\"http\": \"GET\"");
+	assert_non_null(g1);
+	char *nl = strchr(g1, '\n');
+	assert_non_null(nl);
+	assert_true(strstr(g1, "\"last_event_id\": null") < nl);
+	char *g2 = strstr(nl, "\"http\": \"GET\"");
+	assert_non_null(g2);
+	if (!strstr(g2, "\"last_event_id\": \"2\"}"))
+		fail_msg("the second GET did not resume after event 2: %s", g2);
+	/* the last line is the DELETE of the session made */
+	char *sess = strstr(text, "{\"http\": \"session\", \"session\": \"");
+	assert_non_null(sess);
+	char sid[33];
+	memcpy(sid, sess + strlen("{\"http\": \"session\", \"session\": \""), 32);
+	sid[32] = '\0';
+	char *want = xasprintf("{\"http\": \"DELETE\", \"session\": \"%s\"}\n", sid);
+	assert_true(len >= strlen(want));
+	assert_string_equal(text + len - strlen(want), want);
+	free(want);
+	free(text);
+	assert_int_equal(util_read_file(mlog, 1 << 20, &text, &len, NULL), 0);
+	assert_non_null(strstr(text, "message [info] test: background work started"));
+	assert_non_null(strstr(text, "info session ended (DELETE: HTTP 200)"));
+	assert_null(strstr(text, " warn "));
+	free(text);
+	free(mlog);
+	free(url);
+	free(log);
+	http_server_stop(pid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +465,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_progress_and_ping, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_sigpipe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_http_get_stream_and_delete, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
