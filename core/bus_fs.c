@@ -476,6 +476,7 @@ static int inbox_reserve(struct bus *b, const char *agent, char **err)
 struct commit_member {
 	struct commit_member *next;
 	int fd;  /* the file to sync (data groups) */
+	uint64_t opened; /* open_ticket taken after fd was opened */
 	int err; /* errno of its sync, 0 when it succeeded */
 };
 
@@ -499,6 +500,8 @@ struct commit_group {
 static pthread_mutex_t commit_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct commit_group *commit_groups; /* kept for the process's life */
 atomic_ulong bus_fs_commit_joined;
+/* Taken by every temporary file just after its open. */
+static atomic_uint_fast64_t open_ticket;
 
 static int dir_sync_default(const char *dir)
 {
@@ -538,27 +541,34 @@ static int errno_or_eio(void)
  * fdatasync; a larger one a single syncfs of the file system, which
  * writes back every member's data (and anything else dirty there) with
  * one journal commit and one cache flush instead of one per file. Since
- * Linux 5.8 syncfs reports a write-back error on that file system that
- * happened after the leader opened its file, so after every member
- * wrote. */
+ * Linux 5.8 syncfs(fd) reports any write-back error on that file system
+ * since fd was opened: given the member that took the first ticket after
+ * its open, that covers the write-back of every member's data, which
+ * starts only after each member took its ticket and wrote. */
 static void commit_run(struct commit_group *g, struct commit_batch *bt)
 {
 	int e;
-	if (g->kind == COMMIT_DIR)
+	if (g->kind == COMMIT_DIR) {
 		e = bus_fs_dir_sync(g->dir) < 0 ? errno_or_eio() : 0;
-	else if (!bt->members->next)
+	} else if (!bt->members->next) {
 		e = fdatasync(bt->members->fd) < 0 ? errno_or_eio() : 0;
-	else
-		e = syncfs(bt->members->fd) < 0 ? errno_or_eio() : 0;
+	} else {
+		struct commit_member *first = bt->members;
+		for (struct commit_member *m = bt->members; m; m = m->next)
+			if (m->opened < first->opened)
+				first = m;
+		e = syncfs(first->fd) < 0 ? errno_or_eio() : 0;
+	}
 	for (struct commit_member *m = bt->members; m; m = m->next)
 		m->err = e;
 }
 
 /* Returns once a sync that started after the call has ended: 0, or the
  * errno of that sync. */
-static int commit_wait(const char *dir, enum commit_kind kind, int fd)
+static int commit_wait(const char *dir, enum commit_kind kind, int fd,
+		       uint64_t opened)
 {
-	struct commit_member me = { .fd = fd };
+	struct commit_member me = { .fd = fd, .opened = opened };
 	pthread_mutex_lock(&commit_lock);
 	struct commit_group *g = commit_group_get(dir, kind);
 	struct commit_batch *bt = g->pending;
@@ -611,6 +621,7 @@ static int write_tmp(struct bus *b, const char *dir, const char *json,
 		free(path);
 		return -1;
 	}
+	uint64_t opened = atomic_fetch_add(&open_ticket, 1);
 	const char *p = json;
 	size_t left = len;
 	while (left) {
@@ -624,7 +635,7 @@ static int write_tmp(struct bus *b, const char *dir, const char *json,
 		p += w;
 		left -= (size_t)w;
 	}
-	int se = b->cfg.durable ? commit_wait(dir, COMMIT_DATA, fd) : 0;
+	int se = b->cfg.durable ? commit_wait(dir, COMMIT_DATA, fd, opened) : 0;
 	if (se) {
 		err_set(err, "cannot sync %s: %s", path, strerror(se));
 		goto fail;
@@ -692,7 +703,7 @@ static int deliver_one(struct bus *b, const char *tmp, const char *agent,
 		f.t_ns++; /* same id and time: take the next nanosecond */
 	}
 	int e;
-	if (r == 0 && b->cfg.durable && (e = commit_wait(dir, COMMIT_DIR, -1)) != 0) {
+	if (r == 0 && b->cfg.durable && (e = commit_wait(dir, COMMIT_DIR, -1, 0)) != 0) {
 		/* Its survival is unknown: withdraw it unless its consumer
 		 * has taken it already. */
 		bool gone = unlink(dst) == 0;
