@@ -463,6 +463,145 @@ static int inbox_reserve(struct bus *b, const char *agent, char **err)
 	return r;
 }
 
+/* Group commit. A durable send's directory entry is on disk once the
+ * directory has been fsynced after its rename. Senders in one process
+ * (agents are threads, each with its own bus handle) share those syncs:
+ * each inbox directory has a commit group, and a sender that has renamed
+ * its file joins the group's pending batch and waits. When no sync of the
+ * directory is running, a waiter becomes the leader: it takes the pending
+ * batch (every member renamed before this moment), syncs the directory
+ * once and hands the result, error included, to every member. Senders
+ * arriving meanwhile form the next batch. Processes share nothing here
+ * (the kernel's journal still batches their concurrent syncs). */
+struct commit_member {
+	struct commit_member *next;
+	int fd;  /* the file to sync (data groups) */
+	uint64_t opened; /* open_ticket taken after fd was opened */
+	int err; /* errno of its sync, 0 when it succeeded */
+};
+
+struct commit_batch {
+	int refs;
+	bool done;
+	struct commit_member *members;
+};
+
+enum commit_kind { COMMIT_DIR, COMMIT_DATA };
+
+struct commit_group {
+	struct commit_group *next;
+	char *dir;
+	enum commit_kind kind;
+	pthread_cond_t cv;
+	bool syncing;
+	struct commit_batch *pending; /* joined, sync not started yet */
+};
+
+static pthread_mutex_t commit_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct commit_group *commit_groups; /* kept for the process's life */
+atomic_ulong bus_fs_commit_joined;
+/* Taken by every temporary file just after its open. */
+static atomic_uint_fast64_t open_ticket;
+
+static int dir_sync_default(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = fsync(fd);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+int (*bus_fs_dir_sync)(const char *dir) = dir_sync_default;
+
+/* Called with commit_lock held. */
+static struct commit_group *commit_group_get(const char *dir, enum commit_kind kind)
+{
+	for (struct commit_group *g = commit_groups; g; g = g->next)
+		if (g->kind == kind && !strcmp(g->dir, dir))
+			return g;
+	struct commit_group *g = xcalloc(1, sizeof(*g));
+	g->dir = xstrdup(dir);
+	g->kind = kind;
+	pthread_cond_init(&g->cv, NULL);
+	g->next = commit_groups;
+	commit_groups = g;
+	return g;
+}
+
+static int errno_or_eio(void)
+{
+	return errno ? errno : EIO;
+}
+
+/* The leader's work, without the lock. A data batch of one file gets an
+ * fdatasync; a larger one a single syncfs of the file system, which
+ * writes back every member's data (and anything else dirty there) with
+ * one journal commit and one cache flush instead of one per file. Since
+ * Linux 5.8 syncfs(fd) reports any write-back error on that file system
+ * since fd was opened: given the member that took the first ticket after
+ * its open, that covers the write-back of every member's data, which
+ * starts only after each member took its ticket and wrote. */
+static void commit_run(struct commit_group *g, struct commit_batch *bt)
+{
+	int e;
+	if (g->kind == COMMIT_DIR) {
+		e = bus_fs_dir_sync(g->dir) < 0 ? errno_or_eio() : 0;
+	} else if (!bt->members->next) {
+		e = fdatasync(bt->members->fd) < 0 ? errno_or_eio() : 0;
+	} else {
+		struct commit_member *first = bt->members;
+		for (struct commit_member *m = bt->members; m; m = m->next)
+			if (m->opened < first->opened)
+				first = m;
+		e = syncfs(first->fd) < 0 ? errno_or_eio() : 0;
+	}
+	for (struct commit_member *m = bt->members; m; m = m->next)
+		m->err = e;
+}
+
+/* Returns once a sync that started after the call has ended: 0, or the
+ * errno of that sync. */
+static int commit_wait(const char *dir, enum commit_kind kind, int fd,
+		       uint64_t opened)
+{
+	struct commit_member me = { .fd = fd, .opened = opened };
+	pthread_mutex_lock(&commit_lock);
+	struct commit_group *g = commit_group_get(dir, kind);
+	struct commit_batch *bt = g->pending;
+	if (!bt) {
+		bt = xcalloc(1, sizeof(*bt));
+		g->pending = bt;
+	}
+	bt->refs++;
+	me.next = bt->members;
+	bt->members = &me;
+	atomic_fetch_add(&bus_fs_commit_joined, 1);
+	while (!bt->done) {
+		if (g->syncing) {
+			pthread_cond_wait(&g->cv, &commit_lock);
+			continue;
+		}
+		/* Not done and no sync running: bt is still the pending
+		 * batch. Lead it. */
+		g->pending = NULL;
+		g->syncing = true;
+		pthread_mutex_unlock(&commit_lock);
+		commit_run(g, bt);
+		pthread_mutex_lock(&commit_lock);
+		bt->done = true;
+		g->syncing = false;
+		pthread_cond_broadcast(&g->cv);
+	}
+	if (--bt->refs == 0)
+		free(bt);
+	pthread_mutex_unlock(&commit_lock);
+	return me.err;
+}
+
 /* Writes json to a new temporary file in dir: a hidden ".NAME.tmp" that
  * no reader takes, so that the final rename stays within one directory
  * (cross-directory renames serialise on a file-system-wide lock). */
@@ -482,6 +621,7 @@ static int write_tmp(struct bus *b, const char *dir, const char *json,
 		free(path);
 		return -1;
 	}
+	uint64_t opened = atomic_fetch_add(&open_ticket, 1);
 	const char *p = json;
 	size_t left = len;
 	while (left) {
@@ -495,8 +635,9 @@ static int write_tmp(struct bus *b, const char *dir, const char *json,
 		p += w;
 		left -= (size_t)w;
 	}
-	if (b->cfg.durable && fdatasync(fd) < 0) {
-		err_set(err, "cannot sync %s: %s", path, strerror(errno));
+	int se = b->cfg.durable ? commit_wait(dir, COMMIT_DATA, fd, opened) : 0;
+	if (se) {
+		err_set(err, "cannot sync %s: %s", path, strerror(se));
 		goto fail;
 	}
 	if (close(fd) < 0) {
@@ -538,13 +679,14 @@ static int deliver_one(struct bus *b, const char *tmp, const char *agent,
 	struct bus_fname f = *f0;
 	char *dir = qpath(b, "inbox", agent);
 	char name[300];
+	char *dst = NULL;
 	int r = -1;
 	for (int tries = 0; tries < 16; tries++) {
 		bus_fname_format(&f, name, sizeof(name));
-		char *dst = xasprintf("%s/%s", dir, name);
+		free(dst);
+		dst = xasprintf("%s/%s", dir, name);
 		int rc = move ? rename_noreplace(tmp, dst) : link(tmp, dst);
 		int e = errno;
-		free(dst);
 		if (rc == 0) {
 			r = 0;
 			break;
@@ -560,8 +702,17 @@ static int deliver_one(struct bus *b, const char *tmp, const char *agent,
 		}
 		f.t_ns++; /* same id and time: take the next nanosecond */
 	}
-	if (r == 0 && b->cfg.durable)
-		util_fsync_dir(dir);
+	int e;
+	if (r == 0 && b->cfg.durable && (e = commit_wait(dir, COMMIT_DIR, -1, 0)) != 0) {
+		/* Its survival is unknown: withdraw it unless its consumer
+		 * has taken it already. */
+		bool gone = unlink(dst) == 0;
+		err_set(err, "cannot sync directory %s: %s (%s)", dir, strerror(e),
+			gone ? "the message was withdrawn" :
+			"the message may have been delivered");
+		r = -1;
+	}
+	free(dst);
 	free(dir);
 	return r;
 }

@@ -2,6 +2,8 @@
 #ifndef MADF_BUS_FS_H
 #define MADF_BUS_FS_H
 
+#include <stdatomic.h>
+
 #include "core/bus.h"
 
 extern const struct bus_transport bus_fs_transport;
@@ -26,5 +28,11 @@ int bus_fname_parse(const char *name, struct bus_fname *out);
 void bus_fname_format(const struct bus_fname *f, char *buf, size_t size);
 /* True for names a reader takes: *.json, not hidden, not *.tmp. */
 bool bus_fname_wanted(const char *name);
+
+/* For tests only: the directory sync of a durable send's commit group
+ * (fsync of the directory by default; returns 0 or -1 with errno), and
+ * the number of senders that have joined a commit group so far. */
+extern int (*bus_fs_dir_sync)(const char *dir);
+extern atomic_ulong bus_fs_commit_joined;
 
 #endif

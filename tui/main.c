@@ -48,7 +48,7 @@ const struct cli_cmd cli_commands[] = {
 	{ "status", "[--json]",
 	  "depth and oldest age per inbox, processing, retries, dead letters",
 	  cmd_status },
-	{ "bench", "bus [--messages N] [--rate R] [--durable] [--repeat K] [--json] | "
+	{ "bench", "bus [--messages N] [--rate R] [--durable] [--threads T] [--repeat K] [--json] | "
 		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
 		   "console [--idle S] [--scale N] [--json]",
 	  "benchmarks", cmd_bench },
