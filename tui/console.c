@@ -1409,6 +1409,7 @@ static int console_script(struct console *c, const char *path)
 static void console_release(struct console *c)
 {
 	view_queues_release(c);
+	view_overview_release();
 	for (int v = 0; v < VIEW_COUNT; v++)
 		console_rows_release(&c->rows[v]);
 	if (c->re_set)

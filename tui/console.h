@@ -92,6 +92,7 @@ struct console {
 	int64_t prev_rate_ns;
 	double rate;
 	uint64_t data_bytes;
+	bool data_bytes_known;   /* the first walk has finished */
 	int64_t data_bytes_ns;
 	/* queues */
 	enum queue_kind qkind;
@@ -155,6 +156,7 @@ void console_age(int64_t ns, char *buf, size_t size);
  * y0..y1; act performs a view's operation. */
 unsigned view_overview_refresh(struct console *c);
 void view_overview_draw(struct console *c, int y0, int y1);
+void view_overview_release(void); /* stops the data size walk */
 unsigned view_tasks_refresh(struct console *c);
 void view_tasks_draw(struct console *c, int y0, int y1);
 unsigned view_tasks_act(struct console *c, enum console_op op);

@@ -22,6 +22,15 @@ has "overview: agents without state are offline" "$(screen | grep product_manage
 has "title shows the views" "$(screen | head -1)" "1 Overview  2 Tasks  3 Queues"
 has "title shows attach mode" "$(screen | head -1)" "attach"
 
+# the data size is measured off the UI thread: shown once the walk ends,
+# and it counts what is in the data directory (a 3 MiB file added)
+head -c 3145728 /dev/zero >"$D/ballast.bin"
+con 'wait-for MB of 1 GB alert'
+eq "data size shown after its walk" "$?" 0
+mb=$(screen | sed -n 's/^ data \([0-9.]*\) MB of 1 GB alert.*/\1/p')
+eq "data size counts the 3 MiB file (shown: $mb MB)" "$(awk -v m="$mb" 'BEGIN { print (m >= 3.0 && m < 4.0) }')" 1
+rm -f "$D/ballast.bin"
+
 # help is generated from the key table (scrolled down to the queue keys)
 con '?
 j
