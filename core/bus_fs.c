@@ -2238,21 +2238,29 @@ static int fs_gc(struct bus *b, bool dry_run, int64_t now_ns,
 
 /* ---- monitor: counters kept from inotify events -------------------------- */
 
-/* A set of names with a time each (open addressing). */
+/* A set of names with a time each (open addressing, linear probing). Each
+ * slot keeps its name's hash: a probe compares hashes before names, and
+ * growing moves the names without hashing or copying them again. */
 struct nset {
 	char **keys;
 	int64_t *vals;
+	uint32_t *hashes;    /* each name's hash */
 	size_t cap, n, used; /* used counts tombstones too */
 };
 
 static char nset_tomb[1];
 
-static uint64_t hash_str(const char *s)
+static uint32_t hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static size_t nset_slot(const struct nset *s, uint32_t h)
+{
+	return (size_t)(((uint64_t)h * 0x9e3779b97f4a7c15ULL) >> 32) & (s->cap - 1);
 }
 
 static void nset_free(struct nset *s)
@@ -2262,10 +2270,9 @@ static void nset_free(struct nset *s)
 			free(s->keys[i]);
 	free(s->keys);
 	free(s->vals);
+	free(s->hashes);
 	memset(s, 0, sizeof(*s));
 }
-
-static void nset_put(struct nset *s, const char *k, int64_t v);
 
 static void nset_grow(struct nset *s)
 {
@@ -2275,26 +2282,34 @@ static void nset_grow(struct nset *s)
 		s->cap *= 2;
 	s->keys = xcalloc(s->cap, sizeof(*s->keys));
 	s->vals = xcalloc(s->cap, sizeof(*s->vals));
-	s->n = s->used = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.keys[i] && old.keys[i] != nset_tomb) {
-			nset_put(s, old.keys[i], old.vals[i]);
-			free(old.keys[i]);
-		}
+	s->hashes = xcalloc(s->cap, sizeof(*s->hashes));
+	s->used = s->n;
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.keys[i] || old.keys[i] == nset_tomb)
+			continue;
+		size_t j = nset_slot(s, old.hashes[i]);
+		while (s->keys[j])
+			j = (j + 1) & (s->cap - 1);
+		s->keys[j] = old.keys[i];
+		s->vals[j] = old.vals[i];
+		s->hashes[j] = old.hashes[i];
+	}
 	free(old.keys);
 	free(old.vals);
+	free(old.hashes);
 }
 
 static void nset_put(struct nset *s, const char *k, int64_t v)
 {
 	if ((s->used + 1) * 2 > s->cap)
 		nset_grow(s);
-	size_t i = hash_str(k) & (s->cap - 1), tomb = SIZE_MAX;
+	uint32_t h = hash_str(k);
+	size_t i = nset_slot(s, h), tomb = SIZE_MAX;
 	while (s->keys[i]) {
 		if (s->keys[i] == nset_tomb) {
 			if (tomb == SIZE_MAX)
 				tomb = i;
-		} else if (!strcmp(s->keys[i], k)) {
+		} else if (s->hashes[i] == h && !strcmp(s->keys[i], k)) {
 			s->vals[i] = v;
 			return;
 		}
@@ -2306,6 +2321,7 @@ static void nset_put(struct nset *s, const char *k, int64_t v)
 		s->used++;
 	s->keys[i] = xstrdup(k);
 	s->vals[i] = v;
+	s->hashes[i] = h;
 	s->n++;
 }
 
@@ -2314,9 +2330,10 @@ static int64_t nset_del(struct nset *s, const char *k)
 {
 	if (!s->cap)
 		return -1;
-	size_t i = hash_str(k) & (s->cap - 1);
+	uint32_t h = hash_str(k);
+	size_t i = nset_slot(s, h);
 	while (s->keys[i]) {
-		if (s->keys[i] != nset_tomb && !strcmp(s->keys[i], k)) {
+		if (s->keys[i] != nset_tomb && s->hashes[i] == h && !strcmp(s->keys[i], k)) {
 			free(s->keys[i]);
 			s->keys[i] = nset_tomb;
 			s->n--;
