@@ -504,7 +504,8 @@ static const struct {
 	enum cb_action action;
 	struct rule r;
 } action_rules[] = {
-	{ CB_ACTION_INTERVENTION, PHRASE("interven*") },
+	/* not the Banque de France's "intervention rate", its policy rate */
+	{ CB_ACTION_INTERVENTION, { "interven*", NULL, 0, false, "rate|rates" } },
 	{ CB_ACTION_INTERVENTION,
 	  NEAR("bought|buy|buys|buying|sold|sell|sells|selling|purchased|"
 	       "purchase|purchases|purchasing",
@@ -534,6 +535,11 @@ static const struct {
 	       "unchanged|steady", 6) },
 	{ CB_ACTION_HOLD, NEAR("rate|rates", "unchanged", 2) },
 	{ CB_ACTION_HOLD, NEAR("no change", "rate|rates|policy", 4) },
+	/* "unchanged monetary policy", "steady monetary course" */
+	{ CB_ACTION_HOLD,
+	  NEAR("unchanged|steady", "policy|course|stance", 2) },
+	/* "credit policy is on hold", "policy likely to stay on hold" */
+	{ CB_ACTION_HOLD, NEAR("policy|rate|rates", "on hold", 3) },
 };
 
 const char *analytics_action_name(enum cb_action a)

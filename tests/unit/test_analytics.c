@@ -418,6 +418,22 @@ static void test_classify_rules(void **state)
 	expect_event(NULL, "The Bank of England left interest rates unchanged.",
 		     "BoE", CB_ACTION_HOLD);
 	expect_event("ECB KEEPS RATES STEADY", NULL, "ECB", CB_ACTION_HOLD);
+	/* A hold in the headline is the story, whatever the body speculates
+	 * about; the Banque de France's "intervention rate" is its policy
+	 * rate, not an intervention (Reuters 12495, 3068, 7499, 13157). */
+	expect_event("BANK OF FRANCE LEAVES INTERVENTION RATE UNCHANGED AT 7-3/4 PCT",
+		     NULL, "BdF", CB_ACTION_HOLD);
+	expect_event("BANK OF FRANCE CUTS INTERVENTION RATE", NULL, "BdF", CB_ACTION_CUT);
+	expect_event("FED DATA SUGGEST U.S. CREDIT POLICY IS ON HOLD",
+		     "Some analysts still look for the Fed to cut its discount rate.", "Fed",
+		     CB_ACTION_HOLD);
+	expect_event("FEBRUARY FOMC VOTES UNCHANGED MONETARY POLICY", NULL, "Fed",
+		     CB_ACTION_HOLD);
+	expect_event("BUNDESBANK SEEN STEERING STEADY MONETARY COURSE", NULL, "Bundesbank",
+		     CB_ACTION_HOLD);
+	/* "steady" about something else is no hold */
+	expect_event(NULL, "The Fed said that after a steady retreat, mortgage rates seem "
+		     "near bottom.", "Fed", CB_ACTION_STATEMENT);
 	expect_event(NULL, "The Swiss National Bank said inflation was subdued.",
 		     "SNB", CB_ACTION_STATEMENT);
 	expect_event(NULL, "The People's Bank of China trimmed its lending rate.",
