@@ -1481,7 +1481,7 @@ static bool q_per_agent(enum bus_queue q)
  * names that are not entries (sidecars, temporary and hidden files). */
 static bool entry_from_name(struct bus_entry *e, enum bus_queue q,
 			    const char *agent, const char *dir, const char *name,
-			    const struct dlx_rec *known)
+			    const struct dlx_rec *known, bool will_read)
 {
 	if (name[0] == '.')
 		return false;
@@ -1524,6 +1524,8 @@ static bool entry_from_name(struct bus_entry *e, enum bus_queue q,
 		e->size = known->size;
 		return true;
 	}
+	if (will_read)
+		return true; /* the read that follows stats the file it opens */
 	struct stat st;
 	if (lstat(e->path, &st) == 0) {
 		e->size = (size_t)st.st_size;
@@ -1577,13 +1579,17 @@ static bool entry_load_sidecar(struct bus_entry *e)
 /* Reads from/to/type (and for dead letters the sidecar) into e. A dead
  * letter whose sidecar says who sent what is not opened at all: listing
  * 100,000 of them reads one small file each. */
-static void entry_load(struct bus_entry *e)
+static void entry_load_at(struct bus_entry *e, int dfd, const char *name)
 {
 	if (e->queue == BUS_Q_DEAD && entry_load_sidecar(e))
 		return;
 	char *buf = NULL;
 	size_t len;
-	if (util_read_file(e->path, MSG_MAX_BYTES, &buf, &len, NULL) == 0) {
+	struct stat st;
+	if (util_read_file_at(dfd, name, e->path, MSG_MAX_BYTES, &buf, &len, &st, NULL) == 0) {
+		e->size = (size_t)st.st_size;
+		if (!e->enqueued_ns)
+			e->enqueued_ns = (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec;
 		struct msg *m = NULL;
 		struct msg_errors errs = { 0 };
 		free(e->from);
@@ -1613,6 +1619,11 @@ static void entry_load(struct bus_entry *e)
 		msg_errors_release(&errs);
 		free(buf);
 	}
+}
+
+static void entry_load(struct bus_entry *e)
+{
+	entry_load_at(e, AT_FDCWD, e->path);
 }
 
 struct entry_vec {
@@ -1663,12 +1674,13 @@ static void list_dir(struct entry_vec *out, enum bus_queue q, const char *agent,
 				r = NULL;
 		}
 		struct bus_entry *e = &out->v[out->n];
-		if (!entry_from_name(e, q, agent, dir, de->d_name, r))
+		if (!entry_from_name(e, q, agent, dir, de->d_name, r,
+				     content && !r && q != BUS_Q_DEAD))
 			continue;
 		if (r) {
 			entry_from_index(e, r);
 		} else if (content) {
-			entry_load(e);
+			entry_load_at(e, dirfd(d), de->d_name);
 			if (dl)
 				dl->misses++;
 		}
@@ -1767,7 +1779,7 @@ static int fs_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_en
 		const struct dlx_rec *r = dlx_get(x, de->d_name, de->d_ino);
 		if (r && r->from && r->type) {
 			struct bus_entry e;
-			if (!entry_from_name(&e, BUS_Q_DEAD, NULL, root, de->d_name, r))
+			if (!entry_from_name(&e, BUS_Q_DEAD, NULL, root, de->d_name, r, false))
 				continue;
 			/* the strings lent from the index, the name's own kept */
 			char *mid = e.message_id;
@@ -1788,7 +1800,7 @@ static int fs_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_en
 			continue;
 		}
 		struct bus_entry e;
-		if (!entry_from_name(&e, BUS_Q_DEAD, NULL, root, de->d_name, NULL))
+		if (!entry_from_name(&e, BUS_Q_DEAD, NULL, root, de->d_name, NULL, false))
 			continue;
 		entry_load(&e);
 		fn(ctx, &e);
@@ -1836,7 +1848,7 @@ static bool find_by_name(struct bus *b, const char *name, struct bus_entry *out)
 	struct stat st;
 	bool found = false;
 	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    entry_from_name(out, BUS_Q_DEAD, NULL, dir, name, NULL)) {
+	    entry_from_name(out, BUS_Q_DEAD, NULL, dir, name, NULL, false)) {
 		entry_load(out);
 		found = true;
 	}
@@ -1853,7 +1865,7 @@ static bool find_by_name(struct bus *b, const char *name, struct bus_entry *out)
 		dir = xasprintf("%s/%s", root, de->d_name);
 		path = xasprintf("%s/%s", dir, name);
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-		    entry_from_name(out, BUS_Q_INBOX, de->d_name, dir, name, NULL)) {
+		    entry_from_name(out, BUS_Q_INBOX, de->d_name, dir, name, NULL, false)) {
 			entry_load(out);
 			found = true;
 		}

@@ -232,10 +232,10 @@ void util_date(int64_t t_ns, char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%d", &tm);
 }
 
-int util_read_file(const char *path, size_t max, char **out, size_t *len,
-		   char **err)
+int util_read_file_at(int dfd, const char *name, const char *path, size_t max, char **out,
+		      size_t *len, struct stat *st_out, char **err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return err_set(err, "cannot open %s: %s", path, strerror(errno));
 	struct stat st;
@@ -253,7 +253,10 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len,
 		return err_set(err, "%s is %lld bytes, over the %zu-byte limit",
 			       path, (long long)st.st_size, max);
 	}
-	size_t cap = (size_t)st.st_size + 1, n = 0;
+	/* Room for one byte more than the file has: a read that comes back
+	 * short of what it asked is the end of a regular file, so a file that
+	 * did not grow is read with one read(). */
+	size_t cap = (size_t)st.st_size + 2, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap) {
@@ -266,7 +269,8 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len,
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
+		size_t want = cap - n - 1;
+		ssize_t r = read(fd, buf + n, want);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -275,9 +279,9 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len,
 			close(fd);
 			return err_set(err, "cannot read %s: %s", path, strerror(e));
 		}
-		if (r == 0)
-			break;
 		n += (size_t)r;
+		if ((size_t)r < want)
+			break;
 	}
 	close(fd);
 	if (n > max) {
@@ -288,7 +292,15 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len,
 	*out = buf;
 	if (len)
 		*len = n;
+	if (st_out)
+		*st_out = st;
 	return 0;
+}
+
+int util_read_file(const char *path, size_t max, char **out, size_t *len,
+		   char **err)
+{
+	return util_read_file_at(AT_FDCWD, path, path, max, out, len, NULL, err);
 }
 
 int util_lock_file(const char *path, bool exclusive, char **err)

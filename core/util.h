@@ -60,6 +60,11 @@ void util_date(int64_t t_ns, char *buf, size_t size);
  * final symlink. Returns 0 or -1 with *err. */
 int util_read_file(const char *path, size_t max, char **out, size_t *len,
 		   char **err);
+/* The same for name relative to the directory dfd (or AT_FDCWD); path
+ * names the file in errors; *st_out (when given) gets the file's stat. */
+struct stat;
+int util_read_file_at(int dfd, const char *name, const char *path, size_t max, char **out,
+		      size_t *len, struct stat *st_out, char **err);
 /* Writes data to path atomically (temp file, fsync when durable, rename). */
 int util_write_file_atomic(const char *path, const void *data, size_t len,
 			   bool durable, char **err);

@@ -19,15 +19,6 @@
 #include "tui/console.h"
 #include "core/banned.h"
 
-static int entry_cmp_reason(const void *a, const void *b)
-{
-	const struct bus_entry *x = a, *y = b;
-	int r = strcmp(x->reason ? x->reason : "", y->reason ? y->reason : "");
-	if (r)
-		return r;
-	return x->enqueued_ns < y->enqueued_ns ? -1 : x->enqueued_ns > y->enqueued_ns;
-}
-
 static void queue_title(const struct console *c, char *buf, size_t size)
 {
 	if (c->qkind == QUEUE_DEAD)
@@ -195,14 +186,19 @@ static void queues_note(size_t i, struct bus_entry *e)
 	}
 }
 
-/* ---- the dead letters: listed in the background ----
+/* ---- long queues: listed in the background ----
  * 100,000 dead letters take a few hundred milliseconds to list even from
- * the bus's index: far more than a keypress may. Past DLQ_SYNC_MAX (as the
- * monitor counts them) a worker thread lists them, sorts them and makes
- * the rows, touching nothing the UI thread uses; the UI thread keeps the
- * rows it has until the worker says (an eventfd in the console's poll)
- * that the new ones are ready, then swaps them in. */
+ * the bus's index, and an inbox of 1,000 messages ~15 ms: more than a
+ * keypress may. Past DLQ_SYNC_MAX dead letters or QUEUE_SYNC_MAX messages
+ * (as the monitor counts them) a worker thread lists them, sorts them and
+ * makes the rows, touching nothing the UI thread uses; the UI thread keeps
+ * the rows it has until the worker says (an eventfd in the console's poll)
+ * that the new ones are ready, then swaps them in. A listing of a queue
+ * left meanwhile is dropped when it ends; no key waits for it. */
 #define DLQ_SYNC_MAX 5000
+/* The same for the other queues, past this many messages: each is a file
+ * to open and parse (about 12 us each here), so 1,000 take ~15 ms. */
+#define QUEUE_SYNC_MAX 500
 
 struct dl_item {
 	char *name;
@@ -357,6 +353,57 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 	free(l.v);
 }
 
+/* Lists an inbox, the claimed messages or the processed ones into res,
+ * as dl_build does the dead letters. Touches nothing but bus and res. */
+static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
+		     struct dl_result *res)
+{
+	enum bus_queue q = kind == QUEUE_PROCESSING ? BUS_Q_PROCESSING :
+			   kind == QUEUE_PROCESSED ? BUS_Q_PROCESSED : BUS_Q_INBOX;
+	struct bus_entry *v = NULL;
+	size_t n = 0;
+	if (bus_list(bus, q, agent[0] && q != BUS_Q_PROCESSED ? agent : NULL, true, &v, &n,
+		     &res->err) < 0) {
+		if (!res->err)
+			res->err = xstrdup("cannot list the queue");
+		return;
+	}
+	int64_t now = util_now_ns();
+	char text[512];
+	for (size_t i = 0; i < n; i++) {
+		struct bus_entry *e = &v[i];
+		char age[16] = "-";
+		if (e->enqueued_ns)
+			console_age(now - e->enqueued_ns, age, sizeof(age));
+		const char *id = e->message_id ? e->message_id : e->name;
+		snprintf(text, sizeof(text), "%-56.56s %-18.18s %-16.16s %-6s %d %s", id,
+			 e->type ? e->type : "?", e->from ? e->from : "?",
+			 msg_priority_name(e->priority), e->attempts, age);
+		dl_row(res, id, SLOT_NORMAL, text);
+		struct queues_row *qr = &res->q[res->n - 1];
+		size_t plen = e->path ? strlen(e->path) : 0, nlen = e->name ? strlen(e->name) : 0;
+		if (plen > nlen + 1 && !strcmp(e->path + plen - nlen, e->name) &&
+		    e->path[plen - nlen - 1] == '/') {
+			e->path[plen - nlen - 1] = 0;
+			qr->dir = dl_pool_intern(&res->pool, e->path);
+			e->path[plen - nlen - 1] = '/';
+			qr->agent = dl_pool_intern(&res->pool, e->agent);
+			qr->name = e->name; /* taken */
+			e->name = NULL;
+		}
+	}
+	bus_entries_free(v, n);
+}
+
+static void lst_build(struct bus *bus, enum queue_kind kind, const char *agent,
+		      struct dl_result *res)
+{
+	if (kind == QUEUE_DEAD)
+		dl_build(bus, res);
+	else
+		ls_build(bus, kind, agent, res);
+}
+
 static void dl_result_release(struct dl_result *res)
 {
 	for (size_t i = 0; i < res->n; i++) {
@@ -378,6 +425,8 @@ static struct {
 	int efd;             /* eventfd, written when done; 0 before first use */
 	bool efd_open;
 	struct bus *bus;
+	enum queue_kind kind; /* what it lists */
+	char agent[MSG_AGENT_MAX + 1];
 	unsigned long gen;   /* c->bus_gen when it started */
 	uint64_t dead_gen;   /* c->stats.dead_gen when it started */
 	int64_t at_ns;
@@ -503,7 +552,7 @@ static bool act_finish(struct console *c, bool wait)
 static void *dl_worker(void *arg)
 {
 	(void)arg;
-	dl_build(dj.bus, &dj.res);
+	lst_build(dj.bus, dj.kind, dj.agent, &dj.res);
 	atomic_store(&dj.done, true);
 	q_efd_poke();
 	return NULL;
@@ -538,7 +587,8 @@ static bool dl_join(bool wait)
 /* The listing in res becomes the view's rows; the marks and the selection
  * stay on the same messages. */
 static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_result *res,
-			unsigned long gen, uint64_t dead_gen, int64_t at_ns)
+			enum queue_kind kind, const char *agent, unsigned long gen,
+			uint64_t dead_gen, int64_t at_ns)
 {
 	if (res->err) {
 		console_status(c, true, "bus: %s", res->err);
@@ -558,8 +608,8 @@ static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_res
 	ql.xpool = res->pool;
 	memset(res, 0, sizeof(*res));
 	ql.valid = true;
-	ql.kind = QUEUE_DEAD;
-	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
+	ql.kind = kind;
+	util_strlcpy(ql.agent, agent, sizeof(ql.agent));
 	ql.gen = gen;
 	ql.dead_gen = dead_gen;
 	ql.at_ns = at_ns;
@@ -582,34 +632,97 @@ void view_queues_release(struct console *c)
 	ql.cap = 0;
 }
 
-static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
+/* How many messages the queue shown holds, as the monitor counts them;
+ * 0 when it does not count them (the processed ones). */
+static size_t queues_count(const struct console *c)
 {
+	if (c->qkind == QUEUE_DEAD)
+		return c->stats.dead_letter;
+	if (c->qkind == QUEUE_PROCESSED)
+		return 0;
+	if (c->qkind == QUEUE_PROCESSING && !c->qagent[0])
+		return c->stats.processing;
+	for (size_t i = 0; i < c->stats.nagents; i++)
+		if (!strcmp(c->stats.agents[i].agent, c->qagent))
+			return c->qkind == QUEUE_PROCESSING ? c->stats.agents[i].processing :
+			       c->stats.agents[i].depth;
+	return 0;
+}
+
+static size_t queues_sync_max(const struct console *c)
+{
+	const char *env = getenv(c->qkind == QUEUE_DEAD ? "MADF_DLQ_SYNC_MAX" :
+				 "MADF_QUEUE_SYNC_MAX");
+	if (env && *env)
+		return (size_t)strtoul(env, NULL, 10);
+	return c->qkind == QUEUE_DEAD ? DLQ_SYNC_MAX : QUEUE_SYNC_MAX;
+}
+
+static void queues_what(const struct console *c, size_t n, char *buf, size_t size)
+{
+	if (c->qkind == QUEUE_DEAD)
+		snprintf(buf, size, "%zu dead letters", n);
+	else if (c->qkind == QUEUE_INBOX)
+		snprintf(buf, size, "%zu messages of %s", n, c->qagent);
+	else
+		snprintf(buf, size, "%zu messages", n);
+}
+
+/* While a listing of another queue finishes: a placeholder. */
+static unsigned queues_placeholder(struct console *c, struct console_rows *r, size_t n)
+{
+	if (ql.valid && ql.kind == c->qkind && !strcmp(ql.agent, c->qagent))
+		return r->hash ? 0 : console_rows_done(c, r); /* older rows of it */
+	char what[128];
+	queues_what(c, n, what, sizeof(what));
+	queues_forget();
+	console_rows_clear(r);
+	console_rows_add(r, NULL, SLOT_DIM, "listing %s...", what);
+	queues_note(r->n - 1, NULL);
+	ql.kind = c->qkind;
+	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
+	return console_rows_done(c, r);
+}
+
+/* Lists the queue shown: on the spot up to its sync limit, past it on the
+ * worker thread (the rows shown stay until its rows are swapped in). */
+static unsigned queues_list(struct console *c, struct console_rows *r)
+{
+	bool same = dj.kind == c->qkind && !strcmp(dj.agent, c->qagent);
+	size_t n = queues_count(c);
+	char what[128];
 	if (dj.running) {
 		if (!dl_join(false))
-			/* still listing: the rows shown stay until it is done */
-			return r->hash ? 0 : console_rows_done(c, r);
-		unsigned f = dl_swap(c, r, &dj.res, dj.gen, dj.dead_gen, dj.at_ns);
-		/* "listing..." replaced, but not what an action said since */
-		if (!strncmp(c->status, "listing ", 8))
-			console_status(c, false, "dead letters: %zu listed", c->stats.dead_letter);
-		return f;
+			/* still listing: this queue's rows come when it is done;
+			 * another queue's listing is dropped then */
+			return same ? (r->hash ? 0 : console_rows_done(c, r)) :
+				      queues_placeholder(c, r, n);
+		if (same) {
+			unsigned f = dl_swap(c, r, &dj.res, dj.kind, dj.agent, dj.gen, dj.dead_gen,
+					     dj.at_ns);
+			/* "listing..." replaced, but not what an action said since */
+			if (!strncmp(c->status, "listing ", 8)) {
+				queues_what(c, r->n, what, sizeof(what));
+				if (c->qkind == QUEUE_DEAD)
+					console_status(c, false, "dead letters: %zu listed",
+						       c->stats.dead_letter);
+				else
+					console_status(c, false, "%s listed", what);
+			}
+			return f;
+		}
+		dl_result_release(&dj.res); /* another queue's, not wanted now */
 	}
 	ql.dirty = false;
-	size_t sync_max = DLQ_SYNC_MAX;
-	const char *env = getenv("MADF_DLQ_SYNC_MAX");
-	if (env && *env)
-		sync_max = (size_t)strtoul(env, NULL, 10);
-	if (c->stats.dead_letter < sync_max || !c->mon || bus_monitor_fd(c->mon) < 0) {
+	if (n < queues_sync_max(c) || !c->mon || bus_monitor_fd(c->mon) < 0 || !q_efd_open()) {
 		struct dl_result res = { 0 };
-		dl_build(c->bus, &res);
-		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
-	}
-	if (!q_efd_open()) {
-		struct dl_result res = { 0 };
-		dl_build(c->bus, &res);
-		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
+		lst_build(c->bus, c->qkind, c->qagent, &res);
+		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
+			       util_mono_ns());
 	}
 	dj.bus = c->bus;
+	dj.kind = c->qkind;
+	util_strlcpy(dj.agent, c->qagent, sizeof(dj.agent));
 	dj.gen = c->bus_gen;
 	dj.dead_gen = c->stats.dead_gen;
 	dj.at_ns = util_mono_ns();
@@ -617,24 +730,17 @@ static unsigned queues_refresh_dead(struct console *c, struct console_rows *r)
 	memset(&dj.res, 0, sizeof(dj.res));
 	if (pthread_create(&dj.th, NULL, dl_worker, NULL) != 0) {
 		struct dl_result res = { 0 };
-		dl_build(c->bus, &res);
-		return dl_swap(c, r, &res, c->bus_gen, c->stats.dead_gen, util_mono_ns());
+		lst_build(c->bus, c->qkind, c->qagent, &res);
+		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
+			       util_mono_ns());
 	}
 	dj.running = true;
-	if (!ql.valid || ql.kind != QUEUE_DEAD) {
-		/* nothing of the dead letters to show meanwhile */
-		queues_forget();
-		console_rows_clear(r);
-		console_rows_add(r, NULL, SLOT_DIM, "listing %zu dead letters...", c->stats.dead_letter);
-		queues_note(r->n - 1, NULL);
-		ql.kind = QUEUE_DEAD;
-		util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
-	}
+	unsigned f = queues_placeholder(c, r, n);
+	queues_what(c, n, what, sizeof(what));
 	if (!c->status[0] || !strncmp(c->status, "dead letters: ", 14) ||
-	    !strncmp(c->status, "listing ", 8))
-		console_status(c, false, "listing %zu dead letters in the background",
-			       c->stats.dead_letter);
-	return console_rows_done(c, r);
+	    !strncmp(c->status, "listing ", 8) || strstr(c->status, " listed"))
+		console_status(c, false, "listing %s in the background", what);
+	return f;
 }
 
 unsigned view_queues_refresh(struct console *c)
@@ -652,65 +758,7 @@ unsigned view_queues_refresh(struct console *c)
 		 * (they reset the hash) */
 		return r->hash ? 0 : console_rows_done(c, r);
 	}
-	if (c->qkind == QUEUE_DEAD)
-		return queues_refresh_dead(c, r);
-	if (dj.running && !atomic_load(&dj.done))
-		/* a dead-letter listing left behind: its result is dropped */
-		dl_join(true);
-	if (!dj.running)
-		dl_result_release(&dj.res);
-	queues_forget();
-	ql.dirty = false;
-	ql.kind = c->qkind;
-	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
-	ql.gen = c->bus_gen;
-	ql.at_ns = util_mono_ns();
-	enum bus_queue q = c->qkind == QUEUE_DEAD ? BUS_Q_DEAD : c->qkind == QUEUE_PROCESSING ?
-			   BUS_Q_PROCESSING : c->qkind == QUEUE_PROCESSED ? BUS_Q_PROCESSED : BUS_Q_INBOX;
-	struct bus_entry *v = NULL;
-	size_t n = 0;
-	char *err = NULL;
-	console_rows_clear(r);
-	if (bus_list(c->bus, q, c->qagent[0] && q != BUS_Q_DEAD && q != BUS_Q_PROCESSED ? c->qagent : NULL,
-		     true, &v, &n,
-		     &err) < 0) {
-		console_status(c, true, "bus: %s", err);
-		free(err);
-		return console_rows_done(c, r);
-	}
-	ql.valid = true;
-	if (q == BUS_Q_DEAD && n)
-		qsort(v, n, sizeof(*v), entry_cmp_reason);
-	const char *group = NULL;
-	size_t gstart = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct bus_entry *e = &v[i];
-		if (q == BUS_Q_DEAD && (!group || strcmp(group, e->reason ? e->reason : "?"))) {
-			group = e->reason ? e->reason : "?";
-			size_t k = i;
-			while (k < n && !strcmp(v[k].reason ? v[k].reason : "?", group))
-				k++;
-			console_rows_add(r, NULL, SLOT_HEADING, "%s (%zu)", group, k - i);
-			queues_note(r->n - 1, NULL);
-			gstart = i;
-		}
-		(void)gstart;
-		char age[16] = "-";
-		if (e->enqueued_ns)
-			console_age(util_now_ns() - e->enqueued_ns, age, sizeof(age));
-		const char *id = e->message_id ? e->message_id : e->name;
-		if (q == BUS_Q_DEAD)
-			console_rows_add(r, id, SLOT_NORMAL, "  %-56.56s %-18.18s %-18.18s %-16.16s %s",
-					 id, e->type ? e->type : "?", e->original_inbox ? e->original_inbox : "?",
-					 e->from ? e->from : "?", age);
-		else
-			console_rows_add(r, id, SLOT_NORMAL, "%-56.56s %-18.18s %-16.16s %-6s %d %s",
-					 id, e->type ? e->type : "?", e->from ? e->from : "?",
-					 msg_priority_name(e->priority), e->attempts, age);
-		queues_note(r->n - 1, &v[i]);
-	}
-	bus_entries_free(v, n);
-	return console_rows_done(c, r);
+	return queues_list(c, r);
 }
 
 /* The entry of row i from the last listing, without searching the bus;

@@ -100,6 +100,24 @@ eq "... the other two stay dead" "$(njson "$D/messages/dead-letter")" 2
 grep -q "$k1" "$D"/messages/inbox/report_writer/*.json && ok "... it was the marked (first) one" || fail "... it was the marked (first) one" "$(ls "$D"/messages/inbox/report_writer)"
 keys bg q
 
+# Past MADF_QUEUE_SYNC_MAX (0 here) an inbox is listed on the worker too:
+# its messages arrive, a new one is listed live, and leaving for the dead
+# letters while it lists waits for nothing (the listing is dropped).
+rm -f "$D"/messages/inbox/report_writer/*.json
+i1=$($MADF send --to report_writer --type heartbeat --content "$HB")
+i2=$($MADF send --to report_writer --type heartbeat --content "$HB")
+tm -f /dev/null new-session -d -s bq -x 120 -y 40 -c "$TOP" \
+	"env TERM=xterm-256color LANG=C.UTF-8 MADF_DATA_DIR='$D' MADF_NO_FSYNC=1 MADF_QUEUE_SYNC_MAX=0 MADF_DLQ_SYNC_MAX=0 '$MADF' --log-dir '$L' console --attach; sleep 30"
+wait_for "background inbox: the console starts" 10 on_screen bq "AGENT"
+keys bq : i n b o x Space r e p o r t _ w r i t e r Enter
+wait_for "background inbox: its messages arrive" 10 on_screen bq "inbox of report_writer: 2 messages"
+on_screen bq "$i1" && ok "... the first message is listed" || fail "... the first message is listed" "$(cap bq)"
+i3=$($MADF send --to report_writer --type heartbeat --content "$HB")
+wait_for "background inbox: a new message is listed live" 10 on_screen bq "inbox of report_writer: 3 messages"
+keys bq : d l q Enter
+wait_for "... then the dead letters, listed in turn" 10 on_screen bq "dead letters: 2 messages"
+keys bq q
+
 # Embedded: the console runs the agents; r on a task still with a slow
 # research_agent_1 goes through the product_manager, which cancels it there
 # and puts a task_assignment in research_agent_2's inbox; the task is then
