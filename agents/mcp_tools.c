@@ -19,6 +19,16 @@ struct mcp_entry {
 	cJSON *input_schema;
 };
 
+static void mcp_entry_free(struct mcp_entry *e)
+{
+	free(e->name);
+	free(e->server);
+	free(e->tool);
+	free(e->description);
+	cJSON_Delete(e->input_schema);
+	free(e);
+}
+
 struct mcp_srv {
 	char *name;
 	struct mcp_client *client; /* NULL when not started (filtered out) */
@@ -129,12 +139,7 @@ static void add_tools(struct mcp_tools *mt, struct tools *reg, struct mcp_srv *s
 		if (r < 0) {
 			warnf(o, "MCP server \"%s\": tool \"%s\" skipped: %s", s->name, tool, rerr);
 			free(rerr);
-			free(e->name);
-			free(e->server);
-			free(e->tool);
-			free(e->description);
-			cJSON_Delete(e->input_schema);
-			free(e);
+			mcp_entry_free(e);
 			continue;
 		}
 		mt->tools = xrealloc(mt->tools, (mt->ntools + 1) * sizeof(*mt->tools));
@@ -193,13 +198,7 @@ void mcp_tools_free(struct mcp_tools **mtp)
 	if (!mt)
 		return;
 	for (size_t i = 0; i < mt->ntools; i++) {
-		struct mcp_entry *e = mt->tools[i];
-		free(e->name);
-		free(e->server);
-		free(e->tool);
-		free(e->description);
-		cJSON_Delete(e->input_schema);
-		free(e);
+		mcp_entry_free(mt->tools[i]);
 	}
 	free(mt->tools);
 	for (size_t i = 0; i < mt->nservers; i++) {

@@ -271,6 +271,27 @@ static int entry_value(const cJSON *doc, char **val, size_t *len)
 	return 0;
 }
 
+/* The entry of key in the date directory of day_ns: -1 when there is none,
+ * 1 (with *val) when it was stored at most max_age_ns before now_ns, else 0.
+ * *stored_out gets when it was stored. */
+static int lookup_day(struct cache *c, const char *source, const char *key, int64_t day_ns,
+		      int64_t now_ns, int64_t max_age_ns, char **val, size_t *len,
+		      int64_t *stored_out)
+{
+	char *path = cache_entry_path(c, source, key, day_ns);
+	cJSON *doc = NULL;
+	int found = read_entry(path, key, &doc);
+	free(path);
+	if (!found)
+		return -1;
+	int64_t stored = (int64_t)cJSON_GetObjectItemCaseSensitive(doc, "stored_ns")->valuedouble;
+	int r = now_ns - stored <= max_age_ns ? entry_value(doc, val, len) : -1;
+	cJSON_Delete(doc);
+	if (stored_out)
+		*stored_out = stored;
+	return r == 0;
+}
+
 int cache_get_at(struct cache *c, const char *source, const char *key,
 		 int ttl_s, int64_t now_ns, char **val, size_t *len)
 {
@@ -282,18 +303,8 @@ int cache_get_at(struct cache *c, const char *source, const char *key,
 	if (ttl_s < 0)
 		ttl_s = cache_ttl_for(source);
 	for (int back = 0; back < 2 && ttl_s > 0; back++) {
-		char *path = cache_entry_path(c, source, key, now_ns - back * DAY_NS);
-		cJSON *doc = NULL;
-		int found = read_entry(path, key, &doc);
-		free(path);
-		if (!found)
-			continue;
-		int64_t stored = (int64_t)cJSON_GetObjectItemCaseSensitive(
-					 doc, "stored_ns")->valuedouble;
-		bool fresh = now_ns - stored < (int64_t)ttl_s * NS;
-		int r = fresh ? entry_value(doc, val, len) : -1;
-		cJSON_Delete(doc);
-		if (r == 0) {
+		if (lookup_day(c, source, key, now_ns - back * DAY_NS, now_ns,
+			       (int64_t)ttl_s * NS - 1, val, len, NULL) == 1) {
 			atomic_fetch_add(&c->hits, 1);
 			return 1;
 		}
@@ -321,22 +332,14 @@ int cache_get_stale_at(struct cache *c, const char *source, const char *key,
 	/* A put replaces the entry of its own date only, so the first date
 	 * directory holding one (newest first) holds the newest entry. */
 	for (int64_t back = 0; back <= days; back++) {
-		char *path = cache_entry_path(c, source, key, now_ns - back * DAY_NS);
-		cJSON *doc = NULL;
-		int found = read_entry(path, key, &doc);
-		free(path);
-		if (!found)
+		int64_t stored = 0;
+		int r = lookup_day(c, source, key, now_ns - back * DAY_NS, now_ns,
+				   max_age_s * NS, val, len, &stored);
+		if (r < 0)
 			continue;
-		int64_t stored = (int64_t)cJSON_GetObjectItemCaseSensitive(
-					 doc, "stored_ns")->valuedouble;
-		int r = now_ns - stored <= max_age_s * NS ? entry_value(doc, val, len) : -1;
-		cJSON_Delete(doc);
-		if (r == 0) {
-			if (stored_ns)
-				*stored_ns = stored;
-			return 1;
-		}
-		return 0;
+		if (r == 1 && stored_ns)
+			*stored_ns = stored;
+		return r;
 	}
 	return 0;
 }
