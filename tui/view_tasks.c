@@ -197,7 +197,9 @@ bool view_tasks_awaits_approval(struct console *c)
 	bool ok = task && !strcmp(jstr(task, "status"), "awaiting_approval");
 	if (!ok && id)
 		console_status(c, true, "%s is %s, not awaiting budget approval", id,
-			       task ? jstr(task, "status") : "gone");
+			       *jstr(task, "status") ? jstr(task, "status") :
+			       strcmp(id, "validation") && strcmp(id, "narrative") ? "gone" :
+			       "waiting");
 	cJSON_Delete(st);
 	return ok;
 }
@@ -214,7 +216,7 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 		return CONSOLE_REDRAW;
 	const char *kind = jstr(task, "kind");
 	bool stage = !strcmp(cur_id, "validation") || !strcmp(cur_id, "narrative");
-	if (!task || (!stage && strcmp(kind, "market") && strcmp(kind, "news"))) {
+	if ((!task && !stage) || (!stage && strcmp(kind, "market") && strcmp(kind, "news"))) {
 		console_status(c, true, "only research tasks (market, news) can be changed");
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
@@ -232,7 +234,7 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	if ((op == OP_TASK_APPROVE || op == OP_TASK_SKIP_LLM || (stage && op == OP_TASK_CANCEL)) &&
 	    strcmp(jstr(task, "status"), "awaiting_approval")) {
 		console_status(c, true, "%s is %s, not awaiting budget approval", cur_id,
-			       jstr(task, "status"));
+			       *jstr(task, "status") ? jstr(task, "status") : "waiting");
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
