@@ -33,7 +33,7 @@
 struct agent;
 struct agent_env;
 
-/* product_manager -> researcher: the operator approved more budget for
+/* product_manager -> researcher or validator: the operator approved more budget for
  * the paused assignment "approve_id" ("extra_tokens", "extra_cost_usd"). */
 #define LLM_TASK_APPROVE "budget_approval"
 /* product_manager -> researcher or validator: the operator dropped the LLM
