@@ -109,7 +109,7 @@ int llm_settings_from_env(struct llm_settings **out, char **err)
 		s->model_execution = first_of("OPENAI_MODEL_EXECUTION", "OPENAI_MODEL",
 					      "OPENAI_MODEL_ORCHESTRATOR");
 	}
-	long steps = 8, budget = 0;
+	long steps = 8, budget = 0, cont = 0;
 	int r = 0;
 	if (!s->model_execution) {
 		if (mode)
@@ -125,10 +125,12 @@ int llm_settings_from_env(struct llm_settings **out, char **err)
 	    env_long("MADF_TASK_TOKEN_BUDGET", 0, 1000000000L, 0, &budget, err) < 0 ||
 	    env_double("MADF_TASK_COST_BUDGET", 0, &s->cost_budget, err) < 0 ||
 	    env_double("MADF_LLM_PRICE_IN", -1, &s->price_in, err) < 0 ||
-	    env_double("MADF_LLM_PRICE_OUT", -1, &s->price_out, err) < 0) {
+	    env_double("MADF_LLM_PRICE_OUT", -1, &s->price_out, err) < 0 ||
+	    env_long("MADF_LLM_CONTINUE_AT_LIMIT", 0, 1, 0, &cont, err) < 0) {
 		llm_settings_free(&s);
 		return -1;
 	}
+	s->continue_at_limit = cont == 1;
 	s->max_steps = (int)steps;
 	s->token_budget = budget;
 	*out = s;
@@ -164,6 +166,8 @@ char *llm_settings_describe(const struct llm_settings *s)
 		sbuf_addf(&b, ", budget %ld tokens per task", s->token_budget);
 	if (s->cost_budget > 0)
 		sbuf_addf(&b, ", budget $%.4f per task", s->cost_budget);
+	if ((s->token_budget || s->cost_budget > 0) && s->continue_at_limit)
+		sbuf_addstr(&b, " (at the cap the LLM part is skipped: MADF_LLM_CONTINUE_AT_LIMIT)");
 	double in, out;
 	if (!llm_price(s, s->model_execution, &in, &out))
 		sbuf_addf(&b, " (no price known for %s: cost counted as 0; set "
@@ -184,6 +188,7 @@ cJSON *llm_settings_manifest(const struct llm_settings *s)
 	cJSON_AddNumberToObject(o, "max_steps", s->max_steps);
 	cJSON_AddNumberToObject(o, "token_budget", (double)s->token_budget);
 	cJSON_AddNumberToObject(o, "cost_budget_usd", s->cost_budget);
+	cJSON_AddBoolToObject(o, "continue_at_limit", s->continue_at_limit);
 	return o;
 }
 
@@ -742,10 +747,20 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 			outcome = LLM_RUN_STEP_LIMIT;
 			break;
 		}
-		if (llm_budget_reached(s, &t->used, t->extra_tokens, t->extra_cost)) {
-			t->error = xasprintf("budget reached: %ld tokens, $%.4f used",
-					     t->used.input_tokens + t->used.output_tokens,
-					     t->used.cost_usd);
+		struct llm_usage next = t->used;
+		long est = t->estimate_input ? llm_input_estimate(t->system, conv) : 0;
+		next.input_tokens += est;
+		next.cost_usd += (double)est * pin / 1e6;
+		if (llm_budget_reached(s, &next, t->extra_tokens, t->extra_cost)) {
+			if (est)
+				t->error = xasprintf("budget reached: %ld tokens, $%.4f used, and the "
+						     "next call's input is about %ld tokens",
+						     t->used.input_tokens + t->used.output_tokens,
+						     t->used.cost_usd, est);
+			else
+				t->error = xasprintf("budget reached: %ld tokens, $%.4f used",
+						     t->used.input_tokens + t->used.output_tokens,
+						     t->used.cost_usd);
 			agent_log(a->log, LOG_DECISIONS, LOG_WARN, "llm_budget_reached", NULL,
 				  "%s paused before step %d for the operator's approval: %s",
 				  t->task_id ? t->task_id : "task", t->steps + 1, t->error);
@@ -859,6 +874,22 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 	free(tools);
 	offered_release(off, ntools);
 	return finish(a, t, outcome);
+}
+
+long llm_input_estimate(const char *system, const cJSON *conversation)
+{
+	size_t bytes = system ? strlen(system) : 0;
+	const cJSON *m;
+	cJSON_ArrayForEach(m, conversation) {
+		const char *c = jstr(m, "content");
+		bytes += c ? strlen(c) : 0;
+		const cJSON *tc;
+		cJSON_ArrayForEach(tc, cJSON_GetObjectItem(m, "tool_calls")) {
+			const char *args = jstr(tc, "arguments"), *name = jstr(tc, "name");
+			bytes += (args ? strlen(args) : 0) + (name ? strlen(name) : 0);
+		}
+	}
+	return (long)((bytes + 3) / 4);
 }
 
 void llm_task_release(struct llm_task *t)

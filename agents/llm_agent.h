@@ -17,7 +17,10 @@
  *   MADF_TASK_TOKEN_BUDGET   input + output tokens per task (0: no cap)
  *   MADF_TASK_COST_BUDGET    USD per task (0: no cap)
  *   MADF_LLM_PRICE_IN, MADF_LLM_PRICE_OUT  USD per million tokens, over
- *                            the built-in price table */
+ *                            the built-in price table
+ *   MADF_LLM_CONTINUE_AT_LIMIT  1: a task at its cap skips the rest of its
+ *                            LLM part and carries on (unattended runs)
+ *                            instead of waiting for the operator */
 #ifndef MADF_LLM_AGENT_H
 #define MADF_LLM_AGENT_H
 
@@ -30,9 +33,13 @@
 struct agent;
 struct agent_env;
 
-/* product_manager -> researcher: the operator approved more budget for
+/* product_manager -> researcher or validator: the operator approved more budget for
  * the paused assignment "approve_id" ("extra_tokens", "extra_cost_usd"). */
 #define LLM_TASK_APPROVE "budget_approval"
+/* product_manager -> researcher or validator: the operator dropped the LLM
+ * part of the paused assignment "approve_id"; it finishes with the
+ * deterministic result and a warning. */
+#define LLM_TASK_SKIP "llm_skip"
 
 struct llm_settings {
 	enum llm_provider provider;
@@ -46,6 +53,7 @@ struct llm_settings {
 	long token_budget;         /* per task; 0: none */
 	double cost_budget;        /* per task, USD; 0: none */
 	double price_in, price_out; /* override, USD per million; < 0: table */
+	bool continue_at_limit;    /* at the cap: skip, do not pause */
 };
 
 /* Reads the configuration. Returns 0 with *out NULL (deterministic mode)
@@ -101,6 +109,9 @@ struct llm_task {
 	const char *const *tools;      /* registry names the model may call */
 	size_t ntools;
 	bool all_tools;                /* every registered tool instead */
+	bool estimate_input;           /* count each call's estimated input
+					* against the budget before making it
+					* (a task of one call can be capped) */
 	struct llm_usage used;         /* in/out: the task's usage so far */
 	long extra_tokens;             /* approved over the budget */
 	double extra_cost;
@@ -125,5 +136,8 @@ void llm_task_release(struct llm_task *t);
 bool llm_budget_reached(const struct llm_settings *s, const struct llm_usage *u,
 			long extra_tokens, double extra_cost);
 const char *llm_outcome_name(enum llm_outcome o);
+/* About how many input tokens a request with this system prompt and
+ * conversation (llm_task's) takes: one per four bytes of text, rounded up. */
+long llm_input_estimate(const char *system, const cJSON *conversation);
 
 #endif

@@ -347,14 +347,25 @@ static void narr_text(void *ctx, const char *text, size_t len)
 	send_draft(n->a, n->run, false);
 }
 
-static void narrative(struct agent *a, cJSON *run)
+static bool status_is(const cJSON *o, const char *status)
+{
+	return jstr(o, "status") && !strcmp(jstr(o, "status"), status);
+}
+
+/* Writes the narrative; false when it waits for the operator's approval
+ * of more budget (its one model call would pass the task's cap: the call
+ * is not made). Approved, the step starts again with the usage so far and
+ * the extra budget; skipped, the report goes without it. */
+static bool narrative(struct agent *a, cJSON *run)
 {
 	const struct llm_settings *s = a->env->llm;
 	if (!s)
-		return; /* deterministic mode: no narrative section */
+		return true; /* deterministic mode: no narrative section */
 	cJSON *nv = jobj(run, "narrative");
-	if ((jstr(nv, "status") && !strcmp(jstr(nv, "status"), "done")))
-		return;
+	if (status_is(nv, "done") || status_is(nv, "skipped"))
+		return true;
+	if (status_is(nv, "awaiting_approval"))
+		return false;
 	struct sbuf p;
 	sbuf_init(&p);
 	const cJSON *w = cJSON_GetObjectItem(run, "window");
@@ -382,24 +393,37 @@ static void narrative(struct agent *a, cJSON *run)
 				 a->name);
 	char *tid = xasprintf("%s-narrative", jstr(run, "run_id"));
 	jset_str(nv, "status", "streaming");
+	jset_str(nv, "task_id", tid);
 	jset_str(nv, "provider", s->provider_name);
 	jset_str(nv, "model", s->model_orchestrator);
 	jset_str(nv, "text", "");
+	cJSON_DeleteItemFromObjectCaseSensitive(nv, "paused_because");
 	struct narr n = { .a = a, .run = run, .last_ns = util_mono_ns() };
 	sbuf_init(&n.text);
 	sbuf_addstr(&n.text, "");
 	struct llm_task lt = { .task_id = tid, .label = "narrative",
 			       .model = s->model_orchestrator, .system = system,
-			       .prompt = p.data, .on_text = narr_text, .ctx = &n };
+			       .prompt = p.data, .on_text = narr_text, .ctx = &n,
+			       .estimate_input = true,
+			       .extra_tokens = (long)jnum(nv, "extra_tokens", 0),
+			       .extra_cost = jnum(nv, "extra_cost_usd", 0) };
+	llm_usage_from_json(cJSON_GetObjectItem(nv, "usage"), &lt.used);
 	decision(a, "narrative", NULL, "the orchestrator model %s writes the narrative of %s",
 		 s->model_orchestrator, jstr(run, "run_id"));
 	enum llm_outcome o = llm_task_run(a, &lt);
+	bool paused = o == LLM_RUN_PAUSED && !s->continue_at_limit;
 	jset_str(nv, "text", o == LLM_RUN_DONE && lt.text ? lt.text : n.text.data);
-	jset_str(nv, "status", o == LLM_RUN_DONE ? "done" :
+	jset_str(nv, "status", o == LLM_RUN_DONE ? "done" : paused ? "awaiting_approval" :
 		 o == LLM_RUN_PAUSED ? "skipped_budget" : "failed");
 	cJSON_DeleteItemFromObjectCaseSensitive(nv, "usage");
 	cJSON_AddItemToObject(nv, "usage", llm_usage_json(&lt.used));
-	if (o != LLM_RUN_DONE) {
+	if (paused) {
+		jset_str(nv, "paused_because", lt.error ? lt.error : "budget reached");
+		decision(a, "awaiting_approval", "narrative",
+			 "the narrative of %s paused: %s; approve_budget starts it again with more "
+			 "budget, cancel or skip_llm finishes the report without it",
+			 jstr(run, "run_id"), lt.error ? lt.error : "budget reached");
+	} else if (o != LLM_RUN_DONE) {
 		char *warn = xasprintf("the narrative is %s: %s",
 				       o == LLM_RUN_PAUSED ? "skipped" : "incomplete",
 				       lt.error ? lt.error : "no answer");
@@ -412,6 +436,17 @@ static void narrative(struct agent *a, cJSON *run)
 	free(system);
 	free(tid);
 	save(a);
+	return !paused;
+}
+
+/* The narrative (LLM mode), then the final report; a paused narrative
+ * holds the report back (the draft says it waits). */
+static void finish_report(struct agent *a, cJSON *run)
+{
+	if (narrative(a, run))
+		send_draft(a, run, true);
+	else
+		send_draft(a, run, false);
 }
 
 static void compile(struct agent *a, cJSON *run)
@@ -419,8 +454,7 @@ static void compile(struct agent *a, cJSON *run)
 	jset_str(run, "status", "reporting");
 	decision(a, "compile_report", NULL, "compiling the report of %s", jstr(run, "run_id"));
 	save(a);
-	narrative(a, run);
-	send_draft(a, run, true);
+	finish_report(a, run);
 }
 
 static void pair_code(const char *pair, char *buf, size_t size)
@@ -803,6 +837,14 @@ static void on_validation(struct agent *a, const struct msg *m, cJSON *run)
 	if (cJSON_IsObject(rv)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(v, "llm_review");
 		cJSON_AddItemToObject(v, "llm_review", cJSON_Duplicate(rv, 1));
+		const char *o = jstr(rv, "outcome");
+		if (o && !strncmp(o, "skipped", 7)) {
+			char *w = xasprintf("the validator's LLM review is skipped (%s): the verdicts "
+					    "are the deterministic checks' alone", jstr(rv, "error") ?
+					    jstr(rv, "error") : "budget reached");
+			cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(w));
+			free(w);
+		}
 	}
 	jset_str(v, "status", "done");
 	jset_str(v, "message_id", m->id);
@@ -909,6 +951,80 @@ static void control_assign(struct agent *a, const struct msg *m, cJSON *run)
 	send_draft(a, run, false);
 }
 
+/* approve_budget, cancel or skip_llm of the validation's LLM review or of
+ * the narrative ("stage"), paused at their budget. Cancel drops only the
+ * LLM part, as skip_llm does: the run goes on with the deterministic
+ * result. */
+static void control_stage(struct agent *a, const struct msg *m, cJSON *run, const char *stage)
+{
+	const cJSON *c = m->content;
+	const char *action = jstr(c, "action");
+	bool validation = !strcmp(stage, "validation");
+	cJSON *o = run ? cJSON_GetObjectItem(run, stage) : NULL;
+	char *why = NULL;
+	if (!run)
+		why = xasprintf("no run %s", jstr(c, "run_id") ? jstr(c, "run_id") : "?");
+	else if (strcmp(action, "approve_budget") && strcmp(action, "cancel") &&
+		 strcmp(action, "skip_llm"))
+		why = xasprintf("only approve_budget, cancel and skip_llm apply to the %s", stage);
+	else if (!status_is(o, "awaiting_approval"))
+		why = xasprintf("the %s is %s, not awaiting approval", stage,
+				jstr(o, "status") ? jstr(o, "status") : "not started");
+	if (why) {
+		decision(a, "control_refused", stage, "%s from %s refused: %s", action, m->from, why);
+		free(why);
+		return;
+	}
+	bool approve = !strcmp(action, "approve_budget");
+	const struct llm_settings *s = a->env->llm;
+	const cJSON *xt = cJSON_GetObjectItem(c, "extra_tokens");
+	const cJSON *xc = cJSON_GetObjectItem(c, "extra_cost_usd");
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "paused_because");
+	if (validation) {
+		const char *vid = jstr(o, "request_id");
+		cJSON *ac = wf_control_content(action, jstr(run, "run_id"), stage, NULL, NULL);
+		cJSON_ReplaceItemInObject(ac, "task_type",
+					  cJSON_CreateString(approve ? LLM_TASK_APPROVE : LLM_TASK_SKIP));
+		cJSON_AddStringToObject(ac, "approve_id", vid);
+		if (approve && cJSON_IsNumber(xt) && xt->valuedouble >= 0)
+			cJSON_AddNumberToObject(ac, "extra_tokens", xt->valuedouble);
+		if (approve && cJSON_IsNumber(xc) && xc->valuedouble >= 0)
+			cJSON_AddNumberToObject(ac, "extra_cost_usd", xc->valuedouble);
+		jset_str(o, "status", "requested");
+		jset_num(o, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+		decision(a, action, stage, "%s by %s: the validator's LLM review %s", action, m->from,
+			 approve ? "resumes with more budget" :
+			 "is dropped; the deterministic verdicts go on");
+		save(a);
+		agent_send(a, "validator_agent", MSG_TASK_ASSIGNMENT, ac, NULL, vid,
+			   jstr(run, "run_id"), PRIO_URGENT, NULL, NULL);
+		send_draft(a, run, false);
+		return;
+	}
+	if (approve) {
+		double et = cJSON_IsNumber(xt) && xt->valuedouble >= 0 ? xt->valuedouble :
+			    s && s->token_budget > 0 ? (double)s->token_budget : 0;
+		double ec = cJSON_IsNumber(xc) && xc->valuedouble >= 0 ? xc->valuedouble :
+			    s && s->cost_budget > 0 ? s->cost_budget : 0;
+		jset_num(o, "extra_tokens", jnum(o, "extra_tokens", 0) + et);
+		jset_num(o, "extra_cost_usd", jnum(o, "extra_cost_usd", 0) + ec);
+		jset_str(o, "status", "approved");
+		decision(a, action, stage, "%s by %s: the narrative starts again with %.0f more "
+			 "tokens and $%.4f", action, m->from, et, ec);
+		save(a);
+		finish_report(a, run);
+		return;
+	}
+	jset_str(o, "status", "skipped");
+	char *w = xasprintf("the narrative is skipped: %s by %s at its budget", action, m->from);
+	cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(w));
+	free(w);
+	decision(a, action, stage, "%s by %s: the report goes without the narrative", action,
+		 m->from);
+	save(a);
+	send_draft(a, run, true);
+}
+
 static void on_control(struct agent *a, const struct msg *m)
 {
 	const cJSON *c = m->content;
@@ -917,6 +1033,10 @@ static void on_control(struct agent *a, const struct msg *m)
 	cJSON *run = run_id ? cJSON_GetObjectItem(runs(a), run_id) : NULL;
 	if (action && !strcmp(action, "assign")) {
 		control_assign(a, m, run);
+		return;
+	}
+	if (action && task_id && (!strcmp(task_id, "validation") || !strcmp(task_id, "narrative"))) {
+		control_stage(a, m, run, task_id);
 		return;
 	}
 	cJSON *t = run && task_id ? find_task(run, task_id) : NULL;
@@ -974,16 +1094,17 @@ static void on_control(struct agent *a, const struct msg *m)
 		save(a);
 		if (cancel)
 			maybe_validate(a, run);
-	} else if (!strcmp(action, "approve_budget")) {
+	} else if (!strcmp(action, "approve_budget") || !strcmp(action, "skip_llm")) {
+		bool skip = !strcmp(action, "skip_llm");
 		if (strcmp(st, "awaiting_approval")) {
-			decision(a, "control_refused", task_id, "approve_budget of %s refused: the task "
-				 "is %s, not awaiting approval", task_id, st);
+			decision(a, "control_refused", task_id, "%s of %s refused: the task "
+				 "is %s, not awaiting approval", action, task_id, st);
 			free(reason);
 			return;
 		}
-		cJSON *ac = wf_control_content("approve_budget", jstr(run, "run_id"), task_id, NULL,
-					       NULL);
-		cJSON_ReplaceItemInObject(ac, "task_type", cJSON_CreateString(LLM_TASK_APPROVE));
+		cJSON *ac = wf_control_content(action, jstr(run, "run_id"), task_id, NULL, NULL);
+		cJSON_ReplaceItemInObject(ac, "task_type",
+					  cJSON_CreateString(skip ? LLM_TASK_SKIP : LLM_TASK_APPROVE));
 		cJSON_AddStringToObject(ac, "approve_id", jstr(t, "current"));
 		const cJSON *xt = cJSON_GetObjectItem(c, "extra_tokens");
 		const cJSON *xc = cJSON_GetObjectItem(c, "extra_cost_usd");
@@ -994,8 +1115,13 @@ static void on_control(struct agent *a, const struct msg *m)
 		jset_str(t, "status", "accepted");
 		jset_num(t, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
 		cJSON_DeleteItemFromObjectCaseSensitive(t, "paused_because");
-		decision(a, "approve_budget", task_id, "%s: %s resumes on %s%s", reason, task_id,
-			 who ? who : "?", cJSON_IsNumber(xt) ? " with extra tokens" : "");
+		if (skip) {
+			cJSON_DeleteItemFromObjectCaseSensitive(ac, "extra_tokens");
+			cJSON_DeleteItemFromObjectCaseSensitive(ac, "extra_cost_usd");
+		}
+		decision(a, action, task_id, "%s: %s %s on %s%s", reason, task_id,
+			 skip ? "goes on without the model's analysis" : "resumes", who ? who : "?",
+			 !skip && cJSON_IsNumber(xt) ? " with extra tokens" : "");
 		save(a);
 		agent_send(a, who, MSG_TASK_ASSIGNMENT, ac, NULL, jstr(t, "current"), task_id,
 			   PRIO_URGENT, NULL, NULL);
@@ -1090,6 +1216,32 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		}
 		return AGENT_DONE;
 	case MSG_TASK_PROGRESS:
+		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && !t && what &&
+		    !strcmp(what, "validation")) {
+			cJSON *v = jobj(run, "validation");
+			if (status_is(v, "requested") && status_is(m->content, "awaiting_approval") &&
+			    !strcmp(jstr(v, "request_id") ? jstr(v, "request_id") : "",
+				    jstr(m->content, "task_id"))) {
+				/* The validator's LLM review is at its budget: the
+				 * validation waits for the operator, with no deadline. */
+				jset_str(v, "status", "awaiting_approval");
+				jset_num(v, "deadline_ns", 0);
+				jset_str(v, "paused_because", jstr(m->content, "current_step"));
+				const cJSON *lu = cJSON_GetObjectItem(m->content, "llm_usage");
+				if (lu) {
+					cJSON_DeleteItemFromObjectCaseSensitive(v, "llm_usage");
+					cJSON_AddItemToObject(v, "llm_usage", cJSON_Duplicate(lu, 1));
+				}
+				note_message(run, m);
+				decision(a, "awaiting_approval", "validation",
+					 "the validation of %s paused by %s: %s; approve_budget resumes "
+					 "its review, cancel or skip_llm sends the deterministic verdicts",
+					 jstr(run, "run_id"), m->from, jstr(m->content, "current_step"));
+				save(a);
+				send_draft(a, run, false);
+			}
+			return AGENT_DONE;
+		}
 		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
 		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
 		    !terminal(jstr(t, "status")) && strcmp(jstr(t, "status"), "held") &&

@@ -660,6 +660,9 @@ static void summary_validation(struct md *m)
 		add(m, "Validation is still pending");
 		if (total)
 			sbuf_addf(&m->b, " for the %zu %s so far", total, noun);
+		if (jstr_is(v, "status", "awaiting_approval"))
+			add(m, ": the validator's LLM review reached its budget and waits for the "
+			       "operator's approval");
 	}
 	add(m, ". ");
 }
@@ -766,6 +769,12 @@ static void md_narrative(struct md *m)
 	put(m, jstr(n, "provider"), "?");
 	add(m, ") from the compiled findings; every figure in the tables below is computed "
 	       "from the data._\n\n");
+	if (st && !strcmp(st, "awaiting_approval") && !m->final) {
+		add(m, "_paused: its LLM budget is spent (");
+		put(m, jstr(n, "paused_because"), "budget reached");
+		add(m, "); the report waits for the operator's approval_\n\n");
+		return;
+	}
 	if (!text || !*text) {
 		if (st && !strcmp(st, "streaming") && !m->final)
 			add(m, "_being written_\n\n");
@@ -1425,7 +1434,7 @@ cJSON *report_json(const cJSON *run)
 		/* What produced the report: the mode and the models, no key. */
 		cJSON *mf = cJSON_AddObjectToObject(o, "manifest");
 		const cJSON *l = jget(run, "llm");
-		static const char *const mk[] = { "mode", "provider", "models" };
+		static const char *const mk[] = { "mode", "provider", "models", "continue_at_limit" };
 		for (size_t i = 0; i < ARRAY_SIZE(mk); i++)
 			if (jget(l, mk[i]))
 				add_copy(mf, mk[i], jget(l, mk[i]));

@@ -98,16 +98,34 @@ static void send_error(struct agent *a, const char *to, const char *task_msg,
 }
 
 /* The operator approved more budget for a paused task: it is queued
- * again and resumes its conversation with the model. */
-static void approve(struct agent *a, const struct msg *m)
+ * again and resumes its conversation with the model. Or (skip) the
+ * operator dropped the model's analysis: queued again, it finishes with
+ * the figures and findings computed from the data. */
+static void approve(struct agent *a, const struct msg *m, bool skip)
 {
 	const char *id = jstr(m->content, "approve_id");
 	cJSON *t = id ? cJSON_GetObjectItem(tasks_of(a), id) : NULL;
 	const char *st = t ? jstr(t, "status") : NULL;
 	if (!st || strcmp(st, "awaiting_approval")) {
 		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
-			  "budget approval for %s ignored: the task is %s", id ? id : "?",
-			  st ? st : "unknown to this agent");
+			  "%s for %s ignored: the task is %s", skip ? "skip" : "budget approval",
+			  id ? id : "?", st ? st : "unknown to this agent");
+		return;
+	}
+	if (skip) {
+		cJSON *l = cJSON_GetObjectItem(t, "llm");
+		if (!cJSON_IsObject(l)) {
+			cJSON_DeleteItemFromObject(t, "llm");
+			l = cJSON_AddObjectToObject(t, "llm");
+		}
+		cJSON_DeleteItemFromObject(l, "skipped_by");
+		cJSON_AddStringToObject(l, "skipped_by", m->from);
+		cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("queued"));
+		task_touch(a, t);
+		agent_save_state(a, NULL);
+		a->active_tasks = queued_count(tasks_of(a));
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "analysis_skipped", NULL,
+			  "%s goes on without the model's analysis: skipped by %s", id, m->from);
 		return;
 	}
 	const struct llm_settings *s = a->env->llm;
@@ -166,8 +184,8 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		a->active_tasks = queued_count(tasks);
 		return AGENT_DONE;
 	}
-	if (kind && !strcmp(kind, LLM_TASK_APPROVE)) {
-		approve(a, m);
+	if (kind && (!strcmp(kind, LLM_TASK_APPROVE) || !strcmp(kind, LLM_TASK_SKIP))) {
+		approve(a, m, !strcmp(kind, LLM_TASK_SKIP));
 		return AGENT_DONE;
 	}
 	if (cJSON_GetObjectItem(tasks, m->id)) {
@@ -734,10 +752,24 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
 	if (!lt.conversation)
 		cJSON_Delete(conv);
-	enum llm_outcome o = llm_task_run(a, &lt);
+	enum llm_outcome o;
+	const char *skipped_by = jstr(l, "skipped_by");
+	if (skipped_by) {
+		/* The operator dropped the analysis when it paused at its budget. */
+		o = LLM_RUN_PAUSED;
+		lt.error = xasprintf("skipped by %s at its budget (%s)", skipped_by,
+				     jstr(l, "paused_because") ? jstr(l, "paused_because") :
+				     "budget reached");
+		lt.steps = 0;
+		const cJSON *m;
+		cJSON_ArrayForEach(m, lt.conversation)
+			lt.steps += jstr(m, "role") && !strcmp(jstr(m, "role"), "assistant");
+	} else {
+		o = llm_task_run(a, &lt);
+	}
 	cJSON_DeleteItemFromObject(l, "usage");
 	cJSON_AddItemToObject(l, "usage", llm_usage_json(&lt.used));
-	if (o == LLM_RUN_PAUSED) {
+	if (o == LLM_RUN_PAUSED && !skipped_by && !s->continue_at_limit) {
 		/* Kept for the resume. */
 		cJSON_AddItemToObject(l, "conversation", lt.conversation);
 		lt.conversation = NULL;
@@ -749,12 +781,14 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 		cJSON *info = cJSON_AddObjectToObject(x, "llm");
 		cJSON_AddStringToObject(info, "provider", s->provider_name);
 		cJSON_AddStringToObject(info, "model", s->model_execution);
-		cJSON_AddStringToObject(info, "outcome", llm_outcome_name(o));
+		cJSON_AddStringToObject(info, "outcome", skipped_by ? "skipped_by_operator" :
+					o == LLM_RUN_PAUSED ? "skipped_budget" : llm_outcome_name(o));
 		cJSON_AddNumberToObject(info, "steps", lt.steps);
 		cJSON_AddItemToObject(info, "usage", llm_usage_json(&lt.used));
 		if (o != LLM_RUN_DONE) {
 			char *w = xasprintf("%s: the model's analysis is %s: %s", pair,
-					    o == LLM_RUN_STEP_LIMIT ? "incomplete" : "unavailable",
+					    o == LLM_RUN_STEP_LIMIT ? "incomplete" :
+					    o == LLM_RUN_PAUSED ? "skipped" : "unavailable",
 					    lt.error ? lt.error : "no answer");
 			cJSON_AddItemToArray(warnings, cJSON_CreateString(w));
 			cJSON_AddStringToObject(info, "error", lt.error ? lt.error : "");
@@ -800,7 +834,7 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	if (r == 0 && a->env->llm) {
 		progress(a, task_msg, to, corr, 50, "the model's analysis");
 		if (llm_analysis(a, task_msg, t, kind, pair, s0, s1, findings, warnings,
-				 &extra) == LLM_RUN_PAUSED) {
+				 &extra) == LLM_RUN_PAUSED && !extra) {
 			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("awaiting_approval"));
 			task_touch(a, t);
 			const cJSON *l = cJSON_GetObjectItem(t, "llm");

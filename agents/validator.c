@@ -178,10 +178,9 @@ static const char *check_news(struct agent *a, const cJSON *f, cJSON *issues, ch
 
 /* LLM mode: after the deterministic checks, the execution model reviews
  * the claims with the tools; its notes join the result as "llm_review".
- * A validation is not paused: at the budget, the review is skipped. */
-static cJSON *llm_review(struct agent *a, const struct msg *m, const cJSON *verdicts)
+ * The prompt, from the request and the verdicts. */
+static char *review_prompt(const struct msg *m, const cJSON *verdicts)
 {
-	const struct llm_settings *s = a->env->llm;
 	struct sbuf p;
 	sbuf_init(&p);
 	sbuf_addf(&p, "Validation %s. The findings below were checked against the sources; "
@@ -204,36 +203,201 @@ static cJSON *llm_review(struct agent *a, const struct msg *m, const cJSON *verd
 			  jstr(d, "end_date") ? jstr(d, "end_date") :
 			  jstr(d, "window_end") ? jstr(d, "window_end") : "?", v, why);
 	}
+	return sbuf_detach(&p);
+}
+
+/* The "llm_review" of a result: outcome, notes, usage (l: the review's
+ * state, {"usage", "paused_because"}). */
+static cJSON *review_json(const struct llm_settings *s, const char *outcome, const char *notes,
+			  int steps, const cJSON *l, const char *error)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "notes", notes ? notes : "");
+	cJSON_AddStringToObject(r, "provider", s->provider_name);
+	cJSON_AddStringToObject(r, "model", s->model_execution);
+	cJSON_AddStringToObject(r, "outcome", outcome);
+	cJSON_AddNumberToObject(r, "steps", steps);
+	const cJSON *u = cJSON_GetObjectItem(l, "usage");
+	cJSON_AddItemToObject(r, "usage", u ? cJSON_Duplicate(u, 1) : cJSON_CreateObject());
+	if (error)
+		cJSON_AddStringToObject(r, "error", error);
+	return r;
+}
+
+/* Runs (or resumes) the review. l keeps its state: "usage", the approved
+ * "extra_tokens" and "extra_cost_usd", and while it is paused the
+ * "conversation" and "paused_because". Returns the review, or NULL when it
+ * is paused for the operator's approval. prompt may be NULL on a resume. */
+static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, cJSON *l)
+{
+	const struct llm_settings *s = a->env->llm;
 	char *system = xasprintf("You are %s, the validator of madf's weekly Asia/G10 FX report. "
 				 "You check claims against the authoritative sources through the "
 				 "tools. Never invent a figure.", a->name);
-	struct llm_task lt = { .task_id = m->id, .label = "validation", .system = system,
-			       .prompt = p.data, .all_tools = true };
+	struct llm_task lt = { .task_id = vid, .label = "validation", .system = system,
+			       .prompt = prompt, .all_tools = true,
+			       .extra_tokens = (long)jnum(l, "extra_tokens", 0),
+			       .extra_cost = jnum(l, "extra_cost_usd", 0) };
+	llm_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
+	cJSON *conv = cJSON_DetachItemFromObject(l, "conversation");
+	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
+	if (!lt.conversation)
+		cJSON_Delete(conv);
 	enum llm_outcome o = llm_task_run(a, &lt);
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "notes", lt.text ? lt.text : "");
-	cJSON_AddStringToObject(r, "provider", s->provider_name);
-	cJSON_AddStringToObject(r, "model", s->model_execution);
-	cJSON_AddStringToObject(r, "outcome", o == LLM_RUN_PAUSED ? "skipped_budget" :
-				llm_outcome_name(o));
-	cJSON_AddNumberToObject(r, "steps", lt.steps);
-	cJSON_AddItemToObject(r, "usage", llm_usage_json(&lt.used));
-	if (o != LLM_RUN_DONE)
-		cJSON_AddStringToObject(r, "error", lt.error ? lt.error : "");
+	cJSON_DeleteItemFromObject(l, "usage");
+	cJSON_AddItemToObject(l, "usage", llm_usage_json(&lt.used));
+	cJSON_DeleteItemFromObject(l, "paused_because");
+	cJSON *r = NULL;
+	if (o == LLM_RUN_PAUSED && !s->continue_at_limit) {
+		/* Kept for the resume. */
+		cJSON_AddItemToObject(l, "conversation", lt.conversation);
+		lt.conversation = NULL;
+		cJSON_AddStringToObject(l, "paused_because", lt.error ? lt.error : "budget reached");
+	} else {
+		r = review_json(s, o == LLM_RUN_PAUSED ? "skipped_budget" : llm_outcome_name(o),
+				lt.text, lt.steps, l,
+				o != LLM_RUN_DONE ? (lt.error ? lt.error : "") : NULL);
+	}
 	llm_task_release(&lt);
 	free(system);
-	sbuf_release(&p);
 	return r;
+}
+
+/* Sends the validation result c (taken) for validation vid, and notes it
+ * answered. */
+static void validation_send(struct agent *a, cJSON *seen, const char *vid, const char *to,
+			    const char *corr, cJSON *c)
+{
+	if (a->fault == FAULT_MALFORMED) {
+		cJSON_DeleteItemFromObject(c, "overall_confidence");
+		cJSON_AddNumberToObject(c, "overall_confidence", -3);
+		agent_send_malformed(a, to, MSG_VALIDATION_RESULT, c, vid, corr);
+	} else {
+		agent_send(a, to, MSG_VALIDATION_RESULT, c, NULL, vid, corr, PRIO_HIGH, NULL, NULL);
+	}
+	/* An object with updated_ns: it wins over a paused entry of another
+	 * process when the shared state is merged. */
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "status", "done");
+	cJSON_AddNumberToObject(e, "updated_ns", (double)util_now_ns());
+	cJSON_DeleteItemFromObjectCaseSensitive(seen, vid);
+	cJSON_AddItemToObject(seen, vid, e);
+	agent_save_state(a, NULL);
+	a->completed_today++;
+	a->last_success_ns = util_now_ns();
+}
+
+/* The review reached its budget: the deterministic result waits in the
+ * state (seen[vid]) with the review's conversation, and the requester
+ * hears the validation awaits the operator's approval. */
+static void validation_pause(struct agent *a, cJSON *seen, const char *vid, const char *to,
+			     const char *corr, cJSON *c, cJSON *l)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "status", "awaiting_approval");
+	cJSON_AddNumberToObject(e, "updated_ns", (double)util_now_ns());
+	cJSON_AddStringToObject(e, "from", to);
+	if (corr)
+		cJSON_AddStringToObject(e, "correlation_id", corr);
+	cJSON_AddItemToObject(e, "result", c);
+	cJSON_AddItemToObject(e, "llm", l);
+	cJSON_DeleteItemFromObjectCaseSensitive(seen, vid);
+	cJSON_AddItemToObject(seen, vid, e);
+	agent_save_state(a, NULL);
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "task_id", vid);
+	cJSON_AddNumberToObject(p, "percent_complete", 90);
+	char *step = xasprintf("awaiting the operator's approval: %s", jstr(l, "paused_because"));
+	cJSON_AddStringToObject(p, "current_step", step);
+	cJSON_AddStringToObject(p, "status", "awaiting_approval");
+	cJSON_AddItemToObject(p, "llm_usage", cJSON_Duplicate(cJSON_GetObjectItem(l, "usage"), 1));
+	agent_send(a, to, MSG_TASK_PROGRESS, p, NULL, vid, corr, PRIO_HIGH, NULL, NULL);
+	agent_log(a->log, LOG_DECISIONS, LOG_WARN, "awaiting_approval", NULL,
+		  "validation %s paused: %s", vid, step);
+	free(step);
+}
+
+/* The operator approved more budget for a paused review (the review
+ * resumes its conversation), or skipped it (the result goes as it is, the
+ * review marked skipped). */
+static void validation_resume(struct agent *a, const struct msg *m, bool skip)
+{
+	cJSON *seen = cJSON_GetObjectItem(a->state, "validated");
+	const char *vid = jstr(m->content, "approve_id");
+	cJSON *e = vid ? cJSON_GetObjectItem(seen, vid) : NULL;
+	const char *st = cJSON_IsObject(e) ? jstr(e, "status") : NULL;
+	if (!st || strcmp(st, "awaiting_approval") || !a->env->llm) {
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
+			  "%s for validation %s ignored: it is %s", skip ? "skip" : "budget approval",
+			  vid ? vid : "?", st ? st : cJSON_IsString(e) ? e->valuestring :
+			  "unknown to this agent");
+		return;
+	}
+	const struct llm_settings *s = a->env->llm;
+	cJSON *l = cJSON_DetachItemFromObject(e, "llm"), *c = cJSON_DetachItemFromObject(e, "result");
+	char *to = xstrdup(jstr(e, "from") ? jstr(e, "from") : m->from);
+	char *corr = jstr(e, "correlation_id") ? xstrdup(jstr(e, "correlation_id")) : NULL;
+	if (!cJSON_IsObject(c)) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_corrupt", NULL,
+			  "validation %s has no result in the state", vid);
+		cJSON_Delete(c);
+		cJSON_Delete(l);
+		return;
+	}
+	if (!cJSON_IsObject(l)) {
+		cJSON_Delete(l);
+		l = cJSON_CreateObject();
+	}
+	cJSON *r;
+	if (skip) {
+		char *why = xasprintf("skipped by %s at its budget (%s)", m->from,
+				      jstr(l, "paused_because") ? jstr(l, "paused_because") :
+				      "budget reached");
+		r = review_json(s, "skipped_by_operator", "", 0, l, why);
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "review_skipped", NULL,
+			  "validation %s: the review is %s", vid, why);
+		free(why);
+	} else {
+		double xt = jnum(m->content, "extra_tokens", -1);
+		double xc = jnum(m->content, "extra_cost_usd", -1);
+		if (xt < 0)
+			xt = s->token_budget > 0 ? (double)s->token_budget : 0;
+		if (xc < 0)
+			xc = s->cost_budget > 0 ? s->cost_budget : 0;
+		double et = jnum(l, "extra_tokens", 0) + xt, ec = jnum(l, "extra_cost_usd", 0) + xc;
+		cJSON_DeleteItemFromObject(l, "extra_tokens");
+		cJSON_DeleteItemFromObject(l, "extra_cost_usd");
+		cJSON_AddNumberToObject(l, "extra_tokens", et);
+		cJSON_AddNumberToObject(l, "extra_cost_usd", ec);
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
+			  "validation %s resumes its review: %s approved %.0f more tokens and $%.4f",
+			  vid, m->from, xt, xc);
+		r = llm_review(a, vid, NULL, l);
+	}
+	if (!r) {
+		validation_pause(a, seen, vid, to, corr, c, l);
+	} else {
+		cJSON_Delete(l);
+		cJSON_AddItemToObject(c, "llm_review", r);
+		validation_send(a, seen, vid, to, corr, c);
+	}
+	free(to);
+	free(corr);
 }
 
 static int validator_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
-	if (m->type != MSG_VALIDATION_REQUEST)
-		return AGENT_DONE;
 	cJSON *seen = cJSON_GetObjectItem(a->state, "validated");
 	if (!seen)
 		seen = cJSON_AddObjectToObject(a->state, "validated");
+	const char *tt = m->type == MSG_TASK_ASSIGNMENT ? jstr(m->content, "task_type") : NULL;
+	if (tt && (!strcmp(tt, LLM_TASK_APPROVE) || !strcmp(tt, LLM_TASK_SKIP))) {
+		validation_resume(a, m, !strcmp(tt, LLM_TASK_SKIP));
+		return AGENT_DONE;
+	}
+	if (m->type != MSG_VALIDATION_REQUEST)
+		return AGENT_DONE;
 	if (cJSON_GetObjectItem(seen, m->id))
 		return AGENT_DONE; /* answered already (delivered twice) */
 	cJSON *acc = cJSON_CreateObject();
@@ -335,20 +499,22 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddItemToArray(sc, cJSON_CreateString(a->env->news_source));
 	cJSON_AddItemToArray(sc, cJSON_CreateString(a->env->market_source));
 	cJSON_AddItemToObject(c, "verdicts", verdicts);
-	if (a->env->llm)
-		cJSON_AddItemToObject(c, "llm_review", llm_review(a, m, verdicts));
-	if (a->fault == FAULT_MALFORMED) {
-		cJSON_DeleteItemFromObject(c, "overall_confidence");
-		cJSON_AddNumberToObject(c, "overall_confidence", -3);
-		agent_send_malformed(a, m->from, MSG_VALIDATION_RESULT, c, m->id, m->correlation_id);
-	} else {
-		agent_send(a, m->from, MSG_VALIDATION_RESULT, c, NULL, m->id, m->correlation_id,
-			   PRIO_HIGH, NULL, NULL);
+	bool paused = false;
+	if (a->env->llm) {
+		char *prompt = review_prompt(m, verdicts);
+		cJSON *l = cJSON_CreateObject();
+		cJSON *r = llm_review(a, m->id, prompt, l);
+		free(prompt);
+		if (r) {
+			cJSON_Delete(l);
+			cJSON_AddItemToObject(c, "llm_review", r);
+		} else {
+			validation_pause(a, seen, m->id, m->from, m->correlation_id, c, l);
+			paused = true;
+		}
 	}
-	cJSON_AddStringToObject(seen, m->id, "done");
-	agent_save_state(a, NULL);
-	a->completed_today++;
-	a->last_success_ns = util_now_ns();
+	if (!paused)
+		validation_send(a, seen, m->id, m->from, m->correlation_id, c);
 	cJSON *lf = cJSON_CreateObject();
 	cJSON_AddStringToObject(lf, "task_kind", "validation");
 	cJSON_AddStringToObject(lf, "task_id", m->id);

@@ -165,3 +165,40 @@ cJSON *wf_control_content(const char *action, const char *run_id, const char *ta
 		cJSON_AddStringToObject(c, "priority", priority);
 	return c;
 }
+
+static bool wf_awaits(const cJSON *o)
+{
+	const cJSON *st = cJSON_GetObjectItem(o, "status");
+	return cJSON_IsString(st) && !strcmp(st->valuestring, "awaiting_approval");
+}
+
+static void wf_add_id(char *buf, size_t size, const char *id)
+{
+	if (!buf || !size)
+		return;
+	size_t n = strlen(buf);
+	if (n + 1 < size)
+		snprintf(buf + n, size - n, "%s%s", n ? " " : "", id);
+}
+
+int wf_awaiting_approval(const cJSON *run, char *buf, size_t size)
+{
+	int n = 0;
+	if (buf && size)
+		buf[0] = '\0';
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+		const cJSON *id = cJSON_GetObjectItem(t, "task_id");
+		if (!wf_awaits(t) || !cJSON_IsString(id))
+			continue;
+		wf_add_id(buf, size, id->valuestring);
+		n++;
+	}
+	static const char *const stages[] = { "validation", "narrative" };
+	for (size_t i = 0; i < ARRAY_SIZE(stages); i++)
+		if (wf_awaits(cJSON_GetObjectItem(run, stages[i]))) {
+			wf_add_id(buf, size, stages[i]);
+			n++;
+		}
+	return n;
+}

@@ -31,6 +31,12 @@
 cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,
 			  const char *to, const char *priority);
 
+/* The tasks of run (the product_manager's run snapshot) that wait for the
+ * operator's approval of more LLM budget: research tasks by task id, then
+ * "validation" and "narrative" (their LLM parts). Writes their ids,
+ * space-separated, to buf (may be NULL) and returns how many. */
+int wf_awaiting_approval(const cJSON *run, char *buf, size_t size);
+
 /* The seed's Asia/G10 set. */
 extern const char *const wf_default_pairs[];
 extern const size_t wf_default_npairs;

@@ -88,24 +88,12 @@ static void show_progress(const cJSON *run, bool tty, char *last, size_t size)
 	int reassigned = cJSON_GetArraySize(cJSON_GetObjectItem(run, "failures"));
 	const char *st = run_status(run);
 	char line[256];
-	int paused = count_tasks(run, "awaiting_approval");
-	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d reassignments/failures%s",
-		 st, done, total, failed, reassigned, paused ? ", awaiting approval: " : "");
-	if (paused) {
-		/* Which tasks wait for the operator (their LLM budget is spent). */
-		const cJSON *t;
-		bool first = true;
-		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-			const cJSON *s = cJSON_GetObjectItem(t, "status");
-			const cJSON *id = cJSON_GetObjectItem(t, "task_id");
-			if (!cJSON_IsString(s) || strcmp(s->valuestring, "awaiting_approval") ||
-			    !cJSON_IsString(id))
-				continue;
-			size_t n = strlen(line);
-			snprintf(line + n, sizeof(line) - n, "%s%s", first ? "" : " ", id->valuestring);
-			first = false;
-		}
-	}
+	char ids[160];
+	int paused = wf_awaiting_approval(run, ids, sizeof(ids));
+	/* Which tasks wait for the operator (their LLM budget is spent). */
+	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d reassignments/failures%s%s",
+		 st, done, total, failed, reassigned, paused ? ", awaiting approval: " : "",
+		 paused ? ids : "");
 	if (!strcmp(line, last))
 		return;
 	util_strlcpy(last, line, size);

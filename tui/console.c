@@ -485,6 +485,8 @@ static void console_draw_status(struct console *c)
 		else if (c->pending == OP_TASK_APPROVE)
 			snprintf(buf, sizeof(buf), "Approve another LLM budget for %zu task? y/n",
 				 c->pending_n);
+		else if (c->pending == OP_TASK_SKIP_LLM)
+			snprintf(buf, sizeof(buf), "Skip the LLM part of %zu task? y/n", c->pending_n);
 		else if (c->pending == OP_EDIT)
 			snprintf(buf, sizeof(buf), "Edit and requeue %zu message? y/n", c->pending_n);
 		else if (c->pending == OP_RETRY_TO)
@@ -1052,13 +1054,15 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 	}
 	case OP_TASK_CANCEL:
 	case OP_TASK_APPROVE:
+	case OP_TASK_SKIP_LLM:
 		if (c->opts.read_only)
 			return console_refuse(c, k->op);
 		if (!console_rows_current(&c->rows[VIEW_TASKS])) {
 			console_status(c, true, "no task selected");
 			return CONSOLE_REDRAW;
 		}
-		if (k->op == OP_TASK_APPROVE && !view_tasks_awaits_approval(c))
+		if ((k->op == OP_TASK_APPROVE || k->op == OP_TASK_SKIP_LLM) &&
+		    !view_tasks_awaits_approval(c))
 			return CONSOLE_REDRAW;
 		c->pending = k->op;
 		c->pending_n = 1;
@@ -1156,7 +1160,8 @@ static unsigned console_key(struct console *c, int ch)
 	case MODE_CONFIRM:
 		c->mode = MODE_NORMAL;
 		if ((ch == 'y' || ch == 'Y') &&
-		    (c->pending == OP_TASK_CANCEL || c->pending == OP_TASK_APPROVE))
+		    (c->pending == OP_TASK_CANCEL || c->pending == OP_TASK_APPROVE ||
+		     c->pending == OP_TASK_SKIP_LLM))
 			return view_tasks_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		if ((ch == 'y' || ch == 'Y') && c->pending == OP_EDIT)
 			return view_queues_edit(c) | CONSOLE_RELOAD | CONSOLE_REDRAW;

@@ -176,18 +176,6 @@ static bool run_is_done(const cJSON *run)
 	return cJSON_IsString(s) && !strcmp(s->valuestring, "done");
 }
 
-/* Whether a task of run waits for the operator (its LLM budget spent). */
-static bool run_awaits_approval(const cJSON *run)
-{
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		const cJSON *st = cJSON_GetObjectItem(t, "status");
-		if (cJSON_IsString(st) && !strcmp(st->valuestring, "awaiting_approval"))
-			return true;
-	}
-	return false;
-}
-
 int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req,
 		    char *run_id, size_t size,
 		    void (*progress)(void *ctx, const cJSON *run), void *ctx,
@@ -239,7 +227,7 @@ int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req
 			rc = HOST_RUN_DONE;
 			break;
 		}
-		if (run_awaits_approval(run))
+		if (wf_awaiting_approval(run, NULL, 0))
 			/* Waiting for the operator is not running late. */
 			limit = util_mono_ns() + (env->task_timeout_s * 12 + 60) * 1000000000LL;
 		if (util_mono_ns() > limit) {

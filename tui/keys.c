@@ -58,6 +58,7 @@ const struct key_binding keys_table[] = {
 	{ 'p', V_TASKS, OP_TASK_PRIORITY, "cycle the task's priority (urgent, high, normal, low)", false },
 	{ 'C', V_TASKS, OP_TASK_CANCEL, "cancel the task (named in the report)", true },
 	{ 'B', V_TASKS, OP_TASK_APPROVE, "approve another LLM budget for a task awaiting approval", true },
+	{ 'S', V_TASKS, OP_TASK_SKIP_LLM, "skip the LLM part of a task awaiting approval (deterministic result)", true },
 	{ 'a', V_TASKS, OP_TASK_ASSIGN, "assign a new task: :assign market|news PAIR [AGENT]", false },
 	{ 'v', V_LOGS, OP_LEVEL, "cycle the lowest level shown", false },
 	{ 'f', V_LOGS, OP_FOLLOW, "follow new lines on or off", false },
@@ -80,7 +81,7 @@ static const char *const op_names[OP_COUNT] = {
 	[OP_TASK_PRIORITY] = "task-priority", [OP_TASK_ASSIGN] = "task-assign",
 	[OP_LEVEL] = "level", [OP_FOLLOW] = "follow", [OP_EXPORT] = "export",
 	[OP_EDIT] = "edit", [OP_RETRY_TO] = "retry-to",
-	[OP_TASK_APPROVE] = "task-approve",
+	[OP_TASK_APPROVE] = "task-approve", [OP_TASK_SKIP_LLM] = "task-skip-llm",
 };
 
 const char *keys_op_name(enum console_op op)

@@ -1,7 +1,9 @@
 /* View 2, tasks: the tasks of the current run from the product_manager's
  * state; r, t, o, u, p and C ask the product_manager to reassign, retry,
  * hold, release, reprioritise or cancel a task (an operator_control
- * message). */
+ * message), B and S to approve more LLM budget for a task paused on its
+ * budget or to skip its LLM part. In LLM mode the validation's review and
+ * the narrative are rows too (their LLM parts: B, C and S). */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,54 @@ static cJSON *tasks_load(struct console *c, cJSON **run)
 	return st;
 }
 
+/* The run's LLM stages shown as tasks: "validation" (validator_agent's
+ * review) and "narrative" (product_manager's), in LLM mode. */
+static const char *const stages[] = { "validation", "narrative" };
+
+static bool llm_mode(const cJSON *run)
+{
+	return !strcmp(jstr(cJSON_GetObjectItem(run, "llm"), "mode"), "llm");
+}
+
+/* The task (a research task, or a stage's object) with this id. */
+static const cJSON *task_find(const cJSON *run, const char *id)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (!strcmp(jstr(t, "task_id"), id))
+			return t;
+	for (size_t i = 0; i < ARRAY_SIZE(stages); i++)
+		if (llm_mode(run) && !strcmp(id, stages[i]))
+			return cJSON_GetObjectItem(run, stages[i]);
+	return NULL;
+}
+
+static void task_row(struct console_rows *r, const char *id, const char *kind,
+		     const char *pair, const char *assignee, const char *status, int attempts,
+		     double progress, int64_t d, int64_t now, int64_t started)
+{
+	char dl[16] = "-", age[16] = "-";
+	bool open_task = strcmp(status, "done") && strcmp(status, "failed");
+	if (d && open_task) {
+		if (d >= now)
+			console_age(d - now, dl, sizeof(dl));
+		else {
+			char a[14];
+			console_age(now - d, a, sizeof(a));
+			snprintf(dl, sizeof(dl), "-%s", a);
+		}
+	}
+	if (started)
+		console_age(now - started, age, sizeof(age));
+	enum theme_slot s = !strcmp(status, "failed") ? SLOT_ERROR : !strcmp(status, "done") ?
+			    SLOT_OK : !strcmp(status, "awaiting_approval") ? SLOT_WARN :
+			    (d && d < now && open_task) ? SLOT_WARN : SLOT_NORMAL;
+	if (!strcmp(status, "awaiting_approval"))
+		status = "await-budget"; /* B approves */
+	console_rows_add(r, id, s, "%-20.20s %-7.7s %-8.8s %-18.18s %-12.12s %4d %4.0f%% %8s %6s",
+			 id, kind, pair, assignee, status, attempts, progress, dl, age);
+}
+
 unsigned view_tasks_refresh(struct console *c)
 {
 	struct console_rows *r = &c->rows[VIEW_TASKS];
@@ -54,30 +104,20 @@ unsigned view_tasks_refresh(struct console *c)
 	int64_t now = util_now_ns(), started = 0;
 	msg_parse_time(jstr(run, "started_at"), &started);
 	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		const char *status = jstr(t, "status");
-		char dl[16] = "-", age[16] = "-";
-		int64_t d = (int64_t)jnum(t, "deadline_ns");
-		bool open_task = strcmp(status, "done") && strcmp(status, "failed");
-		if (d && open_task) {
-			if (d >= now)
-				console_age(d - now, dl, sizeof(dl));
-			else {
-				char a[14];
-				console_age(now - d, a, sizeof(a));
-				snprintf(dl, sizeof(dl), "-%s", a);
-			}
-		}
-		if (started)
-			console_age(now - started, age, sizeof(age));
-		enum theme_slot s = !strcmp(status, "failed") ? SLOT_ERROR : !strcmp(status, "done") ?
-				    SLOT_OK : !strcmp(status, "awaiting_approval") ? SLOT_WARN :
-				    (d && d < now && open_task) ? SLOT_WARN : SLOT_NORMAL;
-		if (!strcmp(status, "awaiting_approval"))
-			status = "await-budget"; /* B approves */
-		console_rows_add(r, jstr(t, "task_id"), s, "%-20.20s %-7.7s %-8.8s %-18.18s %-12.12s %4d %4.0f%% %8s %6s",
-				 jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"), jstr(t, "assignee"),
-				 status, (int)jnum(t, "attempts"), jnum(t, "progress"), dl, age);
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		task_row(r, jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"),
+			 jstr(t, "assignee"), jstr(t, "status"), (int)jnum(t, "attempts"),
+			 jnum(t, "progress"), (int64_t)jnum(t, "deadline_ns"), now, started);
+	if (run && llm_mode(run)) {
+		const cJSON *v = cJSON_GetObjectItem(run, "validation");
+		const char *vs = *jstr(v, "status") ? jstr(v, "status") : "waiting";
+		task_row(r, "validation", "review", "all", "validator_agent", vs,
+			 *jstr(v, "request_id") ? 1 : 0, !strcmp(vs, "done") ? 100 : 0,
+			 !strcmp(vs, "requested") ? (int64_t)jnum(v, "deadline_ns") : 0, now, started);
+		const cJSON *n = cJSON_GetObjectItem(run, "narrative");
+		const char *ns = *jstr(n, "status") ? jstr(n, "status") : "waiting";
+		task_row(r, "narrative", "summary", "all", "product_manager", ns,
+			 n ? 1 : 0, !strcmp(ns, "done") ? 100 : 0, 0, now, started);
 	}
 	cJSON_Delete(st);
 	return console_rows_done(c, r);
@@ -146,11 +186,7 @@ static const cJSON *tasks_selected(struct console *c, cJSON **st, cJSON **run,
 	}
 	*id = cur->id;
 	*st = tasks_load(c, run);
-	const cJSON *t, *task = NULL;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(*run, "tasks"))
-		if (!strcmp(jstr(t, "task_id"), cur->id))
-			task = t;
-	return task;
+	return task_find(*run, cur->id);
 }
 
 bool view_tasks_awaits_approval(struct console *c)
@@ -161,7 +197,9 @@ bool view_tasks_awaits_approval(struct console *c)
 	bool ok = task && !strcmp(jstr(task, "status"), "awaiting_approval");
 	if (!ok && id)
 		console_status(c, true, "%s is %s, not awaiting budget approval", id,
-			       task ? jstr(task, "status") : "gone");
+			       *jstr(task, "status") ? jstr(task, "status") :
+			       strcmp(id, "validation") && strcmp(id, "narrative") ? "gone" :
+			       "waiting");
 	cJSON_Delete(st);
 	return ok;
 }
@@ -177,18 +215,26 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	if (!cur_id)
 		return CONSOLE_REDRAW;
 	const char *kind = jstr(task, "kind");
-	if (!task || (strcmp(kind, "market") && strcmp(kind, "news"))) {
+	bool stage = !strcmp(cur_id, "validation") || !strcmp(cur_id, "narrative");
+	if ((!task && !stage) || (!stage && strcmp(kind, "market") && strcmp(kind, "news"))) {
 		console_status(c, true, "only research tasks (market, news) can be changed");
+		cJSON_Delete(st);
+		return CONSOLE_REDRAW;
+	}
+	if (stage && op != OP_TASK_APPROVE && op != OP_TASK_CANCEL && op != OP_TASK_SKIP_LLM) {
+		console_status(c, true, "the %s takes B, C and S only (its LLM part paused on "
+			       "its budget)", cur_id);
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
 	const char *action = op == OP_REASSIGN ? "reassign" : op == OP_TASK_RETRY ? "retry" :
 			     op == OP_TASK_CANCEL ? "cancel" : op == OP_TASK_HOLD ? "hold" :
 			     op == OP_TASK_RELEASE ? "release" : op == OP_TASK_APPROVE ? "approve_budget" :
-			     "priority";
-	if (op == OP_TASK_APPROVE && strcmp(jstr(task, "status"), "awaiting_approval")) {
+			     op == OP_TASK_SKIP_LLM ? "skip_llm" : "priority";
+	if ((op == OP_TASK_APPROVE || op == OP_TASK_SKIP_LLM || (stage && op == OP_TASK_CANCEL)) &&
+	    strcmp(jstr(task, "status"), "awaiting_approval")) {
 		console_status(c, true, "%s is %s, not awaiting budget approval", cur_id,
-			       jstr(task, "status"));
+			       *jstr(task, "status") ? jstr(task, "status") : "waiting");
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}

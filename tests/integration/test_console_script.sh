@@ -429,6 +429,88 @@ B
 wait-for read-only' --read-only
 has "--read-only refuses B" "$(screen)" "read-only"
 
+# LLM mode: the validation's review and the narrative are rows too; S
+# (confirmed) sends skip_llm for a paused one; the other task keys and B on
+# a stage that is not paused are refused without a message
+cat >"$D/state/product_manager-state.json" <<'JSON'
+{"runs":{"weekly-test":{"run_id":"weekly-test","status":"validating","started_at":"2026-01-01T00:00:00Z",
+ "window":{"start":"1987-03-20","end":"1987-03-27"},"sources":{"market":"sim","news":"sim"},
+ "llm":{"mode":"llm","provider":"anthropic"},
+ "tasks":[{"task_id":"USDJPY-market","kind":"market","pair":"USD/JPY","assignee":"research_agent_1",
+  "status":"done","attempts":1,"deadline_ns":0,"progress":100,"current":"x"}],
+ "validation":{"status":"awaiting_approval","request_id":"v1","deadline_ns":0}}}}
+JSON
+n5=$(njson "$D/messages/inbox/product_manager")
+con '2
+wait-for narrative
+j
+j
+B
+wait-for not awaiting'
+has "LLM mode: the validation is a row of the validator, paused on its budget" \
+	"$(screen | grep ' validation ')" "validator_agent    await-budget"
+has "LLM mode: the narrative is a row of the product_manager, not started" \
+	"$(screen | grep ' narrative ')" "product_manager    waiting"
+has "B on the narrative that is not paused says so" "$(screen)" "narrative is waiting, not awaiting budget approval"
+con '2
+wait-for narrative
+j
+r
+wait-for takes B'
+has "r on the validation is refused" "$(screen)" "the validation takes B, C and S only"
+eq "... and nothing is sent" "$(njson "$D/messages/inbox/product_manager")" "$n5"
+con '2
+wait-for narrative
+j
+S
+wait-for Skip the LLM part of 1 task? y/n
+y
+wait-for skip_llm validation'
+eq "S y on the validation puts one request in the product_manager's inbox" \
+	"$(njson "$D/messages/inbox/product_manager")" $((n5 + 1))
+has "... skip_llm for the validation" "$(cat "$D"/messages/inbox/product_manager/*.json | tr -d ' \n')" \
+	'"action":"skip_llm","run_id":"weekly-test","task_id":"validation"'
+has "... journalled" "$(tail -1 "$D/journal/actions.jsonl")" '"action":"skip_llm"'
+con '2
+wait-for narrative
+j
+S
+wait-for read-only' --read-only
+has "--read-only refuses S" "$(screen)" "read-only"
+con '?
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+wait-for skip the LLM part'
+has "? help lists S from the key table" "$(screen | grep 'skip the LLM part')" "S"
+
 # tools view: LLM usage per agent and per task, paused tasks first
 mkdir -p "$D/llm"
 cat >"$D/llm/usage.json" <<'JSON'

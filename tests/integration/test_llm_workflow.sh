@@ -254,7 +254,7 @@ eq "... the result says the model stopped at the step limit, with a warning" "$o
 # --- the budget cap: paused for approval, approved, cancelled ----------------------------
 D3=$T/budget
 L3=$T/logs-budget
-$A MADF_TASK_TOKEN_BUDGET=300 MADF_DATA_DIR=$D3 LOG_DIR=$L3 "$MADF" $RUN --task-timeout 3 \
+$A MADF_TASK_TOKEN_BUDGET=100 MADF_DATA_DIR=$D3 LOG_DIR=$L3 "$MADF" $RUN --task-timeout 3 \
 	>"$T/b.out" 2>"$T/b.err" &
 run_pid=$!
 # paused N: the product_manager's state has N tasks awaiting approval.
@@ -269,7 +269,7 @@ n = sum(1 for r in s.get("runs", {}).values() for t in r.get("tasks", [])
         if t.get("status") == "awaiting_approval")
 print(n)' "$D3/state/product_manager-state.json")" = "$1" ]
 }
-wait_for "budget: both USD/JPY tasks pause for approval once they reach 300 tokens" 60 paused 2
+wait_for "budget: both USD/JPY tasks pause for approval once they reach 100 tokens" 60 paused 2
 wait_for "budget: madf run shows the tasks awaiting approval" 30 \
 	grep -q "awaiting approval: USDJPY-market USDJPY-news" "$T/b.err"
 RID=$(py '
@@ -303,9 +303,87 @@ MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_
 	--content "$(control approve_budget "$RID" USDJPY-market)" >/dev/null 2>&1
 MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_assignment \
 	--content "$(control cancel "$RID" USDJPY-news)" >/dev/null 2>&1
+# stage_is DATA_DIR ID STATUS: the run's validation or narrative has STATUS.
+stage_is() {
+	[ "$(py '
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+except Exception:
+    sys.exit()
+print(" ".join((r.get(sys.argv[2]) or {}).get("status", "-") for r in s.get("runs", {}).values()))' \
+	"$1/state/product_manager-state.json" "$2")" = "$3" ]
+}
+# no_report DATA_DIR: no finished report yet, and the run is not done.
+no_report() {
+	[ -z "$(find "$1/reports/weekly" -name '*.md' 2>/dev/null)" ] && stage_status_not_done "$1"
+}
+stage_status_not_done() {
+	[ "$(py '
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(" ".join(r.get("status", "-") for r in s.get("runs", {}).values()))' \
+	"$1/state/product_manager-state.json")" != done ]
+}
+# The validator's LLM review reaches its budget after one call: the
+# validation waits for the operator, and so does the report.
+wait_for "budget: the validation pauses for approval at its budget" 60 \
+	stage_is "$D3" validation awaiting_approval
+wait_for "budget: madf run shows the validation awaiting approval" 30 \
+	grep -q "awaiting approval: validation" "$T/b.err"
+sleep 4 # past the 3 s deadline: a paused validation does not fail
+check "budget: the validation is still paused after its deadline" \
+	stage_is "$D3" validation awaiting_approval
+check "budget: no report is finalized while the validation is paused" no_report "$D3"
+# decided LOG_DIR EVENT TASK: the product_manager logged that decision.
+decided() { grep -q "\"event\":\"$2\".*\"task_id\":\"$3\"" "$1"/agents/product_manager/decisions/*.jsonl; }
+check "budget: the pause is in the product_manager's decisions" decided "$L3" awaiting_approval validation
+MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_assignment \
+	--content "$(control skip_llm "$RID" narrative)" >/dev/null 2>&1
+wait_for "budget: skip_llm of a narrative not yet started is refused" 30 \
+	grep -q "skip_llm from operator refused: the narrative is not started, not awaiting approval" \
+	"$L3"/agents/product_manager/decisions/*.jsonl
+out=$(messages "$D3" task_progress | py '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    c = m["content"]
+    if m["from"] == "validator_agent" and c.get("status") == "awaiting_approval":
+        print(c["llm_usage"]["input_tokens"], c["llm_usage"]["output_tokens"])')
+eq "budget: the validator reported task_progress awaiting_approval with its usage" "$out" "321 45"
+MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_assignment \
+	--content "$(control approve_budget "$RID" validation)" >/dev/null 2>&1
+# The narrative's one call would pass the cap on its input alone: it is
+# not made, and the report waits again.
+wait_for "budget: after approve_budget the narrative pauses for approval" 60 \
+	stage_is "$D3" narrative awaiting_approval
+check "budget: the validation finished with the resumed review" stage_is "$D3" validation done
+check "budget: no report is finalized while the narrative is paused" no_report "$D3"
+wait_for "budget: the draft says the narrative waits for the operator" 30 \
+	grep -q "paused: its LLM budget is spent" "$D3"/reports/drafts/*.md
+MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_assignment \
+	--content "$(control approve_budget "$RID" narrative)" >/dev/null 2>&1
 wait "$run_pid"; rc=$?
-eq "budget: after approve_budget (market) and cancel (news) the run completes" "$rc" 0
+eq "budget: after approve_budget of the market task, the validation and the narrative the run completes" "$rc" 0
 J3=$(tail -1 "$T/b.out"); J3=${J3%.md}.json
+out=$(py '
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = (j.get("validation") or {}).get("llm_review") or {}
+n = j.get("narrative") or {}
+print(r.get("outcome"), r.get("steps"), r.get("notes", "")[:15], n.get("status"),
+      n.get("text", "").startswith("Executive summary (replay narrative)"),
+      any("skipped" in w for w in j.get("warnings", [])))' "$J3")
+eq "budget: the report has the resumed review's notes and the narrative, no skip warning" "$out" \
+	"done 2 Replay analysis done True False"
+has "budget: the report's Markdown has the narrative" "$(cat "${J3%.json}.md")" "replay narrative"
+out=$(py '
+import json, sys
+u = json.load(open(sys.argv[1]))["tasks"]
+print(sorted((t["label"], t["calls"], t["status"]) for t in u.values() if t.get("label") in ("validation", "narrative")))' \
+	"$D3/llm/usage.json")
+eq "budget: usage.json: the review resumed its conversation (2 calls), the narrative made its one call" \
+	"$out" "[('narrative', 1, 'done'), ('validation', 2, 'done')]"
 check "budget: USD/JPY figures are exactly the CSV's" \
 	$CHK "$J3" pair USD/JPY 1987-03-20 151.70 1987-03-27 147.72 -2.6236
 out=$(py '
@@ -326,6 +404,84 @@ set -- $(every_message_valid "$D3")
 eq "budget: every processed message validates ($1 messages)" "$2" 0
 leaks=$(grep -rl -- "$KEY" "$D3" "$L3" "$T/b.out" "$T/b.err" 2>/dev/null)
 eq "budget: the API key is nowhere in the data, the logs or the output" "$leaks" ""
+
+# --- the budget cap: the LLM parts skipped (skip_llm) or cancelled ----------------------
+D4=$T/skip
+L4=$T/logs-skip
+$A MADF_TASK_TOKEN_BUDGET=100 MADF_DATA_DIR=$D4 LOG_DIR=$L4 "$MADF" $RUN --task-timeout 3 \
+	>"$T/k.out" 2>"$T/k.err" &
+run_pid=$!
+D3_SAVE=$D3
+D3=$D4 # paused() reads $D3
+wait_for "skip: both USD/JPY tasks pause for approval" 60 paused 2
+D3=$D3_SAVE
+RID4=$(py '
+import json, sys
+print(next(iter(json.load(open(sys.argv[1]))["runs"])))' "$D4/state/product_manager-state.json")
+send4() {
+	MADF_DATA_DIR=$D4 "$MADF" send --from operator --to product_manager --type task_assignment \
+		--content "$(control "$1" "$RID4" "$2")" >/dev/null 2>&1
+}
+send4 skip_llm USDJPY-market
+send4 skip_llm USDJPY-news
+wait_for "skip: the validation pauses for approval" 60 stage_is "$D4" validation awaiting_approval
+check "skip: no report while the validation is paused" no_report "$D4"
+send4 cancel validation
+wait_for "skip: then the narrative pauses for approval" 60 stage_is "$D4" narrative awaiting_approval
+check "skip: no report while the narrative is paused" no_report "$D4"
+send4 skip_llm narrative
+wait "$run_pid"; rc=$?
+eq "skip: after skip_llm (research, narrative) and cancel (validation) the run completes" "$rc" 0
+J4=$(tail -1 "$T/k.out"); J4=${J4%.md}.json
+check "skip: USD/JPY figures are exactly the CSV's" \
+	$CHK "$J4" pair USD/JPY 1987-03-20 151.70 1987-03-27 147.72 -2.6236
+check "skip: validation done (the deterministic verdicts)" $CHK "$J4" validation done
+out=$(py '
+import json, sys
+j = json.load(open(sys.argv[1]))
+st = json.load(open(sys.argv[2]))["runs"][sys.argv[3]]
+r = (j.get("validation") or {}).get("llm_review") or {}
+n = j.get("narrative") or {}
+w = j.get("warnings", [])
+print(sorted(t["status"] for t in st["tasks"]), r.get("outcome"), r.get("notes"), n.get("status"),
+      n.get("text"), len(j.get("findings", [])) > 0,
+      any(x.startswith("the validator\x27s LLM review is skipped") for x in w),
+      any(x.startswith("the narrative is skipped: skip_llm by operator") for x in w),
+      sum("the model\x27s analysis is skipped" in x for x in w))' "$J4" \
+	"$D4/state/product_manager-state.json" "$RID4")
+eq "skip: research tasks done, review and narrative skipped, the findings kept, a warning for each" "$out" \
+	"['done', 'done'] skipped_by_operator  skipped  True True True 2"
+hasnt "skip: no narrative text in the report" "$(cat "${J4%.json}.md")" "replay narrative"
+has "skip: the report's Markdown names the skipped narrative" "$(cat "${J4%.json}.md")" \
+	"the narrative is skipped"
+out=$(messages "$D4" research_result | py '
+import json, sys
+for l in sys.stdin:
+    c = json.loads(l)["content"]
+    if c.get("raw_data", {}).get("kind") != "report":
+        print(c["llm"]["outcome"], c.get("analysis") == "")' | sort -u)
+eq "skip: the research results say the analysis was skipped by the operator" "$out" \
+	"skipped_by_operator True"
+check "skip: the cancel of the validation's review is a decision" decided "$L4" cancel validation
+check "skip: the skip of the narrative is a decision" decided "$L4" skip_llm narrative
+
+# --- MADF_LLM_CONTINUE_AT_LIMIT=1: at the cap the LLM part is skipped -----------------
+D5=$T/cont
+$A MADF_TASK_TOKEN_BUDGET=100 MADF_LLM_CONTINUE_AT_LIMIT=1 MADF_DATA_DIR=$D5 LOG_DIR=$T/logs-cont \
+	"$MADF" $RUN --task-timeout 3 >"$T/c.out" 2>"$T/c.err"; rc=$?
+eq "continue at limit: the run completes without the operator" "$rc" 0
+has "continue at limit: madf run says so" "$(cat "$T/c.err")" "MADF_LLM_CONTINUE_AT_LIMIT"
+J5=$(tail -1 "$T/c.out"); J5=${J5%.md}.json
+out=$(py '
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = (j.get("validation") or {}).get("llm_review") or {}
+print(r.get("outcome"), (j.get("narrative") or {}).get("status"),
+      sum("skipped" in w for w in j.get("warnings", [])), j["manifest"].get("continue_at_limit"))' "$J5")
+eq "continue at limit: review and narrative skipped at the budget, warned (and the 2 analyses)" "$out" \
+	"skipped_budget skipped_budget 4 True"
+check_fails "continue at limit: a bad value is refused" 1 \
+	env MADF_LLM_CONTINUE_AT_LIMIT=yes $A MADF_DATA_DIR=$T/bad2 "$MADF" $RUN
 
 cd "$TOP" || exit 1
 done_testing

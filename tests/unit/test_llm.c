@@ -282,6 +282,7 @@ static const char *const llm_vars[] = {
 	"OPENAI_MODEL_ORCHESTRATOR", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL",
 	"MADF_LLM_MAX_STEPS", "MADF_LLM_MAX_TOKENS", "MADF_TASK_TOKEN_BUDGET",
 	"MADF_TASK_COST_BUDGET", "MADF_LLM_PRICE_IN", "MADF_LLM_PRICE_OUT",
+	"MADF_LLM_CONTINUE_AT_LIMIT",
 };
 
 static void clear_llm_env(void)
@@ -319,6 +320,7 @@ static void test_settings(void **state)
 	assert_string_equal(s->base_url, "https://api.anthropic.com");
 	assert_int_equal(s->max_steps, 8);
 	assert_int_equal(s->token_budget, 500);
+	assert_false(s->continue_at_limit);
 	d = llm_settings_describe(s);
 	mf = llm_settings_manifest(s);
 	char *mtxt = cJSON_PrintUnformatted(mf);
@@ -353,7 +355,55 @@ static void test_settings(void **state)
 	assert_non_null(strstr(err, "MADF_LLM_MAX_STEPS"));
 	assert_null(s);
 	free(err);
+	err = NULL;
+	unsetenv("MADF_LLM_MAX_STEPS");
+	/* At the cap: skip and carry on, for unattended runs (0 or 1 only). */
+	setenv("MADF_LLM_CONTINUE_AT_LIMIT", "1", 1);
+	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_true(s->continue_at_limit);
+	d = llm_settings_describe(s);
+	assert_non_null(strstr(d, "MADF_LLM_CONTINUE_AT_LIMIT"));
+	free(d);
+	mf = llm_settings_manifest(s);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(mf, "continue_at_limit")));
+	cJSON_Delete(mf);
+	llm_settings_free(&s);
+	setenv("MADF_LLM_CONTINUE_AT_LIMIT", "yes", 1);
+	assert_int_equal(llm_settings_from_env(&s, &err), -1);
+	assert_non_null(strstr(err, "MADF_LLM_CONTINUE_AT_LIMIT"));
+	assert_null(s);
+	free(err);
 	clear_llm_env();
+}
+
+/* The input estimate a one-call task (the narrative) is capped by: about
+ * one token per four bytes of the system prompt, the messages and the tool
+ * calls' names and arguments, rounded up. */
+static void test_input_estimate(void **state)
+{
+	(void)state;
+	assert_int_equal(llm_input_estimate(NULL, NULL), 0);
+	assert_int_equal(llm_input_estimate("abcd", NULL), 1);
+	assert_int_equal(llm_input_estimate("abcde", NULL), 2);
+	cJSON *conv = cJSON_Parse("[{\"role\":\"user\",\"content\":\"12345678\"},"
+				  "{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":"
+				  "[{\"id\":\"c1\",\"name\":\"fx\",\"arguments\":\"{}\"}]},"
+				  "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"abcd\"}]");
+	assert_non_null(conv);
+	/* 4 + 8 + (2 + 2) + 4 = 20 bytes */
+	assert_int_equal(llm_input_estimate("sys!", conv), 5);
+	cJSON_Delete(conv);
+	/* The budget check before a call adds it: a task that used nothing yet
+	 * is at a 100-token cap when its call's input is about 100 tokens. */
+	struct llm_settings b = { .token_budget = 100, .price_in = -1, .price_out = -1 };
+	struct llm_usage u = { .input_tokens = llm_input_estimate(NULL, NULL) };
+	assert_false(llm_budget_reached(&b, &u, 0, 0));
+	char big[401];
+	memset(big, 'x', 400);
+	big[400] = '\0';
+	u.input_tokens = llm_input_estimate(big, NULL);
+	assert_int_equal(u.input_tokens, 100);
+	assert_true(llm_budget_reached(&b, &u, 0, 0));
 }
 
 static void test_prices_and_budget(void **state)
@@ -447,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_tool_names),
 		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_prices_and_budget),
+		cmocka_unit_test(test_input_estimate),
 		cmocka_unit_test(test_usage_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
