@@ -1166,6 +1166,21 @@ static void on_agent_status(struct agent *a, const struct msg *m)
 	cJSON_AddItemToObject(ag, m->type == MSG_HEARTBEAT ? "heartbeat" : "status", h);
 }
 
+/* A task (or the validation) at its LLM budget, as its task_progress says:
+ * it waits for the operator with no deadline; its usage so far kept. */
+static void mark_paused(cJSON *run, cJSON *t, const struct msg *m)
+{
+	jset_str(t, "status", "awaiting_approval");
+	jset_num(t, "deadline_ns", 0);
+	jset_str(t, "paused_because", jstr(m->content, "current_step"));
+	const cJSON *lu = cJSON_GetObjectItem(m->content, "llm_usage");
+	if (lu) {
+		cJSON_DeleteItemFromObjectCaseSensitive(t, "llm_usage");
+		cJSON_AddItemToObject(t, "llm_usage", cJSON_Duplicate(lu, 1));
+	}
+	note_message(run, m);
+}
+
 static int pm_handle(struct agent *a, const struct msg *m, char **err)
 {
 	cJSON *run = NULL, *t = NULL;
@@ -1224,15 +1239,7 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 				    jstr(m->content, "task_id"))) {
 				/* The validator's LLM review is at its budget: the
 				 * validation waits for the operator, with no deadline. */
-				jset_str(v, "status", "awaiting_approval");
-				jset_num(v, "deadline_ns", 0);
-				jset_str(v, "paused_because", jstr(m->content, "current_step"));
-				const cJSON *lu = cJSON_GetObjectItem(m->content, "llm_usage");
-				if (lu) {
-					cJSON_DeleteItemFromObjectCaseSensitive(v, "llm_usage");
-					cJSON_AddItemToObject(v, "llm_usage", cJSON_Duplicate(lu, 1));
-				}
-				note_message(run, m);
+				mark_paused(run, v, m);
 				decision(a, "awaiting_approval", "validation",
 					 "the validation of %s paused by %s: %s; approve_budget resumes "
 					 "its review, cancel or skip_llm sends the deterministic verdicts",
@@ -1249,16 +1256,8 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		    !strcmp(jstr(m->content, "status"), "awaiting_approval")) {
 			/* The task's LLM budget is spent: it waits for the operator,
 			 * with no deadline, neither reassigned nor failed. */
-			jset_str(t, "status", "awaiting_approval");
-			jset_num(t, "deadline_ns", 0);
+			mark_paused(run, t, m);
 			jset_num(t, "progress", jnum(m->content, "percent_complete", 0));
-			jset_str(t, "paused_because", jstr(m->content, "current_step"));
-			const cJSON *lu = cJSON_GetObjectItem(m->content, "llm_usage");
-			if (lu) {
-				cJSON_DeleteItemFromObjectCaseSensitive(t, "llm_usage");
-				cJSON_AddItemToObject(t, "llm_usage", cJSON_Duplicate(lu, 1));
-			}
-			note_message(run, m);
 			decision(a, "awaiting_approval", jstr(t, "task_id"),
 				 "%s paused by %s: %s; approve_budget resumes it, cancel drops it",
 				 jstr(t, "task_id"), m->from, jstr(m->content, "current_step"));
