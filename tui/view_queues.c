@@ -668,8 +668,8 @@ static void queues_what(const struct console *c, size_t n, char *buf, size_t siz
 		snprintf(buf, size, "%zu messages", n);
 }
 
-/* While a listing of another queue finishes: a placeholder. */
-static unsigned queues_placeholder(struct console *c, struct console_rows *r, size_t n)
+/* The rows shown while the queue is being listed: older rows of it, else one "listing N ..." line. */
+static unsigned queues_pending_rows(struct console *c, struct console_rows *r, size_t n)
 {
 	if (ql.valid && ql.kind == c->qkind && !strcmp(ql.agent, c->qagent))
 		return r->hash ? 0 : console_rows_done(c, r); /* older rows of it */
@@ -696,7 +696,7 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 			/* still listing: this queue's rows come when it is done;
 			 * another queue's listing is dropped then */
 			return same ? (r->hash ? 0 : console_rows_done(c, r)) :
-				      queues_placeholder(c, r, n);
+				      queues_pending_rows(c, r, n);
 		if (same) {
 			unsigned f = dl_swap(c, r, &dj.res, dj.kind, dj.agent, dj.gen, dj.dead_gen,
 					     dj.at_ns);
@@ -735,7 +735,7 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 			       util_mono_ns());
 	}
 	dj.running = true;
-	unsigned f = queues_placeholder(c, r, n);
+	unsigned f = queues_pending_rows(c, r, n);
 	queues_what(c, n, what, sizeof(what));
 	if (!c->status[0] || !strncmp(c->status, "dead letters: ", 14) ||
 	    !strncmp(c->status, "listing ", 8) || strstr(c->status, " listed"))
