@@ -92,7 +92,6 @@ struct console {
 	int64_t prev_rate_ns;
 	double rate;
 	uint64_t data_bytes;
-	bool data_bytes_known;   /* the first walk has finished */
 	int64_t data_bytes_ns;
 	/* queues */
 	enum queue_kind qkind;

@@ -60,7 +60,6 @@ static void *du_worker(void *arg)
 static void du_collect(struct console *c, int64_t now)
 {
 	c->data_bytes = du.bytes;
-	c->data_bytes_known = true;
 	c->data_bytes_ns = now;
 	du.every_ns = du.took_ns * 200;
 	if (du.every_ns < 5000000000LL)
@@ -394,7 +393,7 @@ void view_overview_draw(struct console *c, int y0, int y1)
 	console_put(c, y0, 0, COLS, c->stats.dead_letter ? SLOT_WARN : SLOT_METER, line, true);
 	double mb = (double)c->data_bytes / (1024.0 * 1024.0);
 	char size[32] = "(measuring)";
-	if (c->data_bytes_known)
+	if (c->data_bytes_ns) /* the first walk has ended */
 		snprintf(size, sizeof(size), "%.1f MB", mb);
 	int width = 30, fill = (int)((double)c->data_bytes * width / (double)DATA_ALERT_BYTES);
 	if (fill > width)

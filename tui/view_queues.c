@@ -41,10 +41,8 @@ static void queue_title(const struct console *c, char *buf, size_t size)
  * Per row it keeps where the message is and why it died, so the detail
  * pane reads one file instead of searching the bus (bus_find lists every
  * queue) on each cursor move. Directory, reason, error and original inbox
- * repeat across rows: they are interned (at most QUEUES_POOL_MAX distinct;
- * past that a row falls back to bus_find). */
+ * repeat across rows: they are interned in the listing's pool. */
 #define QUEUES_RELIST_S 60
-#define QUEUES_POOL_MAX 256
 
 /* Interned strings, owned: an open-addressing set. */
 struct dl_pool {
@@ -118,43 +116,20 @@ static struct {
 	int64_t at_ns;
 	struct queues_row *row;  /* indexed like rows[VIEW_QUEUES].v */
 	size_t n, cap;
-	char *pool[QUEUES_POOL_MAX];
-	size_t npool;
-	bool pool_full;
-	struct dl_pool xpool;    /* the dead-letter listing's strings */
+	struct dl_pool xpool;    /* the listing's strings */
 } ql;
-
-static const char *queues_intern(const char *s)
-{
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < ql.npool; i++)
-		if (!strcmp(ql.pool[i], s))
-			return ql.pool[i];
-	if (ql.npool == QUEUES_POOL_MAX) {
-		ql.pool_full = true;
-		return NULL;
-	}
-	ql.pool[ql.npool] = xstrdup(s);
-	return ql.pool[ql.npool++];
-}
 
 static void queues_forget(void)
 {
 	for (size_t i = 0; i < ql.n; i++)
 		free(ql.row[i].name);
 	ql.n = 0;
-	for (size_t i = 0; i < ql.npool; i++)
-		free(ql.pool[i]);
-	ql.npool = 0;
-	ql.pool_full = false;
 	ql.valid = false;
 	dl_pool_release(&ql.xpool);
 }
 
-
-/* Row i (just added) came from entry e, or is a heading (e NULL). */
-static void queues_note(size_t i, struct bus_entry *e)
+/* Row i (just added) has no message behind it (a "listing..." line). */
+static void queues_note_blank(size_t i)
 {
 	if (i >= ql.cap) {
 		ql.cap = ql.cap ? ql.cap * 2 : 256;
@@ -164,26 +139,6 @@ static void queues_note(size_t i, struct bus_entry *e)
 	}
 	while (ql.n <= i)
 		memset(&ql.row[ql.n++], 0, sizeof(*ql.row));
-	if (!e || !e->path || !e->name)
-		return;
-	size_t plen = strlen(e->path), nlen = strlen(e->name);
-	if (plen <= nlen + 1 || strcmp(e->path + plen - nlen, e->name) || e->path[plen - nlen - 1] != '/')
-		return;
-	e->path[plen - nlen - 1] = 0;
-	struct queues_row *q = &ql.row[i];
-	q->dir = queues_intern(e->path);
-	e->path[plen - nlen - 1] = '/';
-	q->agent = queues_intern(e->agent);
-	q->dead = e->queue == BUS_Q_DEAD;
-	q->reason = queues_intern(e->reason);
-	q->error = queues_intern(e->error);
-	q->orig = queues_intern(e->original_inbox);
-	bool lost = !q->dir || (e->agent && !q->agent) || (e->reason && !q->reason) ||
-		    (e->error && !q->error) || (e->original_inbox && !q->orig);
-	if (!lost) {
-		q->name = e->name; /* taken from the listing */
-		e->name = NULL;
-	}
 }
 
 /* ---- long queues: listed in the background ----
@@ -678,7 +633,7 @@ static unsigned queues_pending_rows(struct console *c, struct console_rows *r, s
 	queues_forget();
 	console_rows_clear(r);
 	console_rows_add(r, NULL, SLOT_DIM, "listing %s...", what);
-	queues_note(r->n - 1, NULL);
+	queues_note_blank(r->n - 1);
 	ql.kind = c->qkind;
 	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
 	return console_rows_done(c, r);
