@@ -24,7 +24,12 @@ PKGS      := libcjson ncursesw libcurl expat libcmark-gfm
 TEST_PKGS := cmocka
 DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-             libcmocka-dev tmux python3
+             libcmocka-dev tmux python3 python3-pydantic python3-aiofiles
+# The python where Debian's python3-pydantic and python3-aiofiles are (the
+# seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
+# python3 on PATH may be another one.
+SEED_PEER_PYTHON ?= /usr/bin/python3
+export SEED_PEER_PYTHON
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wformat-truncation=1 \
         -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -59,6 +64,11 @@ UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 DEPS_STAMP := build/.deps-ok
+# The stamp holds the package list it was made for: when DEB_PKGS changes,
+# the dependencies are checked (and installed) again.
+ifneq ($(strip $(shell cat $(DEPS_STAMP) 2>/dev/null)),$(strip $(DEB_PKGS)))
+  $(shell rm -f $(DEPS_STAMP))
+endif
 
 .PHONY: all run test unit integration check-core deps install uninstall clean fuzz bench
 all: madf
@@ -67,8 +77,9 @@ all: madf
 # the packages elsewhere.
 $(DEPS_STAMP):
 	@mkdir -p build
-	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null; then \
-	  touch $@; else $(MAKE) --no-print-directory deps && touch $@; fi
+	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null && \
+	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles' 2>/dev/null; then \
+	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 
 deps:
 	@if command -v apt-get >/dev/null 2>&1; then \

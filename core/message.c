@@ -3,6 +3,7 @@
  * nine content schemas, canonical output, ids. */
 #include "core/message.h"
 #include "core/json_out.h"
+#include "core/message_compat.h"
 #include "core/util.h"
 
 #include <inttypes.h>
@@ -17,8 +18,6 @@
 
 #include "core/banned.h"
 
-#define TIME_MIN_S (-9214560000LL)  /* 1678-01-01T00:00:00Z */
-#define TIME_END_S 9214646400LL     /* 2262-01-01T00:00:00Z */
 #define JSON_INT_MAX 9007199254740992.0 /* 2^53: exact in a double */
 #define TIMEOUT_MAX 2147483647
 
@@ -202,112 +201,6 @@ static void verr_line(struct vctx *v, const char *line)
 	msg_errors_add(v->errs, "%s", line);
 }
 
-/* ---- Time ---- */
-
-struct civil {
-	int year, mon, day, hour, min, sec;
-	long nsec;
-	int offset_s;
-};
-
-static bool parse_digits(const char *s, int n, int *out)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-static int month_days(int y, int m)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30,
-				    31, 31, 30, 31, 30, 31 };
-	bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-	return m == 2 && leap ? 29 : days[m - 1];
-}
-
-static bool time_split_fraction(const char **pp, long *nsec)
-{
-	const char *p = *pp;
-	int n = 0;
-	*nsec = 0;
-	if (*p != '.')
-		return true;
-	for (p++; *p >= '0' && *p <= '9'; p++, n++)
-		if (n < 9)
-			*nsec = *nsec * 10 + (*p - '0');
-	if (n == 0 || n > 9)
-		return false;
-	for (int i = n; i < 9; i++)
-		*nsec *= 10;
-	*pp = p;
-	return true;
-}
-
-static bool time_split_zone(const char *p, int *offset_s)
-{
-	int h, m;
-	if (p[0] == 'Z' && p[1] == '\0') {
-		*offset_s = 0;
-		return true;
-	}
-	if ((p[0] != '+' && p[0] != '-') || !parse_digits(p + 1, 2, &h) ||
-	    p[3] != ':' || !parse_digits(p + 4, 2, &m) || p[6] != '\0' ||
-	    h > 23 || m > 59)
-		return false;
-	*offset_s = (p[0] == '-' ? -1 : 1) * (h * 3600 + m * 60);
-	return true;
-}
-
-/* YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), a real calendar date. */
-static bool time_split(const char *s, struct civil *c)
-{
-	if (!parse_digits(s, 4, &c->year) || s[4] != '-' ||
-	    !parse_digits(s + 5, 2, &c->mon) || s[7] != '-' ||
-	    !parse_digits(s + 8, 2, &c->day) || s[10] != 'T' ||
-	    !parse_digits(s + 11, 2, &c->hour) || s[13] != ':' ||
-	    !parse_digits(s + 14, 2, &c->min) || s[16] != ':' ||
-	    !parse_digits(s + 17, 2, &c->sec))
-		return false;
-	const char *p = s + 19;
-	if (!time_split_fraction(&p, &c->nsec) ||
-	    !time_split_zone(p, &c->offset_s))
-		return false;
-	return c->year >= 1 && c->mon >= 1 && c->mon <= 12 && c->day >= 1 &&
-	       c->day <= month_days(c->year, c->mon) && c->hour <= 23 &&
-	       c->min <= 59 && c->sec <= 59;
-}
-
-int msg_parse_time(const char *s, int64_t *ns)
-{
-	struct civil c;
-	if (!s || !time_split(s, &c))
-		return -1;
-	struct tm tm = {
-		.tm_year = c.year - 1900,
-		.tm_mon = c.mon - 1,
-		.tm_mday = c.day,
-		.tm_hour = c.hour,
-		.tm_min = c.min,
-		.tm_sec = c.sec,
-	};
-	int64_t sec = (int64_t)timegm(&tm) - c.offset_s;
-	if (sec < TIME_MIN_S || sec >= TIME_END_S)
-		return -1;
-	*ns = sec * 1000000000 + c.nsec;
-	return 0;
-}
-
-static bool time_valid(const char *s)
-{
-	struct civil c;
-	return time_split(s, &c);
-}
-
 /* ---- Field rules shared by parsing and msg_validate ---- */
 
 bool msg_valid_id(const char *id)
@@ -356,15 +249,14 @@ static bool check_agent(struct vctx *v, const char *label, const char *s,
 static bool check_timestamp(struct vctx *v, const char *label, const char *s,
 			    int64_t *ns)
 {
-	if (!time_valid(s)) {
-		verr(v, label, "%s", RULE_TIME);
-		return false;
-	}
-	if (msg_parse_time(s, ns) < 0) {
+	enum msg_time_form f = msg_time_read(s, ns);
+	if (f == MSG_TIME_ZONED)
+		return true;
+	if (f == MSG_TIME_RANGE)
 		verr(v, label, "must be within years 1678..2261");
-		return false;
-	}
-	return true;
+	else
+		verr(v, label, "%s", RULE_TIME);
+	return false;
 }
 
 /* ---- Content schemas ---- */
@@ -661,6 +553,8 @@ static void check_list(const struct field_spec *f, const cJSON *arr,
 static void check_field(const struct field_spec *f, const cJSON *val,
 			const char *path, struct vctx *v)
 {
+	enum msg_time_form t;
+	int64_t ns;
 	if (!val || (cJSON_IsNull(val) && !(f->flags & F_REQ))) {
 		if (!val && (f->flags & F_REQ))
 			verr(v, path, "required");
@@ -679,7 +573,8 @@ static void check_field(const struct field_spec *f, const cJSON *val,
 		check_enum(f, val->valuestring, path, v);
 		break;
 	case FK_TIME:
-		if (!time_valid(val->valuestring))
+		t = msg_time_read(val->valuestring, &ns);
+		if (t != MSG_TIME_ZONED && t != MSG_TIME_RANGE)
 			verr(v, path, "%s", RULE_TIME);
 		break;
 	case FK_INT:
@@ -968,6 +863,7 @@ enum env_slot {
 	ENV_REPLY_TO,
 	ENV_TIMEOUT,
 	ENV_CORRELATION,
+	ENV_NOTES,
 };
 
 struct env_field {
@@ -988,6 +884,7 @@ static const struct env_field env_fields[] = {
 	{ "reply_to", NULL, ENV_REPLY_TO, false },
 	{ "timeout", NULL, ENV_TIMEOUT, false },
 	{ "correlation_id", NULL, ENV_CORRELATION, false },
+	{ "notes", NULL, ENV_NOTES, false },
 };
 
 struct env_read {
@@ -996,6 +893,7 @@ struct env_read {
 	cJSON *content; /* still in the tree */
 	bool type_ok;
 	bool seed003;   /* "payload" or "message_type" was used */
+	bool ts_naive;  /* the timestamp had no zone */
 };
 
 static bool env_known(const char *key)
@@ -1067,13 +965,16 @@ static void env_read_type(struct env_read *r, const char *label,
 	r->type_ok = true;
 }
 
-/* A word, or seed 003's integer 1..5: 1 urgent, 2 high, 3 normal, 4-5 low. */
+/* A word, or seed 003's integer 1..5: 1 urgent, 2 high, 3 normal, 4-5 low;
+ * null is the default, normal. */
 static void env_read_priority(struct env_read *r, const char *label,
 			      const cJSON *item)
 {
 	static const enum msg_priority by_number[] = {
 		PRIO_URGENT, PRIO_HIGH, PRIO_NORMAL, PRIO_LOW, PRIO_LOW,
 	};
+	if (cJSON_IsNull(item))
+		return;
 	if (cJSON_IsString(item)) {
 		int p = msg_priority_from_name(item->valuestring);
 		if (p < 0)
@@ -1131,8 +1032,13 @@ static void env_read_field(struct env_read *r, enum env_slot slot,
 		break;
 	case ENV_TIME:
 		s = env_string(r, label, item);
-		if (s && check_timestamp(r->v, label, s, &m->ts_ns))
+		if (s && msg_time_read(s, &m->ts_ns) == MSG_TIME_NAIVE) {
+			/* Seed 002's datetime.utcnow(): UTC, noted. */
+			m->timestamp = xasprintf("%sZ", s);
+			r->ts_naive = true;
+		} else if (s && check_timestamp(r->v, label, s, &m->ts_ns)) {
 			m->timestamp = xstrdup(s);
+		}
 		break;
 	case ENV_CONTENT:
 		if (cJSON_IsObject(item))
@@ -1151,6 +1057,9 @@ static void env_read_field(struct env_read *r, enum env_slot slot,
 		break;
 	case ENV_CORRELATION:
 		m->correlation_id = env_optional_id(r, label, item);
+		break;
+	case ENV_NOTES:
+		r->v->n += msg_notes_read(m, item, label, r->v->errs);
 		break;
 	}
 }
@@ -1176,6 +1085,29 @@ static void env_read_all(cJSON *root, struct env_read *r)
 			r->seed003 = true;
 		env_read_field(r, f->slot, a ? f->name : f->alias, a ? a : b);
 	}
+	/* After the notes read in: they count towards MSG_NOTES_MAX. */
+	if (r->ts_naive &&
+	    msg_note_add(r->m, "timestamp" MSG_NOTE_ASSUMED_UTC) < 0)
+		verr(r->v, "notes", "at most %d notes, no room for %s",
+		     MSG_NOTES_MAX, "timestamp" MSG_NOTE_ASSUMED_UTC);
+}
+
+/* Times without a zone in the content's time fields, read as UTC and
+ * noted. Top level only: no nested schema has a time field. */
+static void content_assume_utc(struct env_read *r)
+{
+	const struct schema *sc = &schemas[r->m->type];
+	for (size_t i = 0; i < sc->count; i++) {
+		const struct field_spec *f = &sc->fields[i];
+		if (f->kind != FK_TIME)
+			continue;
+		cJSON *item = cJSON_GetObjectItemCaseSensitive(r->m->content, f->name);
+		char *path = json_path_join("content", f->name);
+		if (msg_time_assume_utc(r->m, item, path) < 0)
+			verr(r->v, "notes", "at most %d notes, no room for %s%s",
+			     MSG_NOTES_MAX, path, MSG_NOTE_ASSUMED_UTC);
+		free(path);
+	}
 }
 
 /* Normalises (seed 003 only) and validates the content, now m's. */
@@ -1192,6 +1124,7 @@ static void env_check_content(struct env_read *r)
 			return;
 		}
 	}
+	content_assume_utc(r);
 	content_validate(m->type, m->content, "content", r->v);
 }
 
@@ -1269,6 +1202,7 @@ int msg_validate(const struct msg *m, struct msg_errors *errs)
 		verr(&v, "timeout", "must be within 1..%d", TIMEOUT_MAX);
 	if (m->correlation_id)
 		check_id(&v, "correlation_id", m->correlation_id);
+	v.n += msg_notes_check(m, errs);
 	return v.n ? -1 : 0;
 }
 
@@ -1294,6 +1228,8 @@ cJSON *msg_to_cjson(const struct msg *m)
 		cJSON_AddNumberToObject(o, "timeout", (double)m->timeout_s);
 	if (m->correlation_id)
 		cJSON_AddStringToObject(o, "correlation_id", m->correlation_id);
+	if (cJSON_GetArraySize(m->notes) > 0)
+		cJSON_AddItemToObject(o, "notes", cJSON_Duplicate(m->notes, 1));
 	return o;
 }
 
@@ -1400,6 +1336,7 @@ struct msg *msg_dup(const struct msg *m)
 	d->content = m->content ? cJSON_Duplicate(m->content, 1) : NULL;
 	d->reply_to = m->reply_to ? xstrdup(m->reply_to) : NULL;
 	d->correlation_id = m->correlation_id ? xstrdup(m->correlation_id) : NULL;
+	d->notes = m->notes ? cJSON_Duplicate(m->notes, 1) : NULL;
 	return d;
 }
 
@@ -1412,6 +1349,7 @@ void msg_free(struct msg **mp)
 	cJSON_Delete(m->content);
 	free(m->reply_to);
 	free(m->correlation_id);
+	cJSON_Delete(m->notes);
 	free(m);
 	*mp = NULL;
 }

@@ -48,7 +48,22 @@ struct msg {
 	char *reply_to;        /* NULL when absent */
 	int64_t timeout_s;     /* -1 when absent */
 	char *correlation_id;  /* NULL when absent */
+	cJSON *notes;          /* owned array of notes, or NULL (see below) */
 };
+
+/* Notes: what madf assumed when it read a message, kept in the canonical
+ * message as "notes" (an array of strings). The one madf writes is
+ * "<path>_assumed_utc": the field at path was a time without a zone (as
+ * seed 002's reference code writes datetime.utcnow()) and was read as UTC,
+ * a Z appended. A note matches [A-Za-z0-9_.:-]{1,128}; a message carries
+ * at most MSG_NOTES_MAX distinct ones. */
+#define MSG_NOTES_MAX 16
+bool msg_valid_note(const char *note);
+/* Adds note to m unless it is there already. 0, or -1 (nothing changed)
+ * when the note is not valid or m has MSG_NOTES_MAX notes. */
+int msg_note_add(struct msg *m, const char *note);
+/* True when m carries note. */
+bool msg_has_note(const struct msg *m, const char *note);
 
 /* Validation errors: each "field.path: rule", e.g.
  * "content.confidence_score: must be within 0..1". One line each, with
@@ -95,7 +110,11 @@ int json_check_tree(const cJSON *node, const char *name, int above,
  * one; errs may be NULL) and *out set to NULL. Messages over MSG_MAX_BYTES
  * are refused. Seed 003 content fields are mapped onto the seed 002
  * schema when the message uses "payload" or "message_type" (see
- * content_maps in message.c). */
+ * content_maps in message.c). What seed 002's pydantic models write is
+ * read too: from_agent/to_agent beside type/content, null for an absent
+ * optional field (priority included), and times without a zone in the
+ * timestamp and the content's time fields, read as UTC: a Z is appended
+ * and a "<path>_assumed_utc" note added to (*out)->notes. */
 int msg_parse(const char *buf, size_t len, struct msg **out,
 	      struct msg_errors *errs);
 
@@ -110,8 +129,9 @@ int msg_validate_content(enum msg_type type, const cJSON *content,
 
 /* Canonical JSON (seed 002 field names, priority as a word): message_id,
  * from, to, type, timestamp, content, priority, then reply_to, timeout and
- * correlation_id when set. Caller frees (free(), or cJSON_Delete for the
- * tree). NULL only when cJSON runs out of memory. */
+ * correlation_id when set, then notes when there are any. Caller frees
+ * (free(), or cJSON_Delete for the tree). NULL only when cJSON runs out of
+ * memory. */
 char *msg_to_json(const struct msg *m, bool pretty);
 cJSON *msg_to_cjson(const struct msg *m);
 
@@ -142,7 +162,8 @@ const char *msg_agent_canonical(const char *s);
 
 /* ISO 8601 with a zone: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM),
  * a real calendar date, at most 9 fraction digits, years 1678..2261 (the
- * range of int64 ns). 0 and *ns (UTC), or -1. */
+ * range of int64 ns). 0 and *ns (UTC), or -1. A time without a zone is -1
+ * here; msg_parse alone reads it (as UTC, noted). */
 int msg_parse_time(const char *s, int64_t *ns);
 
 #endif
