@@ -1435,7 +1435,8 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 	struct console c = { .cli = cli, .log_follow = true, .log_level = 1, .sig_fd = -1 };
 	struct run_opts ro;
 	run_opts_init(&ro);
-	const char *name, *val, *run_opt = NULL;
+	const char *name, *val;
+	char run_opt[64] = ""; /* a run option given (cli_next's name is reused) */
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
 		if (!name) {
@@ -1448,7 +1449,7 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (k > 0) {
-			run_opt = name;
+			util_strlcpy(run_opt, name, sizeof(run_opt));
 			continue;
 		}
 		if (!strcmp(name, "--attach"))
@@ -1465,7 +1466,7 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 	/* Read-only reads only: it starts no agent and no run (it attaches). */
 	if (c.opts.read_only)
 		c.opts.attach = true;
-	if (r >= 0 && run_opt && c.opts.attach) {
+	if (r >= 0 && run_opt[0] && c.opts.attach) {
 		run_opts_release(&ro);
 		return cli_fail(EXIT_USAGE, "console", "%s is for the agents the console runs; "
 				"%s runs none (drop one of them)", run_opt,
