@@ -84,7 +84,6 @@ int run_option(struct run_opts *o, const char *cmd, const char *name, const char
 		if (host_parse_as_of(val, &o->req.as_of_ns) < 0)
 			return cli_fail(EXIT_USAGE, cmd, "invalid --as-of \"%s\": a date "
 					"YYYY-MM-DD or an ISO 8601 time with a zone", val), -1;
-		o->as_of_set = true;
 	} else if (!strcmp(name, "--pairs")) {
 		for (size_t i = 0; i < o->req.npairs; i++)
 			free(o->req.pairs[i]);

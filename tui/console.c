@@ -1323,13 +1323,21 @@ static void console_trigger(struct console *c, struct agent_env *env, struct wf_
 	req->market_source = env->market_source;
 	req->news_source = env->news_source;
 	wf_run_id(req, c->run_id, sizeof(c->run_id));
-	cJSON *prev = req->fresh ? wf_load_run(c->cli->data_dir, c->run_id) : NULL;
-	if (prev) { /* a new run beside the old one, as madf run weekly --fresh */
+	cJSON *prev = wf_load_run(c->cli->data_dir, c->run_id);
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(prev, "status"));
+	const char *verb = prev ? "resumed" : "started";
+	if (prev && req->fresh) { /* a new run beside the old one, as run weekly --fresh */
 		size_t n = strlen(c->run_id);
 		snprintf(c->run_id + n, sizeof(c->run_id) - n, "-%llx",
 			 (unsigned long long)(util_now_ns() / 1000000) & 0xffffffffULL);
+		verb = "started";
+	} else if (st && !strcmp(st, "done")) {
+		console_status(c, false, "the weekly run %s is done already (--fresh runs it again; "
+			       "5 shows its report)", c->run_id);
 		cJSON_Delete(prev);
+		return;
 	}
+	cJSON_Delete(prev);
 	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
 				wf_trigger_content(req, c->run_id));
 	char *err = NULL;
@@ -1349,8 +1357,8 @@ static void console_trigger(struct console *c, struct agent_env *env, struct wf_
 			sbuf_init(&pairs);
 			for (size_t i = 0; i < req->npairs; i++)
 				sbuf_addf(&pairs, "%s%s", i ? "," : "", req->pairs[i]);
-			console_status(c, false, "started the weekly run %s as of %s for %s (market %s, "
-				       "news %s)", c->run_id, day, pairs.data ? pairs.data : "",
+			console_status(c, false, "%s the weekly run %s as of %s for %s (market %s, "
+				       "news %s)", verb, c->run_id, day, pairs.data ? pairs.data : "",
 				       ms, ns);
 			sbuf_release(&pairs);
 			cJSON *ids = cJSON_CreateArray();

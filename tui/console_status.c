@@ -483,9 +483,10 @@ static void hint_item(struct wrapped *h, const char *fmt, ...)
 	free(t);
 }
 
-/* The keys of the view shown, from the key table, then the global ones:
- * one item each ("R retry"). */
-static void console_hints(const struct console *c, struct wrapped *h)
+/* The keys of the view shown, from the key table, then the global ones
+ * (only "? help" and "q quit" when short is set): one item each ("R
+ * retry"). */
+static void console_hints(const struct console *c, struct wrapped *h, bool short_global)
 {
 	for (size_t i = 0; i < keys_count; i++) {
 		const struct key_binding *k = &keys_table[i];
@@ -509,7 +510,8 @@ static void console_hints(const struct console *c, struct wrapped *h)
 	static const char *const global[] = { "? help", ": command", "/ filter", "Tab view",
 					      "q quit" };
 	for (size_t i = 0; i < ARRAY_SIZE(global); i++)
-		hint_item(h, "%s%s", i ? "" : "| ", global[i]);
+		if (!short_global || i == 0 || i == ARRAY_SIZE(global) - 1)
+			hint_item(h, "%s%s", i ? "" : "| ", global[i]);
 	if (c->re_set)
 		hint_item(h, "filter: %s", c->filter);
 }
@@ -598,13 +600,19 @@ void console_draw_bottom(struct console *c)
 		else if (c->mode == MODE_HELP)
 			hint_item(&items, "j/k scroll  Esc or ? closes");
 		else
-			console_hints(c, &items);
+			console_hints(c, &items, false);
 		hints_layout(&items, COLS, &lines);
+		if (lines.n > 2 && c->mode == MODE_NORMAL) { /* the view's keys first */
+			wrapped_release(&items);
+			wrapped_release(&lines);
+			console_hints(c, &items, true);
+			hints_layout(&items, COLS, &lines);
+		}
 		if (!c->status[0]) {
 			/* the keys of this view, on two lines when they need them */
-			bottom = lines.n ? lines.v[lines.n - 1] : "";
+			bottom = lines.n > 1 ? lines.v[1] : lines.n ? lines.v[0] : "";
 			if (lines.n > 1) {
-				above = lines.v[lines.n - 2];
+				above = lines.v[0];
 				above_slot = SLOT_STATUS;
 			}
 			break;

@@ -39,8 +39,8 @@ void host_stop_agents(struct agent_env *env, struct agent **agents);
  * (--as-of, --pairs, --fresh). Defined in tui/cli_run.c. */
 struct run_opts {
 	struct host_opts host;
-	struct wf_request req;  /* pairs owned; sources unset (the env's) */
-	bool as_of_set;         /* --as-of given (else now) */
+	struct wf_request req;  /* as_of (default now), pairs (owned), fresh;
+				 * the sources are the env's */
 };
 /* Their names for cli_opts (NULL-terminated). */
 extern const char *const run_value_options[];

@@ -753,6 +753,13 @@ eq "... the run's window and its only tasks, for USD/JPY" "$ntasks" "1987-03-20 
 check "... the report's USD/JPY is the CSV's week" python3 tests/integration/report_check.py \
 	"$T/realweek-reports/1987-W13-asia-g10-fx.json" pair USD/JPY 1987-03-20 151.70 1987-03-27 147.72 -2.6236
 
+printf 'wait-for is done already\n' >"$T/script"
+MADF_DATA_DIR=$T/realweek "$MADF" --log-dir "$L" console --as-of 1987-03-27 --pairs USD/JPY \
+	--market "csv:$FX" --news "jsonl:$NEWS" --report-dir "$T/realweek-reports" \
+	--script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "the same week again: the console says it is done, as run weekly does" "$?" 0
+eq "... and starts nothing (one start-run in the journal)" "$(grep -c '"action":"start-run"' "$T/realweek/journal/actions.jsonl")" 1
+
 # the man page: every command's entry starts with .TP
 for c in "run weekly" "tools list"; do
 	eq "man page: .TP before $c" "$(grep -B1 "^\.B $c " man/madf.1 | head -1)" ".TP"
