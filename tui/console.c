@@ -1356,7 +1356,7 @@ static void console_trigger(struct console *c, struct agent_env *env, struct wf_
 			struct sbuf pairs;
 			sbuf_init(&pairs);
 			for (size_t i = 0; i < req->npairs; i++)
-				sbuf_addf(&pairs, "%s%s", i ? "," : "", req->pairs[i]);
+				sbuf_addf(&pairs, "%s%s", i ? ", " : "", req->pairs[i]);
 			console_status(c, false, "%s the weekly run %s as of %s for %s (market %s, "
 				       "news %s)", verb, c->run_id, day, pairs.data ? pairs.data : "",
 				       ms, ns);

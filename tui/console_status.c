@@ -319,9 +319,8 @@ unsigned console_quit_ask(struct console *c)
 		if (st && !strcmp(st, "done"))
 			sbuf_addf(&b, "; run %s is done", c->run_id);
 		else
-			sbuf_addf(&b, "; run %s is %s (%d of %d task%s done; it resumes when the same "
-				  "run is started again)", c->run_id, st ? st : "starting", done, n,
-				  n == 1 ? "" : "s");
+			sbuf_addf(&b, "; run %s is %s (%d of %d task%s done)", c->run_id,
+				  st ? st : "starting", done, n, n == 1 ? "" : "s");
 	} else if (c->run_id[0]) {
 		sbuf_addf(&b, "; run %s has not started yet", c->run_id);
 	}
@@ -590,7 +589,15 @@ void console_draw_bottom(struct console *c)
 	case MODE_CONFIRM:
 		confirm_question(c, buf, sizeof(buf));
 		s = SLOT_WARN;
-		above = "y yes  n (or any other key) no";
+		above = c->pending == OP_QUIT ?
+			"y quits (the same request started again resumes the run)  n (or any other key) stays" :
+			"y yes  n (or any other key) no";
+		console_wrap(buf, COLS, 0, &w);
+		if (w.n > 1) { /* too long for one line: the line above too */
+			above = w.v[0];
+			above_slot = SLOT_WARN;
+			bottom = w.v[1];
+		}
 		break;
 	case MODE_HELP:
 	case MODE_READER:
