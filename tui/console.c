@@ -33,7 +33,6 @@
 const char *const console_view_titles[VIEW_COUNT] = {
 	"Overview", "Tasks", "Queues", "Logs", "Reports", "Tools",
 };
-#define view_titles console_view_titles
 
 /* The : commands, for completion (console_run_command runs them). */
 const char *const console_commands[] = {
@@ -454,7 +453,7 @@ static void console_draw_title(struct console *c)
 	int x = 6;
 	for (int v = 0; v < VIEW_COUNT; v++) {
 		char t[32];
-		snprintf(t, sizeof(t), " %d %s ", v + 1, view_titles[v]);
+		snprintf(t, sizeof(t), " %d %s ", v + 1, console_view_titles[v]);
 		int w = (int)strlen(t);
 		console_put(c, 0, x, w, v == (int)c->view ? SLOT_TAB : SLOT_TITLE, t, false);
 		x += w;
@@ -974,7 +973,7 @@ static unsigned console_mouse(struct console *c)
 	if (ev.y == 0) {
 		int x = 6;
 		for (int v = 0; v < VIEW_COUNT; v++) {
-			int w = (int)strlen(view_titles[v]) + 4;
+			int w = (int)strlen(console_view_titles[v]) + 4;
 			if (ev.x >= x && ev.x < x + w) {
 				console_set_view(c, (enum console_view)v);
 				return CONSOLE_RELOAD | CONSOLE_REDRAW;
