@@ -37,7 +37,7 @@ static void catch_signals(struct agent_env *env)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static int split_pairs(const char *list, struct wf_request *r)
+static int split_pairs(const char *cmd, const char *list, struct wf_request *r)
 {
 	char *copy = xstrdup(list), *save = NULL;
 	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
@@ -46,7 +46,7 @@ static int split_pairs(const char *list, struct wf_request *r)
 		char b[4], q[4];
 		char *err = NULL;
 		if (market_pair_parse(p, b, q, &err) < 0) {
-			cli_fail(EXIT_USAGE, "run", "--pairs: %s", err);
+			cli_fail(EXIT_USAGE, cmd, "--pairs: %s", err);
 			free(err);
 			free(copy);
 			return -1;
@@ -56,10 +56,63 @@ static int split_pairs(const char *list, struct wf_request *r)
 	}
 	free(copy);
 	if (!r->npairs) {
-		cli_fail(EXIT_USAGE, "run", "--pairs is empty");
+		cli_fail(EXIT_USAGE, cmd, "--pairs is empty");
 		return -1;
 	}
 	return 0;
+}
+
+const char *const run_value_options[] = { "--as-of", "--pairs", "--market", "--news",
+					   "--report-dir", "--inject-fault", "--task-timeout",
+					   NULL };
+const char *const run_flag_options[] = { "--fresh", NULL };
+
+void run_opts_init(struct run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->req.as_of_ns = util_now_ns();
+}
+
+int run_option(struct run_opts *o, const char *cmd, const char *name, const char *val)
+{
+	int k = host_option(&o->host, cmd, name, val);
+	if (k)
+		return k;
+	if (!strcmp(name, "--fresh")) {
+		o->req.fresh = true;
+	} else if (!strcmp(name, "--as-of")) {
+		if (host_parse_as_of(val, &o->req.as_of_ns) < 0)
+			return cli_fail(EXIT_USAGE, cmd, "invalid --as-of \"%s\": a date "
+					"YYYY-MM-DD or an ISO 8601 time with a zone", val), -1;
+	} else if (!strcmp(name, "--pairs")) {
+		for (size_t i = 0; i < o->req.npairs; i++)
+			free(o->req.pairs[i]);
+		o->req.npairs = 0;
+		if (split_pairs(cmd, val, &o->req) < 0)
+			return -1;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+void run_opts_finish(struct run_opts *o)
+{
+	if (o->req.npairs)
+		return;
+	for (size_t i = 0; i < wf_default_npairs; i++) {
+		o->req.pairs = xrealloc(o->req.pairs, (o->req.npairs + 1) * sizeof(*o->req.pairs));
+		o->req.pairs[o->req.npairs++] = xstrdup(wf_default_pairs[i]);
+	}
+}
+
+void run_opts_release(struct run_opts *o)
+{
+	for (size_t i = 0; i < o->req.npairs; i++)
+		free(o->req.pairs[i]);
+	free(o->req.pairs);
+	o->req.pairs = NULL;
+	o->req.npairs = 0;
 }
 
 static int count_tasks(const cJSON *run, const char *status)
@@ -123,61 +176,34 @@ static void progress_cb(void *ctx, const cJSON *run)
 	show_progress(run, pc->tty, pc->last, sizeof(pc->last));
 }
 
-static void free_request(struct wf_request *r)
-{
-	for (size_t i = 0; i < r->npairs; i++)
-		free(r->pairs[i]);
-	free(r->pairs);
-}
-
 static int run_weekly(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--as-of", "--pairs", "--market", "--news",
-					  "--report-dir", "--inject-fault", "--task-timeout", NULL };
-	static const char *const fl[] = { "--fresh", NULL };
-	struct cli_opts o = { argc, argv, 2, "run", wv, fl, 0 };
-	struct host_opts ro = { 0 };
-	struct wf_request req = { .as_of_ns = util_now_ns() };
+	struct cli_opts o = { argc, argv, 2, "run", run_value_options, run_flag_options, 0 };
+	struct run_opts ropts;
+	run_opts_init(&ropts);
+	const struct host_opts *ro = &ropts.host;
+	struct wf_request *req = &ropts.req;
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
 		if (!name) {
-			free_request(&req);
+			run_opts_release(&ropts);
 			return cli_fail(EXIT_USAGE, "run", "unexpected argument %s", val);
 		}
-		int k = host_option(&ro, "run", name, val);
-		if (k < 0) {
-			free_request(&req);
-			return EXIT_USAGE;
-		}
-		if (k > 0)
-			continue;
-		if (!strcmp(name, "--fresh")) {
-			req.fresh = true;
-		} else if (!strcmp(name, "--as-of")) {
-			if (host_parse_as_of(val, &req.as_of_ns) < 0) {
-				free_request(&req);
-				return cli_fail(EXIT_USAGE, "run", "invalid --as-of \"%s\": a date "
-						"YYYY-MM-DD or an ISO 8601 time with a zone", val);
-			}
-		} else if (!strcmp(name, "--pairs") && split_pairs(val, &req) < 0) {
-			free_request(&req);
+		if (run_option(&ropts, "run", name, val) < 0) {
+			run_opts_release(&ropts);
 			return EXIT_USAGE;
 		}
 	}
 	if (r < 0) {
-		free_request(&req);
+		run_opts_release(&ropts);
 		return EXIT_USAGE;
 	}
-	if (!req.npairs)
-		for (size_t i = 0; i < wf_default_npairs; i++) {
-			req.pairs = xrealloc(req.pairs, (req.npairs + 1) * sizeof(*req.pairs));
-			req.pairs[req.npairs++] = xstrdup(wf_default_pairs[i]);
-		}
+	run_opts_finish(&ropts);
 	struct agent_env env;
-	if (host_setup(cli, &env, &ro) < 0) {
+	if (host_setup(cli, &env, ro) < 0) {
 		host_teardown(&env);
-		free_request(&req);
+		run_opts_release(&ropts);
 		return EXIT_FAIL;
 	}
 	if (env.llm) {
@@ -190,7 +216,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0) {
 		host_teardown(&env);
-		free_request(&req);
+		run_opts_release(&ropts);
 		return EXIT_FAIL;
 	}
 	bool tty = isatty(2);
@@ -198,7 +224,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 	char run_id[96];
 	char *err = NULL;
 	cJSON *run = NULL;
-	int k = host_run_weekly(&env, b, &req, run_id, sizeof(run_id), progress_cb, &pc, &run,
+	int k = host_run_weekly(&env, b, req, run_id, sizeof(run_id), progress_cb, &pc, &run,
 				&err);
 	int rc = EXIT_FAIL;
 	if (k == HOST_RUN_WAS_DONE)
@@ -216,7 +242,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 	free(err);
 	cJSON_Delete(run);
 	host_teardown(&env);
-	free_request(&req);
+	run_opts_release(&ropts);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "agents/data_tools.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/util.h"
@@ -29,14 +30,16 @@
 #define CONSOLE_SCRIPT_COLS 120
 #define CONSOLE_SCRIPT_ROWS 40
 
-static const char *const view_titles[VIEW_COUNT] = {
+const char *const console_view_titles[VIEW_COUNT] = {
 	"Overview", "Tasks", "Queues", "Logs", "Reports", "Tools",
 };
 
-static const char *const console_commands[] = {
-	"agent", "assign", "dlq", "help", "inbox", "logs", "processed", "processing", "q", "quit",
-	"report", "retry-to", "since", "tasks", "theme", "tools",
+/* The : commands, for completion (console_run_command runs them). */
+const char *const console_commands[] = {
+	"agent", "assign", "dlq", "help", "inbox", "logs", "messages", "overview", "processed",
+	"processing", "q", "quit", "report", "retry-to", "since", "tasks", "theme", "tools",
 };
+const size_t console_ncommands = ARRAY_SIZE(console_commands);
 
 /* Signals reach the loop through this pipe. */
 static int sig_pipe[2] = { -1, -1 };
@@ -280,7 +283,7 @@ unsigned console_rows_done(struct console *c, struct console_rows *r)
 
 /* ---- drawing ---- */
 
-static int utf8_next(const char *s, size_t *i, wchar_t *out)
+void console_utf8_next(const char *s, size_t *i, wchar_t *out)
 {
 	const unsigned char *p = (const unsigned char *)s + *i;
 	unsigned c = p[0];
@@ -288,20 +291,27 @@ static int utf8_next(const char *s, size_t *i, wchar_t *out)
 	if (!n) {
 		(*i)++;
 		*out = L'?';
-		return 0;
+		return;
 	}
 	unsigned v = n == 1 ? c : c & (0xffu >> (n + 1));
 	for (int k = 1; k < n; k++) {
 		if ((p[k] & 0xc0) != 0x80) {
 			*i += (size_t)k;
 			*out = L'?';
-			return 0;
+			return;
 		}
 		v = (v << 6) | (p[k] & 0x3f);
 	}
 	*i += (size_t)n;
 	*out = (wchar_t)v;
-	return 0;
+}
+
+int console_char_width(wchar_t w)
+{
+	if (w < 0x20 || w == 0x7f)
+		return 1; /* shown as '?' */
+	int cw = MB_CUR_MAX > 1 ? wcwidth(w) : (w < 0x7f ? 1 : -1);
+	return cw < 0 ? 1 : cw;
 }
 
 void console_put(struct console *c, int y, int x, int width, enum theme_slot slot,
@@ -316,7 +326,7 @@ void console_put(struct console *c, int y, int x, int width, enum theme_slot slo
 	bool wide = MB_CUR_MAX > 1;
 	for (size_t i = 0; s && s[i] && col < width;) {
 		wchar_t w;
-		utf8_next(s, &i, &w);
+		console_utf8_next(s, &i, &w);
 		int cw = wide ? wcwidth(w) : (w < 0x7f ? 1 : -1);
 		if (w < 0x20 || w == 0x7f)
 			cw = -1;
@@ -364,19 +374,6 @@ void console_rows_draw(struct console *c, struct console_rows *r, int y0, int y1
 	if (!r->nvis)
 		console_put(c, y0, 1, COLS - 1, SLOT_DIM, c->re_set ? "(nothing matches the filter)" :
 			    "(nothing here yet)", false);
-}
-
-void console_status(struct console *c, bool error, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *raw = xvasprintf(fmt, ap);
-	va_end(ap);
-	char *clean = util_sanitize(raw, strlen(raw), false);
-	util_strlcpy(c->status, clean, sizeof(c->status));
-	free(clean);
-	free(raw);
-	c->status_error = error;
 }
 
 void console_age(int64_t ns, char *buf, size_t size)
@@ -456,7 +453,7 @@ static void console_draw_title(struct console *c)
 	int x = 6;
 	for (int v = 0; v < VIEW_COUNT; v++) {
 		char t[32];
-		snprintf(t, sizeof(t), " %d %s ", v + 1, view_titles[v]);
+		snprintf(t, sizeof(t), " %d %s ", v + 1, console_view_titles[v]);
 		int w = (int)strlen(t);
 		console_put(c, 0, x, w, v == (int)c->view ? SLOT_TAB : SLOT_TITLE, t, false);
 		x += w;
@@ -467,86 +464,6 @@ static void console_draw_title(struct console *c)
 	int w = (int)strlen(right);
 	if (x + w < COLS)
 		console_put(c, 0, COLS - w, w, SLOT_TITLE, right, false);
-}
-
-static void console_draw_status(struct console *c)
-{
-	int y = LINES - 1;
-	char buf[600];
-	enum theme_slot s = SLOT_STATUS;
-	switch (c->mode) {
-	case MODE_COMMAND:
-	case MODE_FILTER:
-		snprintf(buf, sizeof(buf), "%c%s", c->mode == MODE_COMMAND ? ':' : '/', c->line);
-		break;
-	case MODE_CONFIRM:
-		if (c->pending == OP_TASK_CANCEL)
-			snprintf(buf, sizeof(buf), "Cancel %zu task? y/n", c->pending_n);
-		else if (c->pending == OP_TASK_APPROVE)
-			snprintf(buf, sizeof(buf), "Approve another LLM budget for %zu task? y/n",
-				 c->pending_n);
-		else if (c->pending == OP_TASK_SKIP_LLM)
-			snprintf(buf, sizeof(buf), "Skip the LLM part of %zu task? y/n", c->pending_n);
-		else if (c->pending == OP_EDIT)
-			snprintf(buf, sizeof(buf), "Edit and requeue %zu message? y/n", c->pending_n);
-		else if (c->pending == OP_RETRY_TO)
-			snprintf(buf, sizeof(buf), "Retry %zu message%s to %s? y/n", c->pending_n,
-				 c->pending_n == 1 ? "" : "s", c->retry_to);
-		else
-			snprintf(buf, sizeof(buf), "%s %zu message%s? y/n",
-				 c->pending == OP_RETRY ? "Retry" : c->pending == OP_DELETE ? "Delete" : "Kill",
-				 c->pending_n, c->pending_n == 1 ? "" : "s");
-		s = SLOT_WARN;
-		break;
-	case MODE_NORMAL:
-	case MODE_HELP:
-		if (c->status[0]) {
-			snprintf(buf, sizeof(buf), "%s", c->status);
-			if (c->status_error)
-				s = SLOT_ERROR;
-		} else {
-			snprintf(buf, sizeof(buf), "? help  : command  / filter  Tab view  q quit%s%s",
-				 c->re_set ? "  filter: " : "", c->re_set ? c->filter : "");
-		}
-		break;
-	}
-	console_put(c, y, 0, COLS, s, buf, true);
-	if (c->mode == MODE_COMMAND || c->mode == MODE_FILTER) {
-		int x = (int)strlen(buf);
-		move(y, x < COLS ? x : COLS - 1);
-	}
-}
-
-static void console_draw_help(struct console *c, int y0, int y1)
-{
-	int y = y0;
-	console_put(c, y++, 0, COLS, SLOT_HEADING, " Keys (Esc or ? closes, j/k scroll; upper-case keys ask to confirm)", true);
-	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  "
-		    ":retry-to NAME  :agent NAME  :tasks  :assign KIND PAIR [AGENT]", true);
-	console_put(c, y++, 0, COLS, SLOT_HEADER, "           :logs NAME  :since 10m|2h|1d|all  :report  :tools  "
-		    ":theme NAME  :help  :q", true);
-	size_t line = 0;
-	for (int scope = -1; scope < VIEW_COUNT; scope++) {
-		bool any = false;
-		for (size_t i = 0; i < keys_count; i++) {
-			const struct key_binding *k = &keys_table[i];
-			bool in = scope < 0 ? k->views == KEYS_GLOBAL : (k->views & (1u << scope)) != 0;
-			if (!in)
-				continue;
-			if (!any) {
-				if (line++ >= c->help_top && y < y1)
-					console_put(c, y++, 0, COLS, SLOT_HEADER,
-						    scope < 0 ? " everywhere" : view_titles[scope], true);
-				any = true;
-			}
-			char name[16], text[256];
-			keys_name(k->key, name, sizeof(name));
-			snprintf(text, sizeof(text), "   %-7s %-14s %s%s", name, keys_op_name(k->op), k->help,
-				 k->destructive ? " (confirm)" : "");
-			if (line++ >= c->help_top && y < y1)
-				console_put(c, y++, 0, COLS, k->destructive ? SLOT_WARN : SLOT_NORMAL, text, true);
-		}
-	}
 }
 
 static void console_draw(struct console *c)
@@ -563,9 +480,11 @@ static void console_draw(struct console *c)
 		return;
 	}
 	console_draw_title(c);
-	int y0 = 1, y1 = LINES - 1;
+	int y0 = 1, y1 = LINES - 2; /* the key-hint line and the bottom line below */
 	if (c->mode == MODE_HELP) {
 		console_draw_help(c, y0, y1);
+	} else if (c->mode == MODE_READER) {
+		console_reader_draw(c, y0, y1);
 	} else {
 		switch (c->view) {
 		case VIEW_OVERVIEW: view_overview_draw(c, y0, y1); break;
@@ -577,7 +496,7 @@ static void console_draw(struct console *c)
 		case VIEW_COUNT: break;
 		}
 	}
-	console_draw_status(c);
+	console_draw_bottom(c);
 	curs_set(c->mode == MODE_COMMAND || c->mode == MODE_FILTER ? 1 : 0);
 	wnoutrefresh(stdscr);
 	doupdate();
@@ -636,78 +555,6 @@ static void console_filter_set(struct console *c, const char *text)
 		ascii = ascii && !((unsigned char)*p & 0x80);
 	if (*pat && ascii && !strpbrk(pat, ".[]()*+?{}|^$\\"))
 		c->re_literal = xstrdup(pat);
-}
-
-static const char *console_agent_name(struct console *c, size_t i)
-{
-	if (i < bus_default_agent_count)
-		return bus_default_agents[i];
-	i -= bus_default_agent_count;
-	return i < c->stats.nagents ? c->stats.agents[i].agent : NULL;
-}
-
-static void console_complete(struct console *c)
-{
-	char *sp = strchr(c->line, ' ');
-	const char *prefix = sp ? sp + 1 : c->line;
-	size_t plen = strlen(prefix);
-	const char *cands[256];
-	size_t n = 0;
-	char **themes = NULL;
-	size_t nthemes = 0;
-	if (!sp) {
-		for (size_t i = 0; i < ARRAY_SIZE(console_commands); i++)
-			cands[n++] = console_commands[i];
-	} else if (!strncmp(c->line, "theme ", 6)) {
-		themes = theme_list(&nthemes);
-		for (size_t i = 0; i < nthemes && n < ARRAY_SIZE(cands); i++)
-			cands[n++] = themes[i];
-	} else {
-		for (size_t i = 0; n < ARRAY_SIZE(cands); i++) {
-			const char *a = console_agent_name(c, i);
-			if (!a)
-				break;
-			bool dup = false;
-			for (size_t k = 0; k < n; k++)
-				dup = dup || !strcmp(cands[k], a);
-			if (!dup)
-				cands[n++] = a;
-		}
-	}
-	const char *first = NULL;
-	size_t common = 0, matches = 0;
-	struct sbuf all;
-	sbuf_init(&all);
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(cands[i], prefix, plen))
-			continue;
-		if (!first) {
-			first = cands[i];
-			common = strlen(first);
-		} else {
-			size_t k = 0;
-			while (k < common && first[k] == cands[i][k])
-				k++;
-			common = k;
-		}
-		sbuf_addf(&all, "%s%s", matches ? " " : "", cands[i]);
-		matches++;
-	}
-	if (first) {
-		size_t base = (size_t)(prefix - c->line);
-		char tmp[256];
-		snprintf(tmp, sizeof(tmp), "%.*s%.*s%s", (int)base, c->line, (int)common, first,
-			 matches == 1 ? " " : "");
-		c->line_len = util_strlcpy(c->line, tmp, sizeof(c->line));
-		if (c->line_len >= sizeof(c->line))
-			c->line_len = sizeof(c->line) - 1;
-		if (matches > 1)
-			console_status(c, false, "%s", all.data);
-	}
-	sbuf_release(&all);
-	for (size_t i = 0; i < nthemes; i++)
-		free(themes[i]);
-	free(themes);
 }
 
 static unsigned console_refuse(struct console *c, enum console_op op);
@@ -786,10 +633,10 @@ static unsigned console_run_command(struct console *c, const char *line)
 	char cmd[64] = "", arg[192] = "";
 	sscanf(line, " %63s %191s", cmd, arg);
 	c->status[0] = 0;
-	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
-		c->quit = true;
-		return CONSOLE_QUIT;
-	}
+	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit"))
+		return console_quit_ask(c);
+	if (!strcmp(cmd, "messages"))
+		return console_messages_open(c);
 	if (!strcmp(cmd, "inbox") || !strcmp(cmd, "logs") || !strcmp(cmd, "agent") ||
 	    !strcmp(cmd, "processing")) {
 		if (*arg && !util_valid_agent_name(arg)) {
@@ -880,6 +727,8 @@ static unsigned console_run_command(struct console *c, const char *line)
 
 static unsigned console_key_line(struct console *c, int ch)
 {
+	if (ch != '\t')
+		console_complete_reset(c);
 	if (ch == 27) {
 		c->mode = MODE_NORMAL;
 		return CONSOLE_REDRAW;
@@ -951,8 +800,7 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 	struct console_rows *r = &c->rows[c->view];
 	switch (k->op) {
 	case OP_QUIT:
-		c->quit = true;
-		return CONSOLE_QUIT;
+		return console_quit_ask(c);
 	case OP_HELP:
 		c->mode = MODE_HELP;
 		c->help_top = 0;
@@ -979,6 +827,8 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 			console_set_view(c, VIEW_QUEUES);
 			return CONSOLE_RELOAD | CONSOLE_REDRAW;
 		}
+		if (c->view != VIEW_QUEUES)
+			return console_read_row(c);
 		return 0;
 	}
 	case OP_BACK:
@@ -1112,8 +962,8 @@ static unsigned console_mouse(struct console *c)
 	MEVENT ev;
 	if (getmouse(&ev) != OK || c->mode != MODE_NORMAL)
 		return 0;
-	static const struct key_binding up = { 0, KEYS_GLOBAL, OP_UP, "", false };
-	static const struct key_binding down = { 0, KEYS_GLOBAL, OP_DOWN, "", false };
+	static const struct key_binding up = { 0, KEYS_GLOBAL, OP_UP, "", false, NULL };
+	static const struct key_binding down = { 0, KEYS_GLOBAL, OP_DOWN, "", false, NULL };
 	if (ev.bstate & BUTTON4_PRESSED)
 		return console_op(c, &up);
 	if (ev.bstate & BUTTON5_PRESSED)
@@ -1123,7 +973,7 @@ static unsigned console_mouse(struct console *c)
 	if (ev.y == 0) {
 		int x = 6;
 		for (int v = 0; v < VIEW_COUNT; v++) {
-			int w = (int)strlen(view_titles[v]) + 4;
+			int w = (int)strlen(console_view_titles[v]) + 4;
 			if (ev.x >= x && ev.x < x + w) {
 				console_set_view(c, (enum console_view)v);
 				return CONSOLE_RELOAD | CONSOLE_REDRAW;
@@ -1157,8 +1007,18 @@ static unsigned console_key(struct console *c, int ch)
 	case MODE_COMMAND:
 	case MODE_FILTER:
 		return console_key_line(c, ch);
+	case MODE_READER:
+		return console_reader_key(c, ch);
 	case MODE_CONFIRM:
 		c->mode = MODE_NORMAL;
+		if (c->pending == OP_QUIT) {
+			if (ch == 'y' || ch == 'Y') {
+				c->quit = true;
+				return CONSOLE_QUIT;
+			}
+			console_status(c, false, "not quitting");
+			return CONSOLE_REDRAW;
+		}
 		if ((ch == 'y' || ch == 'Y') &&
 		    (c->pending == OP_TASK_CANCEL || c->pending == OP_TASK_APPROVE ||
 		     c->pending == OP_TASK_SKIP_LLM))
@@ -1426,26 +1286,59 @@ static void console_release(struct console *c)
 	free(c->log_sig);
 	free(c->report_sig);
 	free(c->script_error);
+	console_status_release(c);
 }
 
 static int console_usage(void)
 {
-	return cli_fail(EXIT_USAGE, "console", "usage: madf console [--attach] [--read-only] "
-			"[--theme NAME] [--script FILE --dump-screen FILE]");
+	for (unsigned i = 0; i < cli_ncommands; i++)
+		if (!strcmp(cli_commands[i].name, "console"))
+			return cli_fail(EXIT_USAGE, "console", "usage: madf console %s",
+					cli_commands[i].usage);
+	return EXIT_USAGE;
 }
 
-/* Sends the zero-configuration weekly trigger; sets c->run_id. */
-static void console_trigger(struct console *c, struct agent_env *env)
+/* A source as the status line names it: the file's name without its
+ * directories ("csv:fred-daily-1971-2017.csv"), "simulated" for sim. */
+static void console_source_label(const char *src, char *buf, size_t size)
 {
-	struct wf_request req = { .as_of_ns = util_now_ns() };
-	req.pairs = xcalloc(wf_default_npairs, sizeof(*req.pairs));
-	for (size_t i = 0; i < wf_default_npairs; i++)
-		req.pairs[req.npairs++] = xstrdup(wf_default_pairs[i]);
-	req.market_source = env->market_source;
-	req.news_source = env->news_source;
-	wf_run_id(&req, c->run_id, sizeof(c->run_id));
+	if (!src || !*src || !strcmp(src, "sim")) {
+		snprintf(buf, size, "simulated");
+		return;
+	}
+	const char *colon = strchr(src, ':');
+	const char *slash = strrchr(src, '/');
+	if (colon && slash && !data_source_is_live(src))
+		snprintf(buf, size, "%.*s:%s", (int)(colon - src), src, slash + 1);
+	else
+		snprintf(buf, size, "%s", src);
+}
+
+/* Sends the weekly trigger for the request of the command line (--as-of,
+ * --pairs, --fresh; now and the default pairs without them); sets
+ * c->run_id and says which sources the agents really use. */
+static void console_trigger(struct console *c, struct agent_env *env, struct wf_request *req)
+{
+	req->market_source = env->market_source;
+	req->news_source = env->news_source;
+	wf_run_id(req, c->run_id, sizeof(c->run_id));
+	cJSON *prev = wf_load_run(c->cli->data_dir, c->run_id);
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(prev, "status"));
+	const char *verb = prev ? "resumed" : "started";
+	if (prev && req->fresh) { /* a new run beside the old one, as run weekly --fresh */
+		size_t n = strlen(c->run_id);
+		snprintf(c->run_id + n, sizeof(c->run_id) - n, "-%llx",
+			 (unsigned long long)(util_now_ns() / 1000000) & 0xffffffffULL);
+		verb = "started";
+	} else if (st && !strcmp(st, "done")) {
+		console_status(c, false, "the weekly run %s is done already (--fresh runs it again; "
+			       "5 shows its report)", c->run_id);
+		cJSON_Delete(prev);
+		return;
+	}
+	cJSON_Delete(prev);
 	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
-				wf_trigger_content(&req, c->run_id));
+				wf_trigger_content(req, c->run_id));
 	char *err = NULL;
 	if (m) {
 		m->priority = PRIO_HIGH;
@@ -1454,7 +1347,19 @@ static void console_trigger(struct console *c, struct agent_env *env)
 			console_status(c, true, "weekly trigger: %s", err);
 			free(err);
 		} else {
-			console_status(c, false, "started the weekly run %s (simulated sources)", c->run_id);
+			char ms[256], ns[256], day[40];
+			console_source_label(env->market_source, ms, sizeof(ms));
+			console_source_label(env->news_source, ns, sizeof(ns));
+			util_iso8601(req->as_of_ns, day, sizeof(day));
+			day[10] = 0;
+			struct sbuf pairs;
+			sbuf_init(&pairs);
+			for (size_t i = 0; i < req->npairs; i++)
+				sbuf_addf(&pairs, "%s%s", i ? ", " : "", req->pairs[i]);
+			console_status(c, false, "%s the weekly run %s as of %s for %s (market %s, "
+				       "news %s)", verb, c->run_id, day, pairs.data ? pairs.data : "",
+				       ms, ns);
+			sbuf_release(&pairs);
 			cJSON *ids = cJSON_CreateArray();
 			cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
 			console_journal(c, "start-run", ids, c->run_id);
@@ -1462,9 +1367,6 @@ static void console_trigger(struct console *c, struct agent_env *env)
 		}
 	}
 	msg_free(&m);
-	for (size_t i = 0; i < req.npairs; i++)
-		free(req.pairs[i]);
-	free(req.pairs);
 }
 
 static int console_curses_init(struct console *c, FILE **null_out, FILE **null_in)
@@ -1510,25 +1412,53 @@ static int console_curses_init(struct console *c, FILE **null_out, FILE **null_i
 	return 0;
 }
 
+static int console_main(struct console *cp, struct run_opts *ro);
+
+/* The console's own options and every option of `madf run weekly`. */
+static const char *const console_value_options[] = { "--theme", "--script", "--dump-screen", NULL };
+static const char *const console_flag_options[] = { "--attach", "--read-only", NULL };
+
+static void console_options(const char **wv, size_t nwv, const char **fl, size_t nfl)
+{
+	size_t n = 0;
+	for (size_t i = 0; console_value_options[i] && n + 1 < nwv; i++)
+		wv[n++] = console_value_options[i];
+	for (size_t i = 0; run_value_options[i] && n + 1 < nwv; i++)
+		wv[n++] = run_value_options[i];
+	wv[n] = NULL;
+	n = 0;
+	for (size_t i = 0; console_flag_options[i] && n + 1 < nfl; i++)
+		fl[n++] = console_flag_options[i];
+	for (size_t i = 0; run_flag_options[i] && n + 1 < nfl; i++)
+		fl[n++] = run_flag_options[i];
+	fl[n] = NULL;
+}
+
 int cmd_console(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--theme", "--script", "--dump-screen", "--market",
-					  "--news", "--report-dir", "--inject-fault",
-					  "--task-timeout", NULL };
-	static const char *const fl[] = { "--attach", "--read-only", NULL };
+	const char *wv[32], *fl[16];
+	console_options(wv, ARRAY_SIZE(wv), fl, ARRAY_SIZE(fl));
 	struct cli_opts o = { argc, argv, 1, "console", wv, fl, 0 };
 	struct console c = { .cli = cli, .log_follow = true, .log_level = 1, .sig_fd = -1 };
-	struct host_opts ho = { 0 };
+	struct run_opts ro;
+	run_opts_init(&ro);
 	const char *name, *val;
+	char run_opt[64] = ""; /* a run option given (cli_next's name is reused) */
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
-		if (!name)
+		if (!name) {
+			run_opts_release(&ro);
 			return console_usage();
-		int k = host_option(&ho, "console", name, val);
-		if (k < 0)
+		}
+		int k = run_option(&ro, "console", name, val);
+		if (k < 0) {
+			run_opts_release(&ro);
 			return EXIT_USAGE;
-		if (k > 0)
+		}
+		if (k > 0) {
+			util_strlcpy(run_opt, name, sizeof(run_opt));
 			continue;
+		}
 		if (!strcmp(name, "--attach"))
 			c.opts.attach = true;
 		else if (!strcmp(name, "--read-only"))
@@ -1540,13 +1470,40 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 		else if (!strcmp(name, "--dump-screen"))
 			c.opts.dump = val;
 	}
-	if (r < 0)
+	/* Read-only reads only: it starts no agent and no run (it attaches). */
+	if (c.opts.read_only)
+		c.opts.attach = true;
+	if (r >= 0 && run_opt[0] && c.opts.attach) {
+		run_opts_release(&ro);
+		return cli_fail(EXIT_USAGE, "console", "%s is for the agents the console runs; "
+				"%s runs none (drop one of them)", run_opt,
+				c.opts.read_only ? "--read-only" : "--attach");
+	}
+	run_opts_finish(&ro);
+	if (r < 0) {
+		run_opts_release(&ro);
 		return EXIT_USAGE;
-	if (c.opts.dump && !c.opts.script)
+	}
+	if (c.opts.dump && !c.opts.script) {
+		run_opts_release(&ro);
 		return cli_fail(EXIT_USAGE, "console", "--dump-screen needs --script");
+	}
 	c.headless = c.opts.script != NULL;
-	if (!c.headless && (!isatty(0) || !isatty(1)))
+	if (!c.headless && (!isatty(0) || !isatty(1))) {
+		run_opts_release(&ro);
 		return cli_fail(EXIT_USAGE, "console", "needs a terminal (or --script FILE)");
+	}
+	int rc = console_main(&c, &ro);
+	run_opts_release(&ro);
+	return rc;
+}
+
+/* The console set up from its options, run, taken down. */
+static int console_main(struct console *cp, struct run_opts *ro)
+{
+	struct console c = *cp;
+	struct cli *cli = c.cli;
+	struct host_opts ho = ro->host;
 	char *err = NULL;
 	const char *tname = getenv("NO_COLOR") && !c.opts.theme ? "mono" : c.opts.theme ? c.opts.theme : "dark";
 	if (theme_load(tname, &c.theme, &err) < 0) {
@@ -1599,7 +1556,8 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 	if (!c.opts.attach) {
 		if (host_start_agents(&env, agents) == 0) {
 			hosted = true;
-			console_trigger(&c, &env);
+			c.embedded_agents = agent_nroles;
+			console_trigger(&c, &env, &ro->req);
 		} else {
 			console_status(&c, true, "could not start the agents (see %s/console-stderr.log)",
 				       cli->log_dir);

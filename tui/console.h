@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <wchar.h>
 
 #include <cJSON.h>
 
@@ -55,7 +56,16 @@ struct console_rows {
 	bool keep_pending; /* keep not yet applied to the new rows */
 };
 
-enum console_mode { MODE_NORMAL, MODE_COMMAND, MODE_FILTER, MODE_CONFIRM, MODE_HELP };
+enum console_mode { MODE_NORMAL, MODE_COMMAND, MODE_FILTER, MODE_CONFIRM, MODE_HELP,
+		    MODE_READER };
+
+/* One status message as kept for :messages. */
+struct console_msg {
+	int64_t ts_ns;   /* wall clock */
+	bool error;
+	char *text;      /* sanitised, whole */
+};
+#define CONSOLE_MSGS_MAX 200
 enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED };
 
 struct console_opts {
@@ -76,8 +86,24 @@ struct console {
 	enum console_mode mode;
 	char line[256];          /* command or filter being typed */
 	size_t line_len;
-	char status[512];
+	char status[2048];
 	bool status_error;
+	/* status messages, oldest first, a ring of CONSOLE_MSGS_MAX */
+	struct console_msg msgs[CONSOLE_MSGS_MAX];
+	size_t nmsgs, msgs_head;
+	/* the full-screen reader (MODE_READER) */
+	char *reader_title, *reader_text;
+	int reader_indent;        /* continuation lines of a paragraph */
+	size_t reader_top, reader_nlines;
+	int reader_h;             /* lines shown at the last draw */
+	enum console_mode reader_back;
+	/* Tab completion: the candidates shown above the command line */
+	char **comp;
+	size_t ncomp, comp_i;     /* comp_i == ncomp: none chosen yet */
+	size_t comp_base;         /* where the word completed starts in line */
+	/* quit */
+	size_t embedded_agents;   /* agent threads this console runs */
+	char quit_question[512];
 	enum console_op pending; /* waiting for y */
 	size_t pending_n;
 	bool paused;
@@ -141,8 +167,45 @@ void console_rows_draw(struct console *c, struct console_rows *r, int y0, int y1
  * blank when pad. */
 void console_put(struct console *c, int y, int x, int width, enum theme_slot slot,
 		 const char *s, bool pad);
+/* Says fmt on the status line (wrapped onto the line above when long)
+ * and keeps it for :messages. (tui/console_status.c) */
 void console_status(struct console *c, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The full-screen reader: title and text (copied; sanitised here, newlines
+ * kept) wrapped to the screen, j/k PgUp/PgDn g/G scroll, Esc, q or Enter
+ * return to the view. For a view's Enter on a row. */
+void console_reader_open(struct console *c, const char *title, const char *text);
+/* :messages: the status messages kept, newest first, with their time. */
+unsigned console_messages_open(struct console *c);
+/* Enter on a row of a view without an Enter of its own: the whole row (a
+ * task: its record in the product_manager's state) in the reader. */
+unsigned console_read_row(struct console *c);
+/* q, :q: quits at once when no agent runs in this console; else asks,
+ * naming what stops and where the run is. */
+unsigned console_quit_ask(struct console *c);
+/* Frame pieces drawn by tui/console_status.c: the key-hint (or
+ * completion, or second status) line above the bottom line and the bottom
+ * line; help; the reader. */
+void console_draw_bottom(struct console *c);
+void console_draw_help(struct console *c, int y0, int y1);
+void console_reader_draw(struct console *c, int y0, int y1);
+unsigned console_reader_key(struct console *c, int ch);
+/* Tab on the command line: completes, lists the candidates above it,
+ * cycles through them on the next Tab; console_complete_reset forgets
+ * them (any other key). */
+void console_complete(struct console *c);
+void console_complete_reset(struct console *c);
+void console_status_release(struct console *c);
+/* The commands of the : line, for completion; agents known. */
+extern const char *const console_commands[];
+extern const size_t console_ncommands;
+extern const char *const console_view_titles[VIEW_COUNT];
+const char *console_agent_name(struct console *c, size_t i);
+/* UTF-8: the next character of s at *i (advanced); '?' for a bad byte. */
+void console_utf8_next(const char *s, size_t *i, wchar_t *out);
+/* Columns a character takes on the screen (control characters: 1, shown
+ * as '?'). */
+int console_char_width(wchar_t w);
 /* Appends {ts, user, action, ids, result} to data/journal/actions.jsonl. */
 void console_journal(struct console *c, const char *action, const cJSON *ids,
 		     const char *result);

@@ -34,6 +34,25 @@ int host_start_agents(struct agent_env *env, struct agent **agents);
 /* Asks every agent to stop, joins and frees them. */
 void host_stop_agents(struct agent_env *env, struct agent **agents);
 
+/* The options of `madf run weekly`, shared with the console (which takes
+ * every one of them): the runtime's (host_opts) and the request's
+ * (--as-of, --pairs, --fresh). Defined in tui/cli_run.c. */
+struct run_opts {
+	struct host_opts host;
+	struct wf_request req;  /* as_of (default now), pairs (owned), fresh;
+				 * the sources are the env's */
+};
+/* Their names for cli_opts (NULL-terminated). */
+extern const char *const run_value_options[];
+extern const char *const run_flag_options[];
+void run_opts_init(struct run_opts *o);
+/* Parses one of them into o: 1 when name was one, 0 when not, -1 on a
+ * usage error (printed as "madf: CMD: ..."). */
+int run_option(struct run_opts *o, const char *cmd, const char *name, const char *val);
+/* The default pairs when --pairs was not given. */
+void run_opts_finish(struct run_opts *o);
+void run_opts_release(struct run_opts *o);
+
 /* --as-of: "1987-03-27" (noon UTC that day) or a full ISO 8601 time.
  * Returns 0, or -1. */
 int host_parse_as_of(const char *s, int64_t *ns);

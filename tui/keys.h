@@ -1,5 +1,6 @@
 /* The console's key table: one declarative list of bindings (key, views,
- * operation, help, destructive) from which `?` help is generated. */
+ * operation, help, destructive, hint) from which `?` help and each view's
+ * key-hint line are generated. */
 #ifndef MADF_KEYS_H
 #define MADF_KEYS_H
 
@@ -29,6 +30,7 @@ struct key_binding {
 	enum console_op op;
 	const char *help;
 	bool destructive;     /* asks "... N messages? y/n" */
+	const char *hint;     /* a word for the key-hint line ("retry"), or NULL */
 };
 
 extern const struct key_binding keys_table[];

@@ -13,13 +13,19 @@
 #include "tui/cli.h"
 #include "core/banned.h"
 
+/* The options of `madf run weekly`, which the console takes too. */
+#define RUN_WEEKLY_OPTIONS \
+	"[--as-of TIME] [--pairs LIST] [--market csv:PATH|ecb[:BASE_URL]|sim] " \
+	"[--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] " \
+	"[--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]"
+
 const struct cli_cmd cli_commands[] = {
-	{ "console", "[--attach] [--read-only] [--theme NAME] [--script FILE --dump-screen FILE] "
-		     "[--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] [--task-timeout S]",
+	{ "console", "[--attach | --read-only] [--theme NAME] [--script FILE --dump-screen FILE] "
+		     RUN_WEEKLY_OPTIONS,
 	  "the operator console (the default on a terminal); embeds the agents and "
-	  "starts the weekly run unless --attach", cmd_console },
-	{ "run", "weekly [--as-of TIME] [--pairs LIST] [--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] "
-		 "[--report-dir DIR] [--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]",
+	  "starts the weekly run (as `run weekly` would) unless --attach; --read-only "
+	  "attaches and changes nothing", cmd_console },
+	{ "run", "weekly " RUN_WEEKLY_OPTIONS,
 	  "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
 	  "when a model and key are configured; MADF_LLM=off for the deterministic agents)",
 	  cmd_run },

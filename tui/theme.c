@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "tui/theme.h"
@@ -58,6 +59,25 @@ void theme_default(struct theme *t)
 	t->slot[SLOT_DIM] = (struct theme_style){ 8, -1, 0 };
 	t->slot[SLOT_HEADING] = (struct theme_style){ 14, -1, A_BOLD };
 	t->slot[SLOT_METER] = (struct theme_style){ 12, -1, 0 };
+}
+
+void theme_mono(struct theme *t)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "mono");
+	t->mono = true;
+	for (int i = 0; i < SLOT_COUNT; i++)
+		t->slot[i] = (struct theme_style){ -1, -1, 0 };
+	t->slot[SLOT_TITLE].attr = A_REVERSE;
+	t->slot[SLOT_TAB].attr = A_BOLD | A_UNDERLINE;
+	t->slot[SLOT_HEADER].attr = A_BOLD;
+	t->slot[SLOT_SELECTED].attr = A_REVERSE;
+	t->slot[SLOT_MARKED].attr = A_BOLD;
+	t->slot[SLOT_STATUS].attr = A_REVERSE;
+	t->slot[SLOT_ERROR].attr = A_BOLD;
+	t->slot[SLOT_WARN].attr = A_BOLD;
+	t->slot[SLOT_DIM].attr = A_DIM;
+	t->slot[SLOT_HEADING].attr = A_BOLD | A_UNDERLINE;
 }
 
 static int parse_colour(const char *s, short *out)
@@ -162,13 +182,48 @@ static int load_file(const char *path, struct theme *t, char **err)
 	return rc;
 }
 
-static const char *theme_dirs(size_t i)
+/* The directory of the running binary ("" when unknown), once. */
+static const char *exe_dir(void)
 {
-	static const char *const fixed[] = { "themes", "/usr/local/share/madf/themes",
-					     "/usr/share/madf/themes" };
-	if (i == 0)
-		return getenv("MADF_THEME_DIR");
-	return i - 1 < ARRAY_SIZE(fixed) ? fixed[i - 1] : NULL;
+	static char dir[4096];
+	static bool done;
+	if (done)
+		return dir;
+	done = true;
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		dir[0] = 0;
+		return dir;
+	}
+	dir[n] = 0;
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		dir[0] = 0;
+	return dir;
+}
+
+#define THEME_NDIRS 7
+
+/* Where themes are looked for, in order (caller frees): $MADF_THEME_DIR,
+ * next to the binary (themes/ beside a built ./madf, ../share/madf/themes
+ * for an installed one, ../../themes for build/{rel,san}/madf), ./themes,
+ * then the usual installed places. */
+static char *theme_dir(size_t i)
+{
+	const char *e = exe_dir();
+	switch (i) {
+	case 0: return getenv("MADF_THEME_DIR") && *getenv("MADF_THEME_DIR") ?
+		       xstrdup(getenv("MADF_THEME_DIR")) : NULL;
+	case 1: return *e ? xasprintf("%s/themes", e) : NULL;
+	case 2: return *e ? xasprintf("%s/../share/madf/themes", e) : NULL;
+	case 3: return *e ? xasprintf("%s/../../themes", e) : NULL;
+	case 4: return xstrdup("themes");
+	case 5: return xstrdup("/usr/local/share/madf/themes");
+	case 6: return xstrdup("/usr/share/madf/themes");
+	default: return NULL;
+	}
 }
 
 int theme_load(const char *name, struct theme *t, char **err)
@@ -180,11 +235,12 @@ int theme_load(const char *name, struct theme *t, char **err)
 	}
 	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name))
 		return err_set(err, "invalid theme name \"%s\"", name);
-	for (size_t i = 0; i < 4; i++) {
-		const char *d = theme_dirs(i);
+	for (size_t i = 0; i < THEME_NDIRS; i++) {
+		char *d = theme_dir(i);
 		if (!d)
 			continue;
 		char *path = xasprintf("%s/%s.theme", d, name);
+		free(d);
 		FILE *f = fopen(path, "r");
 		if (f) {
 			fclose(f);
@@ -197,16 +253,22 @@ int theme_load(const char *name, struct theme *t, char **err)
 	}
 	if (!strcmp(name, "dark"))
 		return 0; /* built in */
-	return err_set(err, "theme \"%s\" not found (themes/%s.theme, $MADF_THEME_DIR)", name, name);
+	if (!strcmp(name, "mono")) {
+		theme_mono(t);
+		return 0; /* built in too: NO_COLOR needs it */
+	}
+	return err_set(err, "theme \"%s\" not found (themes/%s.theme beside madf, in "
+		       "share/madf/themes or $MADF_THEME_DIR)", name, name);
 }
 
 char **theme_list(size_t *n)
 {
 	char **v = NULL;
 	*n = 0;
-	for (size_t i = 0; i < 4; i++) {
-		const char *d = theme_dirs(i);
+	for (size_t i = 0; i < THEME_NDIRS; i++) {
+		char *d = theme_dir(i);
 		DIR *dir = d ? opendir(d) : NULL;
+		free(d);
 		struct dirent *e;
 		while (dir && (e = readdir(dir))) {
 			size_t len = strlen(e->d_name);
@@ -269,11 +331,29 @@ void theme_apply(struct theme *t)
 	}
 }
 
+/* Without colours the cursor line and the current tab must still stand
+ * out: the selection in reverse video, the tab the opposite of the title
+ * line it sits on (and bold). */
+static int mono_attr(const struct theme *t, enum theme_slot s)
+{
+	int attr = t->slot[s].attr;
+	if (s == SLOT_SELECTED && !(attr & (A_REVERSE | A_STANDOUT)))
+		attr |= A_REVERSE;
+	if (s == SLOT_TAB) {
+		bool title_rev = (t->slot[SLOT_TITLE].attr & (A_REVERSE | A_STANDOUT)) != 0;
+		bool tab_rev = (attr & (A_REVERSE | A_STANDOUT)) != 0;
+		if (title_rev == tab_rev)
+			attr = title_rev ? (attr & ~(A_REVERSE | A_STANDOUT)) | A_BOLD | A_UNDERLINE :
+			       attr | A_REVERSE | A_BOLD;
+	}
+	return attr;
+}
+
 int theme_attr(const struct theme *t, enum theme_slot s)
 {
 	int attr = t->slot[s].attr;
 	if (t->mono || !has_colors() || getenv("NO_COLOR"))
-		return attr;
+		return mono_attr(t, s);
 	int extra = 0;
 	fit_colour(t->slot[s].fg, &extra, true);
 	return attr | extra | COLOR_PAIR(s + 1);

@@ -39,15 +39,21 @@ struct theme {
 int theme_slot_from_name(const char *s);
 /* The built-in dark theme (also what a missing themes/ gives). */
 void theme_default(struct theme *t);
-/* Loads NAME (themes/NAME.theme looked up in $MADF_THEME_DIR, ./themes,
- * the installed share/madf/themes) or a path containing '/'. Returns 0, or
- * -1 with *err "FILE:LINE: what" (caller frees). */
+/* The built-in monochrome theme (attributes only), as themes/mono.theme. */
+void theme_mono(struct theme *t);
+/* Loads NAME (themes/NAME.theme looked up in $MADF_THEME_DIR, then beside
+ * the binary: themes/, ../share/madf/themes, ../../themes; then ./themes,
+ * /usr/local/share/madf/themes, /usr/share/madf/themes) or a path
+ * containing '/'. "dark" and "mono" are built in when no file is found.
+ * Returns 0, or -1 with *err "FILE:LINE: what" (caller frees). */
 int theme_load(const char *name, struct theme *t, char **err);
 /* Theme names found, for completion; caller frees each and the array. */
 char **theme_list(size_t *n);
 /* Sets up colour pairs for the terminal's colours (curses must be up). */
 void theme_apply(struct theme *t);
-/* The curses attributes of a slot (pair and attributes). */
+/* The curses attributes of a slot (pair and attributes). Without colours
+ * the selected line is always in reverse video and the current tab
+ * differs from the title line. */
 int theme_attr(const struct theme *t, enum theme_slot s);
 
 #endif

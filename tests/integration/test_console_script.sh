@@ -551,6 +551,220 @@ has "resizing back redraws the view" "$(screen)" "AGENT"
 con '<Nope>'
 has "an unknown script key names the line" "$(cat "$T/err")" "script:1: unknown key"
 
+# Each view names its own keys (from the key table) on the bottom lines: the
+# dead letters their R, E, T, D (not K, which they refuse); read-only hides
+# what it refuses
+$MADF kill "$($MADF send --to research_agent_1 --type heartbeat --content "$HB")" >/dev/null
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 1 message'
+bottom=$(screen | tail -2)
+has "dead-letter view: the bottom lines name R" "$bottom" "R retry"
+has "... E" "$bottom" "E edit"
+has "... T" "$bottom" "T retry-to"
+has "... D and Space" "$bottom" "D delete"
+hasnt "... not K (dead letters are killed already)" "$bottom" "K kill"
+con ':
+type inbox research_agent_1
+<Enter>
+wait-for inbox of research_agent_1'
+has "inbox view: K kill on the bottom lines" "$(screen | tail -2)" "K kill"
+hasnt "... not R (inbox messages are not dead)" "$(screen | tail -2)" "R retry"
+con '2
+wait-for USDJPY-market'
+has "tasks view: its keys on the bottom lines" "$(screen | tail -2)" "C cancel"
+has "... every one of them" "$(screen | tail -2)" "o hold  u release  p priority"
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 1 message' --read-only
+hasnt "read-only: the refused keys are not offered" "$(screen | tail -2)" "R retry"
+
+# Enter on a row reads it whole: a task with its record from the state
+con '2
+wait-for USDJPY-market
+<Enter>
+wait-for Tasks: USDJPY-market'
+has "Enter on a task shows its record" "$(screen)" '"assignee":  "research_agent_1"'
+has "... its whole attempts count" "$(screen)" '"attempts":  1'
+con '2
+wait-for USDJPY-market
+<Enter>
+wait-for Tasks: USDJPY-market
+<Esc>
+wait-for TASK '
+hasnt "Esc returns from the reader" "$(screen)" '"assignee":'
+
+# Tab on an empty : line lists every command above the command line;
+# Tab again cycles through the candidates
+con ':
+<Tab>'
+above=$(screen | tail -2 | head -1)
+has "Tab lists the commands above the command line" "$above" "agent  assign  dlq  help  inbox"
+has "... :overview among them" "$above" "overview"
+has "... :messages among them" "$above" "messages"
+eq "... the command line still empty" "$(screen | tail -1)" ":"
+con ':
+type t
+<Tab>'
+eq "Tab on t: the three candidates listed" "$(screen | tail -2 | head -1 | sed 's/^ *//')" "tasks  theme  tools"
+con ':
+type t
+<Tab>
+<Tab>'
+eq "Tab again takes the first candidate" "$(screen | tail -1)" ":tasks"
+con ':
+type t
+<Tab>
+<Tab>
+<Tab>
+<Tab>'
+eq "... and cycles on (third Tab after the list: tools)" "$(screen | tail -1)" ":tools"
+con ':
+type ov
+<Tab>
+<Enter>
+wait-for AGENT'
+has ":ov Tab completes :overview, which runs" "$(screen)" "AGENT"
+
+# ? help: the view headings are indented like "everywhere"; :overview and
+# :messages are listed
+con '?
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j
+j'
+eq "help: the Tasks heading is indented like everywhere" "$(screen | grep -c '^ Tasks$')" 1
+con '?'
+has "help lists :overview" "$(screen)" ":overview"
+has "help lists :messages" "$(screen)" ":messages"
+eq "help: ' everywhere' heading" "$(screen | grep -c '^ everywhere$')" 1
+
+# a long status message wraps onto the line above; :messages shows it whole
+LONG=$T/$(printf 'a%.0s' $(seq 70))/$(printf 'b%.0s' $(seq 70))/the-end-of-it.theme
+con ':
+type theme '"$LONG"'
+<Enter>'
+has "a long message: its end is on the screen" "$(screen | tail -2 | tr -d '\n')" "the-end-of-it.theme: No such file or directory"
+con ':
+type theme '"$LONG"'
+<Enter>
+:
+type messages
+<Enter>
+wait-for Messages ('
+has ":messages lists the message" "$(screen)" "error:"
+has "... whole, wrapped (its end)" "$(screen)" "the-end-of-it.theme: No such file or directory"
+eq "... the path unbroken once the lines are joined" "$(screen | sed -n '/error:/,/No such file/p' | sed 's/^ *//; s/^[0-9:]*  error: *//' | tr -d '\n' | grep -c "$LONG")" 1
+con ':
+type messages
+<Enter>
+wait-for Messages (
+<Esc>
+wait-for AGENT'
+has "Esc leaves :messages" "$(screen)" "AGENT"
+
+# themes are found beside the binary, whatever the current directory
+(cd "$T" && unset MADF_THEME_DIR && "$MADF" --log-dir "$L" console --attach --script "$T/script" \
+	--dump-screen "$T/screen" --theme light 2>"$T/err")
+eq "--theme light from another directory" "$?" 0
+(cd "$T" && unset MADF_THEME_DIR && "$MADF" --log-dir "$L" console --attach --script "$T/script" \
+	--dump-screen "$T/screen" --theme mono 2>"$T/err")
+eq "--theme mono from another directory" "$?" 0
+printf ':\ntype theme light\n<Enter>\n' >"$T/script"
+(cd "$T" && unset MADF_THEME_DIR && "$MADF" --log-dir "$L" console --attach --script "$T/script" \
+	--dump-screen "$T/screen")
+eq ":theme light from another directory" "$(screen | tail -1)" "theme light"
+
+# --read-only reads only, even without --attach: no agent starts, nothing
+# under the data directory changes but the journal's refusals, whatever
+# action key is pressed
+$MADF send --to product_manager --type heartbeat --content "$HB" >/dev/null
+$MADF send --to research_agent_2 --type heartbeat --content "$HB" >/dev/null
+mkdir -p "$D/reports/drafts" && printf '# Draft\n' >"$D/reports/drafts/weekly-test.md"
+snap() { (cd "$D" && find . ! -path ./journal/actions.jsonl | sort && find . -type f ! -path ./journal/actions.jsonl | sort | xargs sha256sum); }
+before=$(snap)
+nj=$(wc -l <"$D/journal/actions.jsonl")
+printf '%s\n' ':' 'type dlq' '<Enter>' 'wait-for dead letters: 1 message' R D E T K '<Space>' A \
+	':' 'type retry-to research_agent_2' '<Enter>' \
+	':' 'type inbox product_manager' '<Enter>' 'wait-for inbox of product_manager' K D \
+	2 'wait-for USDJPY-market' r t o u p C B S a ':' 'type assign news USD/SGD' '<Enter>' \
+	5 e q >"$T/script"
+EDITOR=true "$MADF" --log-dir "$L" console --read-only --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "read-only console without --attach runs the script" "$?" 0
+has "... as an attached console" "$(screen | head -1)" "attach read-only"
+eq "... the data directory is unchanged but for the journal" "$(snap)" "$before"
+eq "... the journal has one refusal per action (19: R D E T K :retry-to, K D, r t o u p C B S a :assign, e)" "$(tail -n +$((nj + 1)) "$D/journal/actions.jsonl" | grep -c '"result":"refused: read-only"')" 19
+hasnt "... and nothing else" "$(tail -n +$((nj + 1)) "$D/journal/actions.jsonl" | grep -v 'refused: read-only')" "action"
+check_fails "--read-only with a run option is refused, saying why" 2 "$MADF" console --read-only --as-of 1987-03-27 --script "$T/script"
+has "... naming both" "$("$MADF" console --read-only --pairs USD/JPY --script "$T/script" 2>&1)" "--pairs is for the agents the console runs; --read-only runs none"
+rm -f "$D/reports/drafts/weekly-test.md"
+rm -f "$D"/messages/inbox/*/*.json "$D"/messages/dead-letter/*.json
+
+# the console takes every option of run weekly: a real week (1987) from the
+# CSV and the Reuters JSONL, one pair; it says which sources it uses
+FX=$TOP/../shared/data/fx/fred-daily-1971-2017.csv
+NEWS=$TOP/../shared/data/news/reuters21578.jsonl
+has "console --help lists --inject-fault" "$("$MADF" console --help)" "--inject-fault AGENT:KIND"
+has "... and --as-of, --pairs, --fresh" "$("$MADF" console --help)" "[--as-of TIME] [--pairs LIST]"
+printf '%s\n' 'wait-for started the weekly run' 2 'wait-for USDJPY-news' 'wait-for status done' \
+	':' 'type messages' '<Enter>' 'wait-for Messages (' >"$T/script"
+MADF_SCRIPT_TIMEOUT=300 MADF_DATA_DIR=$T/realweek "$MADF" --log-dir "$L" console --as-of 1987-03-27 --pairs USD/JPY \
+	--market "csv:$FX" --news "jsonl:$NEWS" --report-dir "$T/realweek-reports" \
+	--script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "console --as-of --pairs --market csv --news jsonl runs the week" "$?" 0
+msgs=$(screen | tr -d '\n' | tr -s ' ')
+has "... it says the sources it uses" "$msgs" "(market csv:fred-daily-1971-2017.csv, news jsonl:reuters21578.jsonl)"
+has "... and the week and the pair" "$msgs" "as of 1987-03-27 for USD/JPY"
+hasnt "... not simulated ones" "$msgs" "simulated"
+ntasks=$(python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = list(s['runs'].values())[0]
+print(r['window']['start'], r['window']['end'], ' '.join(sorted(t['pair'] + ':' + t['kind'] for t in r['tasks'])))" "$T/realweek/state/product_manager-state.json")
+eq "... the run's window and its only tasks, for USD/JPY" "$ntasks" "1987-03-20 1987-03-27 USD/JPY:market USD/JPY:news"
+check "... the report's USD/JPY is the CSV's week" python3 tests/integration/report_check.py \
+	"$T/realweek-reports/1987-W13-asia-g10-fx.json" pair USD/JPY 1987-03-20 151.70 1987-03-27 147.72 -2.6236
+
+printf 'wait-for is done already\n' >"$T/script"
+MADF_DATA_DIR=$T/realweek "$MADF" --log-dir "$L" console --as-of 1987-03-27 --pairs USD/JPY \
+	--market "csv:$FX" --news "jsonl:$NEWS" --report-dir "$T/realweek-reports" \
+	--script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "the same week again: the console says it is done, as run weekly does" "$?" 0
+eq "... and starts nothing (one start-run in the journal)" "$(grep -c '"action":"start-run"' "$T/realweek/journal/actions.jsonl")" 1
+
+# the man page: every command's entry starts with .TP
+for c in "run weekly" "tools list"; do
+	eq "man page: .TP before $c" "$(grep -B1 "^\.B $c " man/madf.1 | head -1)" ".TP"
+done
+
 # embedded: the agents run the weekly workflow; reports view and export
 printf '2\nwait-for status done\n6\nwait-for news_search\n5\nwait-for Weekly Asia/G10 FX report\ne\nwait-for export: wrote\n' >"$T/script"
 "$MADF" --log-dir "$L" console --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"

@@ -146,4 +146,55 @@ s = json.load(open(sys.argv[1]))
 assert any(t['status'] == 'cancelled' for t in s['tasks'].values())" "$D/state/research_agent_1-state.json"; }
 wait_for "research_agent_1 dropped it" 10 cancelled
 keys emb q
+wait_for "q with embedded agents asks first" 10 on_screen emb "embedded agents stop"
+keys emb y
+wait_for "y quits" 20 sh -c "! tmux -L '$S' capture-pane -p -t emb | grep -qF ' 1 Overview '"
+
+# q asks before stopping embedded agents, naming how many and the run's
+# state; n keeps everything running, y quits
+D=$T/quit
+start quit
+wait_for "embedded console for the quit question" 30 on_screen quit "started the weekly run"
+keys quit q
+wait_for "q asks, naming the agents that stop" 10 on_screen quit "quit? 5 embedded agents stop; run weekly-"
+on_screen quit "tasks done" && ok "... and how far the run is" || fail "... and how far the run is" "$(cap quit)"
+keys quit n
+wait_for "n does not quit" 10 on_screen quit "not quitting"
+keys quit 2
+wait_for "... the console goes on (tasks view)" 10 on_screen quit "USDJPY-market"
+keys quit : q Enter
+wait_for ":q asks too" 10 on_screen quit "embedded agents stop"
+keys quit y
+wait_for "y quits" 20 sh -c "! tmux -L '$S' capture-pane -p -t quit | grep -qF ' 1 Overview '"
+has "... the journal is intact (the run was started)" "$(cat "$D/journal/actions.jsonl")" '"action":"start-run"'
+
+# NO_COLOR from another directory: no colours, but the selected line is in
+# reverse video and the current tab differs from the title line
+D=$T/nocolor
+mkdir -p "$D"
+tm -f /dev/null new-session -d -s nc -x 120 -y 40 -c "$T" \
+	"env TERM=xterm-256color LANG=C.UTF-8 NO_COLOR=1 MADF_DATA_DIR='$D' MADF_NO_FSYNC=1 '$MADF' --log-dir '$L' console --attach; sleep 30"
+wait_for "NO_COLOR console starts" 10 on_screen nc "product_manager"
+# sgr_at TEXT: the SGR attributes (as "bold,reverse,...") in force where
+# TEXT starts on the screen captured with its escapes
+sgr_at() { tm capture-pane -e -p -t nc | python3 -c '
+import re, sys
+want = sys.argv[1]
+names = {1: "bold", 2: "dim", 4: "underline", 7: "reverse"}
+for line in sys.stdin:
+    attrs, pos = set(), 0
+    for m in re.finditer(r"\x1b\[([0-9;]*)m|[^\x1b]+", line):
+        if m.group(0).startswith("\x1b"):
+            for p in (m.group(1) or "0").split(";"):
+                p = int(p or 0)
+                if p == 0: attrs = set()
+                elif p in names: attrs.add(names[p])
+                elif p in (22, 24, 27): attrs.discard({22: "bold", 24: "underline", 27: "reverse"}[p])
+        elif want in m.group(0):
+            print(",".join(sorted(attrs)) or "none"); sys.exit(0)
+print("absent")' "$1"; }
+has "NO_COLOR: the selected agent row is in reverse video" "$(sgr_at 'product_manager ')" "reverse"
+hasnt "... the next row is not" "$(sgr_at 'research_agent_1 ')" "reverse"
+[ "$(sgr_at ' 1 Overview ')" != "$(sgr_at ' 2 Tasks ')" ] && ok "NO_COLOR: the current tab looks unlike the others" || fail "NO_COLOR: the current tab looks unlike the others" "$(sgr_at ' 1 Overview ') vs $(sgr_at ' 2 Tasks ')"
+keys nc q
 done_testing
