@@ -487,6 +487,8 @@ static void console_draw_status(struct console *c)
 				 c->pending_n);
 		else if (c->pending == OP_TASK_SKIP_LLM)
 			snprintf(buf, sizeof(buf), "Skip the LLM part of %zu task? y/n", c->pending_n);
+		else if (c->pending == OP_TASK_PRIORITY)
+			snprintf(buf, sizeof(buf), "%s", view_tasks_prompt());
 		else if (c->pending == OP_EDIT)
 			snprintf(buf, sizeof(buf), "Edit and requeue %zu message? y/n", c->pending_n);
 		else if (c->pending == OP_RETRY_TO)
@@ -1159,6 +1161,8 @@ static unsigned console_key(struct console *c, int ch)
 		return console_key_line(c, ch);
 	case MODE_CONFIRM:
 		c->mode = MODE_NORMAL;
+		if (c->pending == OP_TASK_PRIORITY)
+			return view_tasks_priority(c, ch) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		if ((ch == 'y' || ch == 'Y') &&
 		    (c->pending == OP_TASK_CANCEL || c->pending == OP_TASK_APPROVE ||
 		     c->pending == OP_TASK_SKIP_LLM))
@@ -1266,6 +1270,7 @@ static unsigned console_pump(struct console *c, int max_ms)
 
 static void console_frame(struct console *c, unsigned f)
 {
+	f |= view_tasks_poll(c); /* answers to the task controls */
 	if ((f & CONSOLE_RELOAD) && !c->paused)
 		f |= console_reload(c);
 	if (f & CONSOLE_REDRAW)
