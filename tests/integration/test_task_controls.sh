@@ -32,7 +32,7 @@ wait-for u)rgent h)igh n)ormal l)ow
 l
 wait-for priority USDJPY-market: applied
 t
-wait-for retry USDJPY-market: refused
+wait-for retry USDJPY-market: refused: the task is a
 r
 wait-for reassign USDJPY-market: applied
 wait-for status done
@@ -64,7 +64,9 @@ has "the status line has the answer" "$(screen | tail -1)" \
 has "the journal has the hold applied" "$(journal)" '"action":"hold","ids":["USDJPY-market"'
 has "... with its outcome" "$(journal)" '"result":"applied: hold by operator: USDJPY-market"'
 has "the journal has the refused retry and why" "$(journal)" '"action":"retry","ids":["USDJPY-market","operator_'
-has "... refused: the task is assigned" "$(journal)" '"result":"refused: the task is assigned"'
+# assigned or accepted, as research_agent_1's acceptance came or not yet
+check "... refused: the task is assigned (or accepted), not failed" sh -c \
+	"grep -Eq '\"action\":\"retry\".*\"result\":\"refused: the task is (assigned|accepted)\"' '$D/journal/actions.jsonl'"
 eq "Esc on the priority prompt sent nothing (one priority control: asked, answered)" \
 	"$(journal | grep -c '"action":"priority"')" 2
 check "the answers were taken from the operator inbox" sh -c "[ \$(find '$D/messages/inbox/operator' -name '*.json' 2>/dev/null | wc -l) -eq 0 ]"
@@ -158,6 +160,51 @@ MADF_RUN_STUCK_S=60 "$MADF" --data-dir "$D2" --log-dir "$L" console --attach --s
 has "overview: the run-health line flags a stuck run" "$(screen | sed -n 4p)" "run weekly-test: researching for"
 has "... STUCK" "$(screen | sed -n 4p)" "STUCK: over 60s in one phase"
 check "madf runs --json: stuck" sh -c "MADF_RUN_STUCK_S=60 '$MADF' --data-dir '$D2' runs --json | grep -q '\"stuck\": true'"
+
+# --- the answer on the bus: a product_manager of its own process refuses
+# a reassign to an agent that is not a researcher, applies a hold ---------
+D3=$T/pmproc
+mkdir -p "$D3/state"
+cat >"$D3/state/product_manager-state.json" <<'JSON'
+{"runs":{"weekly-test":{"run_id":"weekly-test","status":"researching","started_at":"2026-01-01T00:00:00Z",
+ "window":{"start":"1987-03-20","end":"1987-03-27"},"sources":{"market":"sim","news":"sim"},
+ "tasks":[{"task_id":"USDJPY-market","kind":"market","pair":"USD/JPY","assignee":"research_agent_1",
+  "status":"assigned","attempts":1,"deadline_ns":0,"progress":0,"current":"x"}]}}}
+JSON
+MADF_DATA_DIR=$D3 "$MADF" --log-dir "$T/pmlogs" agent product_manager 2>"$T/pm.err" &
+pmpid=$!
+dl=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+ctl() { MADF_DATA_DIR=$D3 $MADF send --from operator --to product_manager --type task_assignment \
+	--priority urgent --correlation-id weekly-test --content \
+	"{\"task_type\":\"operator_control\",\"focus_area\":\"Asia/G10\",\"target_pairs\":[],\"timeframe\":\"\",\"data_sources\":[],\"deadline\":\"$dl\",\"output_format\":\"none\",\"run_id\":\"weekly-test\",\"task_id\":\"USDJPY-market\",$1}"; }
+answer_of() { python3 -c "
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get('reply_to') == sys.argv[2]:
+        print(json.dumps(m)); break" "$T/answers" "$1"; }
+has_answer() { MADF_DATA_DIR=$D3 $MADF recv operator >>"$T/answers" 2>/dev/null; [ -n "$(answer_of "$1")" ]; }
+id1=$(ctl '"action":"reassign","to":"validator_agent"')
+wait_for "the product_manager answers the refused reassign" 60 has_answer "$id1"
+check "... refused: validator_agent is not a researcher, correlated" python3 -c "
+import json, sys
+m = json.loads(sys.argv[1])
+c = m['content']
+assert m['type'] == 'task_acceptance' and m['from'] == 'product_manager' and m['to'] == 'operator', m
+assert m['correlation_id'] == 'weekly-test' and c['task_id'] == sys.argv[2], m
+assert c['status'] == 'rejected' and c['outcome'] == 'refused', c
+assert c['rejection_reason'] == 'validator_agent is not a researcher' == c['detail'], c
+assert c['control_action'] == 'reassign' and c['control_task_id'] == 'USDJPY-market', c" "$(answer_of "$id1")" "$id1"
+id2=$(ctl '"action":"hold"')
+wait_for "the product_manager answers the hold" 60 has_answer "$id2"
+check "... applied, and the task is held" python3 -c "
+import json, sys
+c = json.loads(sys.argv[1])['content']
+assert c['status'] == 'accepted' and c['outcome'] == 'applied', c
+assert c['detail'] == 'hold by operator: USDJPY-market', c
+s = json.load(open(sys.argv[2]))
+assert s['runs']['weekly-test']['tasks'][0]['status'] == 'held'" "$(answer_of "$id2")" "$D3/state/product_manager-state.json"
+kill "$pmpid"; wait "$pmpid" 2>/dev/null
 
 # --- a run with a failed task (FOO/BAR has no market data) exits 1 ---------
 out=$($MADF --data-dir "$T/foo" run weekly --as-of 1987-03-27 --pairs FOO/BAR --market "csv:$FX" \
