@@ -94,25 +94,32 @@ static void tasks_answer(struct console *c, size_t i, const struct msg *m)
 
 unsigned view_tasks_poll(struct console *c)
 {
-	if (!npend)
+	/* at most every 100 ms, and only while an answer is awaited */
+	static int64_t last_ns;
+	int64_t now = util_mono_ns();
+	if (!npend || now - last_ns < 100 * 1000000LL)
 		return 0;
+	last_ns = now;
 	unsigned f = 0;
 	struct bus_entry *v = NULL;
 	size_t n = 0;
 	char *err = NULL;
-	if (bus_list(c->bus, BUS_Q_INBOX, "operator", true, &v, &n, &err) < 0) {
+	if (bus_list(c->bus, BUS_Q_INBOX, "operator", false, &v, &n, &err) < 0) {
 		free(err);
 		n = 0;
 	}
 	for (size_t k = 0; k < n && npend; k++) {
 		const struct bus_entry *e = &v[k];
-		if (!e->from || strcmp(e->from, "product_manager") || !e->type ||
-		    strcmp(e->type, "task_acceptance"))
+		/* the product_manager's messages, by their ids' prefix; read
+		 * to find the answers among them */
+		if (!e->message_id || strncmp(e->message_id, "product_manager_", 16))
 			continue;
 		char *json = NULL;
 		size_t len = 0;
 		struct msg *m = NULL;
-		if (bus_read(c->bus, e, &json, &len, &err) < 0 || msg_parse(json, len, &m, NULL) < 0) {
+		if (bus_read(c->bus, e, &json, &len, &err) < 0 || msg_parse(json, len, &m, NULL) < 0 ||
+		    strcmp(m->from, "product_manager") || m->type != MSG_TASK_ACCEPTANCE) {
+			msg_free(&m);
 			free(err);
 			err = NULL;
 			free(json);
@@ -133,7 +140,6 @@ unsigned view_tasks_poll(struct console *c)
 		msg_free(&m);
 	}
 	bus_entries_free(v, n);
-	int64_t now = util_mono_ns();
 	for (size_t i = 0; i < npend; i++) {
 		struct pending *p = &pend[i];
 		if (p->said || now - p->sent_ns < CONTROL_WAIT_S * 1000000000LL)
