@@ -185,24 +185,28 @@ bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf,
 			    wf_str(run, "started_at");
 	int64_t since_ns = 0;
 	bool known = since && msg_parse_time(since, &since_ns) == 0;
-	int done = 0, failed = 0, total = 0;
+	int done = 0, failed = 0, cancelled = 0, total = 0;
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 		const char *s = wf_str(t, "status");
 		total++;
 		done += s && !strcmp(s, "done");
 		failed += s && !strcmp(s, "failed");
+		cancelled += s && !strcmp(s, "cancelled");
 	}
+	char cn[32] = "";
+	if (cancelled)
+		snprintf(cn, sizeof(cn), ", %d cancelled", cancelled);
 	char span[16] = "?";
 	if (known)
 		wf_span(now_ns - since_ns, span, sizeof(span));
 	bool stuck = known && strcmp(status, "done") && now_ns - since_ns > stuck_s * 1000000000LL;
 	char lim[16];
 	wf_span(stuck_s * 1000000000LL, lim, sizeof(lim));
-	snprintf(buf, size, "run %s: %s for %s; tasks %d done, %d failed, %d open of %d%s%s%s",
+	snprintf(buf, size, "run %s: %s for %s; tasks %d done, %d failed%s, %d open of %d%s%s%s",
 		 wf_str(run, "run_id") ? wf_str(run, "run_id") : "?", status, span, done, failed,
-		 total - done - failed, total, stuck ? "; STUCK: over " : "", stuck ? lim : "",
-		 stuck ? " in one phase" : "");
+		 cn, total - done - failed - cancelled, total, stuck ? "; STUCK: over " : "",
+		 stuck ? lim : "", stuck ? " in one phase" : "");
 	return stuck;
 }
 

@@ -83,7 +83,7 @@ enum wf_liveness wf_agent_liveness(const char *data_dir, const char *agent, int6
 int64_t wf_stuck_after_s(void);
 
 /* One line on run's health at now_ns: its phase and how long it has been
- * in it, tasks done, failed and open; true when it is stuck (not done and
+ * in it, tasks done, failed, cancelled (when any) and open; true when it is stuck (not done and
  * in one phase longer than stuck_s), which the line then says. */
 bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf, size_t size);
 

@@ -1,8 +1,9 @@
 /* View 2, tasks: the tasks of the current run from the product_manager's
  * state; r, t, o, u, p and C ask the product_manager to reassign, retry,
  * hold, release, reprioritise (p prompts for the priority) or cancel a
- * task (an operator_control message, answered: tui/task_replies.c), B and S to approve more LLM budget for a task paused on its
- * budget or to skip its LLM part. In LLM mode the validation's review and
+ * task (an operator_control message, answered: tui/task_replies.c), B
+ * and S to approve more LLM budget for a task paused on its budget or to
+ * skip its LLM part. In LLM mode the validation's review and
  * the narrative are rows too (their LLM parts: B, C and S). */
 #include <curses.h>
 #include <stdio.h>
@@ -267,8 +268,12 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 		return CONSOLE_REDRAW;
 	}
 	if (op == OP_TASK_PRIORITY && !chosen_prio) {
-		snprintf(prompt, sizeof(prompt), "priority of %s (now %s): u)rgent h)igh n)ormal "
-			 "l)ow, Esc cancels", cur_id, task_prio(task));
+		char *raw = xasprintf("priority of %s (now %s): u)rgent h)igh n)ormal l)ow, Esc "
+				      "cancels", cur_id, task_prio(task));
+		char *clean = util_sanitize(raw, strlen(raw), false); /* from the state file */
+		util_strlcpy(prompt, clean, sizeof(prompt));
+		free(clean);
+		free(raw);
 		c->pending = OP_TASK_PRIORITY;
 		c->pending_n = 1;
 		c->mode = MODE_CONFIRM;

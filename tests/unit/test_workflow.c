@@ -24,7 +24,7 @@ static cJSON *run_json(const char *status, const char *since)
 	char *text = xasprintf("{\"run_id\":\"weekly-x\",\"status\":\"%s\","
 			       "\"started_at\":\"2026-01-01T00:00:00Z\",\"status_since\":\"%s\","
 			       "\"tasks\":[{\"status\":\"done\"},{\"status\":\"failed\"},"
-			       "{\"status\":\"assigned\"},{\"status\":\"held\"}]}",
+			       "{\"status\":\"assigned\"},{\"status\":\"held\"},{\"status\":\"cancelled\"}]}",
 			       status, since);
 	cJSON *j = cJSON_Parse(text);
 	free(text);
@@ -40,11 +40,11 @@ static void test_health(void **state)
 	char buf[256];
 	/* 5 minutes in, threshold 15: not stuck */
 	assert_false(wf_run_health(r, since + 300 * S, 900, buf, sizeof(buf)));
-	assert_string_equal(buf, "run weekly-x: reporting for 5m; tasks 1 done, 1 failed, 2 open of 4");
+	assert_string_equal(buf, "run weekly-x: reporting for 5m; tasks 1 done, 1 failed, 1 cancelled, 2 open of 5");
 	/* 16 minutes in: stuck, and the line says so */
 	assert_true(wf_run_health(r, since + 960 * S, 900, buf, sizeof(buf)));
-	assert_string_equal(buf, "run weekly-x: reporting for 16m; tasks 1 done, 1 failed, 2 open "
-			    "of 4; STUCK: over 15m in one phase");
+	assert_string_equal(buf, "run weekly-x: reporting for 16m; tasks 1 done, 1 failed, 1 cancelled, "
+			    "2 open of 5; STUCK: over 15m in one phase");
 	cJSON_Delete(r);
 	/* a run that is done is never stuck */
 	r = run_json("done", "2026-01-01T00:10:00Z");
