@@ -21,7 +21,9 @@
  * "task_id", and "to" (reassign, retry, release: the agent; default the
  * other researcher) or "priority" (urgent, high, normal, low); or assign,
  * with "run_id", "kind" (market, news), "pair" and optionally "to": a new
- * task, while the run is researching. */
+ * task, while the run is researching. Each is answered to its sender with
+ * a task_acceptance replying to it (outcome applied, refused or failed;
+ * see man/madf-messages.5). */
 #define WF_TASK_CONTROL "operator_control"
 /* product_manager -> researcher: drop the queued task "cancel_id" (the
  * assignment's message id). */
