@@ -60,11 +60,22 @@ static void iso(int64_t ns, char *buf, size_t size)
 	util_iso8601(ns, buf, size);
 }
 
+/* The operator control being handled (see control_answer): its outcome
+ * is the first decision about it (event "control_refused" or the action's
+ * name), or a state that could not be saved; sent back to its sender. */
+static _Thread_local struct {
+	bool active, refused;
+	char action[32];
+	char *text, *failed;
+} ctl;
+
 static void save(struct agent *a)
 {
 	char *err = NULL;
 	if (agent_save_state(a, &err) < 0) {
 		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_save_failed", NULL, "%s", err);
+		if (ctl.active && !ctl.failed)
+			ctl.failed = xasprintf("the state could not be saved: %s", err);
 		free(err);
 	}
 }
@@ -82,7 +93,23 @@ static void decision(struct agent *a, const char *event, const char *task, const
 		cJSON_AddStringToObject(f, "task_id", task);
 	agent_log(a->log, LOG_DECISIONS, LOG_INFO, event, f, "%s", s);
 	cJSON_Delete(f);
+	if (ctl.active && !ctl.text &&
+	    (!strcmp(event, "control_refused") || !strcmp(event, ctl.action))) {
+		ctl.refused = !strcmp(event, "control_refused");
+		ctl.text = s;
+		return;
+	}
 	free(s);
+}
+
+/* The run's phase (its "status") and since when ("status_since", for the
+ * run-health line of the console and madf runs). */
+static void set_phase(cJSON *run, const char *status)
+{
+	char now[40];
+	iso(util_now_ns(), now, sizeof(now));
+	jset_str(run, "status", status);
+	jset_str(run, "status_since", now);
 }
 
 static cJSON *runs(struct agent *a)
@@ -451,7 +478,7 @@ static void finish_report(struct agent *a, cJSON *run)
 
 static void compile(struct agent *a, cJSON *run)
 {
-	jset_str(run, "status", "reporting");
+	set_phase(run, "reporting");
 	decision(a, "compile_report", NULL, "compiling the report of %s", jstr(run, "run_id"));
 	save(a);
 	finish_report(a, run);
@@ -534,7 +561,7 @@ static void maybe_validate(struct agent *a, cJSON *run)
 	jset_str(v, "request_id", id);
 	jset_num(v, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
 	index_add(a, id, jstr(run, "run_id"), "validation");
-	jset_str(run, "status", "validating");
+	set_phase(run, "validating");
 	save(a);
 	cJSON *c = cJSON_CreateObject();
 	cJSON *rr = cJSON_AddArrayToObject(c, "research_results_to_validate");
@@ -595,6 +622,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 	char now[40];
 	iso(util_now_ns(), now, sizeof(now));
 	cJSON_AddStringToObject(run, "started_at", now);
+	cJSON_AddStringToObject(run, "status_since", now);
 	cJSON_AddItemToObject(run, "window", cJSON_Duplicate(cJSON_GetObjectItem(c, "window"), 1));
 	cJSON_AddItemToObject(run, "pairs", cJSON_Duplicate(cJSON_GetObjectItem(c, "target_pairs"), 1));
 	cJSON *src = cJSON_AddObjectToObject(run, "sources");
@@ -863,7 +891,7 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	jset_str(rp, "status", "done");
 	jset_str(rp, "md", jstr(raw, "report_md"));
 	jset_str(rp, "json", jstr(raw, "report_json"));
-	jset_str(run, "status", "done");
+	set_phase(run, "done");
 	char now[40];
 	iso(util_now_ns(), now, sizeof(now));
 	jset_str(run, "finished_at", now);
@@ -915,6 +943,8 @@ static void control_assign(struct agent *a, const struct msg *m, cJSON *run)
 		why = xstrdup("kind must be market or news");
 	else if (market_pair_parse(pair, b, q, &why) < 0)
 		;
+	else if (!market_currency_known(b) || !market_currency_known(q))
+		why = xasprintf("pair %s: unknown currency %s", pair, market_currency_known(b) ? q : b);
 	else if (to && !researcher_name(to))
 		why = xasprintf("%s is not a researcher", to);
 	char code[16], tid[64];
@@ -1066,9 +1096,11 @@ static void on_control(struct agent *a, const struct msg *m)
 			free(reason);
 			return;
 		}
-		const char *dest = to ? to : release ? who : other_researcher(who ? who : "");
+		/* A copy: assign() below replaces (frees) the task's "assignee",
+		 * which who points into; dest must not borrow it. */
 		char from[MSG_AGENT_MAX + 1];
 		util_strlcpy(from, who ? who : "", sizeof(from));
+		const char *dest = to ? to : release ? from : other_researcher(from);
 		if (!retry && !release)
 			cancel_current(a, run, t);
 		add_failure(run, t, retry ? "retried" : release ? "released" : "reassigned", from, dest,
@@ -1128,7 +1160,8 @@ static void on_control(struct agent *a, const struct msg *m)
 	} else if (!strcmp(action, "priority")) {
 		const char *p = jstr(c, "priority");
 		if (!p || msg_priority_from_name(p) < 0) {
-			decision(a, "control_refused", task_id, "priority %s refused", p ? p : "?");
+			decision(a, "control_refused", task_id, "priority %s refused: not one of urgent, high, "
+				 "normal, low", p ? p : "?");
 		} else {
 			jset_str(t, "priority", p);
 			decision(a, "priority", task_id, "%s: %s now %s", reason, task_id, p);
@@ -1139,6 +1172,47 @@ static void on_control(struct agent *a, const struct msg *m)
 	}
 	free(reason);
 	send_draft(a, run, false);
+}
+
+/* Handles an operator control and answers its sender: a task_acceptance
+ * correlated to it (reply_to its id), "accepted" when applied, "rejected"
+ * with the reason when refused or failed; "outcome" (applied, refused,
+ * failed) and "detail" say what happened (man/madf-messages.5). */
+static void control_answer(struct agent *a, const struct msg *m)
+{
+	const char *action = jstr(m->content, "action");
+	ctl.active = true;
+	util_strlcpy(ctl.action, action ? action : "?", sizeof(ctl.action));
+	on_control(a, m);
+	ctl.active = false;
+	const char *outcome = ctl.failed ? "failed" : !ctl.text || ctl.refused ? "refused" :
+			      "applied";
+	const char *detail = ctl.failed ? ctl.failed : ctl.text ? ctl.text : "no outcome recorded";
+	const char *why = strstr(detail, " refused: ");
+	if (ctl.refused && why)
+		detail = why + 10;
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", m->id);
+	cJSON_AddStringToObject(c, "status", strcmp(outcome, "applied") ? "rejected" : "accepted");
+	char now[40];
+	iso(util_now_ns(), now, sizeof(now));
+	cJSON_AddStringToObject(c, "estimated_completion", now);
+	cJSON_AddNumberToObject(c, "agent_capacity", 1);
+	if (strcmp(outcome, "applied"))
+		cJSON_AddStringToObject(c, "rejection_reason", detail);
+	cJSON_AddStringToObject(c, "control_action", ctl.action);
+	if (jstr(m->content, "task_id"))
+		cJSON_AddStringToObject(c, "control_task_id", jstr(m->content, "task_id"));
+	cJSON_AddStringToObject(c, "outcome", outcome);
+	cJSON_AddStringToObject(c, "detail", detail);
+	char *err = NULL;
+	if (agent_send(a, m->from, MSG_TASK_ACCEPTANCE, c, NULL, m->id, m->correlation_id,
+		       PRIO_URGENT, NULL, &err) < 0)
+		free(err); /* logged by agent_send */
+	free(ctl.text);
+	free(ctl.failed);
+	ctl.text = ctl.failed = NULL;
+	ctl.refused = false;
 }
 
 /* ---- dispatch ---------------------------------------------------------------- */
@@ -1194,7 +1268,7 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		const char *kind = jstr(m->content, "task_type");
 		const char *run_id = jstr(m->content, "run_id");
 		if (kind && !strcmp(kind, WF_TASK_CONTROL)) {
-			on_control(a, m);
+			control_answer(a, m);
 			return AGENT_DONE;
 		}
 		if (!kind || strcmp(kind, WF_TASK_WEEKLY) || !run_id || !util_valid_agent_name(run_id)) {

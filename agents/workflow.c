@@ -1,6 +1,8 @@
 #include "agents/workflow.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,22 +82,132 @@ cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id)
 	return c;
 }
 
-cJSON *wf_load_run(const char *data_dir, const char *run_id)
+cJSON *wf_load_state(const char *data_dir, char **err)
 {
 	char *path = xasprintf("%s/state/product_manager-state.json", data_dir);
-	char *buf = NULL;
+	char *buf = NULL, *e = NULL;
 	size_t len;
-	cJSON *run = NULL;
-	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0) {
-		cJSON *st = json_parse_strict(buf, len, NULL);
-		cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(st, "runs"), run_id);
-		if (r)
-			run = cJSON_Duplicate(r, 1);
-		cJSON_Delete(st);
+	cJSON *st = NULL;
+	if (util_read_file(path, 256u << 20, &buf, &len, &e) == 0) {
+		st = json_parse_strict(buf, len, &e);
+		if (!st)
+			err_prefix(&e, "%s", path);
 	}
+	if (!st && err)
+		*err = e;
+	else
+		free(e);
 	free(buf);
 	free(path);
+	return st;
+}
+
+cJSON *wf_load_run(const char *data_dir, const char *run_id)
+{
+	cJSON *st = wf_load_state(data_dir, NULL);
+	cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(st, "runs"), run_id);
+	cJSON *run = r ? cJSON_Duplicate(r, 1) : NULL;
+	cJSON_Delete(st);
 	return run;
+}
+
+static const char *wf_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+enum wf_liveness wf_agent_liveness(const char *data_dir, const char *agent, int64_t now_ns,
+				   char *why, size_t size)
+{
+	char dummy[8];
+	if (!why) {
+		why = dummy;
+		size = sizeof(dummy);
+	}
+	char *path = xasprintf("%s/state/%s-state.json", data_dir, agent);
+	char *buf = NULL;
+	size_t len;
+	cJSON *st = NULL;
+	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0)
+		st = json_parse_strict(buf, len, NULL);
+	free(buf);
+	free(path);
+	const cJSON *h = cJSON_GetObjectItem(st, "heartbeat");
+	const cJSON *pid = cJSON_GetObjectItem(h, "pid");
+	const char *at = wf_str(h, "at"), *hs = wf_str(h, "status");
+	int64_t at_ns = 0;
+	enum wf_liveness r = WF_ALIVE;
+	if (!st || !at || msg_parse_time(at, &at_ns) < 0) {
+		snprintf(why, size, "it has never run here");
+		r = WF_OFFLINE;
+	} else if (hs && !strcmp(hs, "stopping")) {
+		snprintf(why, size, "it has stopped");
+		r = WF_OFFLINE;
+	} else if (cJSON_IsNumber(pid) && pid->valuedouble >= 1 && pid->valuedouble < 4194305 &&
+		   kill((pid_t)pid->valuedouble, 0) < 0 && errno == ESRCH) {
+		snprintf(why, size, "its process %.0f is gone", pid->valuedouble);
+		r = WF_OFFLINE;
+	} else if (now_ns - at_ns > (int64_t)WF_STALLED_S * 1000000000LL) {
+		snprintf(why, size, "its last heartbeat is %llds old",
+			 (long long)((now_ns - at_ns) / 1000000000LL));
+		r = WF_STALLED;
+	} else {
+		snprintf(why, size, "alive");
+	}
+	cJSON_Delete(st);
+	return r;
+}
+
+int64_t wf_stuck_after_s(void)
+{
+	const char *e = getenv("MADF_RUN_STUCK_S");
+	char *end = NULL;
+	long long v = e && *e ? strtoll(e, &end, 10) : 0;
+	return e && *e && end && !*end && v > 0 ? (int64_t)v : WF_STUCK_S;
+}
+
+static void wf_span(int64_t ns, char *buf, size_t size)
+{
+	int64_t s = ns > 0 ? ns / 1000000000LL : 0;
+	if (s < 120)
+		snprintf(buf, size, "%llds", (long long)s);
+	else if (s < 7200)
+		snprintf(buf, size, "%lldm", (long long)(s / 60));
+	else
+		snprintf(buf, size, "%lldh", (long long)(s / 3600));
+}
+
+bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf, size_t size)
+{
+	const char *status = wf_str(run, "status") ? wf_str(run, "status") : "starting";
+	const char *since = wf_str(run, "status_since") ? wf_str(run, "status_since") :
+			    wf_str(run, "started_at");
+	int64_t since_ns = 0;
+	bool known = since && msg_parse_time(since, &since_ns) == 0;
+	int done = 0, failed = 0, cancelled = 0, total = 0;
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+		const char *s = wf_str(t, "status");
+		total++;
+		done += s && !strcmp(s, "done");
+		failed += s && !strcmp(s, "failed");
+		cancelled += s && !strcmp(s, "cancelled");
+	}
+	char cn[32] = "";
+	if (cancelled)
+		snprintf(cn, sizeof(cn), ", %d cancelled", cancelled);
+	char span[16] = "?";
+	if (known)
+		wf_span(now_ns - since_ns, span, sizeof(span));
+	bool stuck = known && strcmp(status, "done") && now_ns - since_ns > stuck_s * 1000000000LL;
+	char lim[16];
+	wf_span(stuck_s * 1000000000LL, lim, sizeof(lim));
+	snprintf(buf, size, "run %s: %s for %s; tasks %d done, %d failed%s, %d open of %d%s%s%s",
+		 wf_str(run, "run_id") ? wf_str(run, "run_id") : "?", status, span, done, failed,
+		 cn, total - done - failed - cancelled, total, stuck ? "; STUCK: over " : "",
+		 stuck ? lim : "", stuck ? " in one phase" : "");
+	return stuck;
 }
 
 static void gc_dir(const char *dir, int64_t older_than_ns, int64_t now_ns, bool dry_run,

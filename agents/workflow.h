@@ -21,7 +21,9 @@
  * "task_id", and "to" (reassign, retry, release: the agent; default the
  * other researcher) or "priority" (urgent, high, normal, low); or assign,
  * with "run_id", "kind" (market, news), "pair" and optionally "to": a new
- * task, while the run is researching. */
+ * task, while the run is researching. Each is answered to its sender with
+ * a task_acceptance replying to it (outcome applied, refused or failed;
+ * see man/madf-messages.5). */
 #define WF_TASK_CONTROL "operator_control"
 /* product_manager -> researcher: drop the queued task "cancel_id" (the
  * assignment's message id). */
@@ -60,6 +62,32 @@ cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id);
 /* The run's entry in the product_manager's state file, or NULL (new
  * object, caller deletes). */
 cJSON *wf_load_run(const char *data_dir, const char *run_id);
+
+/* The product_manager's whole state file (read only; new tree, caller
+ * deletes), or NULL with *err (caller frees; may be NULL): missing,
+ * unreadable or not JSON. */
+cJSON *wf_load_state(const char *data_dir, char **err);
+
+/* Whether an agent answers, from the heartbeat its state file carries:
+ * WF_ALIVE; WF_STALLED when the heartbeat is older than WF_STALLED_S (its
+ * process may be busy or hung); WF_OFFLINE when there is no state or
+ * heartbeat, it said it was stopping, or its process is gone. why (may be
+ * NULL) gets a phrase for the operator, e.g. "its last heartbeat is 40s
+ * old". */
+enum wf_liveness { WF_OFFLINE = -1, WF_STALLED = 0, WF_ALIVE = 1 };
+#define WF_STALLED_S 15
+enum wf_liveness wf_agent_liveness(const char *data_dir, const char *agent, int64_t now_ns,
+				   char *why, size_t size);
+
+/* A run (product_manager snapshot) stuck in one phase this long is
+ * flagged: WF_STUCK_S, or $MADF_RUN_STUCK_S seconds. */
+#define WF_STUCK_S 900
+int64_t wf_stuck_after_s(void);
+
+/* One line on run's health at now_ns: its phase and how long it has been
+ * in it, tasks done, failed, cancelled (when any) and open; true when it is stuck (not done and
+ * in one phase longer than stuck_s), which the line then says. */
+bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf, size_t size);
 
 /* Report retention (seed 003 section 9): drafts 7 days, finished weekly
  * reports one year, by modification time. */

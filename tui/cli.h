@@ -77,6 +77,8 @@ int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
+int cmd_runs(struct cli *cli, int argc, char **argv);  /* tui/cli_runs.c */
+int cmd_tasks(struct cli *cli, int argc, char **argv);
 int cmd_console(struct cli *cli, int argc, char **argv);
 int cmd_ask(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);

@@ -233,6 +233,25 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		const cJSON *md = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "report"), "md");
 		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
 		rc = EXIT_OK;
+		int failed = count_tasks(run, "failed");
+		if (failed) {
+			/* The report is written and names them; the exit status
+			 * says the run did not do all it was asked. */
+			struct sbuf ids;
+			sbuf_init(&ids);
+			const cJSON *t;
+			cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+				const cJSON *s = cJSON_GetObjectItem(t, "status");
+				const cJSON *id = cJSON_GetObjectItem(t, "task_id");
+				if (cJSON_IsString(s) && !strcmp(s->valuestring, "failed") &&
+				    cJSON_IsString(id))
+					sbuf_addf(&ids, "%s%s", ids.len ? ", " : "", id->valuestring);
+			}
+			rc = cli_fail(EXIT_FAIL, "run", "run %s finished with %d of %d tasks failed: %s "
+				      "(the report names them)", run_id, failed, count_tasks(run, NULL),
+				      ids.data);
+			sbuf_release(&ids);
+		}
 	} else if (k == HOST_RUN_STOPPED) {
 		fprintf(stderr, "\nmadf: interrupted; run the same command again to resume %s\n", run_id);
 		rc = 130;

@@ -1011,6 +1011,8 @@ static unsigned console_key(struct console *c, int ch)
 		return console_reader_key(c, ch);
 	case MODE_CONFIRM:
 		c->mode = MODE_NORMAL;
+		if (c->pending == OP_TASK_PRIORITY)
+			return view_tasks_priority(c, ch) | CONSOLE_RELOAD | CONSOLE_REDRAW;
 		if (c->pending == OP_QUIT) {
 			if (ch == 'y' || ch == 'Y') {
 				c->quit = true;
@@ -1126,6 +1128,7 @@ static unsigned console_pump(struct console *c, int max_ms)
 
 static void console_frame(struct console *c, unsigned f)
 {
+	f |= view_tasks_poll(c); /* answers to the task controls */
 	if ((f & CONSOLE_RELOAD) && !c->paused)
 		f |= console_reload(c);
 	if (f & CONSOLE_REDRAW)

@@ -227,6 +227,22 @@ bool view_tasks_awaits_approval(struct console *c);
 /* :assign KIND PAIR [AGENT]: asks the product_manager for a new task. */
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
 			   const char *agent);
+/* p: the priority prompt (c->pending OP_TASK_PRIORITY in MODE_CONFIRM);
+ * its text, and the key that answers it (u, h, n, l; others cancel). */
+const char *view_tasks_prompt(void);
+unsigned view_tasks_priority(struct console *c, int key);
+/* The answers to the task controls sent (tui/task_replies.c): shown on
+ * the status line and journalled as they come; called every frame. */
+unsigned view_tasks_poll(struct console *c);
+/* The run-health line of the current run (agents/workflow.h,
+ * wf_run_health) for the overview; true when the run is stuck. */
+bool view_tasks_health(struct console *c, char *buf, size_t size);
+/* Remembers the control id (action on task, NULL for assign; label names
+ * it on the status line) until its answer comes; returns the
+ * product_manager's wf_liveness (agents/workflow.h), with a phrase in why
+ * when it is not alive. */
+int tasks_control_sent(struct console *c, const char *id, const char *action, const char *task,
+		       const char *label, char *why, size_t size);
 unsigned view_queues_refresh(struct console *c);
 void view_queues_draw(struct console *c, int y0, int y1);
 /* Destructive queue operations on the marked rows (or the current one). */

@@ -551,6 +551,7 @@ static void confirm_question(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, "Approve another LLM budget for %zu task? y/n", n);
 		break;
 	case OP_TASK_SKIP_LLM: snprintf(buf, size, "Skip the LLM part of %zu task? y/n", n); break;
+	case OP_TASK_PRIORITY: snprintf(buf, size, "%s", view_tasks_prompt()); break;
 	case OP_EDIT: snprintf(buf, size, "Edit and requeue %zu message? y/n", n); break;
 	case OP_RETRY_TO:
 		snprintf(buf, size, "Retry %zu message%s to %s? y/n", n, s, c->retry_to);

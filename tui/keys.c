@@ -55,7 +55,7 @@ const struct key_binding keys_table[] = {
 	{ 't', V_TASKS, OP_TASK_RETRY, "retry a failed or cancelled task on the other researcher", false, "retry" },
 	{ 'o', V_TASKS, OP_TASK_HOLD, "hold the task (taken back from its agent)", false, "hold" },
 	{ 'u', V_TASKS, OP_TASK_RELEASE, "release a held task to its agent", false, "release" },
-	{ 'p', V_TASKS, OP_TASK_PRIORITY, "cycle the task's priority (urgent, high, normal, low)", false, "priority" },
+	{ 'p', V_TASKS, OP_TASK_PRIORITY, "set the task's priority: u)rgent h)igh n)ormal l)ow", false, "priority" },
 	{ 'C', V_TASKS, OP_TASK_CANCEL, "cancel the task (named in the report)", true, "cancel" },
 	{ 'B', V_TASKS, OP_TASK_APPROVE, "approve another LLM budget for a task awaiting approval", true, "budget" },
 	{ 'S', V_TASKS, OP_TASK_SKIP_LLM, "skip the LLM part of a task awaiting approval (deterministic result)", true, "skip-LLM" },

@@ -29,6 +29,12 @@ const struct cli_cmd cli_commands[] = {
 	  "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
 	  "when a model and key are configured; MADF_LLM=off for the deterministic agents)",
 	  cmd_run },
+	{ "runs", "[--json]",
+	  "list the runs (the product_manager's state): status, time in that phase, tasks, "
+	  "health (STUCK: over MADF_RUN_STUCK_S, default 900 s, in one phase)", cmd_runs },
+	{ "tasks", "[RUN] [--json]",
+	  "a run's tasks (default: the last started) with assignee, status, priority, attempts",
+	  cmd_tasks },
 	{ "agent", "NAME [--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] "
 		   "[--inject-fault AGENT:KIND] [--task-timeout S]",
 	  "run one agent as its own process", cmd_agent },

@@ -403,6 +403,9 @@ void view_overview_draw(struct console *c, int y0, int y1)
 		 "##############################", width - fill, "..............................");
 	console_put(c, y0 + 1, 0, COLS, c->data_bytes >= DATA_ALERT_BYTES ? SLOT_ERROR : SLOT_METER,
 		    bar, true);
+	char health[256]; /* the run's phase and how long it has been in it */
+	bool stuck = view_tasks_health(c, health, sizeof(health));
+	console_put(c, y0 + 2, 0, COLS, stuck ? SLOT_ERROR : SLOT_METER, health, true);
 	console_rows_draw(c, &c->rows[VIEW_OVERVIEW], y0 + 3, y1,
 			  " AGENT              STATE     INBOX  OLDEST   PROC  RETRY   DONE ERRORS  TOOLS   BEAT  CURRENT TASK");
 }

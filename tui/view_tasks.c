@@ -1,14 +1,16 @@
 /* View 2, tasks: the tasks of the current run from the product_manager's
  * state; r, t, o, u, p and C ask the product_manager to reassign, retry,
- * hold, release, reprioritise or cancel a task (an operator_control
- * message), B and S to approve more LLM budget for a task paused on its
- * budget or to skip its LLM part. In LLM mode the validation's review and
+ * hold, release, reprioritise (p prompts for the priority) or cancel a
+ * task (an operator_control message, answered: tui/task_replies.c), B
+ * and S to approve more LLM budget for a task paused on its budget or to
+ * skip its LLM part. In LLM mode the validation's review and
  * the narrative are rows too (their LLM parts: B, C and S). */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/market.h"
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/console.h"
@@ -69,9 +71,15 @@ static const cJSON *task_find(const cJSON *run, const char *id)
 	return NULL;
 }
 
+/* A task's priority as the product_manager sends it: unset is high. */
+static const char *task_prio(const cJSON *t)
+{
+	return *jstr(t, "priority") ? jstr(t, "priority") : "high";
+}
+
 static void task_row(struct console_rows *r, const char *id, const char *kind,
-		     const char *pair, const char *assignee, const char *status, int attempts,
-		     double progress, int64_t d, int64_t now, int64_t started)
+		     const char *pair, const char *assignee, const char *status, const char *prio,
+		     int attempts, double progress, int64_t d, int64_t now, int64_t started)
 {
 	char dl[16] = "-", age[16] = "-";
 	bool open_task = strcmp(status, "done") && strcmp(status, "failed");
@@ -91,8 +99,8 @@ static void task_row(struct console_rows *r, const char *id, const char *kind,
 			    (d && d < now && open_task) ? SLOT_WARN : SLOT_NORMAL;
 	if (!strcmp(status, "awaiting_approval"))
 		status = "await-budget"; /* B approves */
-	console_rows_add(r, id, s, "%-20.20s %-7.7s %-8.8s %-18.18s %-12.12s %4d %4.0f%% %8s %6s",
-			 id, kind, pair, assignee, status, attempts, progress, dl, age);
+	console_rows_add(r, id, s, "%-20.20s %-7.7s %-8.8s %-18.18s %-12.12s %-6.6s %4d %4.0f%% %8s %6s",
+			 id, kind, pair, assignee, status, prio, attempts, progress, dl, age);
 }
 
 unsigned view_tasks_refresh(struct console *c)
@@ -106,17 +114,17 @@ unsigned view_tasks_refresh(struct console *c)
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
 		task_row(r, jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"),
-			 jstr(t, "assignee"), jstr(t, "status"), (int)jnum(t, "attempts"),
+			 jstr(t, "assignee"), jstr(t, "status"), task_prio(t), (int)jnum(t, "attempts"),
 			 jnum(t, "progress"), (int64_t)jnum(t, "deadline_ns"), now, started);
 	if (run && llm_mode(run)) {
 		const cJSON *v = cJSON_GetObjectItem(run, "validation");
 		const char *vs = *jstr(v, "status") ? jstr(v, "status") : "waiting";
-		task_row(r, "validation", "review", "all", "validator_agent", vs,
+		task_row(r, "validation", "review", "all", "validator_agent", vs, "-",
 			 *jstr(v, "request_id") ? 1 : 0, !strcmp(vs, "done") ? 100 : 0,
 			 !strcmp(vs, "requested") ? (int64_t)jnum(v, "deadline_ns") : 0, now, started);
 		const cJSON *n = cJSON_GetObjectItem(run, "narrative");
 		const char *ns = *jstr(n, "status") ? jstr(n, "status") : "waiting";
-		task_row(r, "narrative", "summary", "all", "product_manager", ns,
+		task_row(r, "narrative", "summary", "all", "product_manager", ns, "-",
 			 n ? 1 : 0, !strcmp(ns, "done") ? 100 : 0, 0, now, started);
 	}
 	cJSON_Delete(st);
@@ -138,17 +146,19 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 	cJSON_Delete(st);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	console_rows_draw(c, &c->rows[VIEW_TASKS], y0 + 1, y1,
-			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS      TRIES PROG DEADLINE    AGE");
+			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS       PRIO   TRIES PROG DEADLINE    AGE");
 }
 
 /* Sends an operator_control request (content, taken over) to the
- * product_manager, journals it and says so on the status line. task may be
- * NULL (assign). */
+ * product_manager, journals it and says so on the status line, at once
+ * when the product_manager is offline; its answer comes later
+ * (view_tasks_poll). task may be NULL (assign). */
 static unsigned tasks_request(struct console *c, const char *action, const char *task,
 			      cJSON *content, const char *run_id, const char *detail)
 {
 	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT, content);
 	char *err = NULL, result[512];
+	bool warn = false;
 	cJSON *ids = cJSON_CreateArray();
 	if (task)
 		cJSON_AddItemToArray(ids, cJSON_CreateString(task));
@@ -158,14 +168,25 @@ static unsigned tasks_request(struct console *c, const char *action, const char 
 		m->priority = PRIO_URGENT;
 		m->correlation_id = xstrdup(run_id);
 		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
-		if (bus_send(c->bus, m, &err) < 0)
+		if (bus_send(c->bus, m, &err) < 0) {
 			snprintf(result, sizeof(result), "failed: %s", err);
-		else
-			snprintf(result, sizeof(result), "asked product_manager (%s)%s", m->id, detail);
+		} else {
+			char label[160], why[96];
+			snprintf(label, sizeof(label), "%s%s%s", action, task ? " " : "", task ? task : "");
+			int l = tasks_control_sent(c, m->id, action, task, label, why, sizeof(why));
+			if (l == WF_ALIVE)
+				snprintf(result, sizeof(result), "asked product_manager (%s)%s; waiting "
+					 "for its answer", m->id, detail);
+			else
+				snprintf(result, sizeof(result), "product_manager is %s (%s): the "
+					 "control%s waits in its inbox", l == WF_OFFLINE ? "offline" :
+					 "not answering", why, detail);
+			warn = l != WF_ALIVE;
+		}
 	}
 	console_journal(c, action, ids, result);
-	console_status(c, err != NULL || !m, "%s%s%s: %s", action, task ? " " : "", task ? task : "",
-		       result);
+	console_status(c, err != NULL || !m || warn, "%s%s%s: %s", action, task ? " " : "",
+		       task ? task : "", result);
 	free(err);
 	cJSON_Delete(ids);
 	msg_free(&m);
@@ -204,6 +225,14 @@ bool view_tasks_awaits_approval(struct console *c)
 	return ok;
 }
 
+static char prompt[160];
+static const char *chosen_prio; /* the priority prompt's answer */
+
+const char *view_tasks_prompt(void)
+{
+	return prompt;
+}
+
 /* Every task action is a request to the product_manager, which owns the
  * run: it cancels the task on its agent before giving it to another,
  * tracks the new assignment and names the change in the report. */
@@ -238,15 +267,20 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
-	static const char *const prios[] = { "urgent", "high", "normal", "low" };
-	const char *prio = NULL;
-	if (op == OP_TASK_PRIORITY) {
-		const char *now = jstr(task, "priority") ? jstr(task, "priority") : "high";
-		size_t k = 0;
-		while (k < 4 && strcmp(prios[k], now))
-			k++;
-		prio = prios[(k + 1) % 4];
+	if (op == OP_TASK_PRIORITY && !chosen_prio) {
+		char *raw = xasprintf("priority of %s (now %s): u)rgent h)igh n)ormal l)ow, Esc "
+				      "cancels", cur_id, task_prio(task));
+		char *clean = util_sanitize(raw, strlen(raw), false); /* from the state file */
+		util_strlcpy(prompt, clean, sizeof(prompt));
+		free(clean);
+		free(raw);
+		c->pending = OP_TASK_PRIORITY;
+		c->pending_n = 1;
+		c->mode = MODE_CONFIRM;
+		cJSON_Delete(st);
+		return CONSOLE_REDRAW;
 	}
+	const char *prio = op == OP_TASK_PRIORITY ? chosen_prio : NULL;
 	char detail[64] = "";
 	if (prio)
 		snprintf(detail, sizeof(detail), ": priority %s", prio);
@@ -257,13 +291,55 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	return r;
 }
 
+unsigned view_tasks_priority(struct console *c, int key)
+{
+	static const char *const prios[] = { "urgent", "high", "normal", "low" };
+	const char *p = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(prios); i++)
+		if (key == prios[i][0] || key == prios[i][0] - 'a' + 'A')
+			p = prios[i];
+	if (!p) {
+		console_status(c, false, "priority: cancelled");
+		return CONSOLE_REDRAW;
+	}
+	chosen_prio = p;
+	unsigned r = view_tasks_act(c, OP_TASK_PRIORITY);
+	chosen_prio = NULL;
+	return r;
+}
+
+/* Refuses (on the status line, journalled, nothing sent) an :assign the
+ * product_manager could not do: kind, pair and agent checked here. */
+static bool assign_valid(struct console *c, const char *kind, const char *pair,
+			 const char *agent)
+{
+	char b[4], q[4], *err = NULL, *why = NULL;
+	if (strcmp(kind, "market") && strcmp(kind, "news"))
+		why = xasprintf("kind \"%s\" is not market or news (usage :assign market|news "
+				"PAIR [AGENT])", kind);
+	else if (market_pair_parse(pair, b, q, &err) < 0)
+		why = xasprintf("%s", err);
+	else if (!market_currency_known(b) || !market_currency_known(q))
+		why = xasprintf("pair %s: unknown currency %s (no data has it)", pair,
+				market_currency_known(b) ? q : b);
+	else if (*agent && strcmp(agent, "research_agent_1") && strcmp(agent, "research_agent_2"))
+		why = xasprintf("%s is not a researcher (research_agent_1, research_agent_2)", agent);
+	free(err);
+	if (!why)
+		return true;
+	char *result = xasprintf("refused: %s", why);
+	console_journal(c, "assign", NULL, result);
+	console_status(c, true, "assign: %s", result);
+	free(result);
+	free(why);
+	return false;
+}
+
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
 			   const char *agent)
 {
-	if (strcmp(kind, "market") && strcmp(kind, "news")) {
-		console_status(c, true, "assign: usage :assign market|news PAIR [AGENT]");
+	if (!assign_valid(c, kind, pair, agent))
 		return CONSOLE_REDRAW;
-	}
 	cJSON *run;
 	cJSON *st = tasks_load(c, &run);
 	if (!run) {
@@ -280,4 +356,28 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 	unsigned r = tasks_request(c, "assign", NULL, content, jstr(run, "run_id"), detail);
 	cJSON_Delete(st);
 	return r;
+}
+
+bool view_tasks_health(struct console *c, char *buf, size_t size)
+{
+	/* read at most once a second: the overview draws often */
+	static char line[256];
+	static bool stuck;
+	static int64_t read_ns;
+	int64_t now = util_mono_ns();
+	if (!read_ns || now - read_ns >= 1000000000LL) {
+		read_ns = now;
+		cJSON *run;
+		cJSON *st = tasks_load(c, &run);
+		stuck = false;
+		if (run)
+			stuck = wf_run_health(run, util_now_ns(), wf_stuck_after_s(), line + 1,
+					      sizeof(line) - 1);
+		else
+			util_strlcpy(line + 1, "no run yet", sizeof(line) - 1);
+		line[0] = ' ';
+		cJSON_Delete(st);
+	}
+	util_strlcpy(buf, line, size);
+	return stuck;
 }

@@ -369,7 +369,7 @@ wait-for USDJPY-market
 r
 wait-for reassign USDJPY-market'
 has "tasks view lists the task" "$(screen)" "USDJPY-market"
-has "reassign says who was asked" "$(screen)" "asked product_manager"
+has "reassign says the product_manager is offline and the control waits" "$(screen)" "product_manager is offline (it has never run here): the control waits in its inbox"
 eq "an operator_control request is in the product_manager's inbox" "$(njson "$D/messages/inbox/product_manager")" $((n2 + 1))
 has "... to reassign that task" "$(cat "$D"/messages/inbox/product_manager/*.json | tr -d ' \n')" '"action":"reassign","run_id":"weekly-test","task_id":"USDJPY-market"'
 con '2

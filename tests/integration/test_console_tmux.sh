@@ -136,7 +136,7 @@ print(t['assignee'], t['status'], t.get('done_by', '-'))" "$D/state/product_mana
 accepted() { pm_state | grep -q '^research_agent_1 accepted'; }
 wait_for "research_agent_1 holds the task" 30 accepted
 keys emb g r
-wait_for "r says the product_manager was asked" 10 on_screen emb "asked product_manager"
+wait_for "r shows the product_manager's answer" 10 on_screen emb "reassign USDJPY-market: applied: reassign by operator"
 done_by_2() { pm_state | grep -q '^research_agent_2 done research_agent_2'; }
 wait_for "the task is done by research_agent_2" 60 done_by_2
 grep -q '"action":"reassign"' "$D/journal/actions.jsonl" && ok "the reassign is in the journal" || fail "the reassign is in the journal" "$(cat "$D/journal/actions.jsonl" 2>/dev/null)"

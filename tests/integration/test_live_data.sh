@@ -96,7 +96,8 @@ has "the report says the rates are cached" "$(cat "$T/r4/2017-W11-asia-g10-fx.md
 # --- no cache, no server: a clear error, no crash ---------------------------------------------------
 out=$($MADF --data-dir "$T/empty" run weekly --as-of 2017-03-17 --pairs USD/JPY --market "$ECB1" \
 	--report-dir "$T/r5" 2>"$T/r5.err"); rc=$?
-eq "with no cache and no server the run ends normally (exit 0, no crash)" "$rc" 0
+eq "with no cache and no server the run ends with its failed task (exit 1, no crash)" "$rc" 1
+has "stderr names the failed task" "$(cat "$T/r5.err")" "finished with 1 of 2 tasks failed: USDJPY-market"
 check "the task failed the normal way, with the reason" $CHK "$T/r5/$REP" failure failed research_agent_1
 has "which names the source, the reason and the missing cache" "$(cat "$T/r5/$REP")" \
 	"ecb: cannot reach 127.0.0.1:$P1 ("
@@ -146,7 +147,7 @@ eq "story ids are the same when the feed is fetched again" "$c2" "$c1"
 # --- a currency the ECB does not publish ---------------------------------------------------------------
 $MADF run weekly --as-of 2017-03-17 --pairs USD/TWD --market "$ECB2" --report-dir "$T/r10" \
 	>/dev/null 2>"$T/r10.err"; rc=$?
-eq "a pair the ECB cannot give ends the run normally" "$rc" 0
+eq "a pair the ECB cannot give ends the run with that task failed (exit 1)" "$rc" 1
 has "the report's failure names the currency" "$(cat "$T/r10/$REP")" "the ECB publishes no euro reference rate for TWD"
 has "stderr too" "$(cat "$T/r10.err")" "publishes no euro reference rate for TWD"
 eq "and nothing was asked for it" "$($LC nreq "$T/s2.log" D.TWD)" 0

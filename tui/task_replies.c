@@ -1,0 +1,156 @@
+/* The answers to the console's task controls. Every operator_control the
+ * tasks view sends is remembered here until the product_manager answers
+ * it: a task_acceptance to "operator" whose reply_to is the control's id
+ * (agents/pm.c, control_answer). The answer is shown on the status line
+ * and journalled; the console says at once when the product_manager is
+ * offline (the control waits in its inbox), and after CONTROL_WAIT_S
+ * seconds without an answer that none came. Only the answers to this
+ * console's controls are taken from the operator inbox; nothing else in
+ * it is touched. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/workflow.h"
+#include "core/util.h"
+#include "tui/console.h"
+#include "core/banned.h"
+
+#define CONTROL_WAIT_S 5
+#define PENDING_MAX 32
+
+struct pending {
+	char id[MSG_ID_MAX + 1];   /* the control's message id */
+	char action[32];
+	char task[64];             /* "" for assign */
+	char label[160];           /* "reassign USDJPY-market" */
+	int64_t sent_ns;           /* monotonic */
+	bool said;                 /* offline or no answer: said once */
+};
+
+static struct pending pend[PENDING_MAX];
+static size_t npend;
+
+static void pending_drop(size_t i)
+{
+	memmove(&pend[i], &pend[i + 1], (npend - i - 1) * sizeof(pend[0]));
+	npend--;
+}
+
+int tasks_control_sent(struct console *c, const char *id, const char *action, const char *task,
+		       const char *label, char *why, size_t size)
+{
+	enum wf_liveness l = wf_agent_liveness(c->cli->data_dir, "product_manager",
+					       util_now_ns(), why, size);
+	if (npend == PENDING_MAX)
+		pending_drop(0); /* the oldest stops being waited for */
+	struct pending *p = &pend[npend++];
+	memset(p, 0, sizeof(*p));
+	util_strlcpy(p->id, id, sizeof(p->id));
+	util_strlcpy(p->action, action, sizeof(p->action));
+	util_strlcpy(p->task, task ? task : "", sizeof(p->task));
+	util_strlcpy(p->label, label, sizeof(p->label));
+	p->sent_ns = util_mono_ns();
+	p->said = l != WF_ALIVE; /* the offline notice is the one said */
+	return l;
+}
+
+static const char *rstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void tasks_journal(struct console *c, const struct pending *p, const char *reply_id,
+			  const char *result)
+{
+	cJSON *ids = cJSON_CreateArray();
+	if (p->task[0])
+		cJSON_AddItemToArray(ids, cJSON_CreateString(p->task));
+	cJSON_AddItemToArray(ids, cJSON_CreateString(p->id));
+	if (reply_id)
+		cJSON_AddItemToArray(ids, cJSON_CreateString(reply_id));
+	console_journal(c, p->action, ids, result);
+	cJSON_Delete(ids);
+}
+
+/* The answer m to pending control i: shown, journalled, taken. */
+static void tasks_answer(struct console *c, size_t i, const struct msg *m)
+{
+	const struct pending *p = &pend[i];
+	const char *outcome = rstr(m->content, "outcome");
+	const char *detail = rstr(m->content, "detail");
+	const char *st = rstr(m->content, "status");
+	if (!outcome)
+		outcome = st && !strcmp(st, "accepted") ? "applied" : "refused";
+	if (!detail)
+		detail = rstr(m->content, "rejection_reason") ? rstr(m->content, "rejection_reason") : "";
+	char *result = xasprintf("%s: %s", outcome, detail);
+	tasks_journal(c, p, m->id, result);
+	console_status(c, strcmp(outcome, "applied") != 0, "%s: %s", p->label, result);
+	free(result);
+	pending_drop(i);
+}
+
+unsigned view_tasks_poll(struct console *c)
+{
+	/* at most every 100 ms, and only while an answer is awaited */
+	static int64_t last_ns;
+	int64_t now = util_mono_ns();
+	if (!npend || now - last_ns < 100 * 1000000LL)
+		return 0;
+	last_ns = now;
+	unsigned f = 0;
+	struct bus_entry *v = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	if (bus_list(c->bus, BUS_Q_INBOX, "operator", false, &v, &n, &err) < 0) {
+		free(err);
+		n = 0;
+	}
+	for (size_t k = 0; k < n && npend; k++) {
+		const struct bus_entry *e = &v[k];
+		/* the product_manager's messages, by their ids' prefix; read
+		 * to find the answers among them */
+		if (!e->message_id || strncmp(e->message_id, "product_manager_", 16))
+			continue;
+		char *json = NULL;
+		size_t len = 0;
+		struct msg *m = NULL;
+		if (bus_read(c->bus, e, &json, &len, &err) < 0 || msg_parse(json, len, &m, NULL) < 0 ||
+		    strcmp(m->from, "product_manager") || m->type != MSG_TASK_ACCEPTANCE) {
+			msg_free(&m);
+			free(err);
+			err = NULL;
+			free(json);
+			continue;
+		}
+		free(json);
+		for (size_t i = 0; i < npend; i++) {
+			if (!m->reply_to || strcmp(m->reply_to, pend[i].id))
+				continue;
+			tasks_answer(c, i, m);
+			if (bus_remove(c->bus, m->id, &err) < 0) {
+				free(err); /* shown already; another console took it */
+				err = NULL;
+			}
+			f |= CONSOLE_RELOAD | CONSOLE_REDRAW;
+			break;
+		}
+		msg_free(&m);
+	}
+	bus_entries_free(v, n);
+	for (size_t i = 0; i < npend; i++) {
+		struct pending *p = &pend[i];
+		if (p->said || now - p->sent_ns < CONTROL_WAIT_S * 1000000000LL)
+			continue;
+		p->said = true; /* still waited for: a late answer is shown */
+		char result[96];
+		snprintf(result, sizeof(result), "no answer from product_manager after %d s",
+			 CONTROL_WAIT_S);
+		tasks_journal(c, p, NULL, result);
+		console_status(c, true, "%s: %s", p->label, result);
+		f |= CONSOLE_REDRAW;
+	}
+	return f;
+}
