@@ -78,6 +78,14 @@ struct bus_stats {
 	size_t nagents;
 	size_t processing, retry, dead_letter;
 	uint64_t dead_gen;  /* changes whenever a dead letter comes or goes */
+	/* Delivered: messages acked (moved to processed/) since the monitor
+	 * opened, and per second over the last few seconds. Counted from
+	 * inotify events; 0 when polling and for one-shot bus_stats. */
+	uint64_t acked;
+	double acked_per_s;
+	/* Expired heartbeats and status messages dropped (not dead-lettered),
+	 * as messages/dropped/expired.jsonl records them. */
+	uint64_t expired_dropped;
 };
 void bus_stats_release(struct bus_stats *s);
 
@@ -127,7 +135,7 @@ struct bus_transport {
 	int (*read)(struct bus *b, const struct bus_entry *e, char **json,
 		    size_t *len, char **err);
 	int (*retry)(struct bus *b, const char *id, const char *to,
-		     char **err);
+		     char **note, char **err);
 	int (*remove)(struct bus *b, const char *id, char **err);
 	int (*kill)(struct bus *b, const char *id, const char *why,
 		    char **err);
@@ -203,8 +211,13 @@ int bus_find(struct bus *b, const char *id, struct bus_entry *out,
 	     char **err);
 int bus_read(struct bus *b, const struct bus_entry *e, char **json,
 	     size_t *len, char **err);
-/* A dead letter back to its original inbox, or to `to`. */
+/* A dead letter back to its original inbox, or to `to`. An expired one
+ * (its timeout passed, or dead-lettered as expired) is refreshed: sent
+ * again with a new timestamp, so that its timeout counts from now; *note
+ * (may be NULL; caller frees, NULL when nothing to say) says so. */
 int bus_retry(struct bus *b, const char *id, const char *to, char **err);
+int bus_retry_note(struct bus *b, const char *id, const char *to, char **note,
+		   char **err);
 /* Deletes a waiting, retrying or dead message. */
 int bus_remove(struct bus *b, const char *id, char **err);
 /* Moves a waiting or retrying message to the dead letters. */

@@ -2,6 +2,7 @@
  * message, renames for every state change (atomic on one file system). */
 #include "core/bus_fs.h"
 #include "core/bus_dlx.h"
+#include "core/bus_drop.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1281,6 +1282,16 @@ static struct msg *claim_check(struct bus_consumer *c, const char *ppath,
 				  (long long)m->timeout_s, m->timestamp);
 	}
 	free(buf);
+	if (reason && !strcmp(reason, "expired") && bus_drop_type(m->type) &&
+	    unlink(ppath) == 0) {
+		/* nobody needs a stale heartbeat: dropped and counted */
+		bus_drop_note(FS(b)->root, m, c->agent);
+		struct bus_fname f;
+		if (bus_fname_parse(name, &f) == 0 && f.attempts > 0)
+			attempts_drop(b, c->agent, f.id);
+		msg_free(&m);
+		reason = NULL;
+	}
 	if (reason) {
 		char *mid = m ? xstrdup(m->id) : name_message_id(name);
 		cJSON *rec = NULL;
@@ -1973,7 +1984,29 @@ static int load_valid(const struct bus_entry *e, struct msg **m, char **err)
 	return r;
 }
 
-static int fs_retry(struct bus *b, const char *id, const char *to, char **err)
+/* An expired message retried as it is would expire again on its next
+ * receive: it gets a new timestamp, and its timeout counts from now.
+ * Returns what to tell the operator, or NULL when it had not expired. */
+static char *refresh_expired(struct msg *m, const char *reason)
+{
+	int64_t now = util_now_ns();
+	bool passed = m->timeout_s >= 0 && m->ts_ns + m->timeout_s * NS_PER_S < now;
+	if (!passed && !(reason && !strcmp(reason, "expired")))
+		return NULL;
+	char *note = xasprintf("%s expired (sent %s, timeout %lld s): refreshed with a new "
+			       "timestamp, its timeout counts from now", m->id,
+			       m->timestamp ? m->timestamp : "?", (long long)m->timeout_s);
+	now -= now % 1000; /* as msg_new: microseconds */
+	char ts[64];
+	util_iso8601(now, ts, sizeof(ts));
+	free(m->timestamp);
+	m->timestamp = xstrdup(ts);
+	m->ts_ns = now;
+	return note;
+}
+
+static int fs_retry(struct bus *b, const char *id, const char *to, char **note,
+		    char **err)
 {
 	struct bus_entry e;
 	if (fs_find(b, id, &e, err) < 0)
@@ -1996,7 +2029,14 @@ static int fs_retry(struct bus *b, const char *id, const char *to, char **err)
 	bool rewrite = strcmp(m->to, target) && strcmp(m->to, "broadcast");
 	if (rewrite)
 		util_strlcpy(m->to, target, sizeof(m->to));
+	char *said = refresh_expired(m, e.reason);
+	if (said)
+		rewrite = true;
 	r = queue_fresh(b, m, target, e.path, rewrite, err);
+	if (r == 0 && note)
+		*note = said;
+	else
+		free(said);
 	if (r == 0) {
 		drop_dead(&e);
 		struct bus_fname f;
@@ -2365,9 +2405,14 @@ struct mon_agent {
 
 struct mon_watch {
 	int wd;
-	int kind;   /* 0..2 per-agent queue, 3 dead, 4..6 a queue root */
+	int kind;   /* 0..2 per-agent queue, 3 dead, 4..6 a queue root,
+		       7 processed/, 8 one of its date directories */
 	size_t agent;
 };
+
+#define MON_PROCESSED_ROOT 7
+#define MON_PROCESSED_DAY 8
+#define MON_RATE_S 5 /* acks per second: over the last 5 seconds */
 
 struct bus_monitor {
 	struct bus *bus; /* first: see bus.c */
@@ -2379,6 +2424,12 @@ struct bus_monitor {
 	struct mon_watch *watches;
 	size_t nwatches;
 	int64_t last_scan_ns;
+	/* acks: moves into processed/<date>/, counted from events (a rescan
+	 * keeps them) */
+	uint64_t acked;
+	int64_t opened_ns;                 /* monotonic */
+	struct { int64_t sec; uint64_t n; } ack_s[8]; /* per monotonic second */
+	struct bus_drop_counter drops;
 };
 
 static const char *const mon_qdirs[3] = { "inbox", "processing", "retry" };
@@ -2459,9 +2510,35 @@ static size_t mon_agent(struct bus_monitor *m, const char *name)
 	return ai;
 }
 
+static void mon_ack(struct bus_monitor *m)
+{
+	int64_t sec = util_mono_ns() / NS_PER_S;
+	size_t k = (size_t)sec % ARRAY_SIZE(m->ack_s);
+	if (m->ack_s[k].sec != sec) {
+		m->ack_s[k].sec = sec;
+		m->ack_s[k].n = 0;
+	}
+	m->ack_s[k].n++;
+	m->acked++;
+}
+
 static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 		     const char *name, bool add)
 {
+	if (kind == MON_PROCESSED_ROOT) {
+		/* a new day's directory */
+		if (add && strlen(name) == 10 && name[4] == '-') {
+			char *dir = xasprintf("%s/processed/%s", FS(m->bus)->root, name);
+			mon_add_watch(m, dir, MON_PROCESSED_DAY, 0);
+			free(dir);
+		}
+		return;
+	}
+	if (kind == MON_PROCESSED_DAY) {
+		if (add && name[0] != '.')
+			mon_ack(m);
+		return;
+	}
 	if (kind >= 4) {
 		/* A new agent directory under a queue root. */
 		if (add && util_valid_agent_name(name))
@@ -2480,6 +2557,15 @@ static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 	}
 	struct mon_agent *a = &m->agents[ai];
 	int64_t t = mon_key_time(kind, name);
+	if (add && t == 0) {
+		/* a name without a time (not written by madf): its mtime */
+		char *p = xasprintf("%s/%s/%s/%s", FS(m->bus)->root, mon_qdirs[kind], a->name,
+				    name);
+		struct stat st;
+		if (lstat(p, &st) == 0)
+			t = (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec;
+		free(p);
+	}
 	if (add) {
 		nset_put(&a->q[kind], name, t);
 		if (kind == 0 && !a->oldest_dirty && (a->oldest == 0 || t < a->oldest))
@@ -2531,6 +2617,19 @@ static void mon_scan_all(struct bus_monitor *m)
 	mon_add_watch(m, dd, 3, 0);
 	mon_scan_dir(m, 3, 0, dd);
 	free(dd);
+	/* acks from now on: today's directory (made now, so that no ack
+	 * creates it unseen) and each new day's */
+	if (m->ifd >= 0) {
+		char *pr = qpath(m->bus, "processed", NULL);
+		mon_add_watch(m, pr, MON_PROCESSED_ROOT, 0);
+		char date[16];
+		util_date(util_now_ns(), date, sizeof(date));
+		char *day = xasprintf("%s/%s", pr, date);
+		ensure_dir(day, NULL);
+		mon_add_watch(m, day, MON_PROCESSED_DAY, 0);
+		free(day);
+		free(pr);
+	}
 	m->last_scan_ns = util_mono_ns();
 }
 
@@ -2540,6 +2639,7 @@ static int fs_monitor_open(struct bus *b, struct bus_monitor **out, char **err)
 	struct bus_monitor *m = xcalloc(1, sizeof(*m));
 	m->bus = b;
 	m->ifd = -1;
+	m->opened_ns = util_mono_ns();
 	mon_scan_all(m);
 	*out = m;
 	return 0;
@@ -2634,6 +2734,21 @@ static void fs_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 	}
 	out->dead_letter = m->dead.n;
 	out->dead_gen = m->dead_gen;
+	out->acked = m->acked;
+	/* acks of the last MON_RATE_S seconds (this one included), over as
+	 * much of that time as the monitor has been open (a second at least) */
+	int64_t now = util_mono_ns(), sec = now / NS_PER_S;
+	uint64_t recent = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(m->ack_s); k++)
+		if (m->ack_s[k].n && sec - m->ack_s[k].sec < MON_RATE_S)
+			recent += m->ack_s[k].n;
+	double span = (double)(now - m->opened_ns) / 1e9;
+	if (span > MON_RATE_S)
+		span = MON_RATE_S;
+	if (span < 1)
+		span = 1;
+	out->acked_per_s = (double)recent / span;
+	out->expired_dropped = bus_drop_count(FS(m->bus)->root, &m->drops);
 	qsort(out->agents, out->nagents, sizeof(*out->agents), agent_stats_cmp);
 }
 

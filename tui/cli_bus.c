@@ -499,7 +499,14 @@ static int each_id(struct cli *cli, int argc, char **argv, const char *cmd,
 
 static int do_retry(struct bus *b, const char *id, const char *to, char **err)
 {
-	return bus_retry(b, id, to ? msg_agent_canonical(to) : NULL, err);
+	char *note = NULL;
+	int r = bus_retry_note(b, id, to ? msg_agent_canonical(to) : NULL, &note, err);
+	if (note) {
+		put_safe(stdout, note);
+		putchar('\n');
+		free(note);
+	}
+	return r;
 }
 
 int cmd_retry(struct cli *cli, int argc, char **argv)
@@ -658,6 +665,7 @@ cJSON *cli_status_json(const struct bus_stats *s, int64_t now)
 	cJSON_AddNumberToObject(o2, "processing", (double)s->processing);
 	cJSON_AddNumberToObject(o2, "retry", (double)s->retry);
 	cJSON_AddNumberToObject(o2, "dead_letter", (double)s->dead_letter);
+	cJSON_AddNumberToObject(o2, "expired_dropped", (double)s->expired_dropped);
 	return o2;
 }
 
@@ -702,8 +710,9 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 				printf("%7s", "-");
 			printf(" %10zu %7zu\n", s.agents[i].processing, s.agents[i].retry);
 		}
-		printf("\nprocessing %zu, retrying %zu, dead letters %zu\n", s.processing,
-		       s.retry, s.dead_letter);
+		printf("\nprocessing %zu, retrying %zu, dead letters %zu, expired heartbeats "
+		       "and status messages dropped %llu\n", s.processing, s.retry, s.dead_letter,
+		       (unsigned long long)s.expired_dropped);
 	}
 	bus_stats_release(&s);
 	return EXIT_OK;
