@@ -1006,8 +1006,9 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		struct console_row *cur = console_rows_current(r);
 		if (cur && cur->id)
 			cur->marked = !cur->marked;
-		if (r->sel + 1 < r->nvis)
-			r->sel++;
+		/* down to the next message, the selection following it (not
+		 * the row number) across refreshes */
+		console_move(c, OP_DOWN);
 		console_rows_done(c, r);
 		return CONSOLE_REDRAW;
 	}

@@ -31,6 +31,52 @@ static void queue_title(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, "inbox of %s", c->qagent);
 }
 
+/* Columns. The message id takes what the others leave (at most
+ * QCOL_ID_MAX), cut in the middle when longer, so that at 80 columns every
+ * column shows; header and rows come from the same widths, so values start
+ * under their headers. Rows are drawn from column 1 (column 0 is the
+ * mark), the header from column 0: hence its leading space. */
+#define QCOL_ID_MAX 56
+#define QCOL_ID_MIN 16
+#define QCOL_TYPE 18
+#define QCOL_FROM 16
+#define QCOL_ORIG 16
+#define QCOL_PRIO 6
+#define QCOL_TRIES 5
+#define QCOL_AGE 5
+
+/* The id column's width for a screen cols wide. */
+static int queues_idw(enum queue_kind kind, int cols)
+{
+	int rest = kind == QUEUE_DEAD ? 2 + 1 + QCOL_TYPE + 1 + QCOL_ORIG + 1 + QCOL_FROM + 1 + QCOL_AGE :
+		   1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_PRIO + 1 + QCOL_TRIES + 1 + QCOL_AGE;
+	int w = cols - 1 - rest;
+	return w > QCOL_ID_MAX ? QCOL_ID_MAX : w < QCOL_ID_MIN ? QCOL_ID_MIN : w;
+}
+
+/* s in at most w columns (ids are ASCII): the head and the tail kept, ".."
+ * between them when cut. */
+static void queues_mid(const char *s, int w, char *buf, size_t size)
+{
+	size_t n = strlen(s), max = (size_t)w;
+	if (n <= max || max < 6) {
+		snprintf(buf, size, "%.*s", w, s);
+		return;
+	}
+	size_t tail = (max - 2) / 2, head = max - 2 - tail;
+	snprintf(buf, size, "%.*s..%s", (int)head, s, s + n - tail);
+}
+
+static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
+{
+	if (kind == QUEUE_DEAD)
+		snprintf(buf, size, "   %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE, "TYPE",
+			 QCOL_ORIG, "ORIGINAL INBOX", QCOL_FROM, "FROM", "AGE");
+	else
+		snprintf(buf, size, " %-*s %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE,
+			 "TYPE", QCOL_FROM, "FROM", QCOL_PRIO, "PRIO", QCOL_TRIES, "TRIES", "AGE");
+}
+
 /* The last listing, so that the view re-reads the bus only when it
  * changed. Reading a queue means reading every message file (and every
  * dead letter's sidecar): 100,000 dead letters take seconds, far too long
@@ -114,10 +160,47 @@ static struct {
 	unsigned long gen;
 	uint64_t dead_gen;       /* the dead letters: c->stats.dead_gen then */
 	int64_t at_ns;
+	int idw;                 /* the id column's width it was made for */
 	struct queues_row *row;  /* indexed like rows[VIEW_QUEUES].v */
 	size_t n, cap;
 	struct dl_pool xpool;    /* the listing's strings */
 } ql;
+
+/* The queue shown last. The selection and the marks belong to messages:
+ * a list of another queue starts at its top with nothing marked, rather
+ * than at the row number the cursor had in the queue left. */
+static struct {
+	bool any, switched;
+	enum queue_kind kind;
+	char agent[MSG_AGENT_MAX + 1];
+} qshown;
+
+static void queues_note_shown(const struct console *c)
+{
+	if (qshown.any && qshown.kind == c->qkind && !strcmp(qshown.agent, c->qagent))
+		return;
+	qshown.any = qshown.switched = true;
+	qshown.kind = c->qkind;
+	util_strlcpy(qshown.agent, c->qagent, sizeof(qshown.agent));
+}
+
+/* Rows of a queue just switched to (after console_rows_clear): the cursor
+ * at the top, no marks carried over from the queue left. */
+static void queues_fresh_list(struct console_rows *r)
+{
+	if (!qshown.switched)
+		return;
+	qshown.switched = false;
+	free(r->sel_id);
+	r->sel_id = NULL;
+	for (size_t i = 0; i < r->nkeep; i++)
+		free(r->keep[i]);
+	r->nkeep = 0;
+	r->keep_pending = false;
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].marked = false;
+	r->sel = r->top = 0;
+}
 
 static void queues_forget(void)
 {
@@ -266,7 +349,7 @@ static void dl_row(struct dl_result *res, const char *id, enum theme_slot slot,
 
 /* Lists the dead letters into res: the worker's whole job (or the UI
  * thread's, for a few). Touches nothing but bus and res. */
-static void dl_build(struct bus *bus, struct dl_result *res)
+static void dl_build(struct bus *bus, int idw, struct dl_result *res)
 {
 	struct dl_list l = { .pool = &res->pool };
 	if (bus_each_dead(bus, dl_take, &l, &res->err) < 0 && !res->err)
@@ -274,7 +357,7 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 	if (l.n > 1)
 		qsort(l.v, l.n, sizeof(*l.v), dl_cmp);
 	int64_t now = util_now_ns();
-	char idbuf[MSG_ID_MAX + 1], text[512];
+	char idbuf[MSG_ID_MAX + 1], text[512], shown[MSG_ID_MAX + 1];
 	for (size_t i = 0; i < l.n; i++) {
 		struct dl_item *it = &l.v[i];
 		if (i == 0 || it->reason != l.v[i - 1].reason) {
@@ -288,9 +371,11 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 		if (it->enqueued_ns)
 			console_age(now - it->enqueued_ns, age, sizeof(age));
 		const char *id = dl_id(it, idbuf, sizeof(idbuf));
-		snprintf(text, sizeof(text), "  %-56.56s %-18.18s %-18.18s %-16.16s %s", id,
-			 it->type ? it->type : "?", it->orig ? it->orig : "?",
-			 it->from ? it->from : "?", age);
+		queues_mid(id, idw, shown, sizeof(shown));
+		snprintf(text, sizeof(text), "  %-*s %-*.*s %-*.*s %-*.*s %s", idw, shown,
+			 QCOL_TYPE, QCOL_TYPE, it->type ? it->type : "?", QCOL_ORIG, QCOL_ORIG,
+			 it->orig ? it->orig : "?", QCOL_FROM, QCOL_FROM, it->from ? it->from : "?",
+			 age);
 		dl_row(res, id, SLOT_NORMAL, text);
 		struct queues_row *qr = &res->q[res->n - 1];
 		qr->dead = true;
@@ -310,7 +395,7 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 
 /* Lists an inbox, the claimed messages or the processed ones into res,
  * as dl_build does the dead letters. Touches nothing but bus and res. */
-static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
+static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent, int idw,
 		     struct dl_result *res)
 {
 	enum bus_queue q = kind == QUEUE_PROCESSING ? BUS_Q_PROCESSING :
@@ -324,16 +409,18 @@ static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
 		return;
 	}
 	int64_t now = util_now_ns();
-	char text[512];
+	char text[768], shown[300];
 	for (size_t i = 0; i < n; i++) {
 		struct bus_entry *e = &v[i];
 		char age[16] = "-";
 		if (e->enqueued_ns)
 			console_age(now - e->enqueued_ns, age, sizeof(age));
 		const char *id = e->message_id ? e->message_id : e->name;
-		snprintf(text, sizeof(text), "%-56.56s %-18.18s %-16.16s %-6s %d %s", id,
-			 e->type ? e->type : "?", e->from ? e->from : "?",
-			 msg_priority_name(e->priority), e->attempts, age);
+		queues_mid(id, idw, shown, sizeof(shown));
+		snprintf(text, sizeof(text), "%-*s %-*.*s %-*.*s %-*s %-*d %s", idw, shown, QCOL_TYPE,
+			 QCOL_TYPE, e->type ? e->type : "?", QCOL_FROM, QCOL_FROM,
+			 e->from ? e->from : "?", QCOL_PRIO, msg_priority_name(e->priority),
+			 QCOL_TRIES, e->attempts, age);
 		dl_row(res, id, SLOT_NORMAL, text);
 		struct queues_row *qr = &res->q[res->n - 1];
 		size_t plen = e->path ? strlen(e->path) : 0, nlen = e->name ? strlen(e->name) : 0;
@@ -350,13 +437,13 @@ static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
 	bus_entries_free(v, n);
 }
 
-static void lst_build(struct bus *bus, enum queue_kind kind, const char *agent,
+static void lst_build(struct bus *bus, enum queue_kind kind, const char *agent, int idw,
 		      struct dl_result *res)
 {
 	if (kind == QUEUE_DEAD)
-		dl_build(bus, res);
+		dl_build(bus, idw, res);
 	else
-		ls_build(bus, kind, agent, res);
+		ls_build(bus, kind, agent, idw, res);
 }
 
 static void dl_result_release(struct dl_result *res)
@@ -382,6 +469,7 @@ static struct {
 	struct bus *bus;
 	enum queue_kind kind; /* what it lists */
 	char agent[MSG_AGENT_MAX + 1];
+	int idw;
 	unsigned long gen;   /* c->bus_gen when it started */
 	uint64_t dead_gen;   /* c->stats.dead_gen when it started */
 	int64_t at_ns;
@@ -419,7 +507,7 @@ static struct {
 	pthread_t th;
 	bool running;
 	atomic_bool done;
-	atomic_size_t progress, ok;
+	atomic_size_t progress, ok, refreshed;
 	enum console_op op;
 	char to[MSG_AGENT_MAX + 1];
 	struct act_target *t;
@@ -428,14 +516,35 @@ static struct {
 	struct bus *bus;
 } aj;
 
-/* One action on one message; 0 or -1 with *err. */
+/* One action on one message; 0 or -1 with *err. *refreshed is set when a
+ * retried message had expired and went out with a new timestamp. */
 static int act_one(struct bus *bus, enum console_op op, const char *to, const char *target,
-		   char **err)
+		   bool *refreshed, char **err)
 {
-	return op == OP_RETRY ? bus_retry(bus, target, NULL, err) :
-	       op == OP_RETRY_TO ? bus_retry(bus, target, to, err) :
-	       op == OP_DELETE ? bus_remove(bus, target, err) :
+	*refreshed = false;
+	if (op == OP_RETRY || op == OP_RETRY_TO) {
+		char *note = NULL;
+		int r = bus_retry_note(bus, target, op == OP_RETRY_TO ? to : NULL, &note, err);
+		*refreshed = note != NULL;
+		free(note);
+		return r;
+	}
+	return op == OP_DELETE ? bus_remove(bus, target, err) :
 	       bus_kill(bus, target, "killed by the operator", err);
+}
+
+/* What an action did to each message it handled. */
+static const char *act_done_word(enum console_op op)
+{
+	return op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
+	       op == OP_DELETE ? "deleted" : "killed";
+}
+
+/* Where the messages an action could not handle still are. */
+static const char *act_left_where(enum console_op op)
+{
+	return op == OP_RETRY || op == OP_RETRY_TO || op == OP_DELETE ? "in the dead letters" :
+	       "where they were";
 }
 
 static void *act_worker(void *arg)
@@ -444,9 +553,12 @@ static void *act_worker(void *arg)
 	int64_t last = util_mono_ns();
 	for (size_t i = 0; i < aj.n; i++) {
 		char *err = NULL;
-		if (act_one(aj.bus, aj.op, aj.to, aj.t[i].name, &err) == 0)
+		bool fresh;
+		if (act_one(aj.bus, aj.op, aj.to, aj.t[i].name, &fresh, &err) == 0) {
 			atomic_fetch_add(&aj.ok, 1);
-		else if (!aj.first_err)
+			if (fresh)
+				atomic_fetch_add(&aj.refreshed, 1);
+		} else if (!aj.first_err)
 			aj.first_err = err;
 		else
 			free(err);
@@ -470,20 +582,42 @@ static void act_targets_free(struct act_target *t, size_t n)
 	free(t);
 }
 
-/* Journals and says how an action over ids went. */
+/* Journals and says how an action over ids went: how many were handled,
+ * how many were not and where they still are, and why (the first error). */
 static void act_report(struct console *c, enum console_op op, const char *to,
-		       const struct act_target *t, size_t n, size_t ok, const char *first_err)
+		       const struct act_target *t, size_t n, size_t ok, size_t refreshed,
+		       const char *first_err)
 {
 	cJSON *jids = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddItemToArray(jids, cJSON_CreateString(t[i].id));
-	char result[700];
-	snprintf(result, sizeof(result), "%s%s%s%zu of %zu done%s%s", op == OP_RETRY_TO ? "to " : "",
+	char result[900], fresh[128] = "", left[700] = "";
+	if (refreshed)
+		snprintf(fresh, sizeof(fresh), " (%zu had expired: sent again with a new timestamp)",
+			 refreshed);
+	if (ok < n)
+		snprintf(left, sizeof(left), "; %zu left %s%s%s", n - ok, act_left_where(op),
+			 first_err ? ": " : "", first_err ? first_err : "");
+	snprintf(result, sizeof(result), "%s%s%s%zu of %zu %s%s%s", op == OP_RETRY_TO ? "to " : "",
 		 op == OP_RETRY_TO ? to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
-		 first_err ? "; " : "", first_err ? first_err : "");
+		 act_done_word(op), fresh, left);
 	console_journal(c, keys_op_name(op), jids, result);
 	console_status(c, ok < n, "%s: %s", keys_op_name(op), result);
 	cJSON_Delete(jids);
+}
+
+/* A bulk action's progress: the messages handled, and the ones that
+ * could not be, out of all. */
+static void act_progress(struct console *c)
+{
+	size_t done = atomic_load(&aj.progress), ok = atomic_load(&aj.ok);
+	if (done > ok)
+		console_status(c, false, "%s: %zu of %zu %s, %zu not (%zu to go)...",
+			       keys_op_name(aj.op), ok, aj.n, act_done_word(aj.op), done - ok,
+			       aj.n - done);
+	else
+		console_status(c, false, "%s: %zu of %zu %s...", keys_op_name(aj.op), ok, aj.n,
+			       act_done_word(aj.op));
 }
 
 /* A finished bulk action: joined, journalled, the queue read again. */
@@ -494,7 +628,8 @@ static bool act_finish(struct console *c, bool wait)
 	pthread_join(aj.th, NULL);
 	aj.running = false;
 	if (c)
-		act_report(c, aj.op, aj.to, aj.t, aj.n, atomic_load(&aj.ok), aj.first_err);
+		act_report(c, aj.op, aj.to, aj.t, aj.n, atomic_load(&aj.ok),
+			   atomic_load(&aj.refreshed), aj.first_err);
 	act_targets_free(aj.t, aj.n);
 	aj.t = NULL;
 	aj.n = 0;
@@ -507,7 +642,7 @@ static bool act_finish(struct console *c, bool wait)
 static void *dl_worker(void *arg)
 {
 	(void)arg;
-	lst_build(dj.bus, dj.kind, dj.agent, &dj.res);
+	lst_build(dj.bus, dj.kind, dj.agent, dj.idw, &dj.res);
 	atomic_store(&dj.done, true);
 	q_efd_poke();
 	return NULL;
@@ -524,8 +659,7 @@ unsigned view_queues_wake(struct console *c)
 	ssize_t k = read(dj.efd, &v, sizeof(v));
 	(void)k;
 	if (aj.running && !act_finish(c, false))
-		console_status(c, false, "%s: %zu of %zu...", keys_op_name(aj.op),
-			       atomic_load(&aj.progress), aj.n);
+		act_progress(c);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
@@ -568,7 +702,9 @@ static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_res
 	ql.gen = gen;
 	ql.dead_gen = dead_gen;
 	ql.at_ns = at_ns;
+	ql.idw = queues_idw(kind, COLS);
 	r->hash = 0;
+	queues_fresh_list(r);
 	return console_rows_done(c, r);
 }
 
@@ -632,6 +768,7 @@ static unsigned queues_pending_rows(struct console *c, struct console_rows *r, s
 	queues_what(c, n, what, sizeof(what));
 	queues_forget();
 	console_rows_clear(r);
+	queues_fresh_list(r);
 	console_rows_add(r, NULL, SLOT_DIM, "listing %s...", what);
 	queues_note_blank(r->n - 1);
 	ql.kind = c->qkind;
@@ -671,12 +808,13 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 	ql.dirty = false;
 	if (n < queues_sync_max(c) || !c->mon || bus_monitor_fd(c->mon) < 0 || !q_efd_open()) {
 		struct dl_result res = { 0 };
-		lst_build(c->bus, c->qkind, c->qagent, &res);
+		lst_build(c->bus, c->qkind, c->qagent, queues_idw(c->qkind, COLS), &res);
 		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
 			       util_mono_ns());
 	}
 	dj.bus = c->bus;
 	dj.kind = c->qkind;
+	dj.idw = queues_idw(c->qkind, COLS);
 	util_strlcpy(dj.agent, c->qagent, sizeof(dj.agent));
 	dj.gen = c->bus_gen;
 	dj.dead_gen = c->stats.dead_gen;
@@ -685,7 +823,7 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 	memset(&dj.res, 0, sizeof(dj.res));
 	if (pthread_create(&dj.th, NULL, dl_worker, NULL) != 0) {
 		struct dl_result res = { 0 };
-		lst_build(c->bus, c->qkind, c->qagent, &res);
+		lst_build(c->bus, c->qkind, c->qagent, queues_idw(c->qkind, COLS), &res);
 		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
 			       util_mono_ns());
 	}
@@ -703,6 +841,7 @@ unsigned view_queues_refresh(struct console *c)
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
 	if (c->qkind == QUEUE_INBOX && !c->qagent[0])
 		util_strlcpy(c->qagent, "product_manager", sizeof(c->qagent));
+	queues_note_shown(c);
 	if (ql.valid && !ql.dirty && c->mon && bus_monitor_fd(c->mon) >= 0 &&
 	    !(dj.running && atomic_load(&dj.done)) &&
 	    ql.kind == c->qkind && !strcmp(ql.agent, c->qagent) &&
@@ -799,11 +938,12 @@ void view_queues_draw(struct console *c, int y0, int y1)
 		 title, msgs, msgs == 1 ? "" : "s", marked);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	int mid = y0 + 1 + (y1 - y0 - 1) / 2;
-	console_rows_draw(c, r, y0 + 1, mid, c->qkind == QUEUE_DEAD ?
-			  "   MESSAGE ID                                               TYPE               "
-			  "ORIGINAL INBOX     FROM             AGE" :
-			  " MESSAGE ID                                               TYPE               "
-			  "FROM             PRIO   TRIES AGE");
+	char hdr[256];
+	int idw = ql.valid && ql.kind == c->qkind ? ql.idw : queues_idw(c->qkind, COLS);
+	queues_header(c->qkind, idw, hdr, sizeof(hdr));
+	if (ql.valid && ql.idw != queues_idw(c->qkind, COLS))
+		ql.dirty = true; /* resized: listed again for the new width */
+	console_rows_draw(c, r, y0 + 1, mid, hdr);
 	struct console_row *cur = console_rows_current(r);
 	queues_detail(c, cur ? cur->id : NULL, cur ? (size_t)(cur - r->v) : 0);
 	/* A plain U+2500 under UTF-8 (no alternate character set, which
@@ -869,8 +1009,8 @@ size_t view_queues_count(struct console *c)
 unsigned view_queues_act(struct console *c, enum console_op op)
 {
 	if (aj.running) {
-		console_status(c, true, "%s: %zu of %zu still running; wait for it", keys_op_name(aj.op),
-			       atomic_load(&aj.progress), aj.n);
+		console_status(c, true, "%s: %zu of %zu %s, still running; wait for it",
+			       keys_op_name(aj.op), atomic_load(&aj.ok), aj.n, act_done_word(aj.op));
 		return CONSOLE_REDRAW;
 	}
 	size_t n;
@@ -893,26 +1033,30 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 		atomic_store(&aj.done, false);
 		atomic_store(&aj.progress, 0);
 		atomic_store(&aj.ok, 0);
+		atomic_store(&aj.refreshed, 0);
 		if (pthread_create(&aj.th, NULL, act_worker, NULL) == 0) {
 			aj.running = true;
-			console_status(c, false, "%s: 0 of %zu...", keys_op_name(op), n);
+			act_progress(c);
 			return CONSOLE_REDRAW;
 		}
 		aj.t = NULL;
 		aj.n = 0;
 	}
-	size_t ok = 0;
+	size_t ok = 0, refreshed = 0;
 	char *first_err = NULL;
 	for (size_t i = 0; i < n; i++) {
 		char *err = NULL;
-		if (act_one(c->bus, op, c->retry_to, t[i].name, &err) == 0)
+		bool fresh;
+		if (act_one(c->bus, op, c->retry_to, t[i].name, &fresh, &err) == 0) {
 			ok++;
-		else if (!first_err)
+			refreshed += fresh;
+		} else if (!first_err) {
 			first_err = err;
-		else
+		} else {
 			free(err);
+		}
 	}
-	act_report(c, op, c->retry_to, t, n, ok, first_err);
+	act_report(c, op, c->retry_to, t, n, ok, refreshed, first_err);
 	free(first_err);
 	act_targets_free(t, n);
 	ql.dirty = true; /* read the queue again, whatever the monitor saw yet */

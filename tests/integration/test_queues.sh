@@ -1,0 +1,118 @@
+# The console's queues view as an operator finds it: the selection after
+# switching queues, the columns at 80x24 and under their headers (scripted
+# mode, --script/--dump-screen).
+. tests/integration/lib.sh
+unset NO_COLOR
+L=$T/logs
+export MADF_LOG_DIR=$L
+HB='{"status":"idle","uptime_seconds":0,"active_tasks":0}'
+con() { s=$1; shift; printf '%s\n' "$s" >"$T/script"; "$MADF" --log-dir "$L" console --attach --script "$T/script" --dump-screen "$T/screen" "$@" 2>"$T/err"; }
+screen() { cat "$T/screen" 2>/dev/null; }
+# the message ids in a queue, one a line
+ids_in() { $MADF ls "$@" --json | sed -n 's/^ *"message_id": "\(.*\)",$/\1/p' | sort; }
+# COL TEXT: the 1-based column where TEXT starts in the screen's header
+# line of the queue (the line with MESSAGE ID)
+hdr_col() { screen | awk -v t=" $1" '/MESSAGE ID/ { print index($0, t) + 1; exit }'; }
+# LINE COL LEN: LEN characters of screen line LINE from column COL
+cut_at() { screen | awk -v l="$1" -v c="$2" -v n="$3" 'NR == l { print substr($0, c, n) }'; }
+# the screen line (number) holding TEXT first
+line_of() { screen | awk -v t="$1" 'index($0, t) { print NR; exit }'; }
+
+# four dead letters, five waiting messages (sent in order: that is the
+# inbox's order at one priority)
+for i in 1 2 3 4; do
+	d=$($MADF send --to report_writer --type heartbeat --content "$HB")
+	$MADF kill "$d" >/dev/null
+done
+: >"$T/ids"
+for i in 1 2 3 4 5; do $MADF send --to research_agent_1 --type heartbeat --content "$HB" >>"$T/ids"; done
+i1=$(sed -n 1p "$T/ids"); i2=$(sed -n 2p "$T/ids"); i3=$(sed -n 3p "$T/ids")
+
+# item 14: the cursor on the 4th dead letter, then another queue: its list
+# starts at its top
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 4 messages
+<Down>
+<Down>
+<Down>
+:
+type inbox research_agent_1
+<Enter>
+wait-for inbox of research_agent_1: 5 messages'
+has "a new list starts at its top: the first message is selected (its detail shown)" \
+	"$(screen)" "\"message_id\": \"$i1\""
+# marks go on the messages marked: Space twice from the top marks 1 and 2
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 4 messages
+<Down>
+<Down>
+<Down>
+:
+type inbox research_agent_1
+<Enter>
+wait-for inbox of research_agent_1: 5 messages
+<Space>
+<Space>
+K
+wait-for Kill 2 messages? y/n
+y
+wait-for kill: 2 of 2 killed'
+eq "Space Space K y after switching from :dlq kills messages 1 and 2" \
+	"$(ids_in dead-letter | grep -c -e "^$i1\$" -e "^$i2\$")" 2
+eq "... and leaves 3, 4 and 5 waiting" "$(ids_in inbox research_agent_1 | tr '\n' ' ')" \
+	"$(sed -n 3,5p "$T/ids" | sort | tr '\n' ' ')"
+
+# item 18: values start in the column of their header (inbox and dlq)
+con ':
+type inbox research_agent_1
+<Enter>
+wait-for inbox of research_agent_1: 3 messages'
+tail_of() { printf %s "$1" | awk '{ print substr($0, length($0) - 10) }'; }
+row=$(line_of "$(tail_of "$i3")")
+for h in TYPE FROM PRIO TRIES AGE; do
+	[ -n "$(hdr_col $h)" ] && [ "$(hdr_col $h)" -gt 0 ] || fail "header $h shown" "$(screen)"
+done
+eq "TYPE values under TYPE" "$(cut_at "$row" "$(hdr_col TYPE)" 9)" "heartbeat"
+eq "FROM values under FROM" "$(cut_at "$row" "$(hdr_col FROM)" 8)" "operator"
+eq "PRIO values under PRIO" "$(cut_at "$row" "$(hdr_col PRIO)" 6)" "normal"
+eq "TRIES values under TRIES" "$(cut_at "$row" "$(hdr_col TRIES)" 1)" "0"
+has "AGE values under AGE (a number of seconds or minutes)" \
+	"$(cut_at "$row" "$(hdr_col AGE)" 1 | tr 0-9 9)" "9"
+con ':
+type dlq
+<Enter>
+wait-for dead letters: 6 messages'
+row=$(line_of "$(tail_of "$i1")")
+eq "dlq: ORIGINAL INBOX values under their header" \
+	"$(cut_at "$row" "$(hdr_col 'ORIGINAL INBOX')" 16)" "research_agent_1"
+eq "dlq: TYPE values under TYPE" "$(cut_at "$row" "$(hdr_col TYPE)" 9)" "heartbeat"
+eq "dlq: FROM values under FROM" "$(cut_at "$row" "$(hdr_col FROM)" 8)" "operator"
+
+# item 10: at 80x24 every column shows, the id cut in the middle
+con 'resize 80 24
+:
+type inbox research_agent_1
+<Enter>
+wait-for inbox of research_agent_1: 3 messages'
+hdr=$(screen | grep 'MESSAGE ID')
+for h in TYPE FROM PRIO TRIES AGE; do has "80x24: the $h column shows" "$hdr" "$h"; done
+head=$(printf %s "$i3" | cut -c1-11)
+tail=$(printf %s "$i3" | awk '{ print substr($0, length($0) - 10) }')
+row=$(screen | grep -F "$head..$tail")
+has "80x24: the id keeps its head and tail ($head..$tail)" "$row" "$head..$tail"
+has "80x24: ... and the row shows PRIO" "$row" "normal"
+eq "80x24: the row fits in 80 columns" "$(printf %s "$row" | awk '{ print (length($0) <= 80) }')" 1
+eq "80x24: the AGE column is on the screen" "$(( $(hdr_col AGE) + 3 <= 80 ))" 1
+con 'resize 80 24
+:
+type dlq
+<Enter>
+wait-for dead letters: 6 messages'
+hdr=$(screen | grep 'MESSAGE ID')
+for h in TYPE 'ORIGINAL INBOX' FROM AGE; do has "80x24 dlq: the $h column shows" "$hdr" "$h"; done
+
+done_testing
