@@ -290,7 +290,13 @@ int bus_retry(struct bus *b, const char *id, const char *to, char **err)
 
 int bus_remove(struct bus *b, const char *id, char **err)
 {
-	return b->t->remove(b, id, err);
+	return b->t->remove(b, id, NULL, err);
+}
+
+int bus_remove_entry(struct bus *b, const char *id, struct bus_entry *out, char **err)
+{
+	memset(out, 0, sizeof(*out));
+	return b->t->remove(b, id, out, err);
 }
 
 int bus_kill(struct bus *b, const char *id, const char *why, char **err)

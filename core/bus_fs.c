@@ -2049,7 +2049,7 @@ out:
 	return r;
 }
 
-static int fs_remove(struct bus *b, const char *id, char **err)
+static int fs_remove(struct bus *b, const char *id, struct bus_entry *out, char **err)
 {
 	struct bus_entry e;
 	if (fs_find(b, id, &e, err) < 0)
@@ -2059,13 +2059,31 @@ static int fs_remove(struct bus *b, const char *id, char **err)
 		r = err_set(err, "%s is %s; only waiting, retrying and dead messages "
 				 "can be deleted", id,
 			    e.queue == BUS_Q_PROCESSING ? "being handled" : "already processed");
-	} else if (unlink(e.path) < 0) {
-		r = err_set(err, "cannot delete %s: %s", e.path, strerror(errno));
-	} else if (e.queue == BUS_Q_DEAD) {
-		drop_dead(&e);
+	} else {
+		r = bus_trash_put(b, &e, err);
+	}
+	if (r == 0 && out) {
+		*out = e;
+		return 0;
 	}
 	bus_entry_release(&e);
 	return r;
+}
+
+const char *bus_fs_root(struct bus *b)
+{
+	return FS(b)->root;
+}
+
+int bus_fs_move(const char *src, const char *dir, const char *name, char **final,
+		char **err)
+{
+	return move_into(src, dir, name, final, err);
+}
+
+char *bus_fs_sidecar(const char *path)
+{
+	return sidecar_name(path);
 }
 
 static int fs_kill(struct bus *b, const char *id, const char *why, char **err)
@@ -2271,6 +2289,7 @@ static int fs_gc(struct bus *b, bool dry_run, int64_t now_ns,
 				    v[i].message_id, NULL, NULL);
 	}
 	bus_entries_free(v, n);
+	bus_trash_gc(b, dry_run, now_ns, g.report, g.ctx);
 	/* temporary files over an hour */
 	clean_stale_tmp(FS(b)->tmpdir, now_ns, dry_run, g.report, g.ctx);
 	char *ib = qpath(b, "inbox", NULL);
@@ -2787,7 +2806,7 @@ int bus_fs_open(struct bus *b, char **err)
 	owner_refresh(fs);
 	static const char *const dirs[] = { "inbox", "processing", "retry",
 					    "outbox", "processed", "dead-letter",
-					    "broadcast", "tmp", "attempts" };
+					    "broadcast", "tmp", "attempts", "trash" };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char *p = qpath(b, dirs[i], NULL);
 		int r = util_mkdirs(p, err);

@@ -21,6 +21,7 @@
 #include "core/util.h"
 #include "tui/console.h"
 #include "tui/host.h"
+#include "tui/known_agents.h"
 #include "core/banned.h"
 
 #define CONSOLE_MIN_COLS 80
@@ -729,9 +730,23 @@ static const char *console_queue_why(struct console *c, enum console_op op)
 	return NULL;
 }
 
+/* An agent neither configured nor ever seen on the bus is refused (a typo
+ * would make an inbox no agent reads) unless the command ends in '!'; true
+ * when refused, the status line naming the known agents. */
+static bool console_unknown_agent(struct console *c, const char *cmd, const char *agent)
+{
+	char *known = NULL;
+	if (known_agent(c->cli->data_dir, agent, false, &known))
+		return false;
+	console_status(c, true, "%s: no agent \"%s\" (known: %s); :%s! %s if it is new", cmd, agent,
+		       known ? known : "none", cmd, agent);
+	free(known);
+	return true;
+}
+
 /* :retry-to AGENT: asks to confirm a retry of the marked dead letters (or
  * the current one) to AGENT's inbox. */
-static unsigned console_retry_to(struct console *c, const char *agent)
+static unsigned console_retry_to(struct console *c, const char *agent, bool is_new)
 {
 	if (c->opts.read_only)
 		return console_refuse(c, OP_RETRY_TO);
@@ -745,6 +760,8 @@ static unsigned console_retry_to(struct console *c, const char *agent)
 			       "%s:retry-to needs an agent name (Tab completes)", agent);
 		return CONSOLE_REDRAW;
 	}
+	if (!is_new && console_unknown_agent(c, "retry-to", agent))
+		return CONSOLE_REDRAW;
 	size_t n = view_queues_count(c);
 	if (!n) {
 		console_status(c, true, "no message selected");
@@ -786,6 +803,11 @@ static unsigned console_run_command(struct console *c, const char *line)
 	char cmd[64] = "", arg[192] = "";
 	sscanf(line, " %63s %191s", cmd, arg);
 	c->status[0] = 0;
+	/* :inbox! NAME, :retry-to! NAME: the agent is new, open or send anyway */
+	size_t clen = strlen(cmd);
+	bool is_new = clen > 1 && cmd[clen - 1] == '!';
+	if (is_new)
+		cmd[clen - 1] = 0;
 	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit")) {
 		c->quit = true;
 		return CONSOLE_QUIT;
@@ -800,6 +822,9 @@ static unsigned console_run_command(struct console *c, const char *line)
 			console_status(c, true, ":%s needs an agent name (Tab completes)", cmd);
 			return CONSOLE_REDRAW;
 		}
+		if (*arg && !is_new && (!strcmp(cmd, "inbox") || !strcmp(cmd, "processing")) &&
+		    console_unknown_agent(c, cmd, arg))
+			return CONSOLE_REDRAW;
 		if (!strcmp(cmd, "logs")) {
 			util_strlcpy(c->log_agent, arg, sizeof(c->log_agent));
 			free(c->log_sig);
@@ -827,7 +852,7 @@ static unsigned console_run_command(struct console *c, const char *line)
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}
 	if (!strcmp(cmd, "retry-to"))
-		return console_retry_to(c, arg);
+		return console_retry_to(c, arg, is_new);
 	if (!strcmp(cmd, "assign")) {
 		if (c->opts.read_only)
 			return console_refuse(c, OP_TASK_ASSIGN);

@@ -27,9 +27,9 @@ const struct cli_cmd cli_commands[] = {
 		   "[--inject-fault AGENT:KIND] [--task-timeout S]",
 	  "run one agent as its own process", cmd_agent },
 	{ "send", "--to AGENT --type TYPE [--from AGENT] [--content JSON|@FILE|@-] "
-		  "[--priority P] [--timeout S] [--reply-to ID] [--correlation-id ID]",
+		  "[--priority P] [--timeout S] [--reply-to ID] [--correlation-id ID] [--new-agent]",
 	  "send one message; prints its message_id", cmd_send },
-	{ "recv", "AGENT [--wait S] [--max N]",
+	{ "recv", "AGENT [--wait S] [--max N] [--new-agent]",
 	  "claim waiting messages, print each as a JSON line, then ack it", cmd_recv },
 	{ "ls", "[inbox [AGENT] | processing [AGENT] | retry [AGENT] | dead-letter | "
 		"processed] [--json]",
@@ -37,7 +37,10 @@ const struct cli_cmd cli_commands[] = {
 	{ "show", "ID [--json]", "print one message and where it is", cmd_show },
 	{ "retry", "ID... [--to AGENT]",
 	  "send dead letters back to their inbox (or another)", cmd_retry },
-	{ "delete", "ID...", "delete waiting, retrying or dead messages", cmd_delete },
+	{ "delete", "ID...",
+	  "delete waiting, retrying or dead messages (into the trash, kept 30 days)", cmd_delete },
+	{ "trash", "[ls [--json] | restore ID...]",
+	  "list the deleted messages, or put them back where they were deleted from", cmd_trash },
 	{ "kill", "ID... [--reason TEXT]",
 	  "move waiting or retrying messages to the dead letters", cmd_kill },
 	{ "requeue", "ID FILE|-",

@@ -115,4 +115,34 @@ wait-for dead letters: 6 messages'
 hdr=$(screen | grep 'MESSAGE ID')
 for h in TYPE 'ORIGINAL INBOX' FROM AGE; do has "80x24 dlq: the $h column shows" "$hdr" "$h"; done
 
+# item 15: :inbox of a name no agent has is refused, the known ones named;
+# :inbox! opens it anyway
+con ':
+type inbox nosuch
+<Enter>
+wait-for no agent'
+has ":inbox nosuch is refused" "$(screen)" 'inbox: no agent "nosuch" (known:'
+has "... naming the known agents" "$(screen)" "known: product_manager, report_writer, research_agent_1"
+hasnt "... and does not open it" "$(screen)" "inbox of nosuch"
+check "... nor make an inbox" test ! -e "$D/messages/inbox/nosuch"
+con ':
+type inbox! nosuch
+<Enter>
+wait-for inbox of nosuch: 0 messages'
+has ":inbox! nosuch opens it anyway" "$(screen)" "inbox of nosuch: 0 messages"
+# :retry-to an unknown agent is refused before any confirmation
+n_dead=$(njson "$D/messages/dead-letter")
+con ':
+type dlq
+<Enter>
+wait-for dead letters:
+T
+type reserch_agent_1
+<Enter>
+wait-for no agent'
+has ":retry-to an unknown agent is refused" "$(screen)" 'retry-to: no agent "reserch_agent_1"'
+hasnt "... no confirmation asked" "$(screen)" "y/n"
+eq "... the dead letters untouched" "$(njson "$D/messages/dead-letter")" "$n_dead"
+check "... no inbox made" test ! -e "$D/messages/inbox/reserch_agent_1"
+
 done_testing
