@@ -36,7 +36,7 @@ static const char *const view_titles[VIEW_COUNT] = {
 
 static const char *const console_commands[] = {
 	"agent", "assign", "dlq", "help", "inbox", "logs", "processed", "processing", "q", "quit",
-	"report", "retry-to", "since", "tasks", "theme", "tools",
+	"report", "retry-to", "since", "tasks", "theme", "tools", "trash",
 };
 
 /* Signals reach the loop through this pipe. */
@@ -410,6 +410,12 @@ cJSON *console_load_json(const char *path)
 
 void console_journal(struct console *c, const char *action, const cJSON *ids, const char *result)
 {
+	console_journal_with(c, action, ids, result, NULL, NULL);
+}
+
+void console_journal_with(struct console *c, const char *action, const cJSON *ids,
+			  const char *result, const char *key, const cJSON *extra)
+{
 	char *dir = xasprintf("%s/journal", c->cli->data_dir);
 	char *err = NULL;
 	if (util_mkdirs(dir, &err) < 0) {
@@ -428,6 +434,8 @@ void console_journal(struct console *c, const char *action, const cJSON *ids, co
 	cJSON_AddStringToObject(o, "action", action);
 	cJSON_AddItemToObject(o, "ids", ids ? cJSON_Duplicate(ids, 1) : cJSON_CreateArray());
 	cJSON_AddStringToObject(o, "result", result);
+	if (key && extra)
+		cJSON_AddItemToObject(o, key, cJSON_Duplicate(extra, 1));
 	cJSON_AddStringToObject(o, "mode", c->opts.attach ? "attach" : "embedded");
 	char *line = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -493,9 +501,17 @@ static void console_draw_status(struct console *c)
 		else if (c->pending == OP_RETRY_TO)
 			snprintf(buf, sizeof(buf), "Retry %zu message%s to %s? y/n", c->pending_n,
 				 c->pending_n == 1 ? "" : "s", c->retry_to);
+		else if (c->pending == OP_DELETE)
+			snprintf(buf, sizeof(buf), "Delete %zu message%s (to the trash for %d days; "
+				 ":trash restores)? y/n", c->pending_n, c->pending_n == 1 ? "" : "s",
+				 BUS_TRASH_DAYS);
+		else if (c->pending == OP_RETRY && c->qkind == QUEUE_TRASH)
+			snprintf(buf, sizeof(buf), "Restore %zu message%s to where %s deleted from? y/n",
+				 c->pending_n, c->pending_n == 1 ? "" : "s",
+				 c->pending_n == 1 ? "it was" : "they were");
 		else
 			snprintf(buf, sizeof(buf), "%s %zu message%s? y/n",
-				 c->pending == OP_RETRY ? "Retry" : c->pending == OP_DELETE ? "Delete" : "Kill",
+				 c->pending == OP_RETRY ? "Retry" : "Kill",
 				 c->pending_n, c->pending_n == 1 ? "" : "s");
 		s = SLOT_WARN;
 		break;
@@ -523,7 +539,7 @@ static void console_draw_help(struct console *c, int y0, int y1)
 	int y = y0;
 	console_put(c, y++, 0, COLS, SLOT_HEADING, " Keys (Esc or ? closes, j/k scroll; upper-case keys ask to confirm)", true);
 	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  "
-		    ":retry-to NAME  :agent NAME  :tasks  :assign KIND PAIR [AGENT]", true);
+		    ":trash  :retry-to NAME  :agent NAME  :tasks  :assign KIND PAIR [AGENT]", true);
 	console_put(c, y++, 0, COLS, SLOT_HEADER, "           :logs NAME  :since 10m|2h|1d|all  :report  :tools  "
 		    ":theme NAME  :help  :q", true);
 	size_t line = 0;
@@ -720,6 +736,10 @@ static const char *console_queue_why(struct console *c, enum console_op op)
 		return "only in the queues view (:dlq)";
 	if (c->qkind == QUEUE_PROCESSED)
 		return "processed messages are history: read-only here";
+	if (c->qkind == QUEUE_TRASH)
+		return op == OP_RETRY ? NULL :
+		       op == OP_DELETE ? "already in the trash (madf gc purges it after 30 days); "
+					 "R restores" : "in the trash: R restores it first";
 	if (c->qkind == QUEUE_PROCESSING)
 		return "claimed messages cannot be changed; wait for the lease or kill in the inbox";
 	if ((op == OP_RETRY || op == OP_RETRY_TO || op == OP_EDIT) && c->qkind != QUEUE_DEAD)
@@ -846,8 +866,9 @@ static unsigned console_run_command(struct console *c, const char *line)
 		}
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}
-	if (!strcmp(cmd, "dlq") || !strcmp(cmd, "processed")) {
-		c->qkind = !strcmp(cmd, "dlq") ? QUEUE_DEAD : QUEUE_PROCESSED;
+	if (!strcmp(cmd, "dlq") || !strcmp(cmd, "processed") || !strcmp(cmd, "trash")) {
+		c->qkind = !strcmp(cmd, "dlq") ? QUEUE_DEAD :
+			   !strcmp(cmd, "trash") ? QUEUE_TRASH : QUEUE_PROCESSED;
 		console_set_view(c, VIEW_QUEUES);
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}

@@ -56,7 +56,7 @@ struct console_rows {
 };
 
 enum console_mode { MODE_NORMAL, MODE_COMMAND, MODE_FILTER, MODE_CONFIRM, MODE_HELP };
-enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED };
+enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED, QUEUE_TRASH };
 
 struct console_opts {
 	bool attach, read_only;
@@ -143,9 +143,12 @@ void console_put(struct console *c, int y, int x, int width, enum theme_slot slo
 		 const char *s, bool pad);
 void console_status(struct console *c, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Appends {ts, user, action, ids, result} to data/journal/actions.jsonl. */
+/* Appends {ts, user, action, ids, result} to data/journal/actions.jsonl;
+ * console_journal_with adds extra (copied; may be NULL) under key. */
 void console_journal(struct console *c, const char *action, const cJSON *ids,
 		     const char *result);
+void console_journal_with(struct console *c, const char *action, const cJSON *ids,
+			  const char *result, const char *key, const cJSON *extra);
 /* A JSON file under the data directory, or NULL. */
 cJSON *console_load_json(const char *path);
 /* "12s", "3m", "2h", "4d" */

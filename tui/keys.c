@@ -47,7 +47,7 @@ const struct key_binding keys_table[] = {
 	{ ' ', V_QUEUES, OP_MARK, "mark or unmark the message", false },
 	{ 'A', V_QUEUES, OP_MARK_ALL, "mark all shown (again: none)", false },
 	{ 'R', V_QUEUES, OP_RETRY, "retry dead letters to their original inbox", true },
-	{ 'D', V_QUEUES, OP_DELETE, "delete the messages", true },
+	{ 'D', V_QUEUES, OP_DELETE, "delete the messages (into the trash for 30 days; R in :trash restores)", true },
 	{ 'K', V_QUEUES, OP_KILL, "kill waiting messages to the dead letters", true },
 	{ 'E', V_QUEUES, OP_EDIT, "edit a dead letter in $EDITOR and requeue it (validated)", true },
 	{ 'T', V_QUEUES, OP_RETRY_TO, "retry dead letters to another inbox (:retry-to AGENT)", true },

@@ -25,6 +25,8 @@ static void queue_title(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, "dead letters");
 	else if (c->qkind == QUEUE_PROCESSED)
 		snprintf(buf, size, "processed (read-only)");
+	else if (c->qkind == QUEUE_TRASH)
+		snprintf(buf, size, "trash (deleted, kept %d days; R restores)", BUS_TRASH_DAYS);
 	else if (c->qkind == QUEUE_PROCESSING)
 		snprintf(buf, size, "processing%s%s", c->qagent[0] ? " of " : "", c->qagent);
 	else
@@ -44,11 +46,13 @@ static void queue_title(const struct console *c, char *buf, size_t size)
 #define QCOL_PRIO 6
 #define QCOL_TRIES 5
 #define QCOL_AGE 5
+#define QCOL_WHERE 22 /* trash: where it was deleted from */
 
 /* The id column's width for a screen cols wide. */
 static int queues_idw(enum queue_kind kind, int cols)
 {
 	int rest = kind == QUEUE_DEAD ? 2 + 1 + QCOL_TYPE + 1 + QCOL_ORIG + 1 + QCOL_FROM + 1 + QCOL_AGE :
+		   kind == QUEUE_TRASH ? 1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_WHERE + 1 + QCOL_AGE :
 		   1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_PRIO + 1 + QCOL_TRIES + 1 + QCOL_AGE;
 	int w = cols - 1 - rest;
 	return w > QCOL_ID_MAX ? QCOL_ID_MAX : w < QCOL_ID_MIN ? QCOL_ID_MIN : w;
@@ -72,6 +76,9 @@ static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
 	if (kind == QUEUE_DEAD)
 		snprintf(buf, size, "   %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE, "TYPE",
 			 QCOL_ORIG, "ORIGINAL INBOX", QCOL_FROM, "FROM", "AGE");
+	else if (kind == QUEUE_TRASH)
+		snprintf(buf, size, " %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE, "TYPE",
+			 QCOL_FROM, "FROM", QCOL_WHERE, "DELETED FROM", "AGO");
 	else
 		snprintf(buf, size, " %-*s %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE,
 			 "TYPE", QCOL_FROM, "FROM", QCOL_PRIO, "PRIO", QCOL_TRIES, "TRIES", "AGE");
@@ -89,6 +96,9 @@ static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
  * queue) on each cursor move. Directory, reason, error and original inbox
  * repeat across rows: they are interned in the listing's pool. */
 #define QUEUES_RELIST_S 60
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define BUS_TRASH_DAYS_TEXT STR(BUS_TRASH_DAYS)
 
 /* Interned strings, owned: an open-addressing set. */
 struct dl_pool {
@@ -437,11 +447,55 @@ static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent, i
 	bus_entries_free(v, n);
 }
 
+/* Lists the trash into res: the last deleted first, with where each was
+ * deleted from. */
+static void tr_build(struct bus *bus, int idw, struct dl_result *res)
+{
+	struct bus_trash_entry *v = NULL;
+	size_t n = 0;
+	if (bus_trash_list(bus, &v, &n, &res->err) < 0) {
+		if (!res->err)
+			res->err = xstrdup("cannot list the trash");
+		return;
+	}
+	int64_t now = util_now_ns();
+	char text[768], shown[300], where[160];
+	for (size_t i = 0; i < n; i++) {
+		struct bus_trash_entry *e = &v[i];
+		char age[16] = "-";
+		if (e->deleted_ns)
+			console_age(now - e->deleted_ns, age, sizeof(age));
+		if (e->agent)
+			snprintf(where, sizeof(where), "%s/%s", bus_queue_name(e->queue), e->agent);
+		else
+			snprintf(where, sizeof(where), "%s%s%s", bus_queue_name(e->queue),
+				 e->reason ? ": " : "", e->reason ? e->reason : "");
+		const char *id = e->message_id ? e->message_id : e->name;
+		queues_mid(id, idw, shown, sizeof(shown));
+		snprintf(text, sizeof(text), "%-*s %-*.*s %-*.*s %-*.*s %s", idw, shown, QCOL_TYPE,
+			 QCOL_TYPE, e->type ? e->type : "?", QCOL_FROM, QCOL_FROM,
+			 e->from ? e->from : "?", QCOL_WHERE, QCOL_WHERE, where, age);
+		dl_row(res, id, SLOT_NORMAL, text);
+		struct queues_row *qr = &res->q[res->n - 1];
+		size_t plen = strlen(e->path), nlen = strlen(e->name);
+		if (plen > nlen + 1) {
+			e->path[plen - nlen - 1] = 0;
+			qr->dir = dl_pool_intern(&res->pool, e->path);
+			qr->orig = dl_pool_intern(&res->pool, where);
+			qr->name = e->name; /* taken */
+			e->name = NULL;
+		}
+	}
+	bus_trash_entries_free(v, n);
+}
+
 static void lst_build(struct bus *bus, enum queue_kind kind, const char *agent, int idw,
 		      struct dl_result *res)
 {
 	if (kind == QUEUE_DEAD)
 		dl_build(bus, idw, res);
+	else if (kind == QUEUE_TRASH)
+		tr_build(bus, idw, res);
 	else
 		ls_build(bus, kind, agent, idw, res);
 }
@@ -501,6 +555,7 @@ static void q_efd_poke(void)
 struct act_target {
 	char *id;   /* the message id, for the journal */
 	char *name; /* the stored file name when known (a fast lookup), else id */
+	cJSON *deleted; /* D: what was deleted (id, type, from, to, reason, where) */
 };
 
 static struct {
@@ -509,6 +564,7 @@ static struct {
 	atomic_bool done;
 	atomic_size_t progress, ok, refreshed;
 	enum console_op op;
+	bool restore;        /* R in the trash */
 	char to[MSG_AGENT_MAX + 1];
 	struct act_target *t;
 	size_t n;
@@ -516,35 +572,65 @@ static struct {
 	struct bus *bus;
 } aj;
 
-/* One action on one message; 0 or -1 with *err. *refreshed is set when a
+/* What a D of one message journals: what it was and where. */
+static cJSON *act_deleted_json(const struct bus_entry *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", e->message_id ? e->message_id : e->name);
+	cJSON_AddItemToObject(o, "type", e->type ? cJSON_CreateString(e->type) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "from", e->from ? cJSON_CreateString(e->from) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "to", e->to ? cJSON_CreateString(e->to) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "reason", e->queue == BUS_Q_DEAD && e->reason ?
+				  cJSON_CreateString(e->reason) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "queue", bus_queue_name(e->queue));
+	if (e->agent)
+		cJSON_AddStringToObject(o, "agent", e->agent);
+	return o;
+}
+
+/* One action on target t; 0 or -1 with *err. *refreshed is set when a
  * retried message had expired and went out with a new timestamp. */
-static int act_one(struct bus *bus, enum console_op op, const char *to, const char *target,
-		   bool *refreshed, char **err)
+static int act_one(struct bus *bus, enum console_op op, bool restore, const char *to,
+		   struct act_target *t, bool *refreshed, char **err)
 {
 	*refreshed = false;
+	if (restore)
+		return bus_trash_restore(bus, t->name, NULL, err);
 	if (op == OP_RETRY || op == OP_RETRY_TO) {
 		char *note = NULL;
-		int r = bus_retry_note(bus, target, op == OP_RETRY_TO ? to : NULL, &note, err);
+		int r = bus_retry_note(bus, t->name, op == OP_RETRY_TO ? to : NULL, &note, err);
 		*refreshed = note != NULL;
 		free(note);
 		return r;
 	}
-	return op == OP_DELETE ? bus_remove(bus, target, err) :
-	       bus_kill(bus, target, "killed by the operator", err);
+	if (op == OP_DELETE) {
+		struct bus_entry e;
+		if (bus_remove_entry(bus, t->name, &e, err) < 0)
+			return -1;
+		t->deleted = act_deleted_json(&e);
+		bus_entry_release(&e);
+		return 0;
+	}
+	return bus_kill(bus, t->name, "killed by the operator", err);
 }
 
 /* What an action did to each message it handled. */
-static const char *act_done_word(enum console_op op)
+static const char *act_done_word(enum console_op op, bool restore)
 {
-	return op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
-	       op == OP_DELETE ? "deleted" : "killed";
+	return restore ? "restored" : op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
+	       op == OP_DELETE ? "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)" : "killed";
 }
 
 /* Where the messages an action could not handle still are. */
-static const char *act_left_where(enum console_op op)
+static const char *act_left_where(enum console_op op, bool restore)
 {
-	return op == OP_RETRY || op == OP_RETRY_TO || op == OP_DELETE ? "in the dead letters" :
-	       "where they were";
+	return restore ? "in the trash" : op == OP_RETRY || op == OP_RETRY_TO ?
+	       "in the dead letters" : "where they were";
+}
+
+static const char *act_name(enum console_op op, bool restore)
+{
+	return restore ? "restore" : keys_op_name(op);
 }
 
 static void *act_worker(void *arg)
@@ -554,7 +640,7 @@ static void *act_worker(void *arg)
 	for (size_t i = 0; i < aj.n; i++) {
 		char *err = NULL;
 		bool fresh;
-		if (act_one(aj.bus, aj.op, aj.to, aj.t[i].name, &fresh, &err) == 0) {
+		if (act_one(aj.bus, aj.op, aj.restore, aj.to, &aj.t[i], &fresh, &err) == 0) {
 			atomic_fetch_add(&aj.ok, 1);
 			if (fresh)
 				atomic_fetch_add(&aj.refreshed, 1);
@@ -578,32 +664,39 @@ static void act_targets_free(struct act_target *t, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(t[i].id);
 		free(t[i].name);
+		cJSON_Delete(t[i].deleted);
 	}
 	free(t);
 }
 
 /* Journals and says how an action over ids went: how many were handled,
- * how many were not and where they still are, and why (the first error). */
-static void act_report(struct console *c, enum console_op op, const char *to,
+ * how many were not and where they still are, and why (the first error).
+ * A deletion journals what each deleted message was. */
+static void act_report(struct console *c, enum console_op op, bool restore, const char *to,
 		       const struct act_target *t, size_t n, size_t ok, size_t refreshed,
 		       const char *first_err)
 {
 	cJSON *jids = cJSON_CreateArray();
-	for (size_t i = 0; i < n; i++)
+	cJSON *deleted = op == OP_DELETE ? cJSON_CreateArray() : NULL;
+	for (size_t i = 0; i < n; i++) {
 		cJSON_AddItemToArray(jids, cJSON_CreateString(t[i].id));
+		if (deleted && t[i].deleted)
+			cJSON_AddItemToArray(deleted, cJSON_Duplicate(t[i].deleted, 1));
+	}
 	char result[900], fresh[128] = "", left[700] = "";
 	if (refreshed)
 		snprintf(fresh, sizeof(fresh), " (%zu had expired: sent again with a new timestamp)",
 			 refreshed);
 	if (ok < n)
-		snprintf(left, sizeof(left), "; %zu left %s%s%s", n - ok, act_left_where(op),
+		snprintf(left, sizeof(left), "; %zu left %s%s%s", n - ok, act_left_where(op, restore),
 			 first_err ? ": " : "", first_err ? first_err : "");
 	snprintf(result, sizeof(result), "%s%s%s%zu of %zu %s%s%s", op == OP_RETRY_TO ? "to " : "",
 		 op == OP_RETRY_TO ? to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
-		 act_done_word(op), fresh, left);
-	console_journal(c, keys_op_name(op), jids, result);
-	console_status(c, ok < n, "%s: %s", keys_op_name(op), result);
+		 act_done_word(op, restore), fresh, left);
+	console_journal_with(c, act_name(op, restore), jids, result, "deleted", deleted);
+	console_status(c, ok < n, "%s: %s", act_name(op, restore), result);
 	cJSON_Delete(jids);
+	cJSON_Delete(deleted);
 }
 
 /* A bulk action's progress: the messages handled, and the ones that
@@ -611,13 +704,13 @@ static void act_report(struct console *c, enum console_op op, const char *to,
 static void act_progress(struct console *c)
 {
 	size_t done = atomic_load(&aj.progress), ok = atomic_load(&aj.ok);
+	const char *word = act_done_word(aj.op, aj.restore);
 	if (done > ok)
 		console_status(c, false, "%s: %zu of %zu %s, %zu not (%zu to go)...",
-			       keys_op_name(aj.op), ok, aj.n, act_done_word(aj.op), done - ok,
-			       aj.n - done);
+			       act_name(aj.op, aj.restore), ok, aj.n, word, done - ok, aj.n - done);
 	else
-		console_status(c, false, "%s: %zu of %zu %s...", keys_op_name(aj.op), ok, aj.n,
-			       act_done_word(aj.op));
+		console_status(c, false, "%s: %zu of %zu %s...", act_name(aj.op, aj.restore), ok,
+			       aj.n, word);
 }
 
 /* A finished bulk action: joined, journalled, the queue read again. */
@@ -628,7 +721,7 @@ static bool act_finish(struct console *c, bool wait)
 	pthread_join(aj.th, NULL);
 	aj.running = false;
 	if (c)
-		act_report(c, aj.op, aj.to, aj.t, aj.n, atomic_load(&aj.ok),
+		act_report(c, aj.op, aj.restore, aj.to, aj.t, aj.n, atomic_load(&aj.ok),
 			   atomic_load(&aj.refreshed), aj.first_err);
 	act_targets_free(aj.t, aj.n);
 	aj.t = NULL;
@@ -753,6 +846,8 @@ static void queues_what(const struct console *c, size_t n, char *buf, size_t siz
 {
 	if (c->qkind == QUEUE_DEAD)
 		snprintf(buf, size, "%zu dead letters", n);
+	else if (c->qkind == QUEUE_TRASH)
+		snprintf(buf, size, "%zu deleted messages", n);
 	else if (c->qkind == QUEUE_INBOX)
 		snprintf(buf, size, "%zu messages of %s", n, c->qagent);
 	else
@@ -902,6 +997,14 @@ static void queues_detail(struct console *c, const char *id, size_t row)
 		       bus_read(c->bus, &e, &json, &len, &err) < 0)) {
 		sbuf_addf(&b, "(%s)", err ? err : "gone");
 		free(err);
+	} else if (c->qkind == QUEUE_TRASH && known) {
+		sbuf_addf(&b, "trash: deleted from %s   file: %s\n", e.original_inbox ?
+			  e.original_inbox : "?", e.name);
+		cJSON *j = cJSON_ParseWithLength(json, len);
+		char *pretty = j ? json_pretty(j) : NULL;
+		sbuf_addstr(&b, pretty ? pretty : json);
+		free(pretty);
+		cJSON_Delete(j);
 	} else {
 		sbuf_addf(&b, "queue: %s%s%s   file: %s\n", bus_queue_name(e.queue), e.agent ? "/" : "",
 			  e.agent ? e.agent : "", e.name);
@@ -934,7 +1037,7 @@ void view_queues_draw(struct console *c, int y0, int y1)
 		marked += r->v[i].marked;
 		msgs += r->v[i].id != NULL;
 	}
-	snprintf(line, sizeof(line), " %s: %zu message%s, %zu marked   (:inbox NAME, :processing, :dlq, :processed)",
+	snprintf(line, sizeof(line), " %s: %zu message%s, %zu marked   (:inbox NAME, :processing, :dlq, :processed, :trash)",
 		 title, msgs, msgs == 1 ? "" : "s", marked);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	int mid = y0 + 1 + (y1 - y0 - 1) / 2;
@@ -987,6 +1090,7 @@ static struct act_target *queues_targets(struct console *c, size_t *n)
 					   r->v[i].id;
 			v[*n].id = xstrdup(r->v[i].id);
 			v[*n].name = xstrdup(name);
+			v[*n].deleted = NULL;
 			(*n)++;
 		}
 	}
@@ -1010,10 +1114,12 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 {
 	if (aj.running) {
 		console_status(c, true, "%s: %zu of %zu %s, still running; wait for it",
-			       keys_op_name(aj.op), atomic_load(&aj.ok), aj.n, act_done_word(aj.op));
+			       act_name(aj.op, aj.restore), atomic_load(&aj.ok), aj.n,
+			       act_done_word(aj.op, aj.restore));
 		return CONSOLE_REDRAW;
 	}
 	size_t n;
+	bool restore = c->qkind == QUEUE_TRASH && op == OP_RETRY;
 	struct act_target *t = queues_targets(c, &n);
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
 	for (size_t i = 0; i < r->n; i++)
@@ -1025,6 +1131,7 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 	c->detail = NULL;
 	if (n > ACT_SYNC_MAX && q_efd_open()) {
 		aj.op = op;
+		aj.restore = restore;
 		util_strlcpy(aj.to, c->retry_to, sizeof(aj.to));
 		aj.t = t;
 		aj.n = n;
@@ -1047,7 +1154,7 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 	for (size_t i = 0; i < n; i++) {
 		char *err = NULL;
 		bool fresh;
-		if (act_one(c->bus, op, c->retry_to, t[i].name, &fresh, &err) == 0) {
+		if (act_one(c->bus, op, restore, c->retry_to, &t[i], &fresh, &err) == 0) {
 			ok++;
 			refreshed += fresh;
 		} else if (!first_err) {
@@ -1056,7 +1163,7 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 			free(err);
 		}
 	}
-	act_report(c, op, c->retry_to, t, n, ok, refreshed, first_err);
+	act_report(c, op, restore, c->retry_to, t, n, ok, refreshed, first_err);
 	free(first_err);
 	act_targets_free(t, n);
 	ql.dirty = true; /* read the queue again, whatever the monitor saw yet */

@@ -64,15 +64,23 @@ con '<Down>
 wait-for inbox of research_agent_1'
 has "Enter on an agent opens its inbox" "$(screen)" "inbox of research_agent_1: 3 messages"
 
-# Tab completion of commands and agent names
+# Tab completion of commands and agent names (the ambiguous prefix left is
+# no agent's name: refused, with the known ones named)
 con ':
 type inb
 <Tab>
 type research_agent_
 <Tab>
 <Enter>
-wait-for inbox of research_agent_'
-has "Tab completes the command and lists agent candidates" "$(screen)" "inbox of research_agent_"
+wait-for no agent'
+has "Tab completes the command and lists agent candidates" "$(screen)" 'inbox: no agent "research_agent_" (known:'
+con ':
+type inb
+<Tab>
+type research_agent_1
+<Enter>
+wait-for inbox of research_agent_1'
+has "Tab completes the command" "$(screen)" "inbox of research_agent_1"
 
 # filter: regex, ! inverts
 con '/
@@ -141,7 +149,7 @@ type inbox research_agent_1
 wait-for 3 messages
 A
 D
-wait-for Delete 3 messages? y/n
+wait-for Delete 3 messages (to the trash for 30 days; :trash restores)? y/n
 y
 wait-for delete: 3 of 3 deleted'
 eq "A D y deletes all three" "$(njson "$D/messages/inbox/research_agent_1")" 0

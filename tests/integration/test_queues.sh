@@ -145,4 +145,63 @@ hasnt "... no confirmation asked" "$(screen)" "y/n"
 eq "... the dead letters untouched" "$(njson "$D/messages/dead-letter")" "$n_dead"
 check "... no inbox made" test ! -e "$D/messages/inbox/reserch_agent_1"
 
+# D -> trash -> R restore: the message comes back as it was, where it was
+rid=$($MADF send --to research_agent_2 --type heartbeat --content "$HB")
+rf=$(ls "$D/messages/inbox/research_agent_2" | grep -F "$rid")
+cp "$D/messages/inbox/research_agent_2/$rf" "$T/r.json"
+con ':
+type inbox research_agent_2
+<Enter>
+wait-for inbox of research_agent_2: 1 message
+D
+wait-for Delete 1 message (to the trash for 30 days; :trash restores)? y/n
+y
+wait-for delete: 1 of 1 deleted'
+has "D says where the message went" "$(screen)" "delete: 1 of 1 deleted (to the trash for 30 days)"
+eq "... out of the inbox" "$(njson "$D/messages/inbox/research_agent_2")" 0
+has "the journal records what was deleted: id, type, from, to, reason" \
+	"$(grep '"action":"delete"' "$D/journal/actions.jsonl" | tail -1)" \
+	"\"deleted\":[{\"id\":\"$rid\",\"type\":\"heartbeat\",\"from\":\"operator\",\"to\":\"research_agent_2\",\"reason\":null,\"queue\":\"inbox\",\"agent\":\"research_agent_2\"}]"
+# a dead letter's reason is journalled too
+did=$($MADF ls dead-letter --json | sed -n 's/^ *"message_id": "\(.*\)",$/\1/p' | head -1)
+con ':
+type dlq
+<Enter>
+wait-for dead letters:
+/
+type '"$(tail_of "$did")"'
+<Enter>
+D
+wait-for y/n
+y
+wait-for delete: 1 of 1 deleted'
+has "... a dead letter's reason in the journal" "$(grep '"action":"delete"' "$D/journal/actions.jsonl" | tail -1)" \
+	"{\"id\":\"$did\",\"type\":\"heartbeat\",\"from\":\"operator\",\"to\":\"report_writer\",\"reason\":\"killed\",\"queue\":\"dead-letter\"}"
+con ':
+type trash
+<Enter>
+wait-for trash (deleted, kept 30 days; R restores): 2 messages'
+has ":trash lists what was deleted, and from where" "$(screen | grep -F "$(tail_of "$rid")")" "inbox/research_agent_2"
+has "... the dead letter with its reason" "$(screen | grep -F "$(tail_of "$did")")" "dead-letter: killed"
+con ':
+type trash
+<Enter>
+wait-for trash (deleted
+/
+type '"$(tail_of "$rid")"'
+<Enter>
+R
+wait-for Restore 1 message to where it was deleted from? y/n
+y
+wait-for restore: 1 of 1 restored'
+has "R in :trash restores" "$(screen)" "restore: 1 of 1 restored"
+check "... the message back in its inbox, byte for byte" cmp "$T/r.json" "$D/messages/inbox/research_agent_2/$rf"
+has "... journalled as a restore" "$(tail -1 "$D/journal/actions.jsonl")" "\"action\":\"restore\",\"ids\":[\"$rid\"]"
+con ':
+type trash
+<Enter>
+wait-for trash (deleted
+K'
+has "K in the trash says why not" "$(screen)" "kill: in the trash: R restores it first"
+
 done_testing
