@@ -64,4 +64,47 @@ $MADF gc >/dev/null
 eq "gc purged the entry deleted 31 days ago (file and record)" "$(ls "$D/messages/trash" | grep -c "$id")" 0
 eq "... and kept the recent one" "$($MADF trash ls --json | grep -c "\"message_id\": \"$dl\"")" 1
 
+# a message file put in an inbox by hand: NAME (no time in it), TYPE,
+# CONTENT, the timestamp TS and timeout 1 s
+drop() {
+	printf '{"message_id":"%s","from":"operator","to":"%s","type":"%s","timestamp":"%s","content":%s,"timeout":1}\n' \
+		"$1" "$2" "$3" "$4" "$5" >"$D/messages/inbox/$2/$1.json"
+}
+PROG='{"task_id":"t1","percent_complete":50,"current_step":"reading"}'
+OLD_TS=2020-01-01T00:00:00Z
+
+# item 5: retrying an expired dead letter refreshes it (and says so);
+# delivered afterwards, not dead-lettered again
+drop exp1 research_agent_1 task_progress "$OLD_TS" "$PROG"
+$MADF recv research_agent_1 >/dev/null
+eq "an expired task_progress is dead-lettered" "$($MADF ls dead-letter | grep -c 'exp1 .*expired')" 1
+out=$($MADF retry exp1); rc=$?
+eq "retry of an expired dead letter exits 0" "$rc" 0
+has "... and says it was refreshed" "$out" "exp1 expired (sent 2020-01-01T00:00:00Z, timeout 1 s): refreshed with a new timestamp"
+out=$($MADF recv research_agent_1)
+has "... then it is delivered" "$out" '"message_id":"exp1"'
+hasnt "... with a new timestamp" "$out" "$OLD_TS"
+eq "... and not dead-lettered again" "$($MADF ls dead-letter | grep -c 'exp1 ')" 0
+
+# item 7: an expired heartbeat is dropped and counted, not dead-lettered
+n0=$(njson "$D/messages/dead-letter")
+drop hb1 product_manager heartbeat "$OLD_TS" "$HB"
+drop hb2 product_manager system_status "$OLD_TS" '{"agent_status":"healthy","cpu_usage_percent":1,"memory_usage_mb":1,"active_tasks":0,"completed_tasks_today":0,"error_count_today":0,"last_successful_operation":"2020-01-01T00:00:00Z","performance_metrics":{}}'
+$MADF recv product_manager >/dev/null
+eq "expired heartbeat and system_status are not dead letters" "$(njson "$D/messages/dead-letter")" "$n0"
+eq "... nor left in the inbox" "$(njson "$D/messages/inbox/product_manager")" 0
+has "status --json counts them" "$($MADF status --json | tr -d ' \n')" '"expired_dropped":2'
+has "status says so" "$($MADF status)" "expired heartbeats and status messages dropped 2"
+
+# item 6: a file not named by madf counts with its mtime in OLDEST
+for i in 1 2; do $MADF send --to validator_agent --type heartbeat --content "$HB" >/dev/null; done
+f=$(ls "$D/messages/inbox/validator_agent" | head -1)
+cp "$D/messages/inbox/validator_agent/$f" "$D/messages/inbox/validator_agent/x.json"
+touch -d '10 minutes ago' "$D/messages/inbox/validator_agent/x.json"
+age=$($MADF status --json | tr -d ' \n' | sed 's/.*"validator_agent":{"depth":[0-9]*,"oldest_age_s":\([0-9.]*\).*/\1/')
+eq "oldest_age_s of an inbox holding x.json is its age from its mtime (~600 s, got $age)" \
+	"$(awk -v a="$age" 'BEGIN { print (a >= 595 && a < 700) }')" 1
+has "status shows that age as OLDEST" "$($MADF status | grep validator_agent)" "10.0m"
+has "ls shows that age for x.json (the oldest: first)" "$($MADF ls inbox validator_agent | sed -n 2p)" "10.0m"
+
 done_testing

@@ -204,4 +204,52 @@ wait-for trash (deleted
 K'
 has "K in the trash says why not" "$(screen)" "kill: in the trash: R restores it first"
 
+# item 18: a bulk retry that fills the inbox says how many were retried,
+# how many are left in the dead letters and why
+: >"$T/v.ids"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	$MADF send --to validator_agent --type heartbeat --content "$HB" >>"$T/v.ids"
+done
+xargs $MADF kill <"$T/v.ids" >/dev/null
+export MADF_INBOX_LIMIT=4
+con ':
+type dlq
+<Enter>
+wait-for dead letters:
+/
+type validator_agent
+<Enter>
+A
+R
+wait-for Retry 10 messages? y/n
+y
+wait-for retry: 4 of 10 retried'
+unset MADF_INBOX_LIMIT
+has "a retry that fills the inbox says what happened to the rest" "$(screen)" \
+	"retry: 4 of 10 retried; 6 left in the dead letters: inbox of validator_agent is full: 4 messages waiting (limit 4)"
+eq "... 4 in the inbox" "$(njson "$D/messages/inbox/validator_agent")" 4
+eq "... 6 still dead letters" "$(ids_in dead-letter | grep -c -F -f "$T/v.ids")" 6
+
+# item 5: R on an expired dead letter refreshes it and says so
+printf '{"message_id":"exp2","from":"operator","to":"research_agent_1","type":"task_progress","timestamp":"2020-01-01T00:00:00Z","content":{"task_id":"t1","percent_complete":5,"current_step":"x"},"timeout":1}\n' \
+	>"$D/messages/inbox/research_agent_1/exp2.json"
+$MADF recv research_agent_1 >/dev/null
+eq "the expired message is a dead letter" "$($MADF ls dead-letter | grep -c 'exp2 .*expired')" 1
+con ':
+type dlq
+<Enter>
+wait-for dead letters:
+/
+type exp2
+<Enter>
+R
+wait-for Retry 1 message? y/n
+y
+wait-for retry: 1 of 1 retried'
+has "R on an expired dead letter says it was refreshed" "$(screen)" \
+	"retry: 1 of 1 retried (1 had expired: sent again with a new timestamp)"
+out=$($MADF recv research_agent_1)
+has "... and it is delivered, not dead-lettered again" "$out" '"message_id":"exp2"'
+eq "... no dead letter left of it" "$($MADF ls dead-letter | grep -c 'exp2 ')" 0
+
 done_testing
