@@ -12,6 +12,8 @@
 #include "core/util.h"
 #include "core/banned.h"
 
+#define NS_PER_S 1000000000LL
+
 bool bus_drop_type(enum msg_type t)
 {
 	return t == MSG_HEARTBEAT || t == MSG_SYSTEM_STATUS;
@@ -103,4 +105,25 @@ uint64_t bus_drop_count(const char *root, struct bus_drop_counter *c)
 	}
 	close(fd);
 	return c->n;
+}
+
+/* An expired message retried as it is would expire again on its next
+ * receive: it gets a new timestamp, and its timeout counts from now.
+ * Returns what to tell the operator, or NULL when it had not expired. */
+char *bus_expired_refresh(struct msg *m, const char *reason)
+{
+	int64_t now = util_now_ns();
+	bool passed = m->timeout_s >= 0 && m->ts_ns + m->timeout_s * NS_PER_S < now;
+	if (!passed && !(reason && !strcmp(reason, "expired")))
+		return NULL;
+	char *note = xasprintf("%s expired (sent %s, timeout %lld s): refreshed with a new "
+			       "timestamp, its timeout counts from now", m->id,
+			       m->timestamp ? m->timestamp : "?", (long long)m->timeout_s);
+	now -= now % 1000; /* as msg_new: microseconds */
+	char ts[64];
+	util_iso8601(now, ts, sizeof(ts));
+	free(m->timestamp);
+	m->timestamp = xstrdup(ts);
+	m->ts_ns = now;
+	return note;
 }

@@ -1,4 +1,4 @@
-/* Expired heartbeats and status messages: dropped, not dead-lettered (a
+/* Expiry. Expired heartbeats and status messages: dropped, not dead-lettered (a
  * dead letter means something failed; a heartbeat nobody read in time
  * means nothing), and counted. Each drop appends one JSON line to
  * messages/dropped/expired.jsonl; the count is that file's lines, read
@@ -28,5 +28,12 @@ struct bus_drop_counter {
 /* Updates c from the file (only what was appended since) and returns the
  * number of drops recorded. */
 uint64_t bus_drop_count(const char *root, struct bus_drop_counter *c);
+
+/* An expired message (its timeout passed, or dead-lettered as "expired",
+ * the reason given) retried as it is would expire again on its next
+ * receive: m gets a new timestamp, so that its timeout counts from now.
+ * Returns what to tell the operator (caller frees), or NULL when m had not
+ * expired (then m is unchanged). */
+char *bus_expired_refresh(struct msg *m, const char *reason);
 
 #endif

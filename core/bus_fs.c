@@ -3,6 +3,7 @@
 #include "core/bus_fs.h"
 #include "core/bus_dlx.h"
 #include "core/bus_drop.h"
+#include "core/bus_rate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1984,27 +1985,6 @@ static int load_valid(const struct bus_entry *e, struct msg **m, char **err)
 	return r;
 }
 
-/* An expired message retried as it is would expire again on its next
- * receive: it gets a new timestamp, and its timeout counts from now.
- * Returns what to tell the operator, or NULL when it had not expired. */
-static char *refresh_expired(struct msg *m, const char *reason)
-{
-	int64_t now = util_now_ns();
-	bool passed = m->timeout_s >= 0 && m->ts_ns + m->timeout_s * NS_PER_S < now;
-	if (!passed && !(reason && !strcmp(reason, "expired")))
-		return NULL;
-	char *note = xasprintf("%s expired (sent %s, timeout %lld s): refreshed with a new "
-			       "timestamp, its timeout counts from now", m->id,
-			       m->timestamp ? m->timestamp : "?", (long long)m->timeout_s);
-	now -= now % 1000; /* as msg_new: microseconds */
-	char ts[64];
-	util_iso8601(now, ts, sizeof(ts));
-	free(m->timestamp);
-	m->timestamp = xstrdup(ts);
-	m->ts_ns = now;
-	return note;
-}
-
 static int fs_retry(struct bus *b, const char *id, const char *to, char **note,
 		    char **err)
 {
@@ -2029,7 +2009,7 @@ static int fs_retry(struct bus *b, const char *id, const char *to, char **note,
 	bool rewrite = strcmp(m->to, target) && strcmp(m->to, "broadcast");
 	if (rewrite)
 		util_strlcpy(m->to, target, sizeof(m->to));
-	char *said = refresh_expired(m, e.reason);
+	char *said = bus_expired_refresh(m, e.reason);
 	if (said)
 		rewrite = true;
 	r = queue_fresh(b, m, target, e.path, rewrite, err);
@@ -2431,7 +2411,6 @@ struct mon_watch {
 
 #define MON_PROCESSED_ROOT 7
 #define MON_PROCESSED_DAY 8
-#define MON_RATE_S 5 /* acks per second: over the last 5 seconds */
 
 struct bus_monitor {
 	struct bus *bus; /* first: see bus.c */
@@ -2445,9 +2424,7 @@ struct bus_monitor {
 	int64_t last_scan_ns;
 	/* acks: moves into processed/<date>/, counted from events (a rescan
 	 * keeps them) */
-	uint64_t acked;
-	int64_t opened_ns;                 /* monotonic */
-	struct { int64_t sec; uint64_t n; } ack_s[8]; /* per monotonic second */
+	struct bus_rate acks;
 	struct bus_drop_counter drops;
 };
 
@@ -2529,18 +2506,6 @@ static size_t mon_agent(struct bus_monitor *m, const char *name)
 	return ai;
 }
 
-static void mon_ack(struct bus_monitor *m)
-{
-	int64_t sec = util_mono_ns() / NS_PER_S;
-	size_t k = (size_t)sec % ARRAY_SIZE(m->ack_s);
-	if (m->ack_s[k].sec != sec) {
-		m->ack_s[k].sec = sec;
-		m->ack_s[k].n = 0;
-	}
-	m->ack_s[k].n++;
-	m->acked++;
-}
-
 static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 		     const char *name, bool add)
 {
@@ -2555,7 +2520,7 @@ static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 	}
 	if (kind == MON_PROCESSED_DAY) {
 		if (add && name[0] != '.')
-			mon_ack(m);
+			bus_rate_add(&m->acks);
 		return;
 	}
 	if (kind >= 4) {
@@ -2658,7 +2623,7 @@ static int fs_monitor_open(struct bus *b, struct bus_monitor **out, char **err)
 	struct bus_monitor *m = xcalloc(1, sizeof(*m));
 	m->bus = b;
 	m->ifd = -1;
-	m->opened_ns = util_mono_ns();
+	bus_rate_open(&m->acks);
 	mon_scan_all(m);
 	*out = m;
 	return 0;
@@ -2753,20 +2718,8 @@ static void fs_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 	}
 	out->dead_letter = m->dead.n;
 	out->dead_gen = m->dead_gen;
-	out->acked = m->acked;
-	/* acks of the last MON_RATE_S seconds (this one included), over as
-	 * much of that time as the monitor has been open (a second at least) */
-	int64_t now = util_mono_ns(), sec = now / NS_PER_S;
-	uint64_t recent = 0;
-	for (size_t k = 0; k < ARRAY_SIZE(m->ack_s); k++)
-		if (m->ack_s[k].n && sec - m->ack_s[k].sec < MON_RATE_S)
-			recent += m->ack_s[k].n;
-	double span = (double)(now - m->opened_ns) / 1e9;
-	if (span > MON_RATE_S)
-		span = MON_RATE_S;
-	if (span < 1)
-		span = 1;
-	out->acked_per_s = (double)recent / span;
+	out->acked = m->acks.total;
+	out->acked_per_s = bus_rate_per_s(&m->acks);
 	out->expired_dropped = bus_drop_count(FS(m->bus)->root, &m->drops);
 	qsort(out->agents, out->nagents, sizeof(*out->agents), agent_stats_cmp);
 }

@@ -175,6 +175,8 @@ unsigned view_queues_act(struct console *c, enum console_op op);
 /* E: the current dead letter edited in $EDITOR, then bus_requeue. */
 unsigned view_queues_edit(struct console *c);
 void view_queues_release(struct console *c); /* the kept listing */
+/* The queue shown is read again at the next refresh (after an action). */
+void view_queues_dirty(void);
 /* The dead-letter listing that runs in the background: an fd to poll (-1
  * when none) that becomes readable when it has finished; view_queues_wake
  * consumes that and says whether to reload. */
