@@ -57,7 +57,9 @@ static int queues_idw(enum queue_kind kind, int cols)
 }
 
 /* s in at most w columns (ids are ASCII): the head and the tail kept, ".."
- * between them when cut. */
+ * between them when cut. The tail gets two thirds: madf's ids end in their
+ * nonce and counter (what tells two apart), and begin with the sender's
+ * name, which the FROM column shows anyway. */
 static void queues_mid(const char *s, int w, char *buf, size_t size)
 {
 	size_t n = strlen(s), max = (size_t)w;
@@ -65,7 +67,7 @@ static void queues_mid(const char *s, int w, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", w, s);
 		return;
 	}
-	size_t tail = (max - 2) / 2, head = max - 2 - tail;
+	size_t head = (max - 2) / 3, tail = max - 2 - head;
 	snprintf(buf, size, "%.*s..%s", (int)head, s, s + n - tail);
 }
 

@@ -100,8 +100,9 @@ type inbox research_agent_1
 wait-for inbox of research_agent_1: 3 messages'
 hdr=$(screen | grep 'MESSAGE ID')
 for h in TYPE FROM PRIO TRIES AGE; do has "80x24: the $h column shows" "$hdr" "$h"; done
-head=$(printf %s "$i3" | cut -c1-11)
-tail=$(printf %s "$i3" | awk '{ print substr($0, length($0) - 10) }')
+# 24 columns for the id at 80: 7 of its head, "..", 15 of its tail
+head=$(printf %s "$i3" | cut -c1-7)
+tail=$(printf %s "$i3" | awk '{ print substr($0, length($0) - 14) }')
 row=$(screen | grep -F "$head..$tail")
 has "80x24: the id keeps its head and tail ($head..$tail)" "$row" "$head..$tail"
 has "80x24: ... and the row shows PRIO" "$row" "normal"
