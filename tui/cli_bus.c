@@ -540,7 +540,29 @@ int cmd_retry(struct cli *cli, int argc, char **argv)
 {
 	static const char *const wv[] = { "--to", NULL };
 	const char *to = NULL;
-	return each_id(cli, argc, argv, "retry", wv, &to, do_retry, "retried");
+	/* --to an agent neither configured nor seen is refused, as by send,
+	 * unless --new-agent (taken out here: each_id knows no flags) */
+	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
+	int ac = 0;
+	bool new_agent = false;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && !strcmp(argv[i], "--new-agent"))
+			new_agent = true;
+		else
+			av[ac++] = argv[i];
+		if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			to = argv[i + 1];
+		else if (!strncmp(argv[i], "--to=", 5))
+			to = argv[i] + 5;
+	}
+	int rc;
+	if (to && util_valid_agent_name(msg_agent_canonical(to)) && !new_agent &&
+	    unknown_agent(cli, "retry", msg_agent_canonical(to), false))
+		rc = EXIT_USAGE;
+	else
+		rc = each_id(cli, ac, av, "retry", wv, &to, do_retry, "retried");
+	free(av);
+	return rc;
 }
 
 static int do_delete(struct bus *b, const char *id, const char *unused, char **err)

@@ -35,7 +35,7 @@ const struct cli_cmd cli_commands[] = {
 		"processed] [--json]",
 	  "list stored messages", cmd_ls },
 	{ "show", "ID [--json]", "print one message and where it is", cmd_show },
-	{ "retry", "ID... [--to AGENT]",
+	{ "retry", "ID... [--to AGENT [--new-agent]]",
 	  "send dead letters back to their inbox (or another)", cmd_retry },
 	{ "delete", "ID...",
 	  "delete waiting, retrying or dead messages (into the trash, kept 30 days)", cmd_delete },

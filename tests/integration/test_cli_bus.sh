@@ -25,6 +25,14 @@ eq "recv of it works" "$($MADF recv newbie | wc -l | tr -d ' ')" 2
 mkdir -p "$D/state" && echo '{}' >"$D/state/stateful-state.json"
 check "an agent with a state file is known" $MADF send --to stateful --type heartbeat --content "$HB"
 check "recv --new-agent takes a new name" $MADF recv --new-agent brandnew
+rd=$($MADF send --to report_writer --type heartbeat --content "$HB")
+$MADF kill "$rd" >/dev/null
+out=$($MADF retry "$rd" --to reserch_agent_1 2>&1); rc=$?
+eq "retry --to an unknown agent exits 2" "$rc" 2
+has "... naming the known agents" "$out" 'no agent "reserch_agent_1" is configured or was ever seen on the bus (known:'
+eq "... the dead letter kept" "$($MADF ls dead-letter | grep -c "$rd")" 1
+check "retry --to a new agent with --new-agent works" $MADF retry "$rd" --to other_agent --new-agent
+eq "... into its inbox" "$(njson "$D/messages/inbox/other_agent")" 1
 
 # the trash: delete keeps the message, restore puts it back unchanged
 id=$($MADF send --to research_agent_2 --type heartbeat --content "$HB")
