@@ -272,17 +272,31 @@ int bus_read(struct bus *b, const struct bus_entry *e, char **json,
 	return b->t->read(b, e, json, len, err);
 }
 
-int bus_retry(struct bus *b, const char *id, const char *to, char **err)
+int bus_retry_note(struct bus *b, const char *id, const char *to, char **note,
+		   char **err)
 {
+	if (note)
+		*note = NULL;
 	if (to && !util_valid_agent_name(to))
 		return err_set(err, "invalid agent name \"%s\": must match [a-z0-9][a-z0-9_-]{0,63}",
 			       to);
-	return b->t->retry(b, id, to, err);
+	return b->t->retry(b, id, to, note, err);
+}
+
+int bus_retry(struct bus *b, const char *id, const char *to, char **err)
+{
+	return bus_retry_note(b, id, to, NULL, err);
 }
 
 int bus_remove(struct bus *b, const char *id, char **err)
 {
-	return b->t->remove(b, id, err);
+	return b->t->remove(b, id, NULL, err);
+}
+
+int bus_remove_entry(struct bus *b, const char *id, struct bus_entry *out, char **err)
+{
+	memset(out, 0, sizeof(*out));
+	return b->t->remove(b, id, out, err);
 }
 
 int bus_kill(struct bus *b, const char *id, const char *why, char **err)

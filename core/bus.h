@@ -78,6 +78,14 @@ struct bus_stats {
 	size_t nagents;
 	size_t processing, retry, dead_letter;
 	uint64_t dead_gen;  /* changes whenever a dead letter comes or goes */
+	/* Delivered: messages acked (moved to processed/) since the monitor
+	 * opened, and per second over the last few seconds. Counted from
+	 * inotify events; 0 when polling and for one-shot bus_stats. */
+	uint64_t acked;
+	double acked_per_s;
+	/* Expired heartbeats and status messages dropped (not dead-lettered),
+	 * as messages/dropped/expired.jsonl records them. */
+	uint64_t expired_dropped;
 };
 void bus_stats_release(struct bus_stats *s);
 
@@ -127,8 +135,9 @@ struct bus_transport {
 	int (*read)(struct bus *b, const struct bus_entry *e, char **json,
 		    size_t *len, char **err);
 	int (*retry)(struct bus *b, const char *id, const char *to,
-		     char **err);
-	int (*remove)(struct bus *b, const char *id, char **err);
+		     char **note, char **err);
+	int (*remove)(struct bus *b, const char *id, struct bus_entry *out,
+		      char **err);
 	int (*kill)(struct bus *b, const char *id, const char *why,
 		    char **err);
 	int (*requeue)(struct bus *b, const char *id, const char *json,
@@ -203,10 +212,41 @@ int bus_find(struct bus *b, const char *id, struct bus_entry *out,
 	     char **err);
 int bus_read(struct bus *b, const struct bus_entry *e, char **json,
 	     size_t *len, char **err);
-/* A dead letter back to its original inbox, or to `to`. */
+/* A dead letter back to its original inbox, or to `to`. An expired one
+ * (its timeout passed, or dead-lettered as expired) is refreshed: sent
+ * again with a new timestamp, so that its timeout counts from now; *note
+ * (may be NULL; caller frees, NULL when nothing to say) says so. */
 int bus_retry(struct bus *b, const char *id, const char *to, char **err);
-/* Deletes a waiting, retrying or dead message. */
+int bus_retry_note(struct bus *b, const char *id, const char *to, char **note,
+		   char **err);
+/* Deletes a waiting, retrying or dead message: into the trash, whence
+ * bus_trash_restore puts it back, for BUS_TRASH_DAYS. bus_remove_entry
+ * also fills *out (caller releases) with what was deleted: id, from, to,
+ * type, the queue and agent it was in, a dead letter's reason. */
 int bus_remove(struct bus *b, const char *id, char **err);
+int bus_remove_entry(struct bus *b, const char *id, struct bus_entry *out, char **err);
+
+/* The trash (messages/trash/): each deleted message's file as it was, and
+ * a sidecar saying where it was (queue, agent, file name) and what it was.
+ * Kept as long as dead letters are; `madf gc` purges older ones. */
+#define BUS_TRASH_DAYS 30
+struct bus_trash_entry {
+	char *name;          /* file name in the trash */
+	char *path;
+	char *message_id, *from, *to, *type;
+	enum bus_queue queue; /* where it was deleted from */
+	char *agent;          /* its inbox or retry owner; NULL for a dead letter */
+	char *file;           /* its name there */
+	char *reason;         /* a dead letter's reason; NULL otherwise */
+	int64_t deleted_ns;
+};
+void bus_trash_entries_free(struct bus_trash_entry *v, size_t n);
+/* Every message in the trash, the last deleted first. */
+int bus_trash_list(struct bus *b, struct bus_trash_entry **out, size_t *n, char **err);
+/* Puts back every trash entry whose message id or trash file name is id,
+ * where it was deleted from, unchanged. *where (may be NULL; caller frees)
+ * says where to ("inbox of research_agent_1", "dead letters"). */
+int bus_trash_restore(struct bus *b, const char *id, char **where, char **err);
 /* Moves a waiting or retrying message to the dead letters. */
 int bus_kill(struct bus *b, const char *id, const char *why, char **err);
 /* Replaces a dead letter with edited JSON (validated first) and queues it
@@ -216,9 +256,9 @@ int bus_requeue(struct bus *b, const char *id, const char *json, size_t len,
 /* Gives back claims whose consumer died or whose lease ran out, promotes
  * due retries (agent NULL: every agent). */
 int bus_sweep(struct bus *b, const char *agent, char **err);
-/* Retention: processed 7 days, dead letters 30 days, outbox and broadcast
- * copies 7 days, waiting messages older than 24 h to the dead letters,
- * temporary files older than an hour. */
+/* Retention: processed 7 days, dead letters and the trash 30 days,
+ * outbox and broadcast copies 7 days, waiting messages older than 24 h to
+ * the dead letters, temporary files older than an hour. */
 int bus_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	   void (*report)(void *ctx, const char *what, const char *path),
 	   void *ctx, char **err);

@@ -2,6 +2,8 @@
  * message, renames for every state change (atomic on one file system). */
 #include "core/bus_fs.h"
 #include "core/bus_dlx.h"
+#include "core/bus_drop.h"
+#include "core/bus_rate.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1281,6 +1283,16 @@ static struct msg *claim_check(struct bus_consumer *c, const char *ppath,
 				  (long long)m->timeout_s, m->timestamp);
 	}
 	free(buf);
+	if (reason && !strcmp(reason, "expired") && bus_drop_type(m->type) &&
+	    unlink(ppath) == 0) {
+		/* nobody needs a stale heartbeat: dropped and counted */
+		bus_drop_note(FS(b)->root, m, c->agent);
+		struct bus_fname f;
+		if (bus_fname_parse(name, &f) == 0 && f.attempts > 0)
+			attempts_drop(b, c->agent, f.id);
+		msg_free(&m);
+		reason = NULL;
+	}
 	if (reason) {
 		char *mid = m ? xstrdup(m->id) : name_message_id(name);
 		cJSON *rec = NULL;
@@ -1973,7 +1985,8 @@ static int load_valid(const struct bus_entry *e, struct msg **m, char **err)
 	return r;
 }
 
-static int fs_retry(struct bus *b, const char *id, const char *to, char **err)
+static int fs_retry(struct bus *b, const char *id, const char *to, char **note,
+		    char **err)
 {
 	struct bus_entry e;
 	if (fs_find(b, id, &e, err) < 0)
@@ -1996,7 +2009,14 @@ static int fs_retry(struct bus *b, const char *id, const char *to, char **err)
 	bool rewrite = strcmp(m->to, target) && strcmp(m->to, "broadcast");
 	if (rewrite)
 		util_strlcpy(m->to, target, sizeof(m->to));
+	char *said = bus_expired_refresh(m, e.reason);
+	if (said)
+		rewrite = true;
 	r = queue_fresh(b, m, target, e.path, rewrite, err);
+	if (r == 0 && note)
+		*note = said;
+	else
+		free(said);
 	if (r == 0) {
 		drop_dead(&e);
 		struct bus_fname f;
@@ -2009,7 +2029,7 @@ out:
 	return r;
 }
 
-static int fs_remove(struct bus *b, const char *id, char **err)
+static int fs_remove(struct bus *b, const char *id, struct bus_entry *out, char **err)
 {
 	struct bus_entry e;
 	if (fs_find(b, id, &e, err) < 0)
@@ -2019,13 +2039,31 @@ static int fs_remove(struct bus *b, const char *id, char **err)
 		r = err_set(err, "%s is %s; only waiting, retrying and dead messages "
 				 "can be deleted", id,
 			    e.queue == BUS_Q_PROCESSING ? "being handled" : "already processed");
-	} else if (unlink(e.path) < 0) {
-		r = err_set(err, "cannot delete %s: %s", e.path, strerror(errno));
-	} else if (e.queue == BUS_Q_DEAD) {
-		drop_dead(&e);
+	} else {
+		r = bus_trash_put(b, &e, err);
+	}
+	if (r == 0 && out) {
+		*out = e;
+		return 0;
 	}
 	bus_entry_release(&e);
 	return r;
+}
+
+const char *bus_fs_root(struct bus *b)
+{
+	return FS(b)->root;
+}
+
+int bus_fs_move(const char *src, const char *dir, const char *name, char **final,
+		char **err)
+{
+	return move_into(src, dir, name, final, err);
+}
+
+char *bus_fs_sidecar(const char *path)
+{
+	return sidecar_name(path);
 }
 
 static int fs_kill(struct bus *b, const char *id, const char *why, char **err)
@@ -2231,6 +2269,7 @@ static int fs_gc(struct bus *b, bool dry_run, int64_t now_ns,
 				    v[i].message_id, NULL, NULL);
 	}
 	bus_entries_free(v, n);
+	bus_trash_gc(b, dry_run, now_ns, g.report, g.ctx);
 	/* temporary files over an hour */
 	clean_stale_tmp(FS(b)->tmpdir, now_ns, dry_run, g.report, g.ctx);
 	char *ib = qpath(b, "inbox", NULL);
@@ -2365,9 +2404,13 @@ struct mon_agent {
 
 struct mon_watch {
 	int wd;
-	int kind;   /* 0..2 per-agent queue, 3 dead, 4..6 a queue root */
+	int kind;   /* 0..2 per-agent queue, 3 dead, 4..6 a queue root,
+		       7 processed/, 8 one of its date directories */
 	size_t agent;
 };
+
+#define MON_PROCESSED_ROOT 7
+#define MON_PROCESSED_DAY 8
 
 struct bus_monitor {
 	struct bus *bus; /* first: see bus.c */
@@ -2379,6 +2422,10 @@ struct bus_monitor {
 	struct mon_watch *watches;
 	size_t nwatches;
 	int64_t last_scan_ns;
+	/* acks: moves into processed/<date>/, counted from events (a rescan
+	 * keeps them) */
+	struct bus_rate acks;
+	struct bus_drop_counter drops;
 };
 
 static const char *const mon_qdirs[3] = { "inbox", "processing", "retry" };
@@ -2462,6 +2509,20 @@ static size_t mon_agent(struct bus_monitor *m, const char *name)
 static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 		     const char *name, bool add)
 {
+	if (kind == MON_PROCESSED_ROOT) {
+		/* a new day's directory */
+		if (add && strlen(name) == 10 && name[4] == '-') {
+			char *dir = xasprintf("%s/processed/%s", FS(m->bus)->root, name);
+			mon_add_watch(m, dir, MON_PROCESSED_DAY, 0);
+			free(dir);
+		}
+		return;
+	}
+	if (kind == MON_PROCESSED_DAY) {
+		if (add && name[0] != '.')
+			bus_rate_add(&m->acks);
+		return;
+	}
 	if (kind >= 4) {
 		/* A new agent directory under a queue root. */
 		if (add && util_valid_agent_name(name))
@@ -2480,6 +2541,15 @@ static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 	}
 	struct mon_agent *a = &m->agents[ai];
 	int64_t t = mon_key_time(kind, name);
+	if (add && t == 0) {
+		/* a name without a time (not written by madf): its mtime */
+		char *p = xasprintf("%s/%s/%s/%s", FS(m->bus)->root, mon_qdirs[kind], a->name,
+				    name);
+		struct stat st;
+		if (lstat(p, &st) == 0)
+			t = (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec;
+		free(p);
+	}
 	if (add) {
 		nset_put(&a->q[kind], name, t);
 		if (kind == 0 && !a->oldest_dirty && (a->oldest == 0 || t < a->oldest))
@@ -2531,6 +2601,19 @@ static void mon_scan_all(struct bus_monitor *m)
 	mon_add_watch(m, dd, 3, 0);
 	mon_scan_dir(m, 3, 0, dd);
 	free(dd);
+	/* acks from now on: today's directory (made now, so that no ack
+	 * creates it unseen) and each new day's */
+	if (m->ifd >= 0) {
+		char *pr = qpath(m->bus, "processed", NULL);
+		mon_add_watch(m, pr, MON_PROCESSED_ROOT, 0);
+		char date[16];
+		util_date(util_now_ns(), date, sizeof(date));
+		char *day = xasprintf("%s/%s", pr, date);
+		ensure_dir(day, NULL);
+		mon_add_watch(m, day, MON_PROCESSED_DAY, 0);
+		free(day);
+		free(pr);
+	}
 	m->last_scan_ns = util_mono_ns();
 }
 
@@ -2540,6 +2623,7 @@ static int fs_monitor_open(struct bus *b, struct bus_monitor **out, char **err)
 	struct bus_monitor *m = xcalloc(1, sizeof(*m));
 	m->bus = b;
 	m->ifd = -1;
+	bus_rate_open(&m->acks);
 	mon_scan_all(m);
 	*out = m;
 	return 0;
@@ -2634,6 +2718,9 @@ static void fs_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 	}
 	out->dead_letter = m->dead.n;
 	out->dead_gen = m->dead_gen;
+	out->acked = m->acks.total;
+	out->acked_per_s = bus_rate_per_s(&m->acks);
+	out->expired_dropped = bus_drop_count(FS(m->bus)->root, &m->drops);
 	qsort(out->agents, out->nagents, sizeof(*out->agents), agent_stats_cmp);
 }
 
@@ -2672,7 +2759,7 @@ int bus_fs_open(struct bus *b, char **err)
 	owner_refresh(fs);
 	static const char *const dirs[] = { "inbox", "processing", "retry",
 					    "outbox", "processed", "dead-letter",
-					    "broadcast", "tmp", "attempts" };
+					    "broadcast", "tmp", "attempts", "trash" };
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char *p = qpath(b, dirs[i], NULL);
 		int r = util_mkdirs(p, err);

@@ -29,6 +29,19 @@ void bus_fname_format(const struct bus_fname *f, char *buf, size_t size);
 /* True for names a reader takes: *.json, not hidden, not *.tmp. */
 bool bus_fname_wanted(const char *name);
 
+/* For the trash (bus_trash.c): <data_dir>/messages; a move of src into dir
+ * as name (a suffix keeps both when the name is taken; *final may be NULL);
+ * a dead letter's sidecar path (caller frees). */
+const char *bus_fs_root(struct bus *b);
+int bus_fs_move(const char *src, const char *dir, const char *name, char **final,
+		char **err);
+char *bus_fs_sidecar(const char *path);
+/* Moves the message e (found by bus_find) into the trash; 0 or -1. */
+int bus_trash_put(struct bus *b, const struct bus_entry *e, char **err);
+/* Retention of the trash (from bus_gc). */
+void bus_trash_gc(struct bus *b, bool dry_run, int64_t now_ns,
+		  void (*report)(void *ctx, const char *what, const char *path), void *ctx);
+
 /* For tests only: the directory sync of a durable send's commit group
  * (fsync of the directory by default; returns 0 or -1 with errno), and
  * the number of senders that have joined a commit group so far. */

@@ -73,6 +73,7 @@ int cmd_kill(struct cli *cli, int argc, char **argv);
 int cmd_requeue(struct cli *cli, int argc, char **argv);
 int cmd_validate(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
+int cmd_trash(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);

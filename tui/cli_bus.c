@@ -15,6 +15,7 @@
 #include "core/json_out.h"
 #include "core/util.h"
 #include "tui/cli.h"
+#include "tui/known_agents.h"
 #include "core/banned.h"
 
 /* Text from messages printed to a terminal: no control sequences. */
@@ -65,20 +66,38 @@ static int read_content(const char *arg, char **out, size_t *len, char **err)
 	return util_read_file(arg + 1, MSG_MAX_BYTES, out, len, err);
 }
 
+/* Refuses (prints why, returns true) an agent name that is neither
+ * configured nor ever seen on the bus: a typo would make an inbox no agent
+ * reads. --new-agent says it is new. */
+static bool unknown_agent(struct cli *cli, const char *cmd, const char *name,
+			  bool broadcast_ok)
+{
+	char *known = NULL;
+	if (known_agent(cli->data_dir, name, broadcast_ok, &known))
+		return false;
+	cli_fail(EXIT_USAGE, cmd, "no agent \"%s\" is configured or was ever seen on the bus "
+		 "(known: %s); --new-agent if it is a new one", name, known ? known : "none");
+	free(known);
+	return true;
+}
+
 int cmd_send(struct cli *cli, int argc, char **argv)
 {
 	static const char *const wv[] = { "--to", "--type", "--from", "--content",
 					  "--priority", "--timeout", "--reply-to",
 					  "--correlation-id", NULL };
-	struct cli_opts o = { argc, argv, 1, "send", wv, NULL, 0 };
+	static const char *const fl[] = { "--new-agent", NULL };
+	struct cli_opts o = { argc, argv, 1, "send", wv, fl, 0 };
 	const char *to = NULL, *type = NULL, *from = "operator", *content = "{}";
 	const char *prio = NULL, *timeout = NULL, *reply = NULL, *corr = NULL;
 	const char *name, *val;
+	bool new_agent = false;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
 		if (!name)
 			return cli_fail(EXIT_USAGE, "send", "unexpected argument %s", val);
-		if (!strcmp(name, "--to")) to = val;
+		if (!strcmp(name, "--new-agent")) new_agent = true;
+		else if (!strcmp(name, "--to")) to = val;
 		else if (!strcmp(name, "--type")) type = val;
 		else if (!strcmp(name, "--from")) from = val;
 		else if (!strcmp(name, "--content")) content = val;
@@ -117,6 +136,8 @@ int cmd_send(struct cli *cli, int argc, char **argv)
 	if (timeout && parse_long(timeout, 1, 365L * 86400, &tmo) < 0)
 		return cli_fail(EXIT_USAGE, "send", "invalid --timeout \"%s\": whole seconds, "
 				"at least 1", timeout);
+	if (!new_agent && unknown_agent(cli, "send", to_c, true))
+		return EXIT_USAGE;
 	char *err = NULL, *buf = NULL;
 	size_t len;
 	if (read_content(content, &buf, &len, &err) < 0) {
@@ -173,16 +194,20 @@ static void verbose_dead(void *ctx, const char *agent, const char *name,
 int cmd_recv(struct cli *cli, int argc, char **argv)
 {
 	static const char *const wv[] = { "--wait", "--max", NULL };
-	struct cli_opts o = { argc, argv, 1, "recv", wv, NULL, 0 };
+	static const char *const fl[] = { "--new-agent", NULL };
+	struct cli_opts o = { argc, argv, 1, "recv", wv, fl, 0 };
 	const char *agent = NULL, *name, *val;
 	double wait_s = 0;
 	long max = -1;
+	bool new_agent = false;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
 		if (!name) {
 			if (agent)
 				return cli_fail(EXIT_USAGE, "recv", "one AGENT only");
 			agent = val;
+		} else if (!strcmp(name, "--new-agent")) {
+			new_agent = true;
 		} else if (!strcmp(name, "--wait")) {
 			if (cli_double("recv", name, val, 0, 1e7, &wait_s) < 0)
 				return EXIT_USAGE;
@@ -198,6 +223,8 @@ int cmd_recv(struct cli *cli, int argc, char **argv)
 	if (!util_valid_agent_name(agent))
 		return cli_fail(EXIT_USAGE, "recv", "invalid agent name \"%s\": must match "
 				"[a-z0-9][a-z0-9_-]{0,63}", agent);
+	if (!new_agent && unknown_agent(cli, "recv", agent, false))
+		return EXIT_USAGE;
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0)
 		return EXIT_FAIL;
@@ -499,14 +526,43 @@ static int each_id(struct cli *cli, int argc, char **argv, const char *cmd,
 
 static int do_retry(struct bus *b, const char *id, const char *to, char **err)
 {
-	return bus_retry(b, id, to ? msg_agent_canonical(to) : NULL, err);
+	char *note = NULL;
+	int r = bus_retry_note(b, id, to ? msg_agent_canonical(to) : NULL, &note, err);
+	if (note) {
+		put_safe(stdout, note);
+		putchar('\n');
+		free(note);
+	}
+	return r;
 }
 
 int cmd_retry(struct cli *cli, int argc, char **argv)
 {
 	static const char *const wv[] = { "--to", NULL };
 	const char *to = NULL;
-	return each_id(cli, argc, argv, "retry", wv, &to, do_retry, "retried");
+	/* --to an agent neither configured nor seen is refused, as by send,
+	 * unless --new-agent (taken out here: each_id knows no flags) */
+	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
+	int ac = 0;
+	bool new_agent = false;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && !strcmp(argv[i], "--new-agent"))
+			new_agent = true;
+		else
+			av[ac++] = argv[i];
+		if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			to = argv[i + 1];
+		else if (!strncmp(argv[i], "--to=", 5))
+			to = argv[i] + 5;
+	}
+	int rc;
+	if (to && util_valid_agent_name(msg_agent_canonical(to)) && !new_agent &&
+	    unknown_agent(cli, "retry", msg_agent_canonical(to), false))
+		rc = EXIT_USAGE;
+	else
+		rc = each_id(cli, ac, av, "retry", wv, &to, do_retry, "retried");
+	free(av);
+	return rc;
 }
 
 static int do_delete(struct bus *b, const char *id, const char *unused, char **err)
@@ -658,6 +714,7 @@ cJSON *cli_status_json(const struct bus_stats *s, int64_t now)
 	cJSON_AddNumberToObject(o2, "processing", (double)s->processing);
 	cJSON_AddNumberToObject(o2, "retry", (double)s->retry);
 	cJSON_AddNumberToObject(o2, "dead_letter", (double)s->dead_letter);
+	cJSON_AddNumberToObject(o2, "expired_dropped", (double)s->expired_dropped);
 	return o2;
 }
 
@@ -702,8 +759,9 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 				printf("%7s", "-");
 			printf(" %10zu %7zu\n", s.agents[i].processing, s.agents[i].retry);
 		}
-		printf("\nprocessing %zu, retrying %zu, dead letters %zu\n", s.processing,
-		       s.retry, s.dead_letter);
+		printf("\nprocessing %zu, retrying %zu, dead letters %zu, expired heartbeats "
+		       "and status messages dropped %llu\n", s.processing, s.retry, s.dead_letter,
+		       (unsigned long long)s.expired_dropped);
 	}
 	bus_stats_release(&s);
 	return EXIT_OK;

@@ -22,6 +22,7 @@
 #include "core/util.h"
 #include "tui/console.h"
 #include "tui/host.h"
+#include "tui/known_agents.h"
 #include "core/banned.h"
 
 #define CONSOLE_MIN_COLS 80
@@ -38,6 +39,7 @@ const char *const console_view_titles[VIEW_COUNT] = {
 const char *const console_commands[] = {
 	"agent", "assign", "dlq", "help", "inbox", "logs", "messages", "overview", "processed",
 	"processing", "q", "quit", "report", "retry-to", "since", "tasks", "theme", "tools",
+	"trash",
 };
 const size_t console_ncommands = ARRAY_SIZE(console_commands);
 
@@ -406,6 +408,12 @@ cJSON *console_load_json(const char *path)
 
 void console_journal(struct console *c, const char *action, const cJSON *ids, const char *result)
 {
+	console_journal_with(c, action, ids, result, NULL, NULL);
+}
+
+void console_journal_with(struct console *c, const char *action, const cJSON *ids,
+			  const char *result, const char *key, const cJSON *extra)
+{
 	char *dir = xasprintf("%s/journal", c->cli->data_dir);
 	char *err = NULL;
 	if (util_mkdirs(dir, &err) < 0) {
@@ -424,6 +432,8 @@ void console_journal(struct console *c, const char *action, const cJSON *ids, co
 	cJSON_AddStringToObject(o, "action", action);
 	cJSON_AddItemToObject(o, "ids", ids ? cJSON_Duplicate(ids, 1) : cJSON_CreateArray());
 	cJSON_AddStringToObject(o, "result", result);
+	if (key && extra)
+		cJSON_AddItemToObject(o, key, cJSON_Duplicate(extra, 1));
 	cJSON_AddStringToObject(o, "mode", c->opts.attach ? "attach" : "embedded");
 	char *line = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -566,6 +576,10 @@ static const char *console_queue_why(struct console *c, enum console_op op)
 		return "only in the queues view (:dlq)";
 	if (c->qkind == QUEUE_PROCESSED)
 		return "processed messages are history: read-only here";
+	if (c->qkind == QUEUE_TRASH)
+		return op == OP_RETRY ? NULL :
+		       op == OP_DELETE ? "already in the trash (madf gc purges it after 30 days); "
+					 "R restores" : "in the trash: R restores it first";
 	if (c->qkind == QUEUE_PROCESSING)
 		return "claimed messages cannot be changed; wait for the lease or kill in the inbox";
 	if ((op == OP_RETRY || op == OP_RETRY_TO || op == OP_EDIT) && c->qkind != QUEUE_DEAD)
@@ -576,9 +590,23 @@ static const char *console_queue_why(struct console *c, enum console_op op)
 	return NULL;
 }
 
+/* An agent neither configured nor ever seen on the bus is refused (a typo
+ * would make an inbox no agent reads) unless the command ends in '!'; true
+ * when refused, the status line naming the known agents. */
+static bool console_unknown_agent(struct console *c, const char *cmd, const char *agent)
+{
+	char *known = NULL;
+	if (known_agent(c->cli->data_dir, agent, false, &known))
+		return false;
+	console_status(c, true, "%s: no agent \"%s\" (known: %s); :%s! %s if it is new", cmd, agent,
+		       known ? known : "none", cmd, agent);
+	free(known);
+	return true;
+}
+
 /* :retry-to AGENT: asks to confirm a retry of the marked dead letters (or
  * the current one) to AGENT's inbox. */
-static unsigned console_retry_to(struct console *c, const char *agent)
+static unsigned console_retry_to(struct console *c, const char *agent, bool is_new)
 {
 	if (c->opts.read_only)
 		return console_refuse(c, OP_RETRY_TO);
@@ -592,6 +620,8 @@ static unsigned console_retry_to(struct console *c, const char *agent)
 			       "%s:retry-to needs an agent name (Tab completes)", agent);
 		return CONSOLE_REDRAW;
 	}
+	if (!is_new && console_unknown_agent(c, "retry-to", agent))
+		return CONSOLE_REDRAW;
 	size_t n = view_queues_count(c);
 	if (!n) {
 		console_status(c, true, "no message selected");
@@ -633,6 +663,11 @@ static unsigned console_run_command(struct console *c, const char *line)
 	char cmd[64] = "", arg[192] = "";
 	sscanf(line, " %63s %191s", cmd, arg);
 	c->status[0] = 0;
+	/* :inbox! NAME, :retry-to! NAME: the agent is new, open or send anyway */
+	size_t clen = strlen(cmd);
+	bool is_new = clen > 1 && cmd[clen - 1] == '!';
+	if (is_new)
+		cmd[clen - 1] = 0;
 	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit"))
 		return console_quit_ask(c);
 	if (!strcmp(cmd, "messages"))
@@ -647,6 +682,9 @@ static unsigned console_run_command(struct console *c, const char *line)
 			console_status(c, true, ":%s needs an agent name (Tab completes)", cmd);
 			return CONSOLE_REDRAW;
 		}
+		if (*arg && !is_new && (!strcmp(cmd, "inbox") || !strcmp(cmd, "processing")) &&
+		    console_unknown_agent(c, cmd, arg))
+			return CONSOLE_REDRAW;
 		if (!strcmp(cmd, "logs")) {
 			util_strlcpy(c->log_agent, arg, sizeof(c->log_agent));
 			free(c->log_sig);
@@ -668,13 +706,14 @@ static unsigned console_run_command(struct console *c, const char *line)
 		}
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}
-	if (!strcmp(cmd, "dlq") || !strcmp(cmd, "processed")) {
-		c->qkind = !strcmp(cmd, "dlq") ? QUEUE_DEAD : QUEUE_PROCESSED;
+	if (!strcmp(cmd, "dlq") || !strcmp(cmd, "processed") || !strcmp(cmd, "trash")) {
+		c->qkind = !strcmp(cmd, "dlq") ? QUEUE_DEAD :
+			   !strcmp(cmd, "trash") ? QUEUE_TRASH : QUEUE_PROCESSED;
 		console_set_view(c, VIEW_QUEUES);
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	}
 	if (!strcmp(cmd, "retry-to"))
-		return console_retry_to(c, arg);
+		return console_retry_to(c, arg, is_new);
 	if (!strcmp(cmd, "assign")) {
 		if (c->opts.read_only)
 			return console_refuse(c, OP_TASK_ASSIGN);
@@ -856,8 +895,9 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		struct console_row *cur = console_rows_current(r);
 		if (cur && cur->id)
 			cur->marked = !cur->marked;
-		if (r->sel + 1 < r->nvis)
-			r->sel++;
+		/* down to the next message, the selection following it (not
+		 * the row number) across refreshes */
+		console_move(c, OP_DOWN);
 		console_rows_done(c, r);
 		return CONSOLE_REDRAW;
 	}

@@ -66,7 +66,7 @@ struct console_msg {
 	char *text;      /* sanitised, whole */
 };
 #define CONSOLE_MSGS_MAX 200
-enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED };
+enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED, QUEUE_TRASH };
 
 struct console_opts {
 	bool attach, read_only;
@@ -206,9 +206,12 @@ void console_utf8_next(const char *s, size_t *i, wchar_t *out);
 /* Columns a character takes on the screen (control characters: 1, shown
  * as '?'). */
 int console_char_width(wchar_t w);
-/* Appends {ts, user, action, ids, result} to data/journal/actions.jsonl. */
+/* Appends {ts, user, action, ids, result} to data/journal/actions.jsonl;
+ * console_journal_with adds extra (copied; may be NULL) under key. */
 void console_journal(struct console *c, const char *action, const cJSON *ids,
 		     const char *result);
+void console_journal_with(struct console *c, const char *action, const cJSON *ids,
+			  const char *result, const char *key, const cJSON *extra);
 /* A JSON file under the data directory, or NULL. */
 cJSON *console_load_json(const char *path);
 /* "12s", "3m", "2h", "4d" */
@@ -251,6 +254,8 @@ unsigned view_queues_act(struct console *c, enum console_op op);
 /* E: the current dead letter edited in $EDITOR, then bus_requeue. */
 unsigned view_queues_edit(struct console *c);
 void view_queues_release(struct console *c); /* the kept listing */
+/* The queue shown is read again at the next refresh (after an action). */
+void view_queues_dirty(void);
 /* The dead-letter listing that runs in the background: an fd to poll (-1
  * when none) that becomes readable when it has finished; view_queues_wake
  * consumes that and says whether to reload. */

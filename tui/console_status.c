@@ -462,6 +462,8 @@ static bool hint_queue_applies(const struct console *c, enum console_op op)
 		return op != OP_KILL;
 	case QUEUE_INBOX:
 		return op == OP_MARK || op == OP_MARK_ALL || op == OP_KILL || op == OP_DELETE;
+	case QUEUE_TRASH:
+		return op == OP_MARK || op == OP_MARK_ALL || op == OP_RETRY;
 	case QUEUE_PROCESSING:
 	case QUEUE_PROCESSED:
 		return false;
@@ -556,9 +558,19 @@ static void confirm_question(const struct console *c, char *buf, size_t size)
 	case OP_RETRY_TO:
 		snprintf(buf, size, "Retry %zu message%s to %s? y/n", n, s, c->retry_to);
 		break;
+	case OP_DELETE:
+		snprintf(buf, size, "Delete %zu message%s (to the trash for %d days; :trash restores)? y/n",
+			 n, s, BUS_TRASH_DAYS);
+		break;
+	case OP_RETRY:
+		if (c->qkind == QUEUE_TRASH)
+			snprintf(buf, size, "Restore %zu message%s to where %s deleted from? y/n", n, s,
+				 n == 1 ? "it was" : "they were");
+		else
+			snprintf(buf, size, "Retry %zu message%s? y/n", n, s);
+		break;
 	default:
-		snprintf(buf, size, "%s %zu message%s? y/n", c->pending == OP_RETRY ? "Retry" :
-			 c->pending == OP_DELETE ? "Delete" : "Kill", n, s);
+		snprintf(buf, size, "Kill %zu message%s? y/n", n, s);
 		break;
 	}
 }
@@ -665,7 +677,7 @@ void console_draw_help(struct console *c, int y0, int y1)
 {
 	int y = y0;
 	console_put(c, y++, 0, COLS, SLOT_HEADING, " Keys (Esc or ? closes, j/k scroll; upper-case keys ask to confirm)", true);
-	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  "
+	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  :trash  "
 		    ":retry-to NAME  :agent NAME  :tasks  :assign KIND PAIR [AGENT]", true);
 	console_put(c, y++, 0, COLS, SLOT_HEADER, "           :logs NAME  :since 10m|2h|1d|all  :overview  :report  "
 		    ":tools  :messages  :theme NAME  :help  :q", true);

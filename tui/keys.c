@@ -47,7 +47,7 @@ const struct key_binding keys_table[] = {
 	{ ' ', V_QUEUES, OP_MARK, "mark or unmark the message", false, "mark" },
 	{ 'A', V_QUEUES, OP_MARK_ALL, "mark all shown (again: none)", false, "all" },
 	{ 'R', V_QUEUES, OP_RETRY, "retry dead letters to their original inbox", true, "retry" },
-	{ 'D', V_QUEUES, OP_DELETE, "delete the messages", true, "delete" },
+	{ 'D', V_QUEUES, OP_DELETE, "delete the messages (into the trash for 30 days; R in :trash restores)", true, "delete" },
 	{ 'K', V_QUEUES, OP_KILL, "kill waiting messages to the dead letters", true, "kill" },
 	{ 'E', V_QUEUES, OP_EDIT, "edit a dead letter in $EDITOR and requeue it (validated)", true, "edit" },
 	{ 'T', V_QUEUES, OP_RETRY_TO, "retry dead letters to another inbox (:retry-to AGENT)", true, "retry-to" },

@@ -366,7 +366,7 @@ unsigned view_overview_refresh(struct console *c)
 	/* the meters change without the table changing */
 	static uint64_t last;
 	uint64_t sig = c->stats.dead_letter * 1000003u + c->stats.processing * 1009u +
-		       c->stats.retry * 17u + (uint64_t)(c->rate * 10) + c->data_bytes / 65536 +
+		       c->stats.retry * 17u + (uint64_t)(c->stats.acked_per_s * 10) + c->data_bytes / 65536 +
 		       (uint64_t)(c->err_rate * 10) * 7919u;
 	if (sig != last) {
 		last = sig;
@@ -389,7 +389,7 @@ void view_overview_draw(struct console *c, int y0, int y1)
 		console_age(util_now_ns() - oldest, age, sizeof(age));
 	snprintf(line, sizeof(line), " waiting %zu (oldest %s)   processing %zu   retrying %zu   "
 		 "dead letters %zu   %.1f msgs/s   errors %.1f/min (5m)", waiting, age, c->stats.processing,
-		 c->stats.retry, c->stats.dead_letter, c->rate, c->err_rate);
+		 c->stats.retry, c->stats.dead_letter, c->stats.acked_per_s, c->err_rate);
 	console_put(c, y0, 0, COLS, c->stats.dead_letter ? SLOT_WARN : SLOT_METER, line, true);
 	double mb = (double)c->data_bytes / (1024.0 * 1024.0);
 	char size[32] = "(measuring)";

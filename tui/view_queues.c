@@ -1,9 +1,8 @@
-/* View 3, queues: one inbox, the claimed messages, or the dead letters
- * grouped by reason; a detail pane; retry, delete, kill on the marked set. */
+/* View 3, queues: one inbox, the claimed messages, the dead letters
+ * grouped by reason, or the trash; a detail pane; retry, delete (into the
+ * trash), kill, restore (from the trash) on the marked set. */
 #include <curses.h>
-#include <errno.h>
 #include <langinfo.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +10,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/eventfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/json_out.h"
@@ -25,10 +23,65 @@ static void queue_title(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, "dead letters");
 	else if (c->qkind == QUEUE_PROCESSED)
 		snprintf(buf, size, "processed (read-only)");
+	else if (c->qkind == QUEUE_TRASH)
+		snprintf(buf, size, "trash (deleted, kept %d days; R restores)", BUS_TRASH_DAYS);
 	else if (c->qkind == QUEUE_PROCESSING)
 		snprintf(buf, size, "processing%s%s", c->qagent[0] ? " of " : "", c->qagent);
 	else
 		snprintf(buf, size, "inbox of %s", c->qagent);
+}
+
+/* Columns. The message id takes what the others leave (at most
+ * QCOL_ID_MAX), cut in the middle when longer, so that at 80 columns every
+ * column shows; header and rows come from the same widths, so values start
+ * under their headers. Rows are drawn from column 1 (column 0 is the
+ * mark), the header from column 0: hence its leading space. */
+#define QCOL_ID_MAX 56
+#define QCOL_ID_MIN 16
+#define QCOL_TYPE 18
+#define QCOL_FROM 16
+#define QCOL_ORIG 16
+#define QCOL_PRIO 6
+#define QCOL_TRIES 5
+#define QCOL_AGE 5
+#define QCOL_WHERE 22 /* trash: where it was deleted from */
+
+/* The id column's width for a screen cols wide. */
+static int queues_idw(enum queue_kind kind, int cols)
+{
+	int rest = kind == QUEUE_DEAD ? 2 + 1 + QCOL_TYPE + 1 + QCOL_ORIG + 1 + QCOL_FROM + 1 + QCOL_AGE :
+		   kind == QUEUE_TRASH ? 1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_WHERE + 1 + QCOL_AGE :
+		   1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_PRIO + 1 + QCOL_TRIES + 1 + QCOL_AGE;
+	int w = cols - 1 - rest;
+	return w > QCOL_ID_MAX ? QCOL_ID_MAX : w < QCOL_ID_MIN ? QCOL_ID_MIN : w;
+}
+
+/* s in at most w columns (ids are ASCII): the head and the tail kept, ".."
+ * between them when cut. The tail gets two thirds: madf's ids end in their
+ * nonce and counter (what tells two apart), and begin with the sender's
+ * name, which the FROM column shows anyway. */
+static void queues_mid(const char *s, int w, char *buf, size_t size)
+{
+	size_t n = strlen(s), max = (size_t)w;
+	if (n <= max || max < 6) {
+		snprintf(buf, size, "%.*s", w, s);
+		return;
+	}
+	size_t head = (max - 2) / 3, tail = max - 2 - head;
+	snprintf(buf, size, "%.*s..%s", (int)head, s, s + n - tail);
+}
+
+static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
+{
+	if (kind == QUEUE_DEAD)
+		snprintf(buf, size, "   %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE, "TYPE",
+			 QCOL_ORIG, "ORIGINAL INBOX", QCOL_FROM, "FROM", "AGE");
+	else if (kind == QUEUE_TRASH)
+		snprintf(buf, size, " %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE, "TYPE",
+			 QCOL_FROM, "FROM", QCOL_WHERE, "DELETED FROM", "AGO");
+	else
+		snprintf(buf, size, " %-*s %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE,
+			 "TYPE", QCOL_FROM, "FROM", QCOL_PRIO, "PRIO", QCOL_TRIES, "TRIES", "AGE");
 }
 
 /* The last listing, so that the view re-reads the bus only when it
@@ -43,6 +96,9 @@ static void queue_title(const struct console *c, char *buf, size_t size)
  * queue) on each cursor move. Directory, reason, error and original inbox
  * repeat across rows: they are interned in the listing's pool. */
 #define QUEUES_RELIST_S 60
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define BUS_TRASH_DAYS_TEXT STR(BUS_TRASH_DAYS)
 
 /* Interned strings, owned: an open-addressing set. */
 struct dl_pool {
@@ -114,10 +170,47 @@ static struct {
 	unsigned long gen;
 	uint64_t dead_gen;       /* the dead letters: c->stats.dead_gen then */
 	int64_t at_ns;
+	int idw;                 /* the id column's width it was made for */
 	struct queues_row *row;  /* indexed like rows[VIEW_QUEUES].v */
 	size_t n, cap;
 	struct dl_pool xpool;    /* the listing's strings */
 } ql;
+
+/* The queue shown last. The selection and the marks belong to messages:
+ * a list of another queue starts at its top with nothing marked, rather
+ * than at the row number the cursor had in the queue left. */
+static struct {
+	bool any, switched;
+	enum queue_kind kind;
+	char agent[MSG_AGENT_MAX + 1];
+} qshown;
+
+static void queues_note_shown(const struct console *c)
+{
+	if (qshown.any && qshown.kind == c->qkind && !strcmp(qshown.agent, c->qagent))
+		return;
+	qshown.any = qshown.switched = true;
+	qshown.kind = c->qkind;
+	util_strlcpy(qshown.agent, c->qagent, sizeof(qshown.agent));
+}
+
+/* Rows of a queue just switched to (after console_rows_clear): the cursor
+ * at the top, no marks carried over from the queue left. */
+static void queues_fresh_list(struct console_rows *r)
+{
+	if (!qshown.switched)
+		return;
+	qshown.switched = false;
+	free(r->sel_id);
+	r->sel_id = NULL;
+	for (size_t i = 0; i < r->nkeep; i++)
+		free(r->keep[i]);
+	r->nkeep = 0;
+	r->keep_pending = false;
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i].marked = false;
+	r->sel = r->top = 0;
+}
 
 static void queues_forget(void)
 {
@@ -266,7 +359,7 @@ static void dl_row(struct dl_result *res, const char *id, enum theme_slot slot,
 
 /* Lists the dead letters into res: the worker's whole job (or the UI
  * thread's, for a few). Touches nothing but bus and res. */
-static void dl_build(struct bus *bus, struct dl_result *res)
+static void dl_build(struct bus *bus, int idw, struct dl_result *res)
 {
 	struct dl_list l = { .pool = &res->pool };
 	if (bus_each_dead(bus, dl_take, &l, &res->err) < 0 && !res->err)
@@ -274,7 +367,7 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 	if (l.n > 1)
 		qsort(l.v, l.n, sizeof(*l.v), dl_cmp);
 	int64_t now = util_now_ns();
-	char idbuf[MSG_ID_MAX + 1], text[512];
+	char idbuf[MSG_ID_MAX + 1], text[512], shown[MSG_ID_MAX + 1];
 	for (size_t i = 0; i < l.n; i++) {
 		struct dl_item *it = &l.v[i];
 		if (i == 0 || it->reason != l.v[i - 1].reason) {
@@ -288,9 +381,11 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 		if (it->enqueued_ns)
 			console_age(now - it->enqueued_ns, age, sizeof(age));
 		const char *id = dl_id(it, idbuf, sizeof(idbuf));
-		snprintf(text, sizeof(text), "  %-56.56s %-18.18s %-18.18s %-16.16s %s", id,
-			 it->type ? it->type : "?", it->orig ? it->orig : "?",
-			 it->from ? it->from : "?", age);
+		queues_mid(id, idw, shown, sizeof(shown));
+		snprintf(text, sizeof(text), "  %-*s %-*.*s %-*.*s %-*.*s %s", idw, shown,
+			 QCOL_TYPE, QCOL_TYPE, it->type ? it->type : "?", QCOL_ORIG, QCOL_ORIG,
+			 it->orig ? it->orig : "?", QCOL_FROM, QCOL_FROM, it->from ? it->from : "?",
+			 age);
 		dl_row(res, id, SLOT_NORMAL, text);
 		struct queues_row *qr = &res->q[res->n - 1];
 		qr->dead = true;
@@ -310,7 +405,7 @@ static void dl_build(struct bus *bus, struct dl_result *res)
 
 /* Lists an inbox, the claimed messages or the processed ones into res,
  * as dl_build does the dead letters. Touches nothing but bus and res. */
-static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
+static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent, int idw,
 		     struct dl_result *res)
 {
 	enum bus_queue q = kind == QUEUE_PROCESSING ? BUS_Q_PROCESSING :
@@ -324,16 +419,18 @@ static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
 		return;
 	}
 	int64_t now = util_now_ns();
-	char text[512];
+	char text[768], shown[300];
 	for (size_t i = 0; i < n; i++) {
 		struct bus_entry *e = &v[i];
 		char age[16] = "-";
 		if (e->enqueued_ns)
 			console_age(now - e->enqueued_ns, age, sizeof(age));
 		const char *id = e->message_id ? e->message_id : e->name;
-		snprintf(text, sizeof(text), "%-56.56s %-18.18s %-16.16s %-6s %d %s", id,
-			 e->type ? e->type : "?", e->from ? e->from : "?",
-			 msg_priority_name(e->priority), e->attempts, age);
+		queues_mid(id, idw, shown, sizeof(shown));
+		snprintf(text, sizeof(text), "%-*s %-*.*s %-*.*s %-*s %-*d %s", idw, shown, QCOL_TYPE,
+			 QCOL_TYPE, e->type ? e->type : "?", QCOL_FROM, QCOL_FROM,
+			 e->from ? e->from : "?", QCOL_PRIO, msg_priority_name(e->priority),
+			 QCOL_TRIES, e->attempts, age);
 		dl_row(res, id, SLOT_NORMAL, text);
 		struct queues_row *qr = &res->q[res->n - 1];
 		size_t plen = e->path ? strlen(e->path) : 0, nlen = e->name ? strlen(e->name) : 0;
@@ -350,13 +447,57 @@ static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent,
 	bus_entries_free(v, n);
 }
 
-static void lst_build(struct bus *bus, enum queue_kind kind, const char *agent,
+/* Lists the trash into res: the last deleted first, with where each was
+ * deleted from. */
+static void tr_build(struct bus *bus, int idw, struct dl_result *res)
+{
+	struct bus_trash_entry *v = NULL;
+	size_t n = 0;
+	if (bus_trash_list(bus, &v, &n, &res->err) < 0) {
+		if (!res->err)
+			res->err = xstrdup("cannot list the trash");
+		return;
+	}
+	int64_t now = util_now_ns();
+	char text[768], shown[300], where[160];
+	for (size_t i = 0; i < n; i++) {
+		struct bus_trash_entry *e = &v[i];
+		char age[16] = "-";
+		if (e->deleted_ns)
+			console_age(now - e->deleted_ns, age, sizeof(age));
+		if (e->agent)
+			snprintf(where, sizeof(where), "%s/%s", bus_queue_name(e->queue), e->agent);
+		else
+			snprintf(where, sizeof(where), "%s%s%s", bus_queue_name(e->queue),
+				 e->reason ? ": " : "", e->reason ? e->reason : "");
+		const char *id = e->message_id ? e->message_id : e->name;
+		queues_mid(id, idw, shown, sizeof(shown));
+		snprintf(text, sizeof(text), "%-*s %-*.*s %-*.*s %-*.*s %s", idw, shown, QCOL_TYPE,
+			 QCOL_TYPE, e->type ? e->type : "?", QCOL_FROM, QCOL_FROM,
+			 e->from ? e->from : "?", QCOL_WHERE, QCOL_WHERE, where, age);
+		dl_row(res, id, SLOT_NORMAL, text);
+		struct queues_row *qr = &res->q[res->n - 1];
+		size_t plen = strlen(e->path), nlen = strlen(e->name);
+		if (plen > nlen + 1) {
+			e->path[plen - nlen - 1] = 0;
+			qr->dir = dl_pool_intern(&res->pool, e->path);
+			qr->orig = dl_pool_intern(&res->pool, where);
+			qr->name = e->name; /* taken */
+			e->name = NULL;
+		}
+	}
+	bus_trash_entries_free(v, n);
+}
+
+static void lst_build(struct bus *bus, enum queue_kind kind, const char *agent, int idw,
 		      struct dl_result *res)
 {
 	if (kind == QUEUE_DEAD)
-		dl_build(bus, res);
+		dl_build(bus, idw, res);
+	else if (kind == QUEUE_TRASH)
+		tr_build(bus, idw, res);
 	else
-		ls_build(bus, kind, agent, res);
+		ls_build(bus, kind, agent, idw, res);
 }
 
 static void dl_result_release(struct dl_result *res)
@@ -382,6 +523,7 @@ static struct {
 	struct bus *bus;
 	enum queue_kind kind; /* what it lists */
 	char agent[MSG_AGENT_MAX + 1];
+	int idw;
 	unsigned long gen;   /* c->bus_gen when it started */
 	uint64_t dead_gen;   /* c->stats.dead_gen when it started */
 	int64_t at_ns;
@@ -413,14 +555,16 @@ static void q_efd_poke(void)
 struct act_target {
 	char *id;   /* the message id, for the journal */
 	char *name; /* the stored file name when known (a fast lookup), else id */
+	cJSON *deleted; /* D: what was deleted (id, type, from, to, reason, where) */
 };
 
 static struct {
 	pthread_t th;
 	bool running;
 	atomic_bool done;
-	atomic_size_t progress, ok;
+	atomic_size_t progress, ok, refreshed;
 	enum console_op op;
+	bool restore;        /* R in the trash */
 	char to[MSG_AGENT_MAX + 1];
 	struct act_target *t;
 	size_t n;
@@ -428,14 +572,65 @@ static struct {
 	struct bus *bus;
 } aj;
 
-/* One action on one message; 0 or -1 with *err. */
-static int act_one(struct bus *bus, enum console_op op, const char *to, const char *target,
-		   char **err)
+/* What a D of one message journals: what it was and where. */
+static cJSON *act_deleted_json(const struct bus_entry *e)
 {
-	return op == OP_RETRY ? bus_retry(bus, target, NULL, err) :
-	       op == OP_RETRY_TO ? bus_retry(bus, target, to, err) :
-	       op == OP_DELETE ? bus_remove(bus, target, err) :
-	       bus_kill(bus, target, "killed by the operator", err);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", e->message_id ? e->message_id : e->name);
+	cJSON_AddItemToObject(o, "type", e->type ? cJSON_CreateString(e->type) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "from", e->from ? cJSON_CreateString(e->from) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "to", e->to ? cJSON_CreateString(e->to) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "reason", e->queue == BUS_Q_DEAD && e->reason ?
+				  cJSON_CreateString(e->reason) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "queue", bus_queue_name(e->queue));
+	if (e->agent)
+		cJSON_AddStringToObject(o, "agent", e->agent);
+	return o;
+}
+
+/* One action on target t; 0 or -1 with *err. *refreshed is set when a
+ * retried message had expired and went out with a new timestamp. */
+static int act_one(struct bus *bus, enum console_op op, bool restore, const char *to,
+		   struct act_target *t, bool *refreshed, char **err)
+{
+	*refreshed = false;
+	if (restore)
+		return bus_trash_restore(bus, t->name, NULL, err);
+	if (op == OP_RETRY || op == OP_RETRY_TO) {
+		char *note = NULL;
+		int r = bus_retry_note(bus, t->name, op == OP_RETRY_TO ? to : NULL, &note, err);
+		*refreshed = note != NULL;
+		free(note);
+		return r;
+	}
+	if (op == OP_DELETE) {
+		struct bus_entry e;
+		if (bus_remove_entry(bus, t->name, &e, err) < 0)
+			return -1;
+		t->deleted = act_deleted_json(&e);
+		bus_entry_release(&e);
+		return 0;
+	}
+	return bus_kill(bus, t->name, "killed by the operator", err);
+}
+
+/* What an action did to each message it handled. */
+static const char *act_done_word(enum console_op op, bool restore)
+{
+	return restore ? "restored" : op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
+	       op == OP_DELETE ? "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)" : "killed";
+}
+
+/* Where the messages an action could not handle still are. */
+static const char *act_left_where(enum console_op op, bool restore)
+{
+	return restore ? "in the trash" : op == OP_RETRY || op == OP_RETRY_TO ?
+	       "in the dead letters" : "where they were";
+}
+
+static const char *act_name(enum console_op op, bool restore)
+{
+	return restore ? "restore" : keys_op_name(op);
 }
 
 static void *act_worker(void *arg)
@@ -444,9 +639,12 @@ static void *act_worker(void *arg)
 	int64_t last = util_mono_ns();
 	for (size_t i = 0; i < aj.n; i++) {
 		char *err = NULL;
-		if (act_one(aj.bus, aj.op, aj.to, aj.t[i].name, &err) == 0)
+		bool fresh;
+		if (act_one(aj.bus, aj.op, aj.restore, aj.to, &aj.t[i], &fresh, &err) == 0) {
 			atomic_fetch_add(&aj.ok, 1);
-		else if (!aj.first_err)
+			if (fresh)
+				atomic_fetch_add(&aj.refreshed, 1);
+		} else if (!aj.first_err)
 			aj.first_err = err;
 		else
 			free(err);
@@ -466,24 +664,53 @@ static void act_targets_free(struct act_target *t, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(t[i].id);
 		free(t[i].name);
+		cJSON_Delete(t[i].deleted);
 	}
 	free(t);
 }
 
-/* Journals and says how an action over ids went. */
-static void act_report(struct console *c, enum console_op op, const char *to,
-		       const struct act_target *t, size_t n, size_t ok, const char *first_err)
+/* Journals and says how an action over ids went: how many were handled,
+ * how many were not and where they still are, and why (the first error).
+ * A deletion journals what each deleted message was. */
+static void act_report(struct console *c, enum console_op op, bool restore, const char *to,
+		       const struct act_target *t, size_t n, size_t ok, size_t refreshed,
+		       const char *first_err)
 {
 	cJSON *jids = cJSON_CreateArray();
-	for (size_t i = 0; i < n; i++)
+	cJSON *deleted = op == OP_DELETE ? cJSON_CreateArray() : NULL;
+	for (size_t i = 0; i < n; i++) {
 		cJSON_AddItemToArray(jids, cJSON_CreateString(t[i].id));
-	char result[700];
-	snprintf(result, sizeof(result), "%s%s%s%zu of %zu done%s%s", op == OP_RETRY_TO ? "to " : "",
+		if (deleted && t[i].deleted)
+			cJSON_AddItemToArray(deleted, cJSON_Duplicate(t[i].deleted, 1));
+	}
+	char result[900], fresh[128] = "", left[700] = "";
+	if (refreshed)
+		snprintf(fresh, sizeof(fresh), " (%zu had expired: sent again with a new timestamp)",
+			 refreshed);
+	if (ok < n)
+		snprintf(left, sizeof(left), "; %zu left %s%s%s", n - ok, act_left_where(op, restore),
+			 first_err ? ": " : "", first_err ? first_err : "");
+	snprintf(result, sizeof(result), "%s%s%s%zu of %zu %s%s%s", op == OP_RETRY_TO ? "to " : "",
 		 op == OP_RETRY_TO ? to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
-		 first_err ? "; " : "", first_err ? first_err : "");
-	console_journal(c, keys_op_name(op), jids, result);
-	console_status(c, ok < n, "%s: %s", keys_op_name(op), result);
+		 act_done_word(op, restore), fresh, left);
+	console_journal_with(c, act_name(op, restore), jids, result, "deleted", deleted);
+	console_status(c, ok < n, "%s: %s", act_name(op, restore), result);
 	cJSON_Delete(jids);
+	cJSON_Delete(deleted);
+}
+
+/* A bulk action's progress: the messages handled, and the ones that
+ * could not be, out of all. */
+static void act_progress(struct console *c)
+{
+	size_t done = atomic_load(&aj.progress), ok = atomic_load(&aj.ok);
+	const char *word = act_done_word(aj.op, aj.restore);
+	if (done > ok)
+		console_status(c, false, "%s: %zu of %zu %s, %zu not (%zu to go)...",
+			       act_name(aj.op, aj.restore), ok, aj.n, word, done - ok, aj.n - done);
+	else
+		console_status(c, false, "%s: %zu of %zu %s...", act_name(aj.op, aj.restore), ok,
+			       aj.n, word);
 }
 
 /* A finished bulk action: joined, journalled, the queue read again. */
@@ -494,7 +721,8 @@ static bool act_finish(struct console *c, bool wait)
 	pthread_join(aj.th, NULL);
 	aj.running = false;
 	if (c)
-		act_report(c, aj.op, aj.to, aj.t, aj.n, atomic_load(&aj.ok), aj.first_err);
+		act_report(c, aj.op, aj.restore, aj.to, aj.t, aj.n, atomic_load(&aj.ok),
+			   atomic_load(&aj.refreshed), aj.first_err);
 	act_targets_free(aj.t, aj.n);
 	aj.t = NULL;
 	aj.n = 0;
@@ -507,7 +735,7 @@ static bool act_finish(struct console *c, bool wait)
 static void *dl_worker(void *arg)
 {
 	(void)arg;
-	lst_build(dj.bus, dj.kind, dj.agent, &dj.res);
+	lst_build(dj.bus, dj.kind, dj.agent, dj.idw, &dj.res);
 	atomic_store(&dj.done, true);
 	q_efd_poke();
 	return NULL;
@@ -524,8 +752,7 @@ unsigned view_queues_wake(struct console *c)
 	ssize_t k = read(dj.efd, &v, sizeof(v));
 	(void)k;
 	if (aj.running && !act_finish(c, false))
-		console_status(c, false, "%s: %zu of %zu...", keys_op_name(aj.op),
-			       atomic_load(&aj.progress), aj.n);
+		act_progress(c);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
@@ -568,7 +795,9 @@ static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_res
 	ql.gen = gen;
 	ql.dead_gen = dead_gen;
 	ql.at_ns = at_ns;
+	ql.idw = queues_idw(kind, COLS);
 	r->hash = 0;
+	queues_fresh_list(r);
 	return console_rows_done(c, r);
 }
 
@@ -593,7 +822,7 @@ static size_t queues_count(const struct console *c)
 {
 	if (c->qkind == QUEUE_DEAD)
 		return c->stats.dead_letter;
-	if (c->qkind == QUEUE_PROCESSED)
+	if (c->qkind == QUEUE_PROCESSED || c->qkind == QUEUE_TRASH)
 		return 0;
 	if (c->qkind == QUEUE_PROCESSING && !c->qagent[0])
 		return c->stats.processing;
@@ -617,6 +846,8 @@ static void queues_what(const struct console *c, size_t n, char *buf, size_t siz
 {
 	if (c->qkind == QUEUE_DEAD)
 		snprintf(buf, size, "%zu dead letters", n);
+	else if (c->qkind == QUEUE_TRASH)
+		snprintf(buf, size, "%zu deleted messages", n);
 	else if (c->qkind == QUEUE_INBOX)
 		snprintf(buf, size, "%zu messages of %s", n, c->qagent);
 	else
@@ -632,6 +863,7 @@ static unsigned queues_pending_rows(struct console *c, struct console_rows *r, s
 	queues_what(c, n, what, sizeof(what));
 	queues_forget();
 	console_rows_clear(r);
+	queues_fresh_list(r);
 	console_rows_add(r, NULL, SLOT_DIM, "listing %s...", what);
 	queues_note_blank(r->n - 1);
 	ql.kind = c->qkind;
@@ -671,12 +903,13 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 	ql.dirty = false;
 	if (n < queues_sync_max(c) || !c->mon || bus_monitor_fd(c->mon) < 0 || !q_efd_open()) {
 		struct dl_result res = { 0 };
-		lst_build(c->bus, c->qkind, c->qagent, &res);
+		lst_build(c->bus, c->qkind, c->qagent, queues_idw(c->qkind, COLS), &res);
 		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
 			       util_mono_ns());
 	}
 	dj.bus = c->bus;
 	dj.kind = c->qkind;
+	dj.idw = queues_idw(c->qkind, COLS);
 	util_strlcpy(dj.agent, c->qagent, sizeof(dj.agent));
 	dj.gen = c->bus_gen;
 	dj.dead_gen = c->stats.dead_gen;
@@ -685,7 +918,7 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 	memset(&dj.res, 0, sizeof(dj.res));
 	if (pthread_create(&dj.th, NULL, dl_worker, NULL) != 0) {
 		struct dl_result res = { 0 };
-		lst_build(c->bus, c->qkind, c->qagent, &res);
+		lst_build(c->bus, c->qkind, c->qagent, queues_idw(c->qkind, COLS), &res);
 		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
 			       util_mono_ns());
 	}
@@ -703,6 +936,7 @@ unsigned view_queues_refresh(struct console *c)
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
 	if (c->qkind == QUEUE_INBOX && !c->qagent[0])
 		util_strlcpy(c->qagent, "product_manager", sizeof(c->qagent));
+	queues_note_shown(c);
 	if (ql.valid && !ql.dirty && c->mon && bus_monitor_fd(c->mon) >= 0 &&
 	    !(dj.running && atomic_load(&dj.done)) &&
 	    ql.kind == c->qkind && !strcmp(ql.agent, c->qagent) &&
@@ -763,6 +997,14 @@ static void queues_detail(struct console *c, const char *id, size_t row)
 		       bus_read(c->bus, &e, &json, &len, &err) < 0)) {
 		sbuf_addf(&b, "(%s)", err ? err : "gone");
 		free(err);
+	} else if (c->qkind == QUEUE_TRASH && known) {
+		sbuf_addf(&b, "trash: deleted from %s   file: %s\n", e.original_inbox ?
+			  e.original_inbox : "?", e.name);
+		cJSON *j = cJSON_ParseWithLength(json, len);
+		char *pretty = j ? json_pretty(j) : NULL;
+		sbuf_addstr(&b, pretty ? pretty : json);
+		free(pretty);
+		cJSON_Delete(j);
 	} else {
 		sbuf_addf(&b, "queue: %s%s%s   file: %s\n", bus_queue_name(e.queue), e.agent ? "/" : "",
 			  e.agent ? e.agent : "", e.name);
@@ -795,15 +1037,16 @@ void view_queues_draw(struct console *c, int y0, int y1)
 		marked += r->v[i].marked;
 		msgs += r->v[i].id != NULL;
 	}
-	snprintf(line, sizeof(line), " %s: %zu message%s, %zu marked   (:inbox NAME, :processing, :dlq, :processed)",
+	snprintf(line, sizeof(line), " %s: %zu message%s, %zu marked   (:inbox NAME, :processing, :dlq, :processed, :trash)",
 		 title, msgs, msgs == 1 ? "" : "s", marked);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	int mid = y0 + 1 + (y1 - y0 - 1) / 2;
-	console_rows_draw(c, r, y0 + 1, mid, c->qkind == QUEUE_DEAD ?
-			  "   MESSAGE ID                                               TYPE               "
-			  "ORIGINAL INBOX     FROM             AGE" :
-			  " MESSAGE ID                                               TYPE               "
-			  "FROM             PRIO   TRIES AGE");
+	char hdr[256];
+	int idw = ql.valid && ql.kind == c->qkind ? ql.idw : queues_idw(c->qkind, COLS);
+	queues_header(c->qkind, idw, hdr, sizeof(hdr));
+	if (ql.valid && ql.idw != queues_idw(c->qkind, COLS))
+		ql.dirty = true; /* resized: listed again for the new width */
+	console_rows_draw(c, r, y0 + 1, mid, hdr);
 	struct console_row *cur = console_rows_current(r);
 	queues_detail(c, cur ? cur->id : NULL, cur ? (size_t)(cur - r->v) : 0);
 	/* A plain U+2500 under UTF-8 (no alternate character set, which
@@ -847,6 +1090,7 @@ static struct act_target *queues_targets(struct console *c, size_t *n)
 					   r->v[i].id;
 			v[*n].id = xstrdup(r->v[i].id);
 			v[*n].name = xstrdup(name);
+			v[*n].deleted = NULL;
 			(*n)++;
 		}
 	}
@@ -869,11 +1113,13 @@ size_t view_queues_count(struct console *c)
 unsigned view_queues_act(struct console *c, enum console_op op)
 {
 	if (aj.running) {
-		console_status(c, true, "%s: %zu of %zu still running; wait for it", keys_op_name(aj.op),
-			       atomic_load(&aj.progress), aj.n);
+		console_status(c, true, "%s: %zu of %zu %s, still running; wait for it",
+			       act_name(aj.op, aj.restore), atomic_load(&aj.ok), aj.n,
+			       act_done_word(aj.op, aj.restore));
 		return CONSOLE_REDRAW;
 	}
 	size_t n;
+	bool restore = c->qkind == QUEUE_TRASH && op == OP_RETRY;
 	struct act_target *t = queues_targets(c, &n);
 	struct console_rows *r = &c->rows[VIEW_QUEUES];
 	for (size_t i = 0; i < r->n; i++)
@@ -885,6 +1131,7 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 	c->detail = NULL;
 	if (n > ACT_SYNC_MAX && q_efd_open()) {
 		aj.op = op;
+		aj.restore = restore;
 		util_strlcpy(aj.to, c->retry_to, sizeof(aj.to));
 		aj.t = t;
 		aj.n = n;
@@ -893,171 +1140,37 @@ unsigned view_queues_act(struct console *c, enum console_op op)
 		atomic_store(&aj.done, false);
 		atomic_store(&aj.progress, 0);
 		atomic_store(&aj.ok, 0);
+		atomic_store(&aj.refreshed, 0);
 		if (pthread_create(&aj.th, NULL, act_worker, NULL) == 0) {
 			aj.running = true;
-			console_status(c, false, "%s: 0 of %zu...", keys_op_name(op), n);
+			act_progress(c);
 			return CONSOLE_REDRAW;
 		}
 		aj.t = NULL;
 		aj.n = 0;
 	}
-	size_t ok = 0;
+	size_t ok = 0, refreshed = 0;
 	char *first_err = NULL;
 	for (size_t i = 0; i < n; i++) {
 		char *err = NULL;
-		if (act_one(c->bus, op, c->retry_to, t[i].name, &err) == 0)
+		bool fresh;
+		if (act_one(c->bus, op, restore, c->retry_to, &t[i], &fresh, &err) == 0) {
 			ok++;
-		else if (!first_err)
+			refreshed += fresh;
+		} else if (!first_err) {
 			first_err = err;
-		else
+		} else {
 			free(err);
+		}
 	}
-	act_report(c, op, c->retry_to, t, n, ok, first_err);
+	act_report(c, op, restore, c->retry_to, t, n, ok, refreshed, first_err);
 	free(first_err);
 	act_targets_free(t, n);
 	ql.dirty = true; /* read the queue again, whatever the monitor saw yet */
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
-/* ---- E: a dead letter edited in $EDITOR, then requeued ---- */
-
-/* Runs $EDITOR (default vi) on path, the terminal given back to it for the
- * time; its exit status, or -1 when it could not run. */
-static int queues_run_editor(struct console *c, const char *path)
+void view_queues_dirty(void)
 {
-	const char *ed = getenv("EDITOR");
-	if (!ed || !*ed)
-		ed = "vi";
-	/* as git does: the editor may carry arguments ("code -w") */
-	char *cmd = xasprintf("%s \"$@\"", ed);
-	if (!c->headless) {
-		def_prog_mode();
-		endwin();
-	}
-	struct sigaction ign = { .sa_handler = SIG_IGN }, oint, oquit;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &oint);
-	sigaction(SIGQUIT, &ign, &oquit);
-	int status = -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", cmd, ed, path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0) {
-		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-	}
-	sigaction(SIGINT, &oint, NULL);
-	sigaction(SIGQUIT, &oquit, NULL);
-	if (!c->headless) {
-		reset_prog_mode();
-		clearok(curscr, TRUE);
-		refresh();
-	}
-	free(cmd);
-	return status;
-}
-
-unsigned view_queues_edit(struct console *c)
-{
-	struct console_row *cur = console_rows_current(&c->rows[VIEW_QUEUES]);
-	if (!cur || !cur->id) {
-		console_status(c, true, "edit: no message selected");
-		return CONSOLE_REDRAW;
-	}
-	char id[256];
-	util_strlcpy(id, cur->id, sizeof(id));
-	cJSON *jids = cJSON_CreateArray();
-	cJSON_AddItemToArray(jids, cJSON_CreateString(id));
-	struct bus_entry e;
-	memset(&e, 0, sizeof(e));
-	char *err = NULL, *json = NULL, *path = NULL, *edited = NULL, *pretty = NULL;
-	size_t len = 0, elen = 0;
-	char result[1400];
-	bool bad = true;
-	if (bus_find(c->bus, id, &e, &err) < 0 || bus_read(c->bus, &e, &json, &len, &err) < 0) {
-		snprintf(result, sizeof(result), "failed: %s", err ? err : "gone");
-		goto out;
-	}
-	if (e.queue != BUS_Q_DEAD) {
-		snprintf(result, sizeof(result), "failed: %s is not a dead letter (it is in %s)", id,
-			 bus_queue_name(e.queue));
-		goto out;
-	}
-	/* pretty-printed when it parses; as stored otherwise (broken JSON can
-	 * be fixed too) */
-	cJSON *j = cJSON_ParseWithLength(json, len);
-	pretty = j ? json_pretty(j) : xstrndup(json, len);
-	cJSON_Delete(j);
-	char *dir = xasprintf("%s/console/edits", c->cli->data_dir);
-	if (util_mkdirs(dir, &err) < 0) {
-		snprintf(result, sizeof(result), "failed: %s", err);
-		free(dir);
-		goto out;
-	}
-	char safe[64];
-	size_t k = 0;
-	for (const char *p = id; *p && k + 1 < sizeof(safe); p++)
-		safe[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ? *p : '_';
-	safe[k] = 0;
-	path = xasprintf("%s/%s.XXXXXX.json", dir, safe);
-	free(dir);
-	int fd = mkstemps(path, 5);
-	size_t plen = strlen(pretty);
-	if (fd < 0 || write(fd, pretty, plen) != (ssize_t)plen || write(fd, "\n", 1) != 1) {
-		snprintf(result, sizeof(result), "failed: cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(path);
-		}
-		goto out;
-	}
-	close(fd);
-	int rc = queues_run_editor(c, path);
-	if (rc != 0) {
-		snprintf(result, sizeof(result), "not requeued: the editor exited %d; the dead letter "
-			 "is kept, the edit is in %s", rc, path);
-		goto out;
-	}
-	if (util_read_file(path, c->bus->cfg.max_bytes + 1, &edited, &elen, &err) < 0) {
-		snprintf(result, sizeof(result), "not requeued: %s; the dead letter is kept", err);
-		goto out;
-	}
-	if (elen == plen + 1 && !memcmp(edited, pretty, plen)) {
-		unlink(path);
-		snprintf(result, sizeof(result), "no change: nothing requeued, the dead letter is kept");
-		bad = false;
-		goto out;
-	}
-	if (bus_requeue(c->bus, id, edited, elen, &err) < 0) {
-		snprintf(result, sizeof(result), "refused: %s; the dead letter is kept, the edit is in %s",
-			 err ? err : "?", path);
-		goto out;
-	}
-	unlink(path);
-	cJSON *ej = cJSON_ParseWithLength(edited, elen);
-	const cJSON *to = cJSON_GetObjectItem(ej, "to");
-	snprintf(result, sizeof(result), "requeued to %s", cJSON_IsString(to) ? to->valuestring : "?");
-	cJSON_Delete(ej);
-	bad = false;
-out:
-	console_journal(c, "edit", jids, result);
-	console_status(c, bad, "edit: %s", result);
-	cJSON_Delete(jids);
-	bus_entry_release(&e);
-	free(err);
-	free(json);
-	free(path);
-	free(edited);
-	free(pretty);
-	free(c->detail);
-	c->detail = NULL;
 	ql.dirty = true;
-	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }

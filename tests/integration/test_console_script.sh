@@ -64,15 +64,23 @@ con '<Down>
 wait-for inbox of research_agent_1'
 has "Enter on an agent opens its inbox" "$(screen)" "inbox of research_agent_1: 3 messages"
 
-# Tab completion of commands and agent names
+# Tab completion of commands and agent names (the ambiguous prefix left is
+# no agent's name: refused, with the known ones named)
 con ':
 type inb
 <Tab>
 type research_agent_
 <Tab>
 <Enter>
-wait-for inbox of research_agent_'
-has "Tab completes the command and lists agent candidates" "$(screen)" "inbox of research_agent_"
+wait-for no agent'
+has "Tab completes the command and lists agent candidates" "$(screen)" 'inbox: no agent "research_agent_" (known:'
+con ':
+type inb
+<Tab>
+type research_agent_1
+<Enter>
+wait-for inbox of research_agent_1'
+has "Tab completes the command" "$(screen)" "inbox of research_agent_1"
 
 # filter: regex, ! inverts
 con '/
@@ -95,7 +103,7 @@ wait-for inbox of report_writer: 1 message
 K
 wait-for Kill 1 message? y/n
 y
-wait-for kill: 1 of 1 done'
+wait-for kill: 1 of 1 killed'
 eq "K y moves the message to the dead letters" "$(njson "$D/messages/dead-letter")" 1
 eq "... out of the inbox" "$(njson "$D/messages/inbox/report_writer")" 0
 con ':
@@ -128,7 +136,7 @@ wait-for dead letters: 1 message
 R
 wait-for Retry 1 message? y/n
 y
-wait-for retry: 1 of 1 done'
+wait-for retry: 1 of 1 retried'
 eq "R y retries the dead letter" "$(njson "$D/messages/dead-letter")" 0
 eq "... back to its original inbox" "$(njson "$D/messages/inbox/report_writer")" 1
 has "the journal records the retry" "$(cat "$D/journal/actions.jsonl")" "\"action\":\"retry\",\"ids\":[\"$id\"]"
@@ -141,9 +149,9 @@ type inbox research_agent_1
 wait-for 3 messages
 A
 D
-wait-for Delete 3 messages? y/n
+wait-for Delete 3 messages (to the trash for 30 days; :trash restores)? y/n
 y
-wait-for delete: 3 of 3 done'
+wait-for delete: 3 of 3 deleted'
 eq "A D y deletes all three" "$(njson "$D/messages/inbox/research_agent_1")" 0
 
 # a bulk action past 200 messages runs on a thread of its own: K on 300
@@ -157,7 +165,7 @@ A
 K
 wait-for Kill 300 messages? y/n
 y
-wait-for kill: 300 of 300 done'
+wait-for kill: 300 of 300 killed'
 eq "bulk K y: 300 dead letters" "$(njson "$D/messages/dead-letter")" 300
 eq "... the inbox empty" "$(njson "$D/messages/inbox/research_agent_2")" 0
 has "... one journal line with every id" "$(tail -1 "$D/journal/actions.jsonl")" '"bulk_000299"'
@@ -169,7 +177,7 @@ A
 R
 wait-for Retry 300 messages? y/n
 y
-wait-for retry: 300 of 300 done'
+wait-for retry: 300 of 300 retried'
 eq "bulk R y: no dead letter left" "$(njson "$D/messages/dead-letter")" 0
 eq "... all 300 back in their inbox" "$(njson "$D/messages/inbox/research_agent_2")" 300
 rm -f "$D"/messages/inbox/research_agent_2/*.json
@@ -248,7 +256,7 @@ type 2
 <Enter>
 wait-for Retry 2 messages to research_agent_2? y/n
 y
-wait-for retry-to: to research_agent_2: 2 of 2 done'
+wait-for retry-to: to research_agent_2: 2 of 2 retried'
 eq "T y retries the marked dead letters" "$(njson "$D/messages/dead-letter")" 0
 eq "... to the other inbox" "$(njson "$D/messages/inbox/research_agent_2")" $((n1 + 2))
 eq "... not the original one" "$(njson "$D/messages/inbox/research_agent_1")" 0
@@ -264,7 +272,7 @@ type retry-to validator_agent
 <Enter>
 wait-for Retry 1 message to validator_agent? y/n
 y
-wait-for retry-to: to validator_agent: 1 of 1 done'
+wait-for retry-to: to validator_agent: 1 of 1 retried'
 has ":retry-to AGENT moves it there" "$(cat "$D"/messages/inbox/validator_agent/*.json | tr -d ' \n')" "\"message_id\":\"$rid\""
 con ':
 type retry-to validator_agent

@@ -41,7 +41,7 @@ wait_for "R asks with the count" 10 on_screen main "Retry 1 message? y/n"
 keys main y
 wait_for "the file moved back to its inbox" 10 files_are "$D/messages/inbox/report_writer" 1
 eq "... and out of the dead letters" "$(njson "$D/messages/dead-letter")" 0
-wait_for "the status line says so" 10 on_screen main "retry: 1 of 1 done"
+wait_for "the status line says so" 10 on_screen main "retry: 1 of 1 retried"
 
 # an escape sequence inside a message does not reach the terminal
 $MADF send --to research_agent_2 --type heartbeat \

@@ -9,7 +9,7 @@ B=900
 N=$((R * B))
 # More arrive while consumers die: a sender in the background.
 ( i=0; while [ $i -lt 150 ]; do
-	$MADF send --to $A --type heartbeat --content "{\"status\":\"busy\",\"uptime_seconds\":1,\"active_tasks\":0,\"sequence\":$i}" >>"$T/sent.ids" 2>>"$T/send.err" || echo "send failed" >>"$T/send.err"
+	$MADF send --new-agent --to $A --type heartbeat --content "{\"status\":\"busy\",\"uptime_seconds\":1,\"active_tasks\":0,\"sequence\":$i}" >>"$T/sent.ids" 2>>"$T/send.err" || echo "send failed" >>"$T/send.err"
 	i=$((i + 1))
 done ) &
 sender=$!

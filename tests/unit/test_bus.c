@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -268,16 +269,32 @@ static void test_permanent_failure_dead_at_once(void **state)
 	free(id);
 }
 
-static void test_expired_not_delivered(void **state)
+/* A message sent `ago_s` seconds ago with a timeout of 1 s. */
+static struct msg *stale_msg(const char *to, enum msg_type t, cJSON *content, int ago_s)
 {
-	struct fx *f = *state;
-	struct msg *m = msg_new("operator", "research_agent_1", MSG_HEARTBEAT, hb(1));
+	struct msg *m = msg_new("operator", to, t, content);
 	m->timeout_s = 1;
-	m->ts_ns -= 5LL * 1000000000; /* sent 5 s ago */
+	m->ts_ns -= (int64_t)ago_s * 1000000000;
 	free(m->timestamp);
 	char ts[40];
 	util_iso8601(m->ts_ns, ts, sizeof(ts));
 	m->timestamp = xstrdup(ts);
+	return m;
+}
+
+static cJSON *progress_content(void)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", "t1");
+	cJSON_AddNumberToObject(c, "percent_complete", 50);
+	cJSON_AddStringToObject(c, "current_step", "reading");
+	return c;
+}
+
+static void test_expired_not_delivered(void **state)
+{
+	struct fx *f = *state;
+	struct msg *m = stale_msg("research_agent_1", MSG_TASK_PROGRESS, progress_content(), 5);
 	char *err = NULL;
 	assert_int_equal(bus_send(f->bus, m, &err), 0);
 	free(send_hb(f->bus, "research_agent_1", 2, PRIO_LOW));
@@ -294,6 +311,196 @@ static void test_expired_not_delivered(void **state)
 	bus_entry_release(&e);
 	bus_consumer_free(&c);
 	msg_free(&m);
+}
+
+/* Item 7: an expired heartbeat or system_status is dropped and counted,
+ * never a dead letter. */
+static void test_expired_heartbeat_dropped_counted(void **state)
+{
+	struct fx *f = *state;
+	char *err = NULL;
+	struct msg *m1 = stale_msg("product_manager", MSG_HEARTBEAT, hb(1), 5);
+	struct msg *m2 = stale_msg("product_manager", MSG_HEARTBEAT, hb(2), 9);
+	assert_int_equal(bus_send(f->bus, m1, &err), 0);
+	assert_int_equal(bus_send(f->bus, m2, &err), 0);
+	struct bus_consumer *c;
+	assert_int_equal(bus_consumer_open(f->bus, "product_manager", &c, &err), 0);
+	struct bus_delivery *d = NULL;
+	assert_int_equal(bus_claim(c, &d, &err), 0); /* nothing deliverable */
+	char *dl = xasprintf("%s/messages/dead-letter", f->dir);
+	assert_int_equal(count_in(dl, ".json"), 0);
+	char *ib = xasprintf("%s/messages/inbox/product_manager", f->dir);
+	assert_int_equal(count_in(ib, ".json"), 0);
+	struct bus_entry e;
+	assert_int_equal(bus_find(f->bus, m1->id, &e, &err), -1);
+	free(err);
+	err = NULL;
+	struct bus_stats st;
+	assert_int_equal(bus_stats(f->bus, &st, &err), 0);
+	assert_int_equal(st.dead_letter, 0);
+	assert_int_equal(st.expired_dropped, 2);
+	bus_stats_release(&st);
+	/* the record names what was dropped */
+	char *rec = xasprintf("%s/messages/dropped/expired.jsonl", f->dir);
+	char *buf = NULL;
+	size_t len;
+	assert_int_equal(util_read_file(rec, 1 << 20, &buf, &len, &err), 0);
+	assert_non_null(strstr(buf, m1->id));
+	assert_non_null(strstr(buf, m2->id));
+	assert_non_null(strstr(buf, "\"type\":\"heartbeat\""));
+	free(buf);
+	free(rec);
+	free(ib);
+	free(dl);
+	bus_consumer_free(&c);
+	msg_free(&m1);
+	msg_free(&m2);
+}
+
+/* Item 5: retrying an expired dead letter refreshes it (and says so); it
+ * is then delivered, not dead-lettered again. */
+static void test_retry_expired_refreshes(void **state)
+{
+	struct fx *f = *state;
+	char *err = NULL;
+	struct msg *m = stale_msg("research_agent_1", MSG_TASK_PROGRESS, progress_content(), 5);
+	assert_int_equal(bus_send(f->bus, m, &err), 0);
+	struct bus_consumer *c;
+	assert_int_equal(bus_consumer_open(f->bus, "research_agent_1", &c, &err), 0);
+	struct bus_delivery *d = NULL;
+	assert_int_equal(bus_claim(c, &d, &err), 0);
+	struct bus_entry e;
+	assert_int_equal(bus_find(f->bus, m->id, &e, &err), 0);
+	assert_int_equal(e.queue, BUS_Q_DEAD);
+	assert_string_equal(e.reason, "expired");
+	bus_entry_release(&e);
+	char *note = NULL;
+	int64_t before = util_now_ns();
+	assert_int_equal(bus_retry_note(f->bus, m->id, NULL, &note, &err), 0);
+	assert_non_null(note);
+	assert_non_null(strstr(note, "refreshed"));
+	free(note);
+	assert_int_equal(bus_claim(c, &d, &err), 1);
+	assert_string_equal(d->msg->id, m->id);
+	assert_true(d->msg->ts_ns >= before - 1000000); /* a new timestamp */
+	assert_int_equal(d->msg->timeout_s, 1);
+	assert_int_equal(bus_ack(c, &d, &err), 0);
+	char *dl = xasprintf("%s/messages/dead-letter", f->dir);
+	assert_int_equal(count_in(dl, ".json"), 0);
+	free(dl);
+	/* a dead letter that had not expired is retried as it was, no note */
+	bus_consumer_free(&c);
+	msg_free(&m);
+}
+
+/* Item 6: a file whose name has no time counts with its mtime in OLDEST. */
+static void test_oldest_uses_mtime_of_foreign_name(void **state)
+{
+	struct fx *f = *state;
+	char *id = send_hb(f->bus, "research_agent_2", 1, PRIO_NORMAL);
+	char *ib = xasprintf("%s/messages/inbox/research_agent_2", f->dir);
+	DIR *dd = opendir(ib);
+	struct dirent *de;
+	char *src = NULL;
+	while ((de = readdir(dd)))
+		if (de->d_name[0] != '.')
+			src = xasprintf("%s/%s", ib, de->d_name);
+	closedir(dd);
+	assert_non_null(src);
+	char *buf = NULL, *err = NULL;
+	size_t len;
+	assert_int_equal(util_read_file(src, 1 << 20, &buf, &len, &err), 0);
+	char *x = xasprintf("%s/x.json", ib);
+	assert_int_equal(util_write_file_atomic(x, buf, len, false, &err), 0);
+	/* the foreign file is 600 s old, older than the madf one */
+	struct timespec ts[2];
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 600;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, x, ts, 0), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 0: a one-shot scan; pass 1: the file arriving while a
+		 * monitor watches */
+		struct bus_stats st;
+		struct bus_monitor *mon = NULL;
+		if (pass == 0) {
+			assert_int_equal(bus_stats(f->bus, &st, &err), 0);
+		} else {
+			char *tmp = xasprintf("%s/y.json", f->dir);
+			assert_int_equal(rename(x, tmp), 0);
+			assert_int_equal(bus_monitor_open(f->bus, &mon, &err), 0);
+			assert_int_equal(rename(tmp, x), 0);
+			free(tmp);
+			bus_monitor_process(mon);
+			bus_monitor_stats(mon, &st);
+		}
+		bool found = false;
+		for (size_t i = 0; i < st.nagents; i++) {
+			if (strcmp(st.agents[i].agent, "research_agent_2"))
+				continue;
+			found = true;
+			assert_int_equal(st.agents[i].depth, 2);
+			assert_true(st.agents[i].oldest_ns != 0);
+			double age = (double)(util_now_ns() - st.agents[i].oldest_ns) / 1e9;
+			assert_true(age > 590 && age < 700);
+		}
+		assert_true(found);
+		bus_stats_release(&st);
+		bus_monitor_free(&mon);
+	}
+	/* and the listing's age is the mtime too */
+	struct bus_entry *v;
+	size_t n;
+	assert_int_equal(bus_list(f->bus, BUS_Q_INBOX, "research_agent_2", true, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	double age = (double)(util_now_ns() - v[0].enqueued_ns) / 1e9;
+	assert_string_equal(v[0].name, "x.json");
+	assert_true(age > 590 && age < 700);
+	bus_entries_free(v, n);
+	free(x);
+	free(buf);
+	free(src);
+	free(ib);
+	free(id);
+}
+
+/* Item 8: the monitor counts deliveries (acks), and their rate. */
+static void test_monitor_counts_acks(void **state)
+{
+	struct fx *f = *state;
+	char *err = NULL;
+	struct bus_monitor *mon;
+	assert_int_equal(bus_monitor_open(f->bus, &mon, &err), 0);
+	if (bus_monitor_fd(mon) < 0) {
+		bus_monitor_free(&mon);
+		skip();
+	}
+	enum { N = 50 };
+	for (int i = 0; i < N; i++)
+		free(send_hb(f->bus, "validator_agent", i, PRIO_NORMAL));
+	struct bus_consumer *c;
+	assert_int_equal(bus_consumer_open(f->bus, "validator_agent", &c, &err), 0);
+	struct bus_delivery *d;
+	int got = 0;
+	while (bus_claim(c, &d, &err) == 1) {
+		if (got < 10) {
+			assert_int_equal(bus_ack(c, &d, &err), 0);
+		} else {
+			/* given back, not delivered: not counted */
+			assert_int_equal(bus_nack(c, &d, "no", true, &err), 0);
+		}
+		got++;
+	}
+	assert_int_equal(got, N);
+	bus_monitor_process(mon);
+	struct bus_stats st;
+	bus_monitor_stats(mon, &st);
+	assert_int_equal(st.acked, 10);
+	/* 10 acks within the last few seconds: at least 10/5 per second */
+	assert_true(st.acked_per_s >= 10.0 / 5 && st.acked_per_s <= 10.0);
+	bus_stats_release(&st);
+	bus_consumer_free(&c);
+	bus_monitor_free(&mon);
 }
 
 static void test_inbox_full(void **state)
@@ -882,6 +1089,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_retry_then_dead_letter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_permanent_failure_dead_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expired_not_delivered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expired_heartbeat_dropped_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retry_expired_refreshes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oldest_uses_mtime_of_foreign_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monitor_counts_acks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inbox_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_large_refused_at_send, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files_dead_lettered_good_flow, setup, teardown),
