@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	cli.data_dir = config_data_dir(data_dir);
-	cli.log_dir = config_log_dir(log_dir);
+	cli.log_dir = config_log_dir(log_dir, cli.data_dir);
 	cli.mcp_config = mcp_config;
 	bus_config_init(&cli.bcfg, cli.data_dir);
 	if (no_fsync)

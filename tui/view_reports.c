@@ -16,6 +16,7 @@
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/console.h"
+#include "tui/wrap.h"
 #include "core/banned.h"
 
 /* The newest *.md under dir into best (by modification time). */
@@ -126,8 +127,33 @@ static void render_table(struct console_rows *r, char **lines, size_t n)
 	free(ncell);
 }
 
-/* Markdown to rows: headings, tables, emphasis markers removed. */
-static void render_markdown(struct console_rows *r, char *md)
+/* One line of text as rows wrapped to width columns after lead: list
+ * items ("- ", "* ", "1. ") and quotes ("> ") continue under their text. */
+static void add_wrapped(struct console_rows *r, enum theme_slot slot, const char *lead,
+			const char *text, size_t width)
+{
+	size_t hang = 0;
+	if ((text[0] == '-' || text[0] == '*' || text[0] == '>') && text[1] == ' ')
+		hang = 2;
+	else if (text[0] >= '0' && text[0] <= '9') {
+		size_t d = strspn(text, "0123456789");
+		if (text[d] == '.' && text[d + 1] == ' ')
+			hang = d + 2;
+	}
+	hang += strspn(text, " ");
+	size_t lw = strlen(lead);
+	char **lines = NULL;
+	size_t n = wrap_text(text, width > lw + 8 ? width - lw : 8, hang, &lines);
+	for (size_t i = 0; i < n; i++) {
+		console_rows_add(r, NULL, slot, "%s%s", lead, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+}
+
+/* Markdown to rows: headings, tables, emphasis markers removed; text
+ * wrapped to width columns (tables are not: their columns stay aligned). */
+static void render_markdown(struct console_rows *r, char *md, size_t width)
 {
 	char **table = NULL;
 	size_t nt = 0;
@@ -146,7 +172,7 @@ static void render_markdown(struct console_rows *r, char *md)
 			break;
 		if (*l == '#') {
 			size_t lvl = strspn(l, "#");
-			console_rows_add(r, NULL, SLOT_HEADING, "%s%s", lvl == 1 ? "" : "  ", cell_trim(l + lvl));
+			add_wrapped(r, SLOT_HEADING, lvl == 1 ? "" : "  ", cell_trim(l + lvl), width);
 			continue;
 		}
 		struct sbuf b;
@@ -161,7 +187,10 @@ static void render_markdown(struct console_rows *r, char *md)
 			}
 			sbuf_addch(&b, *p);
 		}
-		console_rows_add(r, NULL, SLOT_NORMAL, "  %s", b.data);
+		/* sanitised first: the wrap counts the columns shown */
+		char *clean = util_sanitize(b.data, b.len, false);
+		add_wrapped(r, SLOT_NORMAL, "  ", clean, width);
+		free(clean);
 		sbuf_release(&b);
 	}
 	free(table);
@@ -207,7 +236,8 @@ unsigned view_reports_refresh(struct console *c)
 	struct stat st, wst;
 	bool wok = stat(wdir, &wst) == 0;
 	char sig[2400];
-	snprintf(sig, sizeof(sig), "%s:%lld:%lld:%lld.%ld", show,
+	/* the width is in it: the text is wrapped to the screen */
+	snprintf(sig, sizeof(sig), "%d:%s:%lld:%lld:%lld.%ld", COLS, show,
 		 stat(show, &st) == 0 ? (long long)st.st_size : -1LL,
 		 show[0] && stat(show, &st) == 0 ? (long long)st.st_mtim.tv_nsec : 0LL,
 		 wok ? (long long)wst.st_mtim.tv_sec : 0LL, wok ? (long)wst.st_mtim.tv_nsec : 0L);
@@ -247,7 +277,7 @@ unsigned view_reports_refresh(struct console *c)
 	size_t len = 0;
 	if (show[0] && util_read_file(show, 16u << 20, &md, &len, &err) == 0) {
 		/* each row a line id, so the cursor stays where it was */
-		render_markdown(r, md);
+		render_markdown(r, md, COLS > 12 ? (size_t)COLS - 2 : 10);
 		for (size_t i = body; i < r->n; i++) {
 			free(r->v[i].id);
 			r->v[i].id = xasprintf("%zu", i - body);

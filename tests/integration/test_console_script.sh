@@ -320,6 +320,58 @@ con ':
 type since 5x
 <Enter>'
 has ":since refuses a bad duration" "$(screen)" ":since takes a duration"
+
+# logs: / filters the lines; Enter shows every field of one, wrapped
+mkdir -p "$L/agents/research_agent_2/decisions"
+long=$(awk 'BEGIN { for (i = 0; i < 60; i++) printf "word%d ", i; printf "the-last-word" }')
+{
+	printf '{"ts":"%s","level":"info","category":"decisions","event":"reassign","message":"reassign USDJPY-news to research_agent_1"}\n' "$now"
+	printf '{"ts":"%s","level":"info","category":"decisions","event":"run_started","message":"run 7 started"}\n' "$now"
+	printf '{"ts":"%s","level":"info","category":"decisions","event":"long_one","message":"%s","task_id":"EURUSD-market"}\n' "$now" "$long"
+} >"$L/agents/research_agent_2/decisions/$today.jsonl"
+con ':
+type logs research_agent_2
+<Enter>
+wait-for run 7 started
+/
+type reassign
+<Enter>
+wait-for filter: reassign'
+has "logs /: a matching line stays" "$(screen)" "reassign USDJPY-news to research_agent_1"
+hasnt "logs /: a line that does not match is gone" "$(screen)" "run 7 started"
+con ':
+type logs research_agent_2
+<Enter>
+wait-for long_one
+<End>
+<Enter>
+wait-for the-last-word'
+eq "Enter on a log line: the whole message is shown (its last word)" "$?" 0
+has "... with the line's other fields" "$(screen | grep '^ task_id')" "EURUSD-market"
+has "... the message wrapped, nothing cut (word30 on a line)" "$(screen | grep -c 'word30 ')" "1"
+con ':
+type logs research_agent_2
+<Enter>
+wait-for long_one
+<End>
+<Enter>
+wait-for the-last-word
+<Esc>'
+hasnt "Esc closes the detail pane" "$(screen)" "the-last-word"
+# a console started elsewhere with --data-dir reads that bus's logs
+# (the logs/ beside its data directory) and says where they come from
+mkdir -p "$T/elsewhere" "$T/bus2/data" "$T/bus2/logs/agents/product_manager/decisions" \
+	"$T/elsewhere/logs/agents/product_manager/decisions"
+printf '{"ts":"%s","level":"info","category":"decisions","event":"x","message":"line of bus two"}\n' "$now" \
+	>"$T/bus2/logs/agents/product_manager/decisions/$today.jsonl"
+printf '{"ts":"%s","level":"info","category":"decisions","event":"x","message":"line of the cwd"}\n' "$now" \
+	>"$T/elsewhere/logs/agents/product_manager/decisions/$today.jsonl"
+printf '4\nwait-for line of\n' >"$T/script"
+(cd "$T/elsewhere" && env -u LOG_DIR "$MADF" --data-dir "$T/bus2/data" console --attach --script "$T/script" \
+	--dump-screen "$T/screen" 2>"$T/err")
+has "another cwd with --data-dir: that bus's logs" "$(screen)" "line of bus two"
+hasnt "... not those of the working directory" "$(screen)" "line of the cwd"
+has "... and the header names their directory" "$(screen)" "from $T/bus2/logs/agents/product_manager/"
 con 'wait-for errors 0.4/min (5m)'
 has "overview: errors per minute over 5 minutes" "$(screen)" "errors 0.4/min (5m)"
 printf '{"ts":"%s","level":"error","category":"errors","event":"x","message":"y"}\n' "$now" "$now" "$now" >>"$L/agents/validator_agent/errors/$today.jsonl"
@@ -546,6 +598,45 @@ has "below 80x24 says so" "$(screen)" "terminal too small: 60x20"
 con 'resize 60 20
 resize 100 30'
 has "resizing back redraws the view" "$(screen)" "AGENT"
+
+# 80x24: every column of the agents table shows, values included
+N=$T/narrow/data
+mkdir -p "$N/state"
+printf '{"heartbeat":{"at":"%s","status":"busy","active_tasks":1,"current_task":"EURUSD-news"}}\n' \
+	"$(date -u +%FT%TZ)" >"$N/state/research_agent_1-state.json"
+printf 'resize 80 24\nwait-for CURRENT TASK\n' >"$T/script"
+"$MADF" --data-dir "$N" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+hdr=$(screen | grep ' AGENT ')
+has "80x24: the BEAT header shows" "$hdr" " BEAT "
+has "80x24: the CURRENT TASK header shows whole" "$hdr" "CURRENT TASK"
+row=$(screen | grep ' busy ')
+eq "80x24: the row's last field is its current task" "$(echo "$row" | awk '{ print $NF }')" "EURUSD-news"
+has "80x24: ... after its beat age" "$(echo "$row" | awk '{ print $(NF-1) }' | grep -E '^[0-9]+s$')" "s"
+has "80x24: the error rate still shows, whole" "$(screen | grep -oE 'errors [0-9.]+/min \(5m\)')" "/min (5m)"
+eq "80x24: no line is wider than the screen" "$(awk 'length($0) > 80' "$T/screen" | wc -l | tr -d ' ')" 0
+
+# an agent process killed with -9 is offline at once, not stalled (its
+# pid, on this host, is gone)
+K=$T/crash/data
+"$MADF" --data-dir "$K" agent research_agent_2 >/dev/null 2>"$T/agent.err" &
+apid=$!
+wait_for "madf agent writes its heartbeat with pid and host" 20 grep -q '"host"' "$K/state/research_agent_2-state.json"
+printf 'wait-for research_agent_2\n' >"$T/script"
+"$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "the running agent is not offline" "$(screen | awk '$1 == "research_agent_2" { print $2 }' | grep -c offline)" 0
+kill -9 "$apid"
+wait "$apid" 2>/dev/null
+"$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "after kill -9: offline at once" "$(screen | awk '$1 == "research_agent_2" { print $2 }')" "offline"
+# a heartbeat silent past a minute is offline too, whatever the pid says
+printf '{"heartbeat":{"at":"%s","status":"idle","active_tasks":0}}\n' "$(date -u -d '-2 min' +%FT%TZ)" \
+	>"$K/state/research_agent_1-state.json"
+printf '{"heartbeat":{"at":"%s","status":"idle","active_tasks":0}}\n' "$(date -u -d '-30 sec' +%FT%TZ)" \
+	>"$K/state/validator_agent-state.json"
+printf 'wait-for research_agent_1\n' >"$T/script"
+"$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "a heartbeat 2 minutes old: offline" "$(screen | awk '$1 == "research_agent_1" { print $2 }')" "offline"
+eq "a heartbeat 30 s old: stalled" "$(screen | awk '$1 == "validator_agent" { print $2 }')" "stalled"
 
 # a script error is reported with file:line
 con '<Nope>'
