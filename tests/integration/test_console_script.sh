@@ -406,6 +406,17 @@ wait-for Week thirteen report
 wait-for Draft in progress'
 hasnt "Esc goes back to the live draft" "$(screen)" "Week thirteen report"
 rm -f "$D/reports/weekly/1987-W1"[23]-asia-g10-fx.md "$D/reports/drafts/weekly-test.md"
+# reports: paragraphs and table notes are wrapped, not cut at the edge
+para=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "para%d ", i; printf "paragraph-end" }')
+printf '# Wrapped\n\n%s\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nNote: %s note-end\n' "$para" "$para" \
+	>"$D/reports/drafts/weekly-wrap.md"
+con 'resize 80 24
+5
+wait-for Wrapped'
+has "reports: a long paragraph is read to its last word" "$(screen)" "paragraph-end"
+has "reports: the note under a table too" "$(screen)" "note-end"
+eq "reports: no line wider than the screen" "$(awk 'length($0) > 80' "$T/screen" | wc -l | tr -d ' ')" 0
+rm -f "$D/reports/drafts/weekly-wrap.md"
 
 # tasks: r asks the product_manager to reassign the task
 mkdir -p "$D/state"
@@ -638,6 +649,35 @@ printf 'wait-for research_agent_1\n' >"$T/script"
 eq "a heartbeat 2 minutes old: offline" "$(screen | awk '$1 == "research_agent_1" { print $2 }')" "offline"
 eq "a heartbeat 30 s old: stalled" "$(screen | awk '$1 == "validator_agent" { print $2 }')" "stalled"
 
+# export: no absolute path of this machine in what is exported (sources,
+# warnings, the journal's earlier exports); a data directory whose exports
+# cannot be written is named with the reason
+X=$T/exp
+mkdir -p "$X/data/state" "$X/data/reports/drafts"
+cat >"$X/data/state/product_manager-state.json" <<JSON
+{"runs":{"weekly-r1":{"run_id":"weekly-r1","title":"Weekly Asia/G10 FX report","status":"done",
+ "as_of":"2026-11-24T00:00:00Z","window":{"start":"2026-11-17","end":"2026-11-24"},"pairs":["USD/JPY"],
+ "sources":{"market":"csv:$X/fx.csv","news":"jsonl:$X/news.jsonl","market_simulated":false,"news_simulated":false},
+ "market":{},"events":[],"sentiment":{},"findings":[],"issues":[],"failures":[],
+ "warnings":["cannot read $X/news.jsonl: No such file or directory"],"messages":{},"validation":{},"tasks":[]}}}
+JSON
+printf '# Weekly draft r1\n' >"$X/data/reports/drafts/weekly-r1.md"
+printf '5\nwait-for Weekly draft r1\ne\nwait-for export:\n' >"$T/script"
+for i in 1 2; do # the second export has the first one's journal line in it
+	"$MADF" --data-dir "$X/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+done
+html=$(cat "$X"/data/reports/exports/*.html 2>/dev/null)
+has "export: the HTML was written" "$html" "Weekly Asia/G10 FX report"
+hasnt "export: the HTML has no absolute path of the test's directory" "$html" "$T"
+hasnt "export: nor has the JSON" "$(cat "$X"/data/reports/exports/*.json)" "$T"
+has "export: the sources relative to the data directory" "$html" "csv:../fx.csv"
+has "export: the journal's earlier export too" "$html" "wrote reports/exports/"
+rm -rf "$X/data/reports/exports"
+: >"$X/data/reports/exports"
+"$MADF" --data-dir "$X/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+has "export: a data directory it cannot write says what failed" "$(screen)" \
+	"export: cannot write $X/data/reports/exports: Not a directory"
+
 # a script error is reported with file:line
 con '<Nope>'
 has "an unknown script key names the line" "$(cat "$T/err")" "script:1: unknown key"
@@ -652,6 +692,9 @@ ls "$D"/reports/exports/*.md "$D"/reports/exports/*.json "$D"/reports/exports/*.
 has "the HTML has a table" "$(cat "$D"/reports/exports/*.html)" "<table>"
 has "the Markdown has the action journal" "$(cat "$D"/reports/exports/*.md)" "## Operator actions"
 has "the JSON has the manifest" "$(cat "$D"/reports/exports/*.json)" '"manifest"'
+has "the report's MA5 vs MA20 column is explained under the table" "$(cat "$D"/reports/exports/*.md)" \
+	"MA5 vs MA20 says whether the average of the last 5 closes"
+hasnt "... and no unexplained Trend column" "$(cat "$D"/reports/exports/*.md)" "| Trend |"
 has "the journal records the export" "$(cat "$D/journal/actions.jsonl")" '"action":"export"'
 printf '4\nwait-for run_started\nv\nv\n' >"$T/script"
 "$MADF" --log-dir "$L" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
