@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +77,7 @@ static char *cell_trim(char *s)
  * report tables, whose wide characters are sparklines). */
 static size_t text_cols(const char *s)
 {
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	return wrap_cols(s, SIZE_MAX);
 }
 
 /* A block of Markdown table lines rendered with aligned columns. */
