@@ -589,6 +589,15 @@ has "tools view: LLM tokens per agent" "$(screen | grep 'research_agent_1 ' | he
 has "tools view: the total cost" "$(screen | grep ' all ')" "0.0558"
 has "tools view: the paused task" "$(screen | grep 'USDJPY-market')" "awaiting_approval"
 rm -rf "$D/llm"
+# tools view: a long recommendation of the learning system is wrapped, not cut
+mkdir -p "$L/learning"
+rec=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "advice%d ", i; printf "advice-end" }')
+printf '{"by_agent":{},"by_error_type":{},"recommendations":[{"agent":"research_agent_2","task_kind":"news","error_rate":0.5,"text":"%s"}]}\n' \
+	"$rec" >"$L/learning/improvement-metrics.json"
+con '6
+wait-for Recommendations'
+has "tools view: a long recommendation is read to its end" "$(screen)" "advice-end"
+rm -f "$L/learning/improvement-metrics.json"
 
 # themes: :theme, --theme, a broken theme names file:line
 con ':
