@@ -281,11 +281,9 @@ static void overview_usage(struct console *c)
 	free(path);
 }
 
-/* busy / idle / waiting / stalled / offline from the agent's state file:
- * offline without a state file, when the agent said it was stopping, when
- * its process is gone (the heartbeat's pid, when its host is this host),
- * or when the heartbeat is older than OFFLINE_S; stalled when older than
- * STALLED_S. */
+/* The heartbeat's process is gone for sure: its pid does not exist and its
+ * host is this host (a heartbeat from elsewhere, or without a host, proves
+ * nothing here). */
 static bool process_gone(const cJSON *h)
 {
 	const cJSON *pid = cJSON_GetObjectItem(h, "pid"), *host = cJSON_GetObjectItem(h, "host");
@@ -302,6 +300,10 @@ struct agent_cells {
 	char inbox[24], proc[24], retry[24], done[24], errors[24];
 };
 
+/* busy / idle / waiting / stalled / offline from the agent's state file:
+ * offline without a state file, when the agent said it was stopping, when
+ * its process is gone, or when the heartbeat is older than OFFLINE_S;
+ * stalled when older than STALLED_S. */
 static void agent_state(struct console *c, struct agent_cells *a)
 {
 	char *path = xasprintf("%s/state/%s-state.json", c->cli->data_dir, a->agent);

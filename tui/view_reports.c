@@ -414,12 +414,14 @@ static char *export_html(const char *md, const char *title)
 static char *path_relative(const char *abs, size_t len, const char *base)
 {
 	char *a = xstrndup(abs, len), *b = xstrdup(base);
-	char *av[256], *bv[256], *sa = NULL, *sb = NULL;
+	/* at most one component per two bytes ("x/") */
+	char **av = xcalloc(len / 2 + 2, sizeof(*av)), **bv = xcalloc(strlen(base) / 2 + 2, sizeof(*bv));
+	char *sa = NULL, *sb = NULL;
 	size_t na = 0, nb = 0;
-	for (char *t = strtok_r(a, "/", &sa); t && na < 256; t = strtok_r(NULL, "/", &sa))
+	for (char *t = strtok_r(a, "/", &sa); t; t = strtok_r(NULL, "/", &sa))
 		if (strcmp(t, "."))
 			av[na++] = t;
-	for (char *t = strtok_r(b, "/", &sb); t && nb < 256; t = strtok_r(NULL, "/", &sb))
+	for (char *t = strtok_r(b, "/", &sb); t; t = strtok_r(NULL, "/", &sb))
 		if (strcmp(t, "."))
 			bv[nb++] = t;
 	size_t common = 0;
@@ -436,6 +438,8 @@ static char *path_relative(const char *abs, size_t len, const char *base)
 	}
 	if (!out.len)
 		sbuf_addch(&out, '.');
+	free(av);
+	free(bv);
 	free(a);
 	free(b);
 	return sbuf_detach(&out);
