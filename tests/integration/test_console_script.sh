@@ -638,9 +638,13 @@ eq "80x24: no line is wider than the screen" "$(awk 'length($0) > 80' "$T/screen
 # an agent process killed with -9 is offline at once, not stalled (its
 # pid, on this host, is gone)
 K=$T/crash/data
-"$MADF" --data-dir "$K" agent research_agent_2 >/dev/null 2>"$T/agent.err" &
+env -u LOG_DIR "$MADF" --data-dir "$K" agent research_agent_2 >/dev/null 2>"$T/agent.err" &
 apid=$!
 wait_for "madf agent writes its heartbeat with pid and host" 20 grep -q '"host"' "$K/state/research_agent_2-state.json"
+# with neither --log-dir nor LOG_DIR, madf agent logs beside its data
+# directory: where the console looks
+wait_for "madf agent logs to the logs/ beside the data directory" 20 \
+	test -s "$T/crash/logs/agents/research_agent_2/events/$(date -u +%F).jsonl"
 printf 'wait-for research_agent_2\n' >"$T/script"
 "$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
 eq "the running agent is not offline" "$(screen | awk '$1 == "research_agent_2" { print $2 }' | grep -c offline)" 0
