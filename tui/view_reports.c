@@ -244,7 +244,8 @@ unsigned view_reports_refresh(struct console *c)
 		 wok ? (long long)wst.st_mtim.tv_sec : 0LL, wok ? (long)wst.st_mtim.tv_nsec : 0L);
 	if (c->report_sig && !strcmp(c->report_sig, sig) && r->n) {
 		free(wdir);
-		return 0;
+		/* the same text under a new filter (or back to this view) */
+		return r->hash ? 0 : console_rows_done(c, r);
 	}
 	free(c->report_sig);
 	c->report_sig = xstrdup(sig);

@@ -416,6 +416,14 @@ wait-for Wrapped'
 has "reports: a long paragraph is read to its last word" "$(screen)" "paragraph-end"
 has "reports: the note under a table too" "$(screen)" "note-end"
 eq "reports: no line wider than the screen" "$(awk 'length($0) > 80' "$T/screen" | wc -l | tr -d ' ')" 0
+con '5
+wait-for Wrapped
+/
+type note-end
+<Enter>
+wait-for filter: note-end'
+has "reports /: the matching line stays" "$(screen)" "note-end"
+hasnt "reports /: the others are gone" "$(screen)" "Wrapped"
 rm -f "$D/reports/drafts/weekly-wrap.md"
 
 # tasks: r asks the product_manager to reassign the task
