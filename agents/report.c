@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents/analytics.h"
 #include "core/util.h"
+#include "agents/analytics.h" /* the MA5 vs MA20 column's constants */
 #include "core/banned.h"
 
 #define REPORT_TITLE "Weekly Asia/G10 FX report"
