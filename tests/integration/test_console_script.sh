@@ -698,6 +698,12 @@ rm -rf "$X/data/reports/exports"
 "$MADF" --data-dir "$X/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
 has "export: a data directory it cannot write says what failed" "$(screen)" \
 	"export: cannot write $X/data/reports/exports: Not a directory"
+# no run and no draft: it says so, naming where it looked
+mkdir -p "$T/empty/data"
+printf '5\ne\nwait-for export:\n' >"$T/script"
+"$MADF" --data-dir "$T/empty/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+has "export with nothing to export says why" "$(screen)" \
+	"export: nothing to export: this console started no run and $T/empty/data/reports/drafts has no draft"
 
 # a script error is reported with file:line
 con '<Nope>'
