@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "agents/analytics.h" /* the MA5 vs MA20 column's constants */
 #include "core/banned.h"
 
 #define REPORT_TITLE "Weekly Asia/G10 FX report"
@@ -842,6 +843,19 @@ static void cell_fixed(struct md *m, const cJSON *f, const char *k, bool sign)
 	sbuf_addf(&m->b, " %s |", buf);
 }
 
+/* The MA5 vs MA20 cell: where the 5-day average of closes stands against
+ * the 20-day one (the analytics' trend "up", "down", "flat"). */
+_Static_assert(ANALYTICS_MA_SHORT == 5 && ANALYTICS_MA_LONG == 20,
+	       "the Pairs table's header says MA5 vs MA20");
+
+static const char *ma_position(const char *trend)
+{
+	if (!trend)
+		return NULL;
+	return !strcmp(trend, "up") ? "above" : !strcmp(trend, "down") ? "below" :
+	       !strcmp(trend, "flat") ? "level" : trend;
+}
+
 static void pair_row(struct md *m, const char *pair)
 {
 	const cJSON *f = pair_figures(m->run, pair);
@@ -863,7 +877,7 @@ static void pair_row(struct md *m, const char *pair)
 	cell_fixed(m, f, "volatility_annualised_pct", false);
 	cell_fixed(m, f, "zscore", true);
 	add(m, " ");
-	put(m, jstr(f, "trend"), "n/a");
+	put(m, ma_position(jstr(f, "trend")), "n/a");
 	char *spark = closes_sparkline(f);
 	sbuf_addf(&m->b, " | %s |\n", *spark ? spark : "n/a");
 	free(spark);
@@ -878,16 +892,22 @@ static void md_pairs(struct md *m)
 		return;
 	}
 	add(m, "| Pair | Start (date) | End (date) | Change % | High | Low | Vol (ann.) % | z "
-	       "| Trend | Sparkline |\n"
+	       "| MA5 vs MA20 | Sparkline |\n"
 	       "|:-----|-------------:|-----------:|---------:|-----:|----:|-------------:|--:"
-	       "|:------|:----------|\n");
+	       "|:------------|:----------|\n");
 	cJSON_ArrayForEach(p, pairs)
 		if (cJSON_IsString(p))
 			pair_row(m, p->valuestring);
 	add(m, "\nChange % is the move of the quoted rate from the first to the last close of "
 	       "the window; Vol is realised volatility, annualised; z compares the week's move "
-	       "with the weekly moves of the previous three months; the sparkline plots the "
-	       "window's closes.\n\n");
+	       "with the weekly moves of the previous three months; ");
+	sbuf_addf(&m->b, "MA%d vs MA%d says whether the average of the last %d closes is above or "
+		  "below the average of the last %d (both up to the window's last day, so reaching "
+		  "about four weeks back; within %.1f %% is level): it measures the month's drift, "
+		  "not the week's move, and can point the other way from Change %%; ",
+		  ANALYTICS_MA_SHORT, ANALYTICS_MA_LONG, ANALYTICS_MA_SHORT, ANALYTICS_MA_LONG,
+		  ANALYTICS_TREND_FLAT * 100);
+	add(m, "the sparkline plots the window's closes.\n\n");
 }
 
 /* Key events and sentiment. */

@@ -419,8 +419,12 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	}
 	if (st.trend != FX_TREND_NONE) {
 		snprintf(id, sizeof(id), "%s-M4", code);
-		text = xasprintf("Trend %s: the 5-day average %.4g against the 20-day average %.4g.",
-				 analytics_trend_name(st.trend), st.ma_short, st.ma_long);
+		/* said as the report's MA5 vs MA20 column says it: a drift
+		 * over four weeks, which the week's move may go against */
+		text = xasprintf("MA5 vs MA20: the 5-day average %.4g is %s the 20-day average %.4g "
+				 "(the drift over four weeks, not the week's move).", st.ma_short,
+				 st.trend == FX_TREND_UP ? "above" : st.trend == FX_TREND_DOWN ? "below" :
+				 "level with", st.ma_long);
 		srcs = cJSON_CreateArray();
 		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
 		add_finding(findings, id, "market", pair, text, srcs, NULL);

@@ -365,6 +365,11 @@ static void send_heartbeat(struct agent *a, const char *status)
 	char ts[40];
 	util_iso8601(now, ts, sizeof(ts));
 	cJSON_AddStringToObject(h, "at", ts);
+	/* with the pid, so that a console on this host sees a process that
+	 * is gone as offline at once (the message keeps its schema) */
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+		cJSON_AddStringToObject(h, "host", host);
 	cJSON_AddItemToObject(a->state, "heartbeat", h);
 	/* The counters of the last system_status, kept current between two
 	 * (the console reads them from the state file). */

@@ -94,12 +94,28 @@ char *config_data_dir(const char *explicit_dir)
 	return xstrdup("data");
 }
 
-char *config_log_dir(const char *explicit_dir)
+char *config_log_dir(const char *explicit_dir, const char *data_dir)
 {
 	if (explicit_dir && *explicit_dir)
 		return xstrdup(explicit_dir);
 	const char *e = getenv("LOG_DIR");
-	return xstrdup(e && *e ? e : "logs");
+	if (e && *e)
+		return xstrdup(e);
+	if (!data_dir || !*data_dir)
+		return xstrdup("logs");
+	size_t n = strlen(data_dir);
+	while (n > 1 && data_dir[n - 1] == '/')
+		n--;
+	size_t base = n;
+	while (base && data_dir[base - 1] != '/')
+		base--;
+	size_t blen = n - base;
+	bool dots = (blen == 1 && data_dir[base] == '.') ||
+		    (blen == 2 && !strncmp(data_dir + base, "..", 2)) || (n == 1 && data_dir[0] == '/');
+	if (dots)
+		return xasprintf("%.*s%slogs", (int)n, data_dir, data_dir[n - 1] == '/' ? "" : "/");
+	/* the parent keeps its trailing slash: "data" -> "logs", "a/data" -> "a/logs" */
+	return xasprintf("%.*slogs", (int)base, data_dir);
 }
 
 bool config_is_secret(const char *name)

@@ -15,8 +15,12 @@ int config_load_env_file(const char *path, bool optional, char **err);
  * parent of MESSAGE_DIR when it ends in /messages, else "data".
  * Returns a new string. */
 char *config_data_dir(const char *explicit_dir);
-/* The log directory: explicit, else LOG_DIR, else "logs". */
-char *config_log_dir(const char *explicit_dir);
+/* The log directory: explicit (--log-dir), else LOG_DIR, else "logs"
+ * beside data_dir (the data directory in use, as config_data_dir gives
+ * it): "data" gives "logs", "/srv/x/data" "/srv/x/logs"; a data directory
+ * named "." or ".." (or "/") holds its logs inside, "<data_dir>/logs".
+ * Returns a new string. */
+char *config_log_dir(const char *explicit_dir, const char *data_dir);
 
 /* Names whose values are secrets (API keys, tokens, passwords). */
 bool config_is_secret(const char *name);

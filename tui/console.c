@@ -860,6 +860,8 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 			return 0;
 		if (c->view == VIEW_REPORTS)
 			return view_reports_open(c);
+		if (c->view == VIEW_LOGS)
+			return view_logs_open(c);
 		if (c->view == VIEW_OVERVIEW) {
 			c->qkind = QUEUE_INBOX;
 			util_strlcpy(c->qagent, cur->id, sizeof(c->qagent));
@@ -874,6 +876,8 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		c->status[0] = 0;
 		if (c->view == VIEW_REPORTS && c->report_open[0])
 			return view_reports_back(c);
+		if (c->view == VIEW_LOGS && c->log_open)
+			return view_logs_back(c);
 		if (c->re_set || c->filter[0]) {
 			console_filter_set(c, "");
 			for (int v = 0; v < VIEW_COUNT; v++)

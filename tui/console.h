@@ -114,9 +114,6 @@ struct console {
 	char filter[256];
 	/* overview */
 	struct bus_stats stats;
-	size_t prev_total;
-	int64_t prev_rate_ns;
-	double rate;
 	uint64_t data_bytes;
 	int64_t data_bytes_ns;
 	/* queues */
@@ -132,6 +129,7 @@ struct console {
 	char *log_sig;           /* sizes and mtimes of the files read */
 	int64_t log_since_s;     /* :since: lines older than this hidden; 0 all */
 	char log_since[16];      /* as typed, for the header */
+	bool log_open;           /* the selected line's detail pane is shown */
 	/* overview: errors per minute, tool calls */
 	double err_rate;         /* error-log lines per minute, last 5 minutes */
 	/* reports */
@@ -263,6 +261,10 @@ int view_queues_fd(void);
 unsigned view_queues_wake(struct console *c);
 unsigned view_logs_refresh(struct console *c);
 void view_logs_draw(struct console *c, int y0, int y1);
+/* Enter: opens (or closes) the pane with every field of the selected line;
+ * Esc closes it (0 when it was not open). */
+unsigned view_logs_open(struct console *c);
+unsigned view_logs_back(struct console *c);
 unsigned view_reports_refresh(struct console *c);
 void view_reports_draw(struct console *c, int y0, int y1);
 unsigned view_reports_export(struct console *c);

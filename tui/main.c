@@ -90,7 +90,8 @@ static void usage(FILE *f)
 	fprintf(f, "\nglobal options:\n"
 		   "  --data-dir DIR   data directory (default: MADF_DATA_DIR, MESSAGE_DIR's\n"
 		   "                   parent from .env, or ./data)\n"
-		   "  --log-dir DIR    log directory (default: LOG_DIR or ./logs)\n"
+		   "  --log-dir DIR    log directory (default: LOG_DIR, or logs/ beside the\n"
+		   "                   data directory)\n"
 		   "  --config FILE    KEY=VALUE settings (as .env)\n"
 		   "  --mcp-config FILE\n"
 		   "                   MCP servers, .mcp.json format (default: ./.mcp.json)\n"
@@ -197,7 +198,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	cli.data_dir = config_data_dir(data_dir);
-	cli.log_dir = config_log_dir(log_dir);
+	cli.log_dir = config_log_dir(log_dir, cli.data_dir);
 	cli.mcp_config = mcp_config;
 	bus_config_init(&cli.bcfg, cli.data_dir);
 	if (no_fsync)

@@ -1,22 +1,30 @@
 /* View 4, logs: one agent's structured log lines, every category of its
- * newest day merged by time, following new lines, with a level filter. */
+ * newest day merged by time, following new lines, with a level filter;
+ * Enter opens a pane with every field of the selected line, wrapped. */
 #include <curses.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/util.h"
 #include "tui/console.h"
+#include "tui/wrap.h"
 #include "core/banned.h"
 
 #define LOGS_MAX_LINES 5000
 
+/* A line's row id is "<byte offset>@<file>": stable across refreshes,
+ * and where the detail pane reads the whole line back from. */
 struct log_line {
 	char *ts;
 	char *text;
+	char *id;
 	int level;
 };
 
@@ -80,6 +88,7 @@ static void logs_read(const char *path, int min_level, int64_t since_ns, struct 
 	}
 	char *save = NULL;
 	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t off = (size_t)(l - buf);
 		cJSON *j = cJSON_Parse(l);
 		if (!j)
 			continue;
@@ -95,6 +104,7 @@ static void logs_read(const char *path, int min_level, int64_t since_ns, struct 
 			*lines = xrealloc(*lines, (*n + 1) * sizeof(**lines));
 			struct log_line *o = &(*lines)[(*n)++];
 			o->ts = xstrdup(t);
+			o->id = xasprintf("%zu@%s", off, path);
 			o->level = level;
 			o->text = xasprintf("%.12s %-5s %-11.11s %-18.18s %s", strlen(t) > 11 ? t + 11 : t,
 					    cJSON_IsString(lv) ? lv->valuestring : "?",
@@ -141,14 +151,13 @@ unsigned view_logs_refresh(struct console *c)
 		size_t from = n > LOGS_MAX_LINES ? n - LOGS_MAX_LINES : 0;
 		for (size_t i = 0; i < n; i++) {
 			if (i >= from) {
-				char id[32];
-				snprintf(id, sizeof(id), "%zu", i);
-				console_rows_add(r, id, lines[i].level >= 3 ? SLOT_ERROR :
+				console_rows_add(r, lines[i].id, lines[i].level >= 3 ? SLOT_ERROR :
 						 lines[i].level == 2 ? SLOT_WARN : lines[i].level == 0 ?
 						 SLOT_DIM : SLOT_NORMAL, "%s", lines[i].text);
 			}
 			free(lines[i].ts);
 			free(lines[i].text);
+			free(lines[i].id);
 		}
 		free(lines);
 		f = console_rows_done(c, r);
@@ -158,6 +167,9 @@ unsigned view_logs_refresh(struct console *c)
 			r->sel_id = NULL;
 			f |= CONSOLE_REDRAW;
 		}
+	} else if (!r->hash) {
+		/* the same lines under a new filter (or back to this view) */
+		f = console_rows_done(c, r);
 	}
 	sbuf_release(&sig);
 	for (size_t i = 0; i < nf; i++)
@@ -167,6 +179,111 @@ unsigned view_logs_refresh(struct console *c)
 	return f;
 }
 
+/* The whole line of a row id "<offset>@<file>", read back from its file;
+ * NULL when it is gone. Caller frees. */
+#define LOGS_LINE_MAX (1u << 20)
+
+static char *logs_line_read(const char *id)
+{
+	char *end = NULL;
+	unsigned long long off = strtoull(id, &end, 10);
+	if (!end || *end != '@')
+		return NULL;
+	int fd = open(end + 1, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = xmalloc(LOGS_LINE_MAX + 1);
+	ssize_t k = pread(fd, buf, LOGS_LINE_MAX, (off_t)off);
+	close(fd);
+	if (k <= 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[k] = 0;
+	char *nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return buf;
+}
+
+/* Every field of the line as "key: value" lines (strings as they are,
+ * other values as compact JSON), sanitised, wrapped to width with the
+ * continuation lines indented under the value. */
+static size_t logs_detail_lines(const char *id, size_t width, char ***out)
+{
+	char *raw = logs_line_read(id);
+	cJSON *j = raw ? cJSON_Parse(raw) : NULL;
+	char **v = NULL;
+	size_t n = 0;
+	if (!j) {
+		char *t = xasprintf("%s", raw ? raw : "(the line is no longer in its file)");
+		char *clean = util_sanitize(t, strlen(t), false);
+		n = wrap_text(clean, width, 0, &v);
+		free(clean);
+		free(t);
+	}
+	const cJSON *it;
+	cJSON_ArrayForEach(it, j) {
+		char *val = cJSON_IsString(it) ? xstrdup(it->valuestring) : cJSON_PrintUnformatted(it);
+		char *t = xasprintf("%-9s %s", it->string ? it->string : "?", val ? val : "");
+		free(val);
+		/* newlines inside a value stay line breaks, under the value */
+		char *clean = util_sanitize(t, strlen(t), true);
+		free(t);
+		size_t key = strlen(it->string ? it->string : "?");
+		char **w = NULL;
+		size_t nw = wrap_text(clean, width, (key < 9 ? 9 : key) + 1, &w);
+		v = xrealloc(v, (n + nw) * sizeof(*v));
+		memcpy(v + n, w, nw * sizeof(*w));
+		n += nw;
+		free(w);
+		free(clean);
+	}
+	cJSON_Delete(j);
+	free(raw);
+	*out = v;
+	return n;
+}
+
+unsigned view_logs_open(struct console *c)
+{
+	struct console_row *cur = console_rows_current(&c->rows[VIEW_LOGS]);
+	if (!cur || !cur->id)
+		return 0;
+	c->log_open = !c->log_open;
+	console_status(c, false, c->log_open ? "the whole line below (Enter or Esc closes it)" : "");
+	return CONSOLE_REDRAW;
+}
+
+unsigned view_logs_back(struct console *c)
+{
+	if (!c->log_open)
+		return 0;
+	c->log_open = false;
+	c->status[0] = 0;
+	return CONSOLE_REDRAW;
+}
+
+/* The detail pane between y0 and y1: a rule, then the lines. */
+static void logs_draw_detail(struct console *c, char **lines, size_t n, int y0, int y1)
+{
+	const char *cs = nl_langinfo(CODESET);
+	const char *rule = cs && !strcmp(cs, "UTF-8") ? "\xe2\x94\x80" : "-";
+	move(y0, 0);
+	for (int x = 0; x < COLS; x++)
+		addstr(rule);
+	int y = y0 + 1;
+	for (size_t i = 0; i < n && y < y1; i++, y++) {
+		if (y == y1 - 1 && i + 1 < n) {
+			char more[64];
+			snprintf(more, sizeof(more), "... %zu more line%s", n - i, n - i == 1 ? "" : "s");
+			console_put(c, y, 1, COLS - 1, SLOT_DIM, more, false);
+			break;
+		}
+		console_put(c, y, 1, COLS - 1, SLOT_NORMAL, lines[i], false);
+	}
+}
+
 void view_logs_draw(struct console *c, int y0, int y1)
 {
 	static const char *const levels[] = { "debug", "info", "warn", "error" };
@@ -174,10 +291,35 @@ void view_logs_draw(struct console *c, int y0, int y1)
 	char window[32] = "all day";
 	if (c->log_since_s)
 		snprintf(window, sizeof(window), "since %s", c->log_since);
-	snprintf(line, sizeof(line), " logs of %s   level %s and above   %s   follow %s   "
-		 "(:logs NAME, v level, f follow, :since 10m)", c->log_agent, levels[c->log_level & 3],
-		 window, c->log_follow ? "on" : "off");
+	snprintf(line, sizeof(line), " logs of %s   level %s and above   %s   follow %s", c->log_agent,
+		 levels[c->log_level & 3], window, c->log_follow ? "on" : "off");
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
-	console_rows_draw(c, &c->rows[VIEW_LOGS], y0 + 1, y1,
-			  " TIME         LEVEL CATEGORY    EVENT              MESSAGE");
+	/* where they come from: the log directory of the bus watched */
+	char *dir = xasprintf("%s/agents/%s", c->cli->log_dir, c->log_agent);
+	struct stat st;
+	char *from = xasprintf(" from %s/%s   (:logs NAME, v level, f follow, :since 10m, Enter the line)",
+			       dir, stat(dir, &st) == 0 ? "" : " (no such directory)");
+	console_put(c, y0 + 1, 0, COLS, SLOT_DIM, from, true);
+	free(from);
+	free(dir);
+	const char *hdr = " TIME         LEVEL CATEGORY    EVENT              MESSAGE";
+	struct console_rows *r = &c->rows[VIEW_LOGS];
+	struct console_row *cur = console_rows_current(r);
+	if (!c->log_open || !cur || !cur->id) {
+		console_rows_draw(c, r, y0 + 2, y1, hdr);
+		return;
+	}
+	char **lines = NULL;
+	size_t n = logs_detail_lines(cur->id, COLS > 10 ? (size_t)COLS - 2 : 8, &lines);
+	/* the list keeps a header and 3 rows; the pane takes what it needs of the rest */
+	int avail = y1 - (y0 + 2) - 4 - 1;
+	int pane = (int)n < avail ? (int)n : avail;
+	if (pane < 1)
+		pane = 1;
+	int mid = y1 - pane - 1;
+	console_rows_draw(c, r, y0 + 2, mid, hdr);
+	logs_draw_detail(c, lines, n, mid, y1);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
 }

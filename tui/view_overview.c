@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,7 +19,8 @@
 #include "core/banned.h"
 
 #define HEARTBEAT_S 5
-#define STALLED_S (3 * HEARTBEAT_S)
+#define STALLED_S (3 * HEARTBEAT_S) /* three beats missed (README, madf(1)) */
+#define OFFLINE_S 60                /* a minute without a beat */
 #define DATA_ALERT_BYTES (1024ULL * 1024 * 1024)
 
 /* The data directory's size walks the whole tree (a stat per file:
@@ -116,20 +118,7 @@ static void overview_stats(struct console *c)
 			free(err);
 		}
 	}
-	size_t total = c->stats.dead_letter;
-	for (size_t i = 0; i < c->stats.nagents; i++)
-		total += c->stats.agents[i].depth + c->stats.agents[i].processing;
 	int64_t now = util_mono_ns();
-	if (!c->prev_rate_ns) {
-		c->prev_rate_ns = now;
-		c->prev_total = total;
-	} else if (now - c->prev_rate_ns >= 1000000000LL) {
-		double dt = (double)(now - c->prev_rate_ns) / 1e9;
-		double d = total > c->prev_total ? (double)(total - c->prev_total) : 0;
-		c->rate = d / dt;
-		c->prev_total = total;
-		c->prev_rate_ns = now;
-	}
 	du_poll(c, now);
 }
 
@@ -279,19 +268,38 @@ static void overview_usage(struct console *c)
 	free(path);
 }
 
-/* busy / idle / waiting / stalled / offline from the agent's state file. */
-static void agent_state(struct console *c, const char *agent, char *state, size_t ssize,
-			char *task, size_t tsize, long *done, long *errors, char *hb, size_t hsize)
+/* The heartbeat's process is gone for sure: its pid does not exist and its
+ * host is this host (a heartbeat from elsewhere, or without a host, proves
+ * nothing here). */
+static bool process_gone(const cJSON *h)
 {
-	char *path = xasprintf("%s/state/%s-state.json", c->cli->data_dir, agent);
+	const cJSON *pid = cJSON_GetObjectItem(h, "pid"), *host = cJSON_GetObjectItem(h, "host");
+	char me[256] = "";
+	if (!cJSON_IsNumber(pid) || pid->valuedouble < 1 || pid->valuedouble > 4194304 ||
+	    !cJSON_IsString(host) || gethostname(me, sizeof(me) - 1) < 0 || strcmp(me, host->valuestring))
+		return false;
+	return kill((pid_t)pid->valuedouble, 0) < 0 && errno == ESRCH;
+}
+
+struct agent_cells {
+	char agent[MSG_AGENT_MAX + 1];
+	char state[16], task[160], hb[16], oldest[16], tools[16];
+	char inbox[24], proc[24], retry[24], done[24], errors[24];
+};
+
+/* busy / idle / waiting / stalled / offline from the agent's state file:
+ * offline without a state file, when the agent said it was stopping, when
+ * its process is gone, or when the heartbeat is older than OFFLINE_S;
+ * stalled when older than STALLED_S. */
+static void agent_state(struct console *c, struct agent_cells *a)
+{
+	char *path = xasprintf("%s/state/%s-state.json", c->cli->data_dir, a->agent);
 	cJSON *j = console_load_json(path);
 	free(path);
-	snprintf(state, ssize, "offline");
-	snprintf(task, tsize, "-");
-	snprintf(hb, hsize, "-");
-	*done = *errors = 0;
-	if (!j)
-		return;
+	snprintf(a->state, sizeof(a->state), "offline");
+	snprintf(a->task, sizeof(a->task), "-");
+	snprintf(a->hb, sizeof(a->hb), "-");
+	long done = 0, errors = 0;
 	const cJSON *h = cJSON_GetObjectItem(j, "heartbeat");
 	const cJSON *st = cJSON_GetObjectItem(j, "status");
 	const cJSON *at = cJSON_GetObjectItem(h, "at");
@@ -300,43 +308,155 @@ static void agent_state(struct console *c, const char *agent, char *state, size_
 	const cJSON *cur = cJSON_GetObjectItem(h, "current_task");
 	const cJSON *cd = cJSON_GetObjectItem(st, "completed_tasks_today");
 	const cJSON *ec = cJSON_GetObjectItem(st, "error_count_today");
-	*done = cJSON_IsNumber(cd) ? (long)cd->valuedouble : 0;
-	*errors = cJSON_IsNumber(ec) ? (long)ec->valuedouble : 0;
+	done = cJSON_IsNumber(cd) ? (long)cd->valuedouble : 0;
+	errors = cJSON_IsNumber(ec) ? (long)ec->valuedouble : 0;
+	snprintf(a->done, sizeof(a->done), "%ld", done);
+	snprintf(a->errors, sizeof(a->errors), "%ld", errors);
 	int64_t at_ns = 0;
 	if (cJSON_IsString(at) && msg_parse_time(at->valuestring, &at_ns) == 0) {
 		int64_t age = util_now_ns() - at_ns;
-		console_age(age, hb, hsize);
+		console_age(age, a->hb, sizeof(a->hb));
 		if (cJSON_IsString(hs) && !strcmp(hs->valuestring, "stopping"))
-			snprintf(state, ssize, "offline");
+			snprintf(a->state, sizeof(a->state), "offline");
+		else if (age > (int64_t)OFFLINE_S * 1000000000LL || process_gone(h))
+			snprintf(a->state, sizeof(a->state), "offline");
 		else if (age > (int64_t)STALLED_S * 1000000000LL)
-			snprintf(state, ssize, "stalled");
+			snprintf(a->state, sizeof(a->state), "stalled");
 		else if (cJSON_IsString(hs) && !strcmp(hs->valuestring, "waiting"))
-			snprintf(state, ssize, "waiting");
+			snprintf(a->state, sizeof(a->state), "waiting");
 		else
-			snprintf(state, ssize, "%s", cJSON_IsNumber(act) && act->valuedouble > 0 ? "busy" : "idle");
+			snprintf(a->state, sizeof(a->state), "%s",
+				 cJSON_IsNumber(act) && act->valuedouble > 0 ? "busy" : "idle");
 	}
 	if (cJSON_IsString(cur) && *cur->valuestring)
-		snprintf(task, tsize, "%s", cur->valuestring);
+		snprintf(a->task, sizeof(a->task), "%s", cur->valuestring);
 	cJSON_Delete(j);
 }
 
-static void overview_agent_row(struct console *c, const char *agent, const struct bus_agent_stats *s)
+static void agent_cells_fill(struct console *c, struct agent_cells *a, const char *agent,
+			     const struct bus_agent_stats *s)
 {
-	char state[16], task[160], hb[16], oldest[16] = "-";
-	long done, errors;
-	agent_state(c, agent, state, sizeof(state), task, sizeof(task), &done, &errors, hb, sizeof(hb));
+	memset(a, 0, sizeof(*a));
+	util_strlcpy(a->agent, agent, sizeof(a->agent));
+	agent_state(c, a);
+	snprintf(a->oldest, sizeof(a->oldest), "-");
 	if (s && s->oldest_ns)
-		console_age(util_now_ns() - s->oldest_ns, oldest, sizeof(oldest));
-	char tools[16] = "-";
+		console_age(util_now_ns() - s->oldest_ns, a->oldest, sizeof(a->oldest));
+	snprintf(a->tools, sizeof(a->tools), "-");
 	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(usage.calls, agent);
 	if (cJSON_IsNumber(calls))
-		snprintf(tools, sizeof(tools), "%.0f", calls->valuedouble);
-	enum theme_slot slot = !strcmp(state, "stalled") ? SLOT_ERROR : !strcmp(state, "offline") ?
-			       SLOT_DIM : !strcmp(state, "busy") ? SLOT_OK : SLOT_NORMAL;
-	console_rows_add(&c->rows[VIEW_OVERVIEW], agent, slot,
-			 "%-18.18s %-8s %6zu %7s %6zu %6zu %6ld %6ld %6s %6s  %.60s", agent, state,
-			 s ? s->depth : 0, oldest, s ? s->processing : 0, s ? s->retry : 0, done, errors,
-			 tools, hb, task);
+		snprintf(a->tools, sizeof(a->tools), "%.0f", calls->valuedouble);
+	snprintf(a->inbox, sizeof(a->inbox), "%zu", s ? s->depth : 0);
+	snprintf(a->proc, sizeof(a->proc), "%zu", s ? s->processing : 0);
+	snprintf(a->retry, sizeof(a->retry), "%zu", s ? s->retry : 0);
+}
+
+/* The agents table's columns, their widths chosen from the screen width
+ * (every column shows from 80 columns on; long names and tasks are cut
+ * with a '~'). The header is built with the rows. */
+enum { COL_AGENT, COL_STATE, COL_INBOX, COL_OLDEST, COL_PROC, COL_RETRY, COL_DONE, COL_ERRORS,
+       COL_TOOLS, COL_BEAT, COL_TASK, COL_COUNT };
+static const char *const col_names[COL_COUNT] = { "AGENT", "STATE", "INBOX", "OLDEST", "PROC",
+						  "RETRY", "DONE", "ERRORS", "TOOLS", "BEAT",
+						  "CURRENT TASK" };
+#define TASK_MIN_COLS 12
+#define AGENT_MIN_COLS 8
+static char table_header[512];
+
+static const char *cell_of(const struct agent_cells *a, int k)
+{
+	switch (k) {
+	case COL_AGENT: return a->agent;
+	case COL_STATE: return a->state;
+	case COL_INBOX: return a->inbox;
+	case COL_OLDEST: return a->oldest;
+	case COL_PROC: return a->proc;
+	case COL_RETRY: return a->retry;
+	case COL_DONE: return a->done;
+	case COL_ERRORS: return a->errors;
+	case COL_TOOLS: return a->tools;
+	case COL_BEAT: return a->hb;
+	default: return a->task;
+	}
+}
+
+/* s in exactly w columns: padded (left or right aligned), or cut with a
+ * '~' (mid keeps the end too, so "research_agent_1" and "_2" differ). */
+static void cell_put(struct sbuf *b, const char *s, size_t w, bool right, bool mid)
+{
+	size_t n = strlen(s);
+	if (n > w) {
+		if (mid && w >= 6) {
+			size_t tail = (w - 1) / 2;
+			sbuf_add(b, s, w - 1 - tail);
+			sbuf_addch(b, '~');
+			sbuf_add(b, s + n - tail, tail);
+		} else {
+			sbuf_add(b, s, w - 1);
+			sbuf_addch(b, '~');
+		}
+		return;
+	}
+	if (right)
+		for (size_t i = n; i < w; i++)
+			sbuf_addch(b, ' ');
+	sbuf_addstr(b, s);
+	if (!right)
+		for (size_t i = n; i < w; i++)
+			sbuf_addch(b, ' ');
+}
+
+static void overview_table(struct console *c, const struct agent_cells *a, size_t n)
+{
+	size_t w[COL_COUNT];
+	for (int k = 0; k < COL_COUNT; k++) {
+		w[k] = strlen(col_names[k]);
+		for (size_t i = 0; i < n; i++)
+			if (strlen(cell_of(&a[i], k)) > w[k])
+				w[k] = strlen(cell_of(&a[i], k));
+	}
+	/* the text starts at column 1; one space between columns */
+	size_t avail = COLS > 1 ? (size_t)COLS - 1 : 79, fixed = 0;
+	for (int k = 0; k < COL_TASK; k++)
+		fixed += w[k] + 1;
+	size_t task_w = w[COL_TASK];
+	if (fixed + TASK_MIN_COLS > avail) {
+		size_t need = fixed + TASK_MIN_COLS - avail;
+		size_t give = w[COL_AGENT] > AGENT_MIN_COLS ? w[COL_AGENT] - AGENT_MIN_COLS : 0;
+		if (give > need)
+			give = need;
+		w[COL_AGENT] -= give;
+		fixed -= give;
+	}
+	task_w = avail > fixed ? avail - fixed : 1;
+	if (task_w > sizeof(((struct agent_cells *)0)->task))
+		task_w = sizeof(((struct agent_cells *)0)->task);
+	w[COL_TASK] = task_w;
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_addch(&b, ' ');
+	for (int k = 0; k < COL_COUNT; k++) {
+		bool right = k >= COL_INBOX && k <= COL_BEAT;
+		cell_put(&b, col_names[k], w[k], right, false);
+		if (k + 1 < COL_COUNT)
+			sbuf_addch(&b, ' ');
+	}
+	util_strlcpy(table_header, b.data, sizeof(table_header));
+	for (size_t i = 0; i < n; i++) {
+		sbuf_release(&b);
+		sbuf_init(&b);
+		for (int k = 0; k < COL_COUNT; k++) {
+			bool right = k >= COL_INBOX && k <= COL_BEAT;
+			cell_put(&b, cell_of(&a[i], k), w[k], right, k == COL_AGENT);
+			if (k + 1 < COL_COUNT)
+				sbuf_addch(&b, ' ');
+		}
+		const char *state = a[i].state;
+		enum theme_slot slot = !strcmp(state, "stalled") ? SLOT_ERROR : !strcmp(state, "offline") ?
+				       SLOT_DIM : !strcmp(state, "busy") ? SLOT_OK : SLOT_NORMAL;
+		console_rows_add(&c->rows[VIEW_OVERVIEW], a[i].agent, slot, "%s", b.data);
+	}
+	sbuf_release(&b);
 }
 
 unsigned view_overview_refresh(struct console *c)
@@ -348,20 +468,24 @@ unsigned view_overview_refresh(struct console *c)
 	overview_usage(c);
 	struct console_rows *r = &c->rows[VIEW_OVERVIEW];
 	console_rows_clear(r);
+	struct agent_cells *cells = xcalloc(bus_default_agent_count + c->stats.nagents, sizeof(*cells));
+	size_t n = 0;
 	for (size_t i = 0; i < bus_default_agent_count; i++) {
 		const struct bus_agent_stats *s = NULL;
 		for (size_t k = 0; k < c->stats.nagents; k++)
 			if (!strcmp(c->stats.agents[k].agent, bus_default_agents[i]))
 				s = &c->stats.agents[k];
-		overview_agent_row(c, bus_default_agents[i], s);
+		agent_cells_fill(c, &cells[n++], bus_default_agents[i], s);
 	}
 	for (size_t k = 0; k < c->stats.nagents; k++) {
 		bool known = false;
 		for (size_t i = 0; i < bus_default_agent_count; i++)
 			known = known || !strcmp(c->stats.agents[k].agent, bus_default_agents[i]);
 		if (!known)
-			overview_agent_row(c, c->stats.agents[k].agent, &c->stats.agents[k]);
+			agent_cells_fill(c, &cells[n++], c->stats.agents[k].agent, &c->stats.agents[k]);
 	}
+	overview_table(c, cells, n);
+	free(cells);
 	unsigned f = console_rows_done(c, r);
 	/* the meters change without the table changing */
 	static uint64_t last;
@@ -387,25 +511,27 @@ void view_overview_draw(struct console *c, int y0, int y1)
 	char age[16] = "-", line[256];
 	if (oldest)
 		console_age(util_now_ns() - oldest, age, sizeof(age));
-	snprintf(line, sizeof(line), " waiting %zu (oldest %s)   processing %zu   retrying %zu   "
-		 "dead letters %zu   %.1f msgs/s   errors %.1f/min (5m)", waiting, age, c->stats.processing,
-		 c->stats.retry, c->stats.dead_letter, c->stats.acked_per_s, c->err_rate);
+	/* narrower gaps on a narrow screen, so that all of it shows at 80 */
+	const char *gap = COLS < 110 ? "  " : "   ";
+	snprintf(line, sizeof(line), " waiting %zu (oldest %s)%sprocessing %zu%sretrying %zu%s"
+		 "dead letters %zu%s%.1f msgs/s", waiting, age, gap, c->stats.processing, gap,
+		 c->stats.retry, gap, c->stats.dead_letter, gap, c->stats.acked_per_s);
 	console_put(c, y0, 0, COLS, c->stats.dead_letter ? SLOT_WARN : SLOT_METER, line, true);
 	double mb = (double)c->data_bytes / (1024.0 * 1024.0);
 	char size[32] = "(measuring)";
 	if (c->data_bytes_ns) /* the first walk has ended */
 		snprintf(size, sizeof(size), "%.1f MB", mb);
-	int width = 30, fill = (int)((double)c->data_bytes * width / (double)DATA_ALERT_BYTES);
+	int width = COLS < 110 ? 20 : 30, fill = (int)((double)c->data_bytes * width / (double)DATA_ALERT_BYTES);
 	if (fill > width)
 		fill = width;
 	char bar[128];
-	snprintf(bar, sizeof(bar), " data %s of 1 GB alert [%.*s%.*s]", size, fill,
-		 "##############################", width - fill, "..............................");
+	snprintf(bar, sizeof(bar), " data %s of 1 GB alert [%.*s%.*s]%serrors %.1f/min (5m)", size, fill,
+		 "##############################", width - fill, "..............................", gap,
+		 c->err_rate);
 	console_put(c, y0 + 1, 0, COLS, c->data_bytes >= DATA_ALERT_BYTES ? SLOT_ERROR : SLOT_METER,
 		    bar, true);
 	char health[256]; /* the run's phase and how long it has been in it */
 	bool stuck = view_tasks_health(c, health, sizeof(health));
 	console_put(c, y0 + 2, 0, COLS, stuck ? SLOT_ERROR : SLOT_METER, health, true);
-	console_rows_draw(c, &c->rows[VIEW_OVERVIEW], y0 + 3, y1,
-			  " AGENT              STATE     INBOX  OLDEST   PROC  RETRY   DONE ERRORS  TOOLS   BEAT  CURRENT TASK");
+	console_rows_draw(c, &c->rows[VIEW_OVERVIEW], y0 + 3, y1, table_header);
 }

@@ -3,10 +3,14 @@
  * the operator action journal and a run manifest. */
 #include <curses.h>
 #include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmark-gfm.h>
 #include <cmark-gfm-core-extensions.h>
@@ -16,6 +20,7 @@
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/console.h"
+#include "tui/wrap.h"
 #include "core/banned.h"
 
 /* The newest *.md under dir into best (by modification time). */
@@ -72,10 +77,7 @@ static char *cell_trim(char *s)
  * report tables, whose wide characters are sparklines). */
 static size_t text_cols(const char *s)
 {
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	return wrap_cols(s, SIZE_MAX);
 }
 
 /* A block of Markdown table lines rendered with aligned columns. */
@@ -126,8 +128,33 @@ static void render_table(struct console_rows *r, char **lines, size_t n)
 	free(ncell);
 }
 
-/* Markdown to rows: headings, tables, emphasis markers removed. */
-static void render_markdown(struct console_rows *r, char *md)
+/* One line of text as rows wrapped to width columns after lead: list
+ * items ("- ", "* ", "1. ") and quotes ("> ") continue under their text. */
+static void add_wrapped(struct console_rows *r, enum theme_slot slot, const char *lead,
+			const char *text, size_t width)
+{
+	size_t hang = 0;
+	if ((text[0] == '-' || text[0] == '*' || text[0] == '>') && text[1] == ' ')
+		hang = 2;
+	else if (text[0] >= '0' && text[0] <= '9') {
+		size_t d = strspn(text, "0123456789");
+		if (text[d] == '.' && text[d + 1] == ' ')
+			hang = d + 2;
+	}
+	hang += strspn(text, " ");
+	size_t lw = strlen(lead);
+	char **lines = NULL;
+	size_t n = wrap_text(text, width > lw + 8 ? width - lw : 8, hang, &lines);
+	for (size_t i = 0; i < n; i++) {
+		console_rows_add(r, NULL, slot, "%s%s", lead, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+}
+
+/* Markdown to rows: headings, tables, emphasis markers removed; text
+ * wrapped to width columns (tables are not: their columns stay aligned). */
+static void render_markdown(struct console_rows *r, char *md, size_t width)
 {
 	char **table = NULL;
 	size_t nt = 0;
@@ -146,7 +173,7 @@ static void render_markdown(struct console_rows *r, char *md)
 			break;
 		if (*l == '#') {
 			size_t lvl = strspn(l, "#");
-			console_rows_add(r, NULL, SLOT_HEADING, "%s%s", lvl == 1 ? "" : "  ", cell_trim(l + lvl));
+			add_wrapped(r, SLOT_HEADING, lvl == 1 ? "" : "  ", cell_trim(l + lvl), width);
 			continue;
 		}
 		struct sbuf b;
@@ -161,7 +188,10 @@ static void render_markdown(struct console_rows *r, char *md)
 			}
 			sbuf_addch(&b, *p);
 		}
-		console_rows_add(r, NULL, SLOT_NORMAL, "  %s", b.data);
+		/* sanitised first: the wrap counts the columns shown */
+		char *clean = util_sanitize(b.data, b.len, false);
+		add_wrapped(r, SLOT_NORMAL, "  ", clean, width);
+		free(clean);
 		sbuf_release(&b);
 	}
 	free(table);
@@ -207,13 +237,15 @@ unsigned view_reports_refresh(struct console *c)
 	struct stat st, wst;
 	bool wok = stat(wdir, &wst) == 0;
 	char sig[2400];
-	snprintf(sig, sizeof(sig), "%s:%lld:%lld:%lld.%ld", show,
+	/* the width is in it: the text is wrapped to the screen */
+	snprintf(sig, sizeof(sig), "%d:%s:%lld:%lld:%lld.%ld", COLS, show,
 		 stat(show, &st) == 0 ? (long long)st.st_size : -1LL,
 		 show[0] && stat(show, &st) == 0 ? (long long)st.st_mtim.tv_nsec : 0LL,
 		 wok ? (long long)wst.st_mtim.tv_sec : 0LL, wok ? (long)wst.st_mtim.tv_nsec : 0L);
 	if (c->report_sig && !strcmp(c->report_sig, sig) && r->n) {
 		free(wdir);
-		return 0;
+		/* the same text under a new filter (or back to this view) */
+		return r->hash ? 0 : console_rows_done(c, r);
 	}
 	free(c->report_sig);
 	c->report_sig = xstrdup(sig);
@@ -247,7 +279,7 @@ unsigned view_reports_refresh(struct console *c)
 	size_t len = 0;
 	if (show[0] && util_read_file(show, 16u << 20, &md, &len, &err) == 0) {
 		/* each row a line id, so the cursor stays where it was */
-		render_markdown(r, md);
+		render_markdown(r, md, COLS > 12 ? (size_t)COLS - 2 : 10);
 		for (size_t i = body; i < r->n; i++) {
 			free(r->v[i].id);
 			r->v[i].id = xasprintf("%zu", i - body);
@@ -376,6 +408,135 @@ static char *export_html(const char *md, const char *title)
 	return sbuf_detach(&b);
 }
 
+/* ---- paths in an export: relative to the data directory ---- */
+
+/* abs (absolute) relative to base (absolute, normalised): "." components
+ * and repeated slashes ignored, ".." as many as needed. Caller frees. */
+static char *path_relative(const char *abs, size_t len, const char *base)
+{
+	char *a = xstrndup(abs, len), *b = xstrdup(base);
+	/* at most one component per two bytes ("x/") */
+	char **av = xcalloc(len / 2 + 2, sizeof(*av)), **bv = xcalloc(strlen(base) / 2 + 2, sizeof(*bv));
+	char *sa = NULL, *sb = NULL;
+	size_t na = 0, nb = 0;
+	for (char *t = strtok_r(a, "/", &sa); t; t = strtok_r(NULL, "/", &sa))
+		if (strcmp(t, "."))
+			av[na++] = t;
+	for (char *t = strtok_r(b, "/", &sb); t; t = strtok_r(NULL, "/", &sb))
+		if (strcmp(t, "."))
+			bv[nb++] = t;
+	size_t common = 0;
+	while (common < na && common < nb && !strcmp(av[common], bv[common]))
+		common++;
+	struct sbuf out;
+	sbuf_init(&out);
+	for (size_t i = common; i < nb; i++)
+		sbuf_addstr(&out, out.len ? "/.." : "..");
+	for (size_t i = common; i < na; i++) {
+		if (out.len)
+			sbuf_addch(&out, '/');
+		sbuf_addstr(&out, av[i]);
+	}
+	if (!out.len)
+		sbuf_addch(&out, '.');
+	free(av);
+	free(bv);
+	free(a);
+	free(b);
+	return sbuf_detach(&out);
+}
+
+/* s with every absolute path in it (a '/' that starts the text or follows
+ * a space, ':', '=', ',' or an opening quote or bracket, with at least two
+ * components: "csv:/home/ann/fx.csv", "wrote /srv/x/data/reports/...")
+ * made relative to base. NULL when nothing changed; else caller frees. */
+static char *text_relative(const char *s, const char *base)
+{
+	static const char starts[] = " \t:=,;([{\"'`<|";
+	static const char ends[] = " \t\n,;)]}\"'`<>|";
+	struct sbuf out;
+	sbuf_init(&out);
+	bool changed = false;
+	size_t i = 0, from = 0, n = strlen(s);
+	while (i < n) {
+		bool start = s[i] == '/' && (i == 0 || strchr(starts, s[i - 1])) && s[i + 1] &&
+			     s[i + 1] != '/' && !strchr(ends, s[i + 1]);
+		if (!start) {
+			i++;
+			continue;
+		}
+		size_t e = i + 1;
+		while (e < n && !strchr(ends, s[e]))
+			e++;
+		if (!memchr(s + i + 1, '/', e - i - 1)) {
+			i = e;
+			continue;
+		}
+		sbuf_add(&out, s + from, i - from);
+		char *rel = path_relative(s + i, e - i, base);
+		sbuf_addstr(&out, rel);
+		free(rel);
+		changed = true;
+		i = from = e;
+	}
+	if (!changed) {
+		sbuf_release(&out);
+		return NULL;
+	}
+	sbuf_add(&out, s + from, n - from);
+	return sbuf_detach(&out);
+}
+
+/* Every string in j (j included) with its absolute paths made relative
+ * to base. */
+static void json_relative(cJSON *j, const char *base)
+{
+	if (!j)
+		return;
+	if (cJSON_IsString(j) && j->valuestring) {
+		char *rel = text_relative(j->valuestring, base);
+		if (rel)
+			cJSON_SetValuestring(j, rel);
+		free(rel);
+	}
+	for (cJSON *ch = j->child; ch; ch = ch->next)
+		json_relative(ch, base);
+}
+
+/* The data directory as an absolute path, for json_relative. Caller frees. */
+static char *data_dir_abs(const char *data_dir)
+{
+	char *r = realpath(data_dir, NULL);
+	if (r)
+		return r;
+	char cwd[4096];
+	if (data_dir[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		return xasprintf("%s/%s", cwd, data_dir);
+	return xstrdup(data_dir);
+}
+
+/* The exports directory made and writable: 0, or -1 with *err (caller
+ * frees) saying what failed. */
+static int export_dir_ready(const char *dir, char **err)
+{
+	if (util_mkdirs(dir, err) < 0)
+		return -1;
+	struct stat st;
+	if (stat(dir, &st) < 0) {
+		*err = xasprintf("cannot write %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		*err = xasprintf("cannot write %s: %s", dir, strerror(ENOTDIR));
+		return -1;
+	}
+	if (access(dir, W_OK) < 0) {
+		*err = xasprintf("cannot write %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 unsigned view_reports_export(struct console *c)
 {
 	char run_id[128];
@@ -385,18 +546,42 @@ unsigned view_reports_export(struct console *c)
 		base = base ? base + 1 : c->report_path;
 		snprintf(run_id, sizeof(run_id), "%.*s", (int)(strlen(base) - 3), base);
 	}
-	cJSON *run = run_id[0] ? wf_load_run(c->cli->data_dir, run_id) : NULL;
-	if (!run) {
-		console_status(c, true, "export: no run snapshot for \"%s\" in the product_manager's state",
-			       run_id);
+	/* where it goes first: a data directory that cannot be written is
+	 * what an operator must hear about, whatever else is missing */
+	char *dir = xasprintf("%s/reports/exports", c->cli->data_dir);
+	char *err = NULL;
+	if (export_dir_ready(dir, &err) < 0) {
+		console_status(c, true, "export: %s", err);
+		free(err);
+		free(dir);
 		return CONSOLE_REDRAW;
 	}
+	cJSON *run = run_id[0] ? wf_load_run(c->cli->data_dir, run_id) : NULL;
+	if (!run) {
+		if (run_id[0])
+			console_status(c, true, "export: no run \"%s\" in %s/state/product_manager-state.json",
+				       run_id, c->cli->data_dir);
+		else
+			console_status(c, true, "export: nothing to export: this console started no run "
+				       "and %s/reports/drafts has no draft", c->cli->data_dir);
+		free(dir);
+		return CONSOLE_REDRAW;
+	}
+	/* no absolute path of this machine in what is exported: those in the
+	 * run (sources, warnings) and in the journal are made relative to the
+	 * data directory */
+	char *root = data_dir_abs(c->cli->data_dir);
+	json_relative(run, root);
 	const cJSON *st = cJSON_GetObjectItem(run, "status");
 	bool final = cJSON_IsString(st) && !strcmp(st->valuestring, "done");
 	char base[64];
 	report_basename(run, base, sizeof(base));
 	cJSON *journal = export_journal(c);
 	cJSON *manifest = export_manifest(run);
+	json_relative(journal, root);
+	json_relative(manifest, root);
+	cJSON_AddStringToObject(manifest, "paths", "relative to the data directory");
+	free(root);
 	/* Markdown: the report, then the journal and the manifest */
 	char *md0 = report_markdown(run, final);
 	struct sbuf md;
@@ -432,11 +617,9 @@ unsigned view_reports_export(struct console *c)
 	char *jtxt = cJSON_Print(json);
 	cJSON_Delete(json);
 	char *html = export_html(md.data, base);
-	char *dir = xasprintf("%s/reports/exports", c->cli->data_dir);
-	char *err = NULL;
 	const char *ext[] = { "md", "json", "html" };
 	const char *body[] = { md.data, jtxt ? jtxt : "{}", html };
-	int rc = util_mkdirs(dir, &err);
+	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < 3; i++) {
 		char *p = xasprintf("%s/%s.%s", dir, base, ext[i]);
 		rc = util_write_file_atomic(p, body[i], strlen(body[i]), true, &err);

@@ -1,11 +1,13 @@
 /* View 6, tools and learning: tool usage (calls, errors, p50/p95, cache
  * hits) and the learning system's error patterns and recommendations. */
+#include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
 #include "tui/console.h"
+#include "tui/wrap.h"
 #include "core/banned.h"
 
 static double jnum(const cJSON *o, const char *k)
@@ -18,6 +20,22 @@ static const char *jstr(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, k);
 	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* text as rows wrapped to the screen, "  " before each, continuation
+ * lines under the text after indent columns; the first row has id. */
+static void rows_add_wrapped(struct console_rows *r, const char *id, enum theme_slot slot,
+			     const char *text, size_t indent)
+{
+	char *clean = util_sanitize(text, strlen(text), false);
+	char **lines = NULL;
+	size_t n = wrap_text(clean, COLS > 12 ? (size_t)COLS - 4 : 8, indent, &lines);
+	for (size_t i = 0; i < n; i++) {
+		console_rows_add(r, i ? NULL : id, slot, "  %s", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	free(clean);
 }
 
 /* LLM usage (data/llm/usage.json, written by the agents in LLM mode):
@@ -117,8 +135,9 @@ unsigned view_tools_refresh(struct console *c)
 	int np = 0;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(m, "by_error_type")) {
 		char *v = cJSON_IsObject(t) || cJSON_IsArray(t) ? cJSON_PrintUnformatted(t) : NULL;
-		console_rows_add(r, NULL, SLOT_NORMAL, "  %-24.24s %s", t->string ? t->string : "?",
-				 v ? v : cJSON_IsNumber(t) ? "" : "");
+		char *line = xasprintf("%-24.24s %s", t->string ? t->string : "?", v ? v : "");
+		rows_add_wrapped(r, NULL, SLOT_NORMAL, line, 25);
+		free(line);
 		free(v);
 		np++;
 	}
@@ -130,11 +149,11 @@ unsigned view_tools_refresh(struct console *c)
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(m, "recommendations")) {
 		char id[32];
 		snprintf(id, sizeof(id), "rec:%d", nr);
-		if (cJSON_IsString(t))
-			console_rows_add(r, id, SLOT_WARN, "  %s", t->valuestring);
-		else
-			console_rows_add(r, id, SLOT_WARN, "  %s/%s (error rate %.0f%%): %s", jstr(t, "agent"),
-					 jstr(t, "task_kind"), jnum(t, "error_rate") * 100, jstr(t, "text"));
+		char *text = cJSON_IsString(t) ? xstrdup(t->valuestring) :
+			     xasprintf("%s/%s (error rate %.0f%%): %s", jstr(t, "agent"), jstr(t, "task_kind"),
+				       jnum(t, "error_rate") * 100, jstr(t, "text"));
+		rows_add_wrapped(r, id, SLOT_WARN, text, 2);
+		free(text);
 		nr++;
 	}
 	if (!nr)

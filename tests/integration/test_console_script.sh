@@ -328,6 +328,58 @@ con ':
 type since 5x
 <Enter>'
 has ":since refuses a bad duration" "$(screen)" ":since takes a duration"
+
+# logs: / filters the lines; Enter shows every field of one, wrapped
+mkdir -p "$L/agents/research_agent_2/decisions"
+long=$(awk 'BEGIN { for (i = 0; i < 60; i++) printf "word%d ", i; printf "the-last-word" }')
+{
+	printf '{"ts":"%s","level":"info","category":"decisions","event":"reassign","message":"reassign USDJPY-news to research_agent_1"}\n' "$now"
+	printf '{"ts":"%s","level":"info","category":"decisions","event":"run_started","message":"run 7 started"}\n' "$now"
+	printf '{"ts":"%s","level":"info","category":"decisions","event":"long_one","message":"%s","task_id":"EURUSD-market"}\n' "$now" "$long"
+} >"$L/agents/research_agent_2/decisions/$today.jsonl"
+con ':
+type logs research_agent_2
+<Enter>
+wait-for run 7 started
+/
+type reassign
+<Enter>
+wait-for filter: reassign'
+has "logs /: a matching line stays" "$(screen)" "reassign USDJPY-news to research_agent_1"
+hasnt "logs /: a line that does not match is gone" "$(screen)" "run 7 started"
+con ':
+type logs research_agent_2
+<Enter>
+wait-for long_one
+<End>
+<Enter>
+wait-for the-last-word'
+eq "Enter on a log line: the whole message is shown (its last word)" "$?" 0
+has "... with the line's other fields" "$(screen | grep '^ task_id')" "EURUSD-market"
+has "... the message wrapped, nothing cut (word30 on a line)" "$(screen | grep -c 'word30 ')" "1"
+con ':
+type logs research_agent_2
+<Enter>
+wait-for long_one
+<End>
+<Enter>
+wait-for the-last-word
+<Esc>'
+hasnt "Esc closes the detail pane" "$(screen)" "the-last-word"
+# a console started elsewhere with --data-dir reads that bus's logs
+# (the logs/ beside its data directory) and says where they come from
+mkdir -p "$T/elsewhere" "$T/bus2/data" "$T/bus2/logs/agents/product_manager/decisions" \
+	"$T/elsewhere/logs/agents/product_manager/decisions"
+printf '{"ts":"%s","level":"info","category":"decisions","event":"x","message":"line of bus two"}\n' "$now" \
+	>"$T/bus2/logs/agents/product_manager/decisions/$today.jsonl"
+printf '{"ts":"%s","level":"info","category":"decisions","event":"x","message":"line of the cwd"}\n' "$now" \
+	>"$T/elsewhere/logs/agents/product_manager/decisions/$today.jsonl"
+printf '4\nwait-for line of\n' >"$T/script"
+(cd "$T/elsewhere" && env -u LOG_DIR "$MADF" --data-dir "$T/bus2/data" console --attach --script "$T/script" \
+	--dump-screen "$T/screen" 2>"$T/err")
+has "another cwd with --data-dir: that bus's logs" "$(screen)" "line of bus two"
+hasnt "... not those of the working directory" "$(screen)" "line of the cwd"
+has "... and the header names their directory" "$(screen)" "from $T/bus2/logs/agents/product_manager/"
 con 'wait-for errors 0.4/min (5m)'
 has "overview: errors per minute over 5 minutes" "$(screen)" "errors 0.4/min (5m)"
 printf '{"ts":"%s","level":"error","category":"errors","event":"x","message":"y"}\n' "$now" "$now" "$now" >>"$L/agents/validator_agent/errors/$today.jsonl"
@@ -362,6 +414,25 @@ wait-for Week thirteen report
 wait-for Draft in progress'
 hasnt "Esc goes back to the live draft" "$(screen)" "Week thirteen report"
 rm -f "$D/reports/weekly/1987-W1"[23]-asia-g10-fx.md "$D/reports/drafts/weekly-test.md"
+# reports: paragraphs and table notes are wrapped, not cut at the edge
+para=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "para%d ", i; printf "paragraph-end" }')
+printf '# Wrapped\n\n%s\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nNote: %s note-end\n' "$para" "$para" \
+	>"$D/reports/drafts/weekly-wrap.md"
+con 'resize 80 24
+5
+wait-for Wrapped'
+has "reports: a long paragraph is read to its last word" "$(screen)" "paragraph-end"
+has "reports: the note under a table too" "$(screen)" "note-end"
+eq "reports: no line wider than the screen" "$(awk 'length($0) > 80' "$T/screen" | wc -l | tr -d ' ')" 0
+con '5
+wait-for Wrapped
+/
+type note-end
+<Enter>
+wait-for filter: note-end'
+has "reports /: the matching line stays" "$(screen)" "note-end"
+hasnt "reports /: the others are gone" "$(screen)" "Wrapped"
+rm -f "$D/reports/drafts/weekly-wrap.md"
 
 # tasks: r asks the product_manager to reassign the task
 mkdir -p "$D/state"
@@ -534,6 +605,15 @@ has "tools view: LLM tokens per agent" "$(screen | grep 'research_agent_1 ' | he
 has "tools view: the total cost" "$(screen | grep ' all ')" "0.0558"
 has "tools view: the paused task" "$(screen | grep 'USDJPY-market')" "awaiting_approval"
 rm -rf "$D/llm"
+# tools view: a long recommendation of the learning system is wrapped, not cut
+mkdir -p "$L/learning"
+rec=$(awk 'BEGIN { for (i = 0; i < 40; i++) printf "advice%d ", i; printf "advice-end" }')
+printf '{"by_agent":{},"by_error_type":{},"recommendations":[{"agent":"research_agent_2","task_kind":"news","error_rate":0.5,"text":"%s"}]}\n' \
+	"$rec" >"$L/learning/improvement-metrics.json"
+con '6
+wait-for Recommendations'
+has "tools view: a long recommendation is read to its end" "$(screen)" "advice-end"
+rm -f "$L/learning/improvement-metrics.json"
 
 # themes: :theme, --theme, a broken theme names file:line
 con ':
@@ -554,6 +634,84 @@ has "below 80x24 says so" "$(screen)" "terminal too small: 60x20"
 con 'resize 60 20
 resize 100 30'
 has "resizing back redraws the view" "$(screen)" "AGENT"
+
+# 80x24: every column of the agents table shows, values included
+N=$T/narrow/data
+mkdir -p "$N/state"
+printf '{"heartbeat":{"at":"%s","status":"busy","active_tasks":1,"current_task":"EURUSD-news"}}\n' \
+	"$(date -u +%FT%TZ)" >"$N/state/research_agent_1-state.json"
+printf 'resize 80 24\nwait-for CURRENT TASK\n' >"$T/script"
+"$MADF" --data-dir "$N" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+hdr=$(screen | grep ' AGENT ')
+has "80x24: the BEAT header shows" "$hdr" " BEAT "
+has "80x24: the CURRENT TASK header shows whole" "$hdr" "CURRENT TASK"
+row=$(screen | grep ' busy ')
+eq "80x24: the row's last field is its current task" "$(echo "$row" | awk '{ print $NF }')" "EURUSD-news"
+has "80x24: ... after its beat age" "$(echo "$row" | awk '{ print $(NF-1) }' | grep -E '^[0-9]+s$')" "s"
+has "80x24: the error rate still shows, whole" "$(screen | grep -oE 'errors [0-9.]+/min \(5m\)')" "/min (5m)"
+eq "80x24: no line is wider than the screen" "$(awk 'length($0) > 80' "$T/screen" | wc -l | tr -d ' ')" 0
+
+# an agent process killed with -9 is offline at once, not stalled (its
+# pid, on this host, is gone)
+K=$T/crash/data
+env -u LOG_DIR "$MADF" --data-dir "$K" agent research_agent_2 >/dev/null 2>"$T/agent.err" &
+apid=$!
+wait_for "madf agent writes its heartbeat with pid and host" 20 grep -q '"host"' "$K/state/research_agent_2-state.json"
+# with neither --log-dir nor LOG_DIR, madf agent logs beside its data
+# directory: where the console looks
+wait_for "madf agent logs to the logs/ beside the data directory" 20 \
+	test -s "$T/crash/logs/agents/research_agent_2/events/$(date -u +%F).jsonl"
+printf 'wait-for research_agent_2\n' >"$T/script"
+"$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "the running agent is not offline" "$(screen | awk '$1 == "research_agent_2" { print $2 }' | grep -c offline)" 0
+kill -9 "$apid"
+wait "$apid" 2>/dev/null
+"$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "after kill -9: offline at once" "$(screen | awk '$1 == "research_agent_2" { print $2 }')" "offline"
+# a heartbeat silent past a minute is offline too, whatever the pid says
+printf '{"heartbeat":{"at":"%s","status":"idle","active_tasks":0}}\n' "$(date -u -d '-2 min' +%FT%TZ)" \
+	>"$K/state/research_agent_1-state.json"
+printf '{"heartbeat":{"at":"%s","status":"idle","active_tasks":0}}\n' "$(date -u -d '-30 sec' +%FT%TZ)" \
+	>"$K/state/validator_agent-state.json"
+printf 'wait-for research_agent_1\n' >"$T/script"
+"$MADF" --data-dir "$K" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+eq "a heartbeat 2 minutes old: offline" "$(screen | awk '$1 == "research_agent_1" { print $2 }')" "offline"
+eq "a heartbeat 30 s old: stalled" "$(screen | awk '$1 == "validator_agent" { print $2 }')" "stalled"
+
+# export: no absolute path of this machine in what is exported (sources,
+# warnings, the journal's earlier exports); a data directory whose exports
+# cannot be written is named with the reason
+X=$T/exp
+mkdir -p "$X/data/state" "$X/data/reports/drafts"
+cat >"$X/data/state/product_manager-state.json" <<JSON
+{"runs":{"weekly-r1":{"run_id":"weekly-r1","title":"Weekly Asia/G10 FX report","status":"done",
+ "as_of":"2026-11-24T00:00:00Z","window":{"start":"2026-11-17","end":"2026-11-24"},"pairs":["USD/JPY"],
+ "sources":{"market":"csv:$X/fx.csv","news":"jsonl:$X/news.jsonl","market_simulated":false,"news_simulated":false},
+ "market":{},"events":[],"sentiment":{},"findings":[],"issues":[],"failures":[],
+ "warnings":["cannot read $X/news.jsonl: No such file or directory"],"messages":{},"validation":{},"tasks":[]}}}
+JSON
+printf '# Weekly draft r1\n' >"$X/data/reports/drafts/weekly-r1.md"
+printf '5\nwait-for Weekly draft r1\ne\nwait-for export:\n' >"$T/script"
+for i in 1 2; do # the second export has the first one's journal line in it
+	"$MADF" --data-dir "$X/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+done
+html=$(cat "$X"/data/reports/exports/*.html 2>/dev/null)
+has "export: the HTML was written" "$html" "Weekly Asia/G10 FX report"
+hasnt "export: the HTML has no absolute path of the test's directory" "$html" "$T"
+hasnt "export: nor has the JSON" "$(cat "$X"/data/reports/exports/*.json)" "$T"
+has "export: the sources relative to the data directory" "$html" "csv:../fx.csv"
+has "export: the journal's earlier export too" "$html" "wrote reports/exports/"
+rm -rf "$X/data/reports/exports"
+: >"$X/data/reports/exports"
+"$MADF" --data-dir "$X/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+has "export: a data directory it cannot write says what failed" "$(screen)" \
+	"export: cannot write $X/data/reports/exports: Not a directory"
+# no run and no draft: it says so, naming where it looked
+mkdir -p "$T/empty/data"
+printf '5\ne\nwait-for export:\n' >"$T/script"
+"$MADF" --data-dir "$T/empty/data" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
+has "export with nothing to export says why" "$(screen)" \
+	"export: nothing to export: this console started no run and $T/empty/data/reports/drafts has no draft"
 
 # a script error is reported with file:line
 con '<Nope>'
@@ -783,6 +941,9 @@ ls "$D"/reports/exports/*.md "$D"/reports/exports/*.json "$D"/reports/exports/*.
 has "the HTML has a table" "$(cat "$D"/reports/exports/*.html)" "<table>"
 has "the Markdown has the action journal" "$(cat "$D"/reports/exports/*.md)" "## Operator actions"
 has "the JSON has the manifest" "$(cat "$D"/reports/exports/*.json)" '"manifest"'
+has "the report's MA5 vs MA20 column is explained under the table" "$(cat "$D"/reports/exports/*.md)" \
+	"MA5 vs MA20 says whether the average of the last 5 closes"
+hasnt "... and no unexplained Trend column" "$(cat "$D"/reports/exports/*.md)" "| Trend |"
 has "the journal records the export" "$(cat "$D/journal/actions.jsonl")" '"action":"export"'
 printf '4\nwait-for run_started\nv\nv\n' >"$T/script"
 "$MADF" --log-dir "$L" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/err"

@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "core/config.h"
 #include "core/log.h"
 #include "core/message.h"
 #include "core/util.h"
@@ -479,6 +480,49 @@ static void test_gc(void **state)
 	free(dir);
 }
 
+/* The log directory follows the data directory when neither --log-dir
+ * nor LOG_DIR names one: the logs/ beside it (DESIGN.md's layout). */
+static void test_log_dir_follows_data_dir(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "data", "logs" },
+		{ "data/", "logs" },
+		{ "/srv/bus-a/data", "/srv/bus-a/logs" },
+		{ "/srv/bus-a/mydata//", "/srv/bus-a/logs" },
+		{ "../other/data", "../other/logs" },
+		{ "/data", "/logs" },
+		{ ".", "./logs" },
+		{ "x/..", "x/../logs" },
+		{ "/", "/logs" },
+	};
+	char *saved = getenv("LOG_DIR") ? xstrdup(getenv("LOG_DIR")) : NULL;
+	unsetenv("LOG_DIR");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *got = config_log_dir(NULL, cases[i][0]);
+		if (strcmp(got, cases[i][1]))
+			fail_msg("data dir \"%s\": log dir \"%s\", expected \"%s\"", cases[i][0], got,
+				 cases[i][1]);
+		free(got);
+	}
+	char *got = config_log_dir("", NULL);
+	assert_string_equal(got, "logs");
+	free(got);
+	/* LOG_DIR, then --log-dir, win over the data directory */
+	setenv("LOG_DIR", "/var/log/madf", 1);
+	got = config_log_dir(NULL, "/srv/bus-a/data");
+	assert_string_equal(got, "/var/log/madf");
+	free(got);
+	got = config_log_dir("here", "/srv/bus-a/data");
+	assert_string_equal(got, "here");
+	free(got);
+	if (saved)
+		setenv("LOG_DIR", saved, 1);
+	else
+		unsetenv("LOG_DIR");
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_two_handles_one_file),
 		cmocka_unit_test(test_gc),
+		cmocka_unit_test(test_log_dir_follows_data_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

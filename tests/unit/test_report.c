@@ -231,18 +231,24 @@ static void test_pairs_table(void **state)
 	char *md = report_markdown(run, true);
 	char *sec = section(md, "## Pairs");
 	assert_non_null(strstr(sec, "| Pair | Start (date) | End (date) | Change % | High | Low "
-				    "| Vol (ann.) % | z | Trend | Sparkline |\n"));
+				    "| Vol (ann.) % | z | MA5 vs MA20 | Sparkline |\n"));
+	/* the column is explained under the table, with why it can differ
+	 * from Change % */
+	assert_non_null(strstr(sec, "MA5 vs MA20 says whether the average of the last 5 closes is "
+				    "above or below the average of the last 20"));
+	assert_non_null(strstr(sec, "can point the other way from Change %"));
+	assert_null(strstr(sec, "Trend"));
 	char *row = line_starting(sec, "| USD/JPY |");
 	assert_non_null(strstr(row, "| 151.70 (1987-03-20) |"));
 	assert_non_null(strstr(row, "| 147.72 (1987-03-27) |"));
 	assert_non_null(strstr(row, "| -2.62 |"));
 	assert_string_equal(row, "| USD/JPY | 151.70 (1987-03-20) | 147.72 (1987-03-27) | -2.62 "
-				 "| 151.70 | 147.72 | 9.87 | -1.84 | down | █▅▄▄▄▁ |");
+				 "| 151.70 | 147.72 | 9.87 | -1.84 | below | █▅▄▄▄▁ |");
 	free(row);
 	/* Below 100: four decimals; a signed change; null figures as n/a. */
 	row = line_starting(sec, "| GBP/USD |");
 	assert_string_equal(row, "| GBP/USD | 1.6023 (1987-03-20) | 1.6031 (1987-03-27) | +0.05 "
-				 "| 1.6171 | 1.6023 | 7.12 | n/a | flat | ▁█▅▃▃▁ |");
+				 "| 1.6171 | 1.6023 | 7.12 | n/a | level | ▁█▅▃▃▁ |");
 	free(row);
 	row = line_starting(sec, "| AUD/USD |");
 	assert_non_null(strstr(row, "| +1.79 | 0.6980 | 0.6857 | n/a | +1.21 | n/a | n/a |"));
