@@ -774,7 +774,7 @@ eq "... the command line still empty" "$(screen | tail -1)" ":"
 con ':
 type t
 <Tab>'
-eq "Tab on t: the three candidates listed" "$(screen | tail -2 | head -1 | sed 's/^ *//')" "tasks  theme  tools"
+eq "Tab on t: the four candidates listed" "$(screen | tail -2 | head -1 | sed 's/^ *//')" "tasks  theme  tools  trash"
 con ':
 type t
 <Tab>
