@@ -138,6 +138,7 @@ static const struct actor_def actors[] = {
 	{ "denmark", A_COUNTRY, "DKNB" },
 	{ "switzerland", A_COUNTRY, "SNB" },
 	{ "canada", A_COUNTRY, "BoC" },
+	{ "canadian bank rate", A_CB, "BoC" },
 	{ "australia", A_COUNTRY, "RBA" },
 	{ "new zealand", A_COUNTRY, "RBNZ" },
 	{ "sweden", A_COUNTRY, "Riksbank" },
@@ -204,6 +205,16 @@ static const struct actor_def actors[] = {
 	{ "traders", A_OTHER, NULL },
 	{ "markets", A_OTHER, NULL },
 	{ "market", A_OTHER, NULL },
+	{ "investors", A_OTHER, NULL },
+	{ "dealers", A_OTHER, NULL },
+	{ "dealer", A_OTHER, NULL },
+	{ "operators", A_OTHER, NULL },
+	{ "speculators", A_OTHER, NULL },
+	{ "buyers", A_OTHER, NULL },
+	{ "sellers", A_OTHER, NULL },
+	{ "exporters", A_OTHER, NULL },
+	{ "importers", A_OTHER, NULL },
+	{ "institutions", A_OTHER, NULL },
 	{ "it", A_PRONOUN, NULL },
 };
 
@@ -410,6 +421,7 @@ struct reader {
 	const char *last_code;
 	struct ev_story *out;
 	bool mm_words, data_words;
+	bool title_mm;           /* the title is about the money market */
 };
 
 static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
@@ -435,6 +447,19 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			continue;
 		}
 		enum actor_type t = actors[bi].type;
+		/* "the Bank of England": the longer name starting at "bank". */
+		if (!strcmp(actors[bi].phrase, "the bank")) {
+			size_t longer = 0;
+			for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
+				size_t k = match_phrase(c, i + 1, actors[a].phrase);
+				if (k > longer)
+					longer = k;
+			}
+			if (longer >= 2) {
+				i++;
+				continue;
+			}
+		}
 		/* "the bank" right after a commercial name is that bank. */
 		if (t == A_GENERIC_CB && !strcmp(actors[bi].phrase, "the bank") && c->title) {
 			i += best;
@@ -454,17 +479,26 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 
 /* The central bank a mention stands for, NULL when none. */
 static const char *resolve(struct reader *r, const struct clause *c, const struct mention *m,
-			   bool official_rate, bool intervention)
+			   const struct mention *first, bool official_rate, bool intervention)
 {
 	(void)c;
 	switch (m->type) {
 	case A_CB:
 		return m->code;
 	case A_GENERIC_CB:
+		for (const struct mention *p = m; p-- > first;)
+			if (p->type == A_CB)
+				return p->code;
 		return r->last_cb ? r->last_cb : r->story_bank;
 	case A_COUNTRY:
 		return official_rate || intervention ? m->code : NULL;
 	case A_PRONOUN:
+		for (const struct mention *p = m; p-- > first;) {
+			if (p->type == A_PRONOUN || p->type == A_OTHER)
+				continue;
+			struct mention q = *p;
+			return resolve(r, c, &q, first, official_rate, intervention);
+		}
 		if (r->last_type == A_CB || r->last_type == A_GENERIC_CB)
 			return r->last_cb;
 		if (r->last_type == A_COUNTRY && (official_rate || intervention))
@@ -495,7 +529,7 @@ static const char *const interv_verbs[] = { "intervened", "intervenes", "interve
 	"intervene", NULL };
 static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
 	"sells", "sell", "purchased", "purchases", "sales", NULL };
-static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "sanctioned",
+static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
 static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
@@ -508,7 +542,7 @@ static const char *const private_rate[] = { "prime", "base", "mortgage", "deposi
 	"broker", "lending", "loan", "card", NULL };
 
 static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
-	"official", "repurchase", "repo", "dealing", "overnight", "call", NULL };
+	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
 
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
@@ -519,6 +553,10 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 	*priv = *official = false;
 	for (size_t j = from; j < c->n && j < from + span; j++) {
 		if (is_any(c, j, rate_words)) {
+			/* "interest rate ceiling", "rate futures", "rate swaps". */
+			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
+			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
+				return -1;
 			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
 				if (k >= from && is_any(c, k, private_rate))
 					*priv = true;
@@ -580,6 +618,10 @@ static const struct cue_def cues[] = {
 	{ "understood", EV_MODE_RUMOURED, false }, { "reportedly", EV_MODE_RUMOURED, false },
 	{ "suspected", EV_MODE_RUMOURED, false }, { "apparently", EV_MODE_RUMOURED, false },
 	{ "estimates", EV_MODE_RUMOURED, false }, { "believed", EV_MODE_RUMOURED, false },
+	{ "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
+	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
+	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
+	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
 };
 
 static const struct cue_def *cue_at(const struct clause *c, size_t i)
@@ -812,19 +854,42 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 					const struct clause *c, bool noun)
 {
 	const struct mention *best = NULL;
-	for (size_t i = 0; i < nm; i++)
-		if (m[i].pos + m[i].len <= v && m[i].type != A_OTHER)
-			best = &m[i];
+	for (size_t i = 0; i < nm; i++) {
+		size_t e = m[i].pos + m[i].len;
+		if (e > v)
+			continue;
+		/* "dealers said", "economists expect": attributions. */
+		if (m[i].type == A_OTHER && e < c->n &&
+		    (starts(c, e, "sa") || starts(c, e, "told") || starts(c, e, "report") ||
+		     starts(c, e, "not") || starts(c, e, "expect") || starts(c, e, "believ")))
+			continue;
+		best = &m[i];
+	}
 	if (noun || !best) {
 		for (size_t i = 0; i < nm; i++)
-			if (m[i].pos > v && m[i].pos <= v + 3 && is(c, m[i].pos - 1, "by"))
+			if (m[i].pos > v && m[i].pos <= v + 3 &&
+			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from")))
 				return &m[i];
-		if (!best)
-			for (size_t i = 0; i < nm; i++)
-				if (m[i].pos + m[i].len <= v && m[i].type == A_OTHER)
-					best = &m[i];
 	}
 	return best;
+}
+
+static bool clause_has(const struct clause *c, const char *w)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (is(c, i, w))
+			return true;
+	return false;
+}
+
+static bool fx_context(const struct clause *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (is_any(c, i, ccy_words) || is(c, i, "forex") ||
+		    ((is(c, i, "foreign") || is(c, i, "currency")) && (is(c, i + 1, "exchange") ||
+								      is(c, i + 1, "market"))))
+			return true;
+	return false;
 }
 
 static void read_clause(struct reader *r, struct clause *c)
@@ -877,7 +942,9 @@ static void read_clause(struct reader *r, struct clause *c)
 			bool mm = false;
 			for (size_t j = v + 1; j < c->n && j < v + 8; j++)
 				if (is(c, j, "securities") || is(c, j, "money") || is(c, j, "reserves") ||
-				    is(c, j, "discount") || is(c, j, "bill") || is(c, j, "repurchase"))
+				    is(c, j, "discount") || is(c, j, "bill") || is(c, j, "repurchase") ||
+				    is(c, j, "liquidity") || is(c, j, "absorb") || is(c, j, "drain") ||
+				    is(c, j, "add"))
 					mm = true;
 			if (mm)
 				continue;
@@ -893,7 +960,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		} else if (is_any(c, v, trade_verbs)) {
 			bool cur = false;
 			for (size_t j = v + 1; j < c->n && j < v + 6; j++) {
-				if (is_any(c, j, not_ccy_words))
+				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
 					break;
 				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
@@ -903,18 +970,31 @@ static void read_clause(struct reader *r, struct clause *c)
 			kind = EV_INTERVENTION;
 		} else if (is_any(c, v, signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
 			/* "signalled a cut", "gave way to a cut in base rates". */
-			for (size_t j = v + 1; j < c->n && j < v + 10; j++)
+			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
 				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
 				    is(c, j, "lower") || is(c, j, "drop") || is(c, j, "fall")) {
 					kind = EV_CUT;
 					signal = true;
+					if (is(c, v, "signal") || is(c, v, "signals"))
+						form = VF_NOUN;
 					objend = j;
 					break;
 				}
 			if (kind == EV_NONE)
 				continue;
+		} else if ((is(c, v, "introduced") || is(c, v, "established")) && v >= 2 &&
+			   is_any(c, v - 1, rate_words) &&
+			   (is(c, v - 2, "lower") || is(c, v - 3, "lower"))) {
+			/* "bills bought at the lower rates introduced this
+			 * morning": the bank cut its dealing rates. */
+			kind = EV_CUT;
+			official = true;
+		} else if ((is(c, v, "fell") || is(c, v, "rose")) && v >= 3 && is(c, v - 1, "rate") &&
+			   is(c, v - 2, "bank") && is(c, v - 3, "canadian")) {
+			kind = is(c, v, "fell") ? EV_CUT : EV_HIKE;
+			official = true;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought")) {
-			for (size_t j = v + 1; j < c->n && j < v + 8; j++)
+			for (size_t j = v + 1; j < c->n && j < v + 13; j++)
 				if (is(c, j, "cut") || is(c, j, "rise") || is(c, j, "lower"))
 					kind = EV_HOLD, objend = j;
 			if (kind == EV_NONE)
@@ -929,7 +1009,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		const struct mention *sub = subject_of(m, nm, v, c, form == VF_NOUN);
 		if (!sub)
 			continue;
-		const char *bank = resolve(r, c, sub, official || kind == EV_HOLD,
+		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
 					   kind == EV_INTERVENTION);
 		if (!bank)
 			continue;
@@ -937,12 +1017,29 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * bank as the subject, is theirs. */
 		if (priv && sub->type != A_CB && !signal)
 			continue;
+		/* An intervention needs the currency market: in a story about
+		 * the money market "it has intervened" is an operation. */
+		if (kind == EV_INTERVENTION && r->title_mm && !fx_context(c))
+			continue;
 		char cue[24] = "";
-		size_t from = c->title ? 0 : (sub->pos + sub->len <= v ? 0 : sub->pos);
-		size_t to = c->title ? c->n : v;
+		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought");
+		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
+		if (!c->title && sub->pos > v)
+			from = v >= 6 ? v - 6 : 0;
+		size_t to = c->title && !resist ? c->n : v;
 		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
-		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title))
+		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
 			mode = mode_between(c, v + 1, c->title ? c->n : objend + 4, cue, sizeof(cue));
+		/* Inside a quotation from a commentator: a view. */
+		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
+		    sub->type != A_CB) {
+			mode = EV_MODE_EXPECTED;
+			snprintf(cue, sizeof(cue), "quoted view");
+		}
+		/* "would be cut ... effective tomorrow": announced. */
+		if ((mode == EV_MODE_EXPECTED) && (!strcmp(cue, "will") || !strcmp(cue, "would")) &&
+		    clause_has(c, "effective"))
+			mode = EV_MODE_FACT, cue[0] = 0;
 		if (mode == EV_MODE_FACT && form == VF_INFINITIVE) {
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "to %s", c->w[v].w);
@@ -1055,6 +1152,10 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 	struct reader r = { .pub_day = pub_day, .out = out, .last_type = A_OTHER };
 	char *t = events_decode_entities(title);
 	char *b = events_decode_entities(body);
+	for (char *p = t; *p && !r.title_mm; p++)
+		r.title_mm = !strncasecmp(p, "money market", 12) || !strncasecmp(p, "reserves", 8) ||
+			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
+			     !strncasecmp(p, "liquidity", 9);
 	read_text(&r, t, true);
 	/* The title's actor does not carry into the body's first "it". */
 	r.last_type = A_OTHER;
