@@ -215,6 +215,7 @@ static const struct actor_def actors[] = {
 	{ "exporters", A_OTHER, NULL },
 	{ "importers", A_OTHER, NULL },
 	{ "institutions", A_OTHER, NULL },
+	{ "bank", A_COMMERCIAL, NULL },
 	{ "it", A_PRONOUN, NULL },
 };
 
@@ -617,8 +618,9 @@ static const struct cue_def cues[] = {
 	{ "speculat", EV_MODE_RUMOURED, true }, { "talk", EV_MODE_RUMOURED, false },
 	{ "understood", EV_MODE_RUMOURED, false }, { "reportedly", EV_MODE_RUMOURED, false },
 	{ "suspected", EV_MODE_RUMOURED, false }, { "apparently", EV_MODE_RUMOURED, false },
-	{ "estimates", EV_MODE_RUMOURED, false }, { "believed", EV_MODE_RUMOURED, false },
-	{ "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
+	{ "estimates", EV_MODE_RUMOURED, false }, { "believ", EV_MODE_RUMOURED, true },
+	{ "since", EV_MODE_BACKGROUND, false }, { "reports", EV_MODE_RUMOURED, false },
+	{ "declined", EV_MODE_RUMOURED, false }, { "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
 	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
 	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
 	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
@@ -722,6 +724,11 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old)
 					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
 			*old = true;
 			return pub - 30;
+		}
+		if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
+		     is(c, i, "winter")) && !is(c, i - 1, "this")) {
+			*old = true;
+			return pub - 90;
 		}
 		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
 			return pub - 2;
