@@ -423,6 +423,7 @@ struct reader {
 	struct ev_story *out;
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
+	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
 };
 
 static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
@@ -709,9 +710,10 @@ static void civil_from_days(int32_t z, int *y, int *m)
 
 /* The day an act in the clause happened, or pub_day; *old when the clause
  * puts it before the week without a day ("last year", "in 1985"). */
-static int32_t clause_day(const struct clause *c, int32_t pub, bool *old)
+static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague)
 {
 	*old = false;
+	*vague = false;
 	int py, pm;
 	civil_from_days(pub, &py, &pm);
 	for (size_t i = 0; i < c->n; i++) {
@@ -743,6 +745,7 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old)
 				return days_from_civil(y, m + 1, d);
 			if (m + 1 != pm) {
 				*old = true;
+				*vague = true;
 				return days_from_civil(y, m + 1, 15);
 			}
 		}
@@ -813,13 +816,24 @@ static void clause_ccys(const struct clause *c, struct ev_act *a)
 }
 
 static void story_add(struct reader *r, const struct clause *c, const char *bank,
-		      enum ev_kind kind, enum ev_mode mode, const char *cue, int32_t day)
+		      enum ev_kind kind, enum ev_mode mode, const char *cue, int32_t day,
+		      bool vague)
 {
 	struct ev_story *s = r->out;
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->acts[i].bank, bank) && s->acts[i].kind == kind &&
-		    s->acts[i].mode == mode)
+		    s->acts[i].mode == mode) {
+			/* The body names the currencies a headline leaves out,
+			 * and the day ("on January 28") a headline's "in
+			 * January" does not. */
+			if (kind == EV_INTERVENTION)
+				clause_ccys(c, &s->acts[i]);
+			if (r->vague_day[i] && !vague) {
+				s->acts[i].day = day;
+				r->vague_day[i] = false;
+			}
 			return;
+		}
 	if (s->n >= EVENTS_MAX)
 		return;
 	const struct bank_def *b = bank_get(bank);
@@ -830,6 +844,7 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 	a->kind = kind;
 	a->mode = mode;
 	a->day = day;
+	r->vague_day[s->n - 1] = vague;
 	a->in_title = c->title;
 	snprintf(a->cue, sizeof(a->cue), "%s", cue ? cue : "");
 	add_ccy(a, b ? b->ccy : NULL);
@@ -904,8 +919,8 @@ static void read_clause(struct reader *r, struct clause *c)
 	clause_words(c);
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
-	bool old = false;
-	int32_t day = clause_day(c, r->pub_day, &old);
+	bool old = false, vague = false;
+	int32_t day = clause_day(c, r->pub_day, &old, &vague);
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
@@ -1068,7 +1083,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (mode == EV_MODE_FACT &&
 		    (old || d < r->pub_day - EVENTS_RECENT_DAYS))
 			mode = EV_MODE_BACKGROUND;
-		story_add(r, c, bank, kind, mode, cue, d);
+		story_add(r, c, bank, kind, mode, cue, d, vague);
 	}
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
