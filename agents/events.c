@@ -657,8 +657,10 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 		 * POSSIBLE"); in a body they describe a done act. */
 		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
 			continue;
-		/* "against" in a body names the other currency. */
-		if (!strcmp(d->w, "against") && !c->title)
+		/* "against" in a body or before a currency: the other currency. */
+		if (!strcmp(d->w, "against") &&
+		    (!c->title || is_any(c, i + 1, ccy_words) ||
+		     (is(c, i + 1, "the") && is_any(c, i + 2, ccy_words))))
 			continue;
 		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
 			continue;
@@ -943,8 +945,6 @@ static void read_clause(struct reader *r, struct clause *c)
 			} else {
 				objend = (size_t)o;
 			}
-			/* A number or amount after the verb is not a rate act
-			 * ("cut the amount"), handled by requiring a rate word. */
 		} else if (is_any(c, v, hold_verbs)) {
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
@@ -961,13 +961,11 @@ static void read_clause(struct reader *r, struct clause *c)
 			kind = EV_HOLD;
 		} else if (is_any(c, v, interv_verbs)) {
 			/* Not the securities or money market. */
+			static const char *const mmw[] = { "money", "reserves", "discount",
+				"repurchase", "liquidity", "absorb", "drain", "add", NULL };
 			bool mm = false;
 			for (size_t j = v + 1; j < c->n && j < v + 8; j++)
-				if (is(c, j, "securities") || is(c, j, "money") || is(c, j, "reserves") ||
-				    is(c, j, "discount") || is(c, j, "bill") || is(c, j, "repurchase") ||
-				    is(c, j, "liquidity") || is(c, j, "absorb") || is(c, j, "drain") ||
-				    is(c, j, "add"))
-					mm = true;
+				mm = mm || is_any(c, j, not_ccy_words) || is_any(c, j, mmw);
 			if (mm)
 				continue;
 			kind = EV_INTERVENTION;
@@ -987,6 +985,9 @@ static void read_clause(struct reader *r, struct clause *c)
 				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
+			/* "bought 500 mln dlrs of (Treasury) bills". */
+			for (size_t j = v + 1; j < c->n && j < v + 11; j++)
+				cur = cur && !(j > v + 3 && is_any(c, j, not_ccy_words));
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
@@ -1042,6 +1043,9 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* An intervention needs the currency market: in a story about
 		 * the money market "it has intervened" is an operation. */
 		if (kind == EV_INTERVENTION && r->title_mm && !fx_context(c))
+			continue;
+		/* "warned the U.S. not to intervene in the Gulf": no currency. */
+		if (kind == EV_INTERVENTION && sub->type == A_COUNTRY && !fx_context(c))
 			continue;
 		char cue[24] = "";
 		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought");

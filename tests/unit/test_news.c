@@ -702,12 +702,25 @@ static void test_events_not_acts(void **state)
 	assert_int_equal(policy_facts(&s), 0);
 	assert_int_equal(s.kind, EV_MMOP);
 	assert_string_equal(s.bank, "BoE");
+	/* The Fed buying Treasury bills for a customer is not buying dollars. */
+	events_extract("FED BUYS 500 MLN DLRS OF BILLS FOR CUSTOMER",
+		       "The Federal Reserve purchased about 500 mln dlrs of U.S. Treasury bills "
+		       "for a customer, a spokeswoman said.", d, &s);
+	assert_null(act_of(&s, "Fed", EV_INTERVENTION));
+	/* A country intervening in the Gulf is not in the currency market. */
+	events_extract("IRAN WARNS U.S. NOT TO INTERVENE IN THE GULF", NULL, d, &s);
+	assert_null(act_of(&s, "Fed", EV_INTERVENTION));
 }
 
 static void test_events_facts(void **state)
 {
 	(void)state;
 	int32_t d = day_of("1987-04-02");
+	struct ev_story s0;
+	/* "against yen" in a title names the other currency, not a denial. */
+	events_extract("swiss national bank says bought dollars against yen", NULL, d, &s0);
+	assert_non_null(act_of(&s0, "SNB", EV_INTERVENTION));
+	assert_int_equal(act_of(&s0, "SNB", EV_INTERVENTION)->mode, EV_MODE_FACT);
 	struct ev_story s;
 	events_extract("BANK OF JAPAN INTERVENES JUST AFTER TOKYO OPENING",
 		       "The Bank of Japan intervened just after the Tokyo market opened, buying "
