@@ -85,18 +85,24 @@ static bool word_in(const char *x, const char *const *list)
 /* Reads "bought dollars against yen", "selling sterling", "to support
  * the dollar", "stem the dollar's fall" in text: the currency bought
  * (firmer) and the one sold (weaker). Returns true when one was found. */
-static bool intervention_direction(const char *text, char firmer[4], char weaker[4])
+bool vev_direction(const char *text, char firmer[4], char weaker[4])
 {
 	static const char *const buy[] = { "buy", "buys", "bought", "buying", "purchase",
 					   "purchased", "purchases", "purchasing", "support",
 					   "supported", "supporting", "supports", "prop", "propped",
 					   "propping", "defend", "defended", "defending", "stem",
 					   "stemmed", "stemming", "hold", "holding", NULL };
-	static const char *const sell[] = { "sell", "sells", "sold", "selling", "dumping",
-					    "dumped", NULL };
+	static const char *const sell[] = { "sell", "sells", "sold", "selling", "sales",
+					    "dumping", "dumped", NULL };
 	char w[80][16];
 	size_t n = split_words(text, w, 80);
 	for (size_t i = 0; i < n; i++) {
+		/* "dollar buying", "dollar purchases", "dollar sales". */
+		const char *c0 = word_ccy(w, i);
+		if (c0 && i + 1 < n && (word_in(w[i + 1], buy) || word_in(w[i + 1], sell))) {
+			snprintf(word_in(w[i + 1], buy) ? firmer : weaker, 4, "%s", c0);
+			return true;
+		}
 		int side = word_in(w[i], buy) ? 1 : word_in(w[i], sell) ? -1 : 0;
 		if (!side)
 			continue;
@@ -295,9 +301,9 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 			group_add(out, c, s);
 			if (c->kind == EV_INTERVENTION && cited(c, s->id) && dir_votes < 3) {
 				char fi[4] = "", we[4] = "";
-				bool got = intervention_direction(f->evidence, fi, we);
+				bool got = vev_direction(f->evidence, fi, we);
 				char fi2[4] = "", we2[4] = "";
-				if (intervention_direction(s->body, fi2, we2) && got &&
+				if (vev_direction(s->body, fi2, we2) && got &&
 				    (!strcmp(fi, fi2) || !strcmp(we, we2))) {
 					/* The body's fuller "bought dollars
 					 * against yen" completes the title's. */
@@ -306,7 +312,7 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 					if (!we[0])
 						memcpy(we, we2, 4);
 				}
-				if (got || intervention_direction(s->title, fi, we)) {
+				if (got || vev_direction(s->title, fi, we)) {
 					if (!out->firmer[0] && !out->weaker[0]) {
 						memcpy(out->firmer, fi, 4);
 						memcpy(out->weaker, we, 4);

@@ -28,6 +28,7 @@
 #ifndef MADF_VALIDATOR_EVIDENCE_H
 #define MADF_VALIDATOR_EVIDENCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,11 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 
 /* The reason a verdict was given, naming the evidence used. Caller frees. */
 char *vev_reason(const struct vev_claim *c, const struct vev_result *r);
+
+/* Reads "bought dollars against yen", "selling sterling", "to support the
+ * dollar" in text: the currency bought (firmer) and the one sold (weaker),
+ * "" when not said. Returns true when one was found. */
+bool vev_direction(const char *text, char firmer[4], char weaker[4]);
 
 const char *vev_verdict_name(enum vev_verdict v);  /* "confirmed" */
 const char *vev_price_name(enum vev_price p);      /* "consistent" */
