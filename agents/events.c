@@ -283,43 +283,6 @@ const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank
 	return NULL;
 }
 
-/* ---- entities -------------------------------------------------------------- */
-
-char *events_decode_entities(const char *s)
-{
-	struct sbuf b;
-	sbuf_init(&b);
-	static const struct { const char *name; char c; } named[] = {
-		{ "lt", '<' }, { "gt", '>' }, { "amp", '&' }, { "quot", '"' }, { "apos", '\'' },
-	};
-	for (const char *p = s ? s : ""; *p;) {
-		if (*p == '&') {
-			const char *semi = strchr(p, ';');
-			if (semi && semi - p <= 8) {
-				size_t n = (size_t)(semi - p - 1);
-				int c = -1;
-				for (size_t i = 0; i < ARRAY_SIZE(named); i++)
-					if (strlen(named[i].name) == n && !strncmp(p + 1, named[i].name, n))
-						c = named[i].c;
-				if (c < 0 && n >= 2 && p[1] == '#') {
-					char *end;
-					bool hex = p[2] == 'x' || p[2] == 'X';
-					long v = strtol(p + (hex ? 3 : 2), &end, hex ? 16 : 10);
-					if (end == semi && v >= 32 && v < 127)
-						c = (int)v;
-				}
-				if (c >= 0) {
-					sbuf_addch(&b, (char)c);
-					p = semi + 1;
-					continue;
-				}
-			}
-		}
-		sbuf_addch(&b, *p++);
-	}
-	return sbuf_detach(&b);
-}
-
 /* ---- words ----------------------------------------------------------------- */
 
 #define WORD_LEN 24
@@ -889,10 +852,15 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 			continue;
 		best = &m[i];
 	}
-	if (noun || !best) {
+	/* "were signalled by the Bank of England": the agent. */
+	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
+				 is(c, v - 1, "been") || is(c, v - 1, "being"));
+	if (noun || !best || passive) {
 		for (size_t i = 0; i < nm; i++)
-			if (m[i].pos > v && m[i].pos <= v + 3 &&
-			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from")))
+			if (m[i].pos > v && m[i].pos <= v + 4 &&
+			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from") ||
+			     (is(c, m[i].pos - 1, "the") && (is(c, m[i].pos - 2, "by") ||
+							     is(c, m[i].pos - 2, "from")))))
 				return &m[i];
 	}
 	return best;
@@ -926,7 +894,7 @@ static void read_clause(struct reader *r, struct clause *c)
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
-		bool official = false, priv = false, signal = false;
+		bool official = false, priv = false, signal = false, dealing = false;
 		size_t objend = v;
 		if (is_any(c, v, cut_verbs) || is_any(c, v, hike_verbs)) {
 			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
@@ -952,7 +920,9 @@ static void read_clause(struct reader *r, struct clause *c)
 				    (is(c, j, "on") && is(c, j + 1, "hold")))
 					steady = true, objend = j;
 			long o = rate_object(c, v + 1, 6, &priv, &official);
-			if (!steady && !(o >= 0 && is(c, (size_t)o + 1, "at")))
+			/* "kept its discount rate at 2.5 pct", not "policy at dead center". */
+			if (!steady && !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
+					 isdigit((unsigned char)c->w[o + 2].w[0])))
 				continue;
 			if (!steady && o >= 0)
 				objend = (size_t)o;
@@ -1011,12 +981,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "bills bought at the lower rates introduced this
 			 * morning": the bank cut its dealing rates. */
 			kind = EV_CUT;
-			official = true;
+			official = dealing = true;
 		} else if ((is(c, v, "fell") || is(c, v, "rose")) && v >= 3 && is(c, v - 1, "rate") &&
 			   is(c, v - 2, "bank") && is(c, v - 3, "canadian")) {
 			kind = is(c, v, "fell") ? EV_CUT : EV_HIKE;
 			official = true;
-		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought")) {
+		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
+			   is(c, v, "resistance")) {
 			for (size_t j = v + 1; j < c->n && j < v + 13; j++)
 				if (is(c, j, "cut") || is(c, j, "rise") || is(c, j, "lower"))
 					kind = EV_HOLD, objend = j;
@@ -1030,6 +1001,15 @@ static void read_clause(struct reader *r, struct clause *c)
 				  starts(c, v - 2, "vote") || is(c, v - 2, "moved"))))
 			form = VF_INFINITIVE;
 		const struct mention *sub = subject_of(m, nm, v, c, form == VF_NOUN);
+		/* Only a central bank sets dealing rates: the nearest one named. */
+		for (size_t i = 0; dealing && sub && sub->type != A_CB && i < nm && m[i].pos < v; i++)
+			if (m[i].type == A_CB || m[i].type == A_GENERIC_CB)
+				sub = &m[i];
+		/* "... as other countries have cut": the verb has its own subject. */
+		static const char *const subord[] = { "when", "as", "because", "while", "if", "although",
+						      "though", "whereas", NULL };
+		for (size_t i = sub ? sub->pos + sub->len : v; i < v; i++)
+			sub = is_any(c, i, subord) && !is(c, i + 1, "well") ? NULL : sub;
 		if (!sub)
 			continue;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
@@ -1048,7 +1028,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (kind == EV_INTERVENTION && sub->type == A_COUNTRY && !fx_context(c))
 			continue;
 		char cue[24] = "";
-		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought");
+		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
+			      is(c, v, "resistance");
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
@@ -1056,6 +1037,12 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
 			mode = mode_between(c, v + 1, c->title ? c->n : objend + 4, cue, sizeof(cue));
+		/* "signal that it does not want to see a reduction". */
+		if (mode == EV_MODE_FACT && signal && objend > v &&
+		    mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
+			mode = EV_MODE_DENIED;
+		else if (mode == EV_MODE_FACT && signal)
+			cue[0] = 0;
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
 		    sub->type != A_CB) {
@@ -1186,6 +1173,19 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 	/* The title's actor does not carry into the body's first "it". */
 	r.last_type = A_OTHER;
 	read_text(&r, b, false);
+	/* A title's intervention over a money-market body without a currency. */
+	static const char *const fxw[] = { " dollar", " yen", " mark ", " marks", " sterling",
+		"currenc", "foreign exchange", "forex", " franc", " dlr", NULL };
+	bool fx = false;
+	for (char *p = b; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	for (size_t k = 0; fxw[k]; k++)
+		fx = fx || strstr(b, fxw[k]);
+	for (size_t i = 0; *b && !fx && r.mm_words && i < out->n; i++)
+		if (out->acts[i].in_title && out->acts[i].kind == EV_INTERVENTION) {
+			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
+			out->n--, i--;
+		}
 	free(t);
 	free(b);
 	out->bank = r.story_bank;

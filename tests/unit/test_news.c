@@ -717,6 +717,39 @@ static void test_events_facts(void **state)
 	(void)state;
 	int32_t d = day_of("1987-04-02");
 	struct ev_story s0;
+	/* A cut signalled by the Bank of England: passive, or a signal "from". */
+	events_extract("CITIBANK FOLLOWS U.K. BASE RATE CUT", "Lower rates were signalled by the "
+		       "Bank of England this morning, market sources said.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_FACT);
+	events_extract("NATWEST CUTS BASE RATE", "Its move followed a signal from the Bank of "
+		       "England that it would endorse a half point cut in the base rate.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_FACT);
+	/* ... but not a signal that it does not want one. */
+	events_extract("x", "Dealers said the Bank of England used the facilities to signal that "
+		       "it does not want to see an early reduction in base lending rates.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_DENIED);
+	/* Bills bought "at the lower dealing rates established this morning". */
+	events_extract("U.K. MONEY MARKET GIVEN 15 MLN STG HELP", "The Bank of England said it "
+		       "provided the market with 15 mln stg. The central bank purchased bank bills "
+		       "outright, at the lower dealing rates established this morning.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_FACT);
+	/* Resistance to pressure for lower rates holds them. */
+	events_extract("x", "This week's Bank of England resistance to strong market pressure for "
+		       "lower interest rates succeeded in holding bank base rates at 11 pct.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_HOLD)->mode, EV_MODE_FACT);
+	/* "as other countries have cut": not the U.K.'s act. */
+	events_extract("x", "The market may absorb lower U.K. interest rates, as it has done when "
+		       "other countries have cut their discount rates.", d, &s0);
+	assert_null(act_of(&s0, "BoE", EV_CUT));
+	/* A commentator's "keeping policy at dead center" is no hold. */
+	events_extract("x", "\"The Fed is keeping policy at dead center,\" said John Williams of "
+		       "Bankers Trust Co.", d, &s0);
+	assert_null(act_of(&s0, "Fed", EV_HOLD));
+	/* A title's intervention over a body about securities only. */
+	events_extract("AUSTRALIAN RESERVE BANK IN BUYING INTERVENTION", "The Reserve Bank said it "
+		       "was offering to buy short-dated government securities in the short-term "
+		       "money market.", d, &s0);
+	assert_null(act_of(&s0, "RBA", EV_INTERVENTION));
 	/* "against yen" in a title names the other currency, not a denial. */
 	events_extract("swiss national bank says bought dollars against yen", NULL, d, &s0);
 	assert_non_null(act_of(&s0, "SNB", EV_INTERVENTION));
