@@ -177,6 +177,42 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	}
 }
 
+/* The closes of pair from ten days before day to three days after, into
+ * *out (caller frees); how many. */
+static size_t prices_around(struct agent *a, const char *pair, int32_t day,
+			    struct vev_point **out)
+{
+	size_t n = 0;
+	*out = NULL;
+	if (!pair)
+		return 0;
+	char from[16], to[16];
+	char *err = NULL;
+	market_day_format(day - 10, from, sizeof(from));
+	market_day_format(day + 3, to, sizeof(to));
+	cJSON *args = cJSON_CreateObject(), *px = NULL;
+	cJSON_AddStringToObject(args, "pair", pair);
+	cJSON_AddStringToObject(args, "start", from);
+	cJSON_AddStringToObject(args, "end", to);
+	if (data_call(a, "fx_rates", args, &px, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
+			  "%s around %s: %s", pair, from, err);
+		free(err);
+	}
+	const cJSON *p;
+	int np = cJSON_GetArraySize(cJSON_GetObjectItem(px, "points"));
+	*out = xcalloc(np > 0 ? (size_t)np : 1, sizeof(**out));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(px, "points")) {
+		const cJSON *pd = cJSON_GetArrayItem(p, 0), *pc = cJSON_GetArrayItem(p, 1);
+		int32_t pday;
+		if (cJSON_IsString(pd) && cJSON_IsNumber(pc) &&
+		    market_day_parse(pd->valuestring, strlen(pd->valuestring), &pday) == 0)
+			(*out)[n++] = (struct vev_point){ pday, pc->valuedouble };
+	}
+	cJSON_Delete(px);
+	return n;
+}
+
 /* A policy act (hike, cut, hold, intervention) checked against evidence
  * the researcher's reading of its cited stories did not give: every
  * report of the act around its day by dateline and day, denials, the
@@ -210,33 +246,7 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 			st[n++] = v;
 	}
 	struct vev_point *pts = NULL;
-	size_t npts = 0;
-	cJSON *px = NULL;
-	if (pair) {
-		char from[16], to[16];
-		char *err = NULL;
-		market_day_format(day - 10, from, sizeof(from));
-		market_day_format(day + 3, to, sizeof(to));
-		cJSON *args = cJSON_CreateObject();
-		cJSON_AddStringToObject(args, "pair", pair);
-		cJSON_AddStringToObject(args, "start", from);
-		cJSON_AddStringToObject(args, "end", to);
-		if (data_call(a, "fx_rates", args, &px, &err) < 0) {
-			agent_log(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
-				  "%s around %s: %s", pair, date, err);
-			free(err);
-		}
-		const cJSON *p;
-		int np = cJSON_GetArraySize(cJSON_GetObjectItem(px, "points"));
-		pts = xcalloc(np > 0 ? (size_t)np : 1, sizeof(*pts));
-		cJSON_ArrayForEach(p, cJSON_GetObjectItem(px, "points")) {
-			const cJSON *pd = cJSON_GetArrayItem(p, 0), *pc = cJSON_GetArrayItem(p, 1);
-			int32_t pday;
-			if (cJSON_IsString(pd) && cJSON_IsNumber(pc) &&
-			    market_day_parse(pd->valuestring, strlen(pd->valuestring), &pday) == 0)
-				pts[npts++] = (struct vev_point){ pday, pc->valuedouble };
-		}
-	}
+	size_t npts = prices_around(a, pair, day, &pts);
 	size_t nc = 0;
 	const char **ids = xcalloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(f, "sources")) + 1,
 				   sizeof(*ids));
@@ -247,6 +257,21 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 			       .cited = ids, .ncited = nc };
 	struct vev_result *r = xmalloc(sizeof(*r));
 	vev_judge(&c, st, n, pts, npts, r);
+	/* The price of the act's own currencies: dollars bought for yen,
+	 * reported under USD/CHF, are judged on USD/JPY. */
+	char own[8];
+	const char *x = !strcmp(r->firmer, "USD") ? r->weaker : !strcmp(r->weaker, "USD") ?
+			r->firmer : "";
+	if (pair && strlen(x) == 3 && strcmp(x, "DEM") && !strstr(pair, x)) {
+		bool base = !strcmp(x, "GBP") || !strcmp(x, "AUD") || !strcmp(x, "NZD") ||
+			    !strcmp(x, "EUR");
+		snprintf(own, sizeof(own), base ? "%s/USD" : "USD/%s", x);
+		free(pts);
+		pts = NULL;
+		npts = prices_around(a, own, day, &pts);
+		c.pair = own;
+		vev_judge(&c, st, n, pts, npts, r);
+	}
 	char *reason = vev_reason(&c, r);
 	const char *v = vev_verdict_name(r->verdict);
 	*why = xasprintf("%s: %s", v, reason);
@@ -258,7 +283,6 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 	free(ids);
 	free(pts);
 	free(st);
-	cJSON_Delete(px);
 	return v;
 }
 
