@@ -268,6 +268,8 @@ static cJSON *story_json(const struct news_item *it, bool body)
 	cJSON_AddStringToObject(o, "id", it->id ? it->id : "");
 	cJSON_AddStringToObject(o, "source", it->source ? it->source : "");
 	cJSON_AddStringToObject(o, "title", it->title ? it->title : "");
+	if (it->dateline)
+		cJSON_AddStringToObject(o, "dateline", it->dateline);
 	char ts[40];
 	util_iso8601(it->published_ns, ts, sizeof(ts));
 	cJSON_AddStringToObject(o, "published_at", ts);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/report_lead.h"
 #include "core/util.h"
 #include "agents/analytics.h" /* the MA5 vs MA20 column's constants */
 #include "core/banned.h"
@@ -477,7 +478,69 @@ static void summary_usd(struct md *m, struct usd_moves *u, const char *const *no
 		free(parts[i]);
 }
 
-static void summary_market(struct md *m)
+/* The week's main story (report_lead.h) leads the summary, with the move
+ * of its pair; returns that pair (static in *lead) or NULL. */
+static const char *summary_lead(struct md *m, struct report_lead *lead)
+{
+	if (!report_lead_find(m->run, lead))
+		return NULL;
+	add(m, "The week's main story was the ");
+	put(m, lead->bank, "");
+	add(m, " ");
+	put(m, lead->action, "");
+	if (lead->bought[0] || lead->sold[0]) {
+		add(m, lead->bought[0] ? ", buying " : ", selling ");
+		put(m, lead->bought[0] ? lead->bought : lead->sold, "");
+		if (lead->bought[0] && lead->sold[0]) {
+			add(m, " for ");
+			put(m, lead->sold, "");
+		}
+		add(m, ",");
+	}
+	if (lead->ndays > 1) {
+		sbuf_addf(&m->b, " on %zu days from ", lead->ndays);
+		put_date_human(m, lead->first);
+		add(m, " to ");
+		put_date_human(m, lead->last);
+	} else {
+		add(m, " on ");
+		put_date_human(m, lead->first);
+	}
+	sbuf_addf(&m->b, " (%zu %s)", lead->nstories, lead->nstories == 1 ? "story" : "stories");
+	const cJSON *f = lead->pair[0] ? pair_figures(m->run, lead->pair) : NULL;
+	char b[8], q[8];
+	if (!f || !pair_split(lead->pair, b, q)) {
+		add(m, ". ");
+		return NULL;
+	}
+	double r = round(lead->change * 100) / 100;
+	char s0[32], s1[32];
+	double v0 = 0, v1 = 0;
+	jnum(jget(f, "start"), "close", &v0);
+	jnum(jget(f, "end"), "close", &v1);
+	fmt_price(s0, sizeof(s0), v0);
+	fmt_price(s1, sizeof(s1), v1);
+	if (r != 0) {
+		add(m, ", as ");
+		put(m, r < 0 ? q : b, "");
+		add(m, " strengthened: ");
+	} else {
+		add(m, ": ");
+	}
+	put(m, lead->pair, "");
+	if (r != 0)
+		sbuf_addf(&m->b, " %s %.2f%%", r < 0 ? "fell" : "rose", fabs(r));
+	else
+		add(m, " was unchanged,");
+	sbuf_addf(&m->b, " from %s on ", s0);
+	put_date_human(m, jstr(jget(f, "start"), "date"));
+	sbuf_addf(&m->b, " to %s on ", s1);
+	put_date_human(m, jstr(jget(f, "end"), "date"));
+	add(m, ". ");
+	return lead->pair;
+}
+
+static void summary_market(struct md *m, const char *lead_pair)
 {
 	struct usd_moves u;
 	const cJSON *p, *mover = NULL;
@@ -506,7 +569,11 @@ static void summary_market(struct md *m)
 		nfig++;
 		usd_moves_add(&u, p->valuestring, c);
 	}
-	if (mover)
+	if (mover && lead_pair && !strcmp(lead_pair, mover_pair) && nfig > 1) {
+		put(m, lead_pair, "");
+		add(m, !m->final && nnodata ? " was the biggest mover so far. " :
+					      " was the biggest mover. ");
+	} else if (mover)
 		summary_mover(m, nfig, !m->final && nnodata, mover_pair, mover, best);
 	else
 		add(m, m->final ? "No market figures are available for the window. "
@@ -746,7 +813,8 @@ static void md_summary(struct md *m)
 {
 	heading(m, "Executive summary");
 	size_t start = m->b.len;
-	summary_market(m);
+	struct report_lead lead;
+	summary_market(m, summary_lead(m, &lead));
 	summary_events(m);
 	summary_validation(m);
 	summary_failures(m);

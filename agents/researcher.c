@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agents/analytics.h"
+#include "agents/events.h"
 #include "agents/data_tools.h"
 #include "agents/llm_agent.h"
 #include "agents/runtime.h"
@@ -450,28 +451,45 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	return 0;
 }
 
-static bool bank_touches(const char *bank, const char *b, const char *q)
+/* An act concerns a pair when one of its currencies is the pair's (the
+ * Bundesbank's mark stands for the euro). */
+static bool ccy_same(const char *act_ccy, const char *pair_ccy)
 {
-	static const char *const map[][2] = {
-		{ "Fed", "USD" }, { "BOJ", "JPY" }, { "ECB", "EUR" }, { "Bundesbank", "DEM" },
-		{ "Bundesbank", "EUR" }, { "BoE", "GBP" }, { "RBA", "AUD" }, { "RBNZ", "NZD" },
-		{ "SNB", "CHF" }, { "BoC", "CAD" }, { "PBoC", "CNY" },
-	};
-	if (!strcmp(bank, "policy"))
-		return true;
-	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
-		if (!strcmp(map[i][0], bank) && (!strcmp(map[i][1], b) || !strcmp(map[i][1], q)))
+	return !strcmp(act_ccy, pair_ccy) || (!strcmp(act_ccy, "DEM") && !strcmp(pair_ccy, "EUR"));
+}
+
+static bool act_has(const struct ev_act *ev, const char *pair_ccy)
+{
+	for (size_t i = 0; i < ev->nccy; i++)
+		if (ccy_same(ev->ccys[i], pair_ccy))
 			return true;
 	return false;
 }
+
+/* An act concerns a pair when it names both of the pair's currencies (the
+ * Bank of France buying dollars for yen: USD/JPY), or when the pair holds
+ * the bank's own currency (ccys[0]) and the act names no other currency
+ * than the pair's other one (a BOJ cut: JPY pairs; the BOJ buying dollars:
+ * USD/JPY, not EUR/USD). The Bundesbank's mark stands for the euro. */
+static bool act_touches(const struct ev_act *ev, const char *b, const char *q)
+{
+	if (act_has(ev, b) && act_has(ev, q))
+		return true;
+	if (ev->nccy == 0)
+		return false;
+	const char *other = ccy_same(ev->ccys[0], b) ? q : ccy_same(ev->ccys[0], q) ? b : NULL;
+	if (!other)
+		return false;
+	return ev->nccy == 1;
+}
+
 
 /* A story's classification and sentiment, computed once per process: the
  * news tasks of every pair read the same stories of the week. Keyed by the
  * story id and a hash of its text (two sources may reuse an id). */
 struct story_memo {
 	uint64_t key;
-	bool event;
-	struct cb_event ev;
+	struct ev_story ev;
 	struct fx_sentiment sent;
 };
 
@@ -496,9 +514,12 @@ static void memo_insert(const struct story_memo *m)
 }
 
 static void story_analyse(const char *id, const char *title, const char *body,
-			  struct story_memo *out)
+			  int32_t pub_day, struct story_memo *out)
 {
-	uint64_t key = fnv_add(fnv_add(fnv_add(1469598103934665603ULL, id), title), body);
+	char dbuf[16];
+	snprintf(dbuf, sizeof(dbuf), "%d", (int)pub_day);
+	uint64_t key = fnv_add(fnv_add(fnv_add(fnv_add(1469598103934665603ULL, id), title), body),
+			       dbuf);
 	key |= 1; /* 0 marks an empty slot */
 	pthread_mutex_lock(&memo_lock);
 	for (size_t i = memo_cap ? key & (memo_cap - 1) : 0; memo_cap && memo[i].key;
@@ -511,7 +532,7 @@ static void story_analyse(const char *id, const char *title, const char *body,
 	}
 	pthread_mutex_unlock(&memo_lock);
 	struct story_memo m = { .key = key };
-	m.event = analytics_classify_text(title, body, &m.ev);
+	events_extract(title, body, pub_day, &m.ev);
 	analytics_sentiment_init(&m.sent);
 	analytics_sentiment_add(&m.sent, title);
 	analytics_sentiment_add(&m.sent, body);
@@ -583,8 +604,11 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		nstories++;
 		const char *title = jstr(story, "title"), *body = jstr(story, "body");
 		const char *sid = jstr(story, "id"), *at = jstr(story, "published_at");
+		int32_t pub_day = 0;
+		if (at && strlen(at) >= 10)
+			(void)market_day_parse(at, 10, &pub_day);
 		struct story_memo sm;
-		story_analyse(sid, title, body, &sm);
+		story_analyse(sid, title, body, pub_day, &sm);
 		const struct ccy_sentiment *cb = analytics_sentiment_get(&sm.sent, b);
 		const struct ccy_sentiment *cq = analytics_sentiment_get(&sm.sent, q);
 		bool mentions = (cb && cb->pos + cb->neg) || (cq && cq->pos + cq->neg);
@@ -593,32 +617,48 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 			if (nsent++ < 12 && sid)
 				cJSON_AddItemToArray(sent_ids, cJSON_CreateString(sid));
 		}
-		const struct cb_event ev = sm.ev;
-		if (!sm.event || !ev.bank || !bank_touches(ev.bank, b, q) || !sid)
+		if (!sid)
 			continue;
-		/* One event per bank, action and day, citing all its stories. */
-		char day[11] = "";
-		if (at)
-			snprintf(day, sizeof(day), "%.10s", at);
-		const char *act = analytics_action_name(ev.action);
-		cJSON *e = NULL, *it;
-		cJSON_ArrayForEach(it, events)
-			if (!strcmp(jstr(it, "bank"), ev.bank) && !strcmp(jstr(it, "action"), act) &&
-			    !strcmp(jstr(it, "date"), day))
-				e = it;
-		if (!e) {
-			e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "bank", ev.bank);
-			cJSON_AddStringToObject(e, "action", act);
-			cJSON_AddStringToObject(e, "date", day);
-			cJSON_AddStringToObject(e, "title", title ? title : "");
-			cJSON_AddArrayToObject(e, "sources");
-			cJSON *evd = cJSON_AddArrayToObject(e, "evidence");
-			for (size_t k = 0; k < ev.nevidence; k++)
-				cJSON_AddItemToArray(evd, cJSON_CreateString(ev.evidence[k]));
-			cJSON_AddItemToArray(events, e);
+		/* Events: central-bank acts the story reports as done, in the
+		 * week, concerning one of the pair's currencies; one event per
+		 * bank, action and day, citing all its stories. */
+		for (size_t k = 0; k < sm.ev.n; k++) {
+			const struct ev_act *ev = &sm.ev.acts[k];
+			if (!events_is_policy_fact(ev) || ev->day < ws - 1 || ev->day > we ||
+			    !act_touches(ev, b, q))
+				continue;
+			char day[16];
+			market_day_format(ev->day, day, sizeof(day));
+			const char *act = events_kind_name(ev->kind);
+			cJSON *e = NULL, *it;
+			cJSON_ArrayForEach(it, events)
+				if (!strcmp(jstr(it, "bank"), ev->bank) && !strcmp(jstr(it, "action"), act) &&
+				    !strcmp(jstr(it, "date"), day))
+					e = it;
+			if (!e) {
+				char *t = events_decode_entities(title);
+				e = cJSON_CreateObject();
+				cJSON_AddStringToObject(e, "bank", ev->bank);
+				cJSON_AddStringToObject(e, "action", act);
+				cJSON_AddStringToObject(e, "date", day);
+				cJSON_AddStringToObject(e, "title", t);
+				cJSON_AddArrayToObject(e, "sources");
+				cJSON *evd = cJSON_AddArrayToObject(e, "evidence");
+				cJSON_AddItemToArray(evd, cJSON_CreateString(ev->evidence));
+				cJSON *cc = cJSON_AddArrayToObject(e, "currencies");
+				for (size_t c = 0; c < ev->nccy; c++)
+					cJSON_AddItemToArray(cc, cJSON_CreateString(ev->ccys[c]));
+				cJSON_AddItemToArray(events, e);
+				free(t);
+			}
+			cJSON *src = cJSON_GetObjectItem(e, "sources");
+			bool have = false;
+			const cJSON *x;
+			cJSON_ArrayForEach(x, src)
+				have = have || (cJSON_IsString(x) && !strcmp(x->valuestring, sid));
+			if (!have)
+				cJSON_AddItemToArray(src, cJSON_CreateString(sid));
 		}
-		cJSON_AddItemToArray(cJSON_GetObjectItem(e, "sources"), cJSON_CreateString(sid));
 	}
 	*points = nstories;
 	/* Findings: events that matter most first (intervention, rate moves). */
@@ -627,8 +667,6 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 	cJSON_ArrayForEach(e, events) {
 		const char *act = jstr(e, "action");
 		int n = cJSON_GetArraySize(cJSON_GetObjectItem(e, "sources"));
-		if (!strcmp(act, "statement") && n < 2)
-			continue; /* a lone statement is noise */
 		char id[64];
 		snprintf(id, sizeof(id), "%s-N%d", code, ++k);
 		char *text = xasprintf("%s %s on %s: \"%s\" (%d stor%s).", jstr(e, "bank"), act,
@@ -637,6 +675,9 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		cJSON_AddStringToObject(data, "bank", jstr(e, "bank"));
 		cJSON_AddStringToObject(data, "action", act);
 		cJSON_AddStringToObject(data, "date", jstr(e, "date"));
+		cJSON_AddStringToObject(data, "title", jstr(e, "title"));
+		cJSON_AddItemToObject(data, "currencies",
+				      cJSON_Duplicate(cJSON_GetObjectItem(e, "currencies"), 1));
 		cJSON_AddStringToObject(data, "window_start", d0);
 		cJSON_AddStringToObject(data, "window_end", d1);
 		add_finding(findings, id, "news", pair, text,

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "agents/analytics.h"
 #include "agents/data_tools.h"
 #include "agents/llm_agent.h"
 #include "agents/runtime.h"
+#include "agents/validator_evidence.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
 #include "core/util.h"
@@ -104,16 +104,204 @@ static const char *check_market(struct agent *a, const cJSON *f, cJSON *issues, 
 	return v;
 }
 
-/* News claims: every cited story exists in the archive, lies inside the
- * window, and (for events) says what the finding says. */
-static const char *check_news(struct agent *a, const cJSON *f, cJSON *issues, char **why)
+/* The stories around the acts under check, read once per validation
+ * request: the news of [start, end] and their acts. */
+struct act_news {
+	int32_t start, end;
+	cJSON *res;
+	struct vev_story *st;
+	struct ev_story *ev;
+	size_t n;
+};
+
+static void act_news_release(struct act_news *an)
+{
+	cJSON_Delete(an->res);
+	free(an->st);
+	free(an->ev);
+	memset(an, 0, sizeof(*an));
+}
+
+static bool story_view(const cJSON *s, struct vev_story *v)
+{
+	const char *id = jstr(s, "id"), *at = jstr(s, "published_at");
+	int32_t day;
+	if (!id || !at || strlen(at) < 10 || market_day_parse(at, 10, &day) < 0)
+		return false;
+	*v = (struct vev_story){ .id = id, .title = jstr(s, "title"), .body = jstr(s, "body"),
+				 .dateline = jstr(s, "dateline"), .pub_day = day };
+	return true;
+}
+
+/* Makes "an" hold the news of [from, to] (widened to the finding's window,
+ * so that the next findings reuse it). */
+static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, int32_t to,
+			   const cJSON *d)
+{
+	if (an->res && an->start <= from && an->end >= to)
+		return;
+	int32_t w;
+	const char *ws = jstr(d, "window_start"), *we = jstr(d, "window_end");
+	if (ws && market_day_parse(ws, strlen(ws), &w) == 0 && w - VEV_PLAUSIBLE_DAYS - 1 < from)
+		from = w - VEV_PLAUSIBLE_DAYS - 1;
+	if (we && market_day_parse(we, strlen(we), &w) == 0 && w + 2 > to)
+		to = w + 2;
+	act_news_release(an);
+	char s0[16], s1[16];
+	market_day_format(from, s0, sizeof(s0));
+	market_day_format(to, s1, sizeof(s1));
+	cJSON *args = cJSON_CreateObject();
+	cJSON_AddStringToObject(args, "start", s0);
+	cJSON_AddStringToObject(args, "end", s1);
+	cJSON_AddNumberToObject(args, "limit", 20000);
+	char *err = NULL;
+	an->start = from;
+	an->end = to;
+	if (data_call(a, "news_search", args, &an->res, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
+			  "news of %s..%s: %s", s0, s1, err);
+		free(err);
+		an->res = cJSON_CreateObject();
+	}
+	const cJSON *arr = cJSON_GetObjectItem(an->res, "stories"), *s;
+	size_t cap = (size_t)cJSON_GetArraySize(arr) + 1;
+	an->st = xcalloc(cap, sizeof(*an->st));
+	an->ev = xcalloc(cap, sizeof(*an->ev));
+	cJSON_ArrayForEach(s, arr) {
+		struct vev_story *v = &an->st[an->n];
+		if (!story_view(s, v))
+			continue;
+		events_extract(v->title, v->body, v->pub_day, &an->ev[an->n]);
+		v->ev = &an->ev[an->n];
+		an->n++;
+	}
+}
+
+/* The closes of pair from ten days before day to three days after, into
+ * *out (caller frees); how many. */
+static size_t prices_around(struct agent *a, const char *pair, int32_t day,
+			    struct vev_point **out)
+{
+	size_t n = 0;
+	*out = NULL;
+	if (!pair)
+		return 0;
+	char from[16], to[16];
+	char *err = NULL;
+	market_day_format(day - 10, from, sizeof(from));
+	market_day_format(day + 3, to, sizeof(to));
+	cJSON *args = cJSON_CreateObject(), *px = NULL;
+	cJSON_AddStringToObject(args, "pair", pair);
+	cJSON_AddStringToObject(args, "start", from);
+	cJSON_AddStringToObject(args, "end", to);
+	if (data_call(a, "fx_rates", args, &px, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
+			  "%s around %s: %s", pair, from, err);
+		free(err);
+	}
+	const cJSON *p;
+	int np = cJSON_GetArraySize(cJSON_GetObjectItem(px, "points"));
+	*out = xcalloc(np > 0 ? (size_t)np : 1, sizeof(**out));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(px, "points")) {
+		const cJSON *pd = cJSON_GetArrayItem(p, 0), *pc = cJSON_GetArrayItem(p, 1);
+		int32_t pday;
+		if (cJSON_IsString(pd) && cJSON_IsNumber(pc) &&
+		    market_day_parse(pd->valuestring, strlen(pd->valuestring), &pday) == 0)
+			(*out)[n++] = (struct vev_point){ pday, pc->valuedouble };
+	}
+	cJSON_Delete(px);
+	return n;
+}
+
+/* A policy act (hike, cut, hold, intervention) checked against evidence
+ * the researcher's reading of its cited stories did not give: every
+ * report of the act around its day by dateline and day, denials, the
+ * pair's move that day and the bank's earlier acts (validator_evidence.h).
+ * cited: the stories fetched by id (JSON array). */
+static const char *check_act(struct agent *a, struct act_news *an, const cJSON *f,
+			     const cJSON *cited, cJSON *issues, char **why)
+{
+	const cJSON *d = cJSON_GetObjectItem(f, "data");
+	const char *bank = jstr(d, "bank"), *date = jstr(d, "date"), *pair = jstr(f, "pair");
+	enum ev_kind kind = events_kind_parse(jstr(d, "action"));
+	int32_t day;
+	if (!date || market_day_parse(date, strlen(date), &day) < 0) {
+		*why = xstrdup("the finding has no date for the act");
+		return "unverified";
+	}
+	act_news_cover(a, an, day - VEV_PLAUSIBLE_DAYS - 1, day + 2, d);
+	/* The archive's stories, then cited ones it lacks (another source). */
+	size_t n = an->n;
+	struct vev_story *st = xcalloc(n + (size_t)cJSON_GetArraySize(cited) + 1, sizeof(*st));
+	memcpy(st, an->st, n * sizeof(*st));
+	const cJSON *s;
+	cJSON_ArrayForEach(s, cited) {
+		struct vev_story v;
+		bool dup = false;
+		if (!story_view(s, &v))
+			continue;
+		for (size_t i = 0; i < an->n && !dup; i++)
+			dup = !strcmp(an->st[i].id, v.id);
+		if (!dup)
+			st[n++] = v;
+	}
+	struct vev_point *pts = NULL;
+	size_t npts = prices_around(a, pair, day, &pts);
+	size_t nc = 0;
+	const char **ids = xcalloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(f, "sources")) + 1,
+				   sizeof(*ids));
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(f, "sources"))
+		if (cJSON_IsString(s))
+			ids[nc++] = s->valuestring;
+	struct vev_claim c = { .bank = bank, .kind = kind, .day = day, .pair = pair,
+			       .cited = ids, .ncited = nc };
+	struct vev_result *r = xmalloc(sizeof(*r));
+	vev_judge(&c, st, n, pts, npts, r);
+	/* The price of the act's own currencies: dollars bought for yen,
+	 * reported under USD/CHF, are judged on USD/JPY. */
+	char own[8];
+	const char *x = !strcmp(r->firmer, "USD") ? r->weaker : !strcmp(r->weaker, "USD") ?
+			r->firmer : "";
+	if (pair && strlen(x) == 3 && strcmp(x, "DEM") && !strstr(pair, x)) {
+		bool base = !strcmp(x, "GBP") || !strcmp(x, "AUD") || !strcmp(x, "NZD") ||
+			    !strcmp(x, "EUR");
+		snprintf(own, sizeof(own), base ? "%s/USD" : "USD/%s", x);
+		free(pts);
+		pts = NULL;
+		npts = prices_around(a, own, day, &pts);
+		c.pair = own;
+		vev_judge(&c, st, n, pts, npts, r);
+	}
+	char *reason = vev_reason(&c, r);
+	const char *v = vev_verdict_name(r->verdict);
+	*why = xasprintf("%s: %s", v, reason);
+	if (r->verdict == VEV_DISPUTED)
+		add_issue(issues, "conflict", "high", *why, affected(f, NULL, NULL),
+			  "report the act as unconfirmed or drop it", 0.8);
+	free(reason);
+	free(r);
+	free(ids);
+	free(pts);
+	free(st);
+	return v;
+}
+
+/* News claims: every cited story exists in the archive and lies inside
+ * the window; a policy act is then judged on independent evidence
+ * (check_act). */
+static const char *check_news(struct agent *a, struct act_news *an, const cJSON *f, cJSON *issues,
+			      char **why)
 {
 	const cJSON *d = cJSON_GetObjectItem(f, "data");
 	const char *ws = d ? jstr(d, "window_start") : NULL, *we = d ? jstr(d, "window_end") : NULL;
 	const char *bank = d ? jstr(d, "bank") : NULL, *action = d ? jstr(d, "action") : NULL;
-	int total = 0, found = 0, outside = 0, agree = 0;
+	enum ev_kind kind = events_kind_parse(action);
+	bool policy = bank && (kind == EV_HIKE || kind == EV_CUT || kind == EV_HOLD ||
+			       kind == EV_INTERVENTION);
+	int total = 0, found = 0, outside = 0;
 	struct sbuf missing;
 	sbuf_init(&missing);
+	cJSON *cited = cJSON_CreateArray();
 	const cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(f, "sources")) {
 		if (!cJSON_IsString(s))
@@ -142,11 +330,7 @@ static const char *check_news(struct agent *a, const cJSON *f, cJSON *issues, ch
 				  "drop the story or widen the window", 0.95);
 			free(desc);
 		}
-		struct cb_event ev;
-		if (bank && action && analytics_classify_text(jstr(res, "title"), jstr(res, "body"), &ev) &&
-		    ev.bank && !strcmp(ev.bank, bank) && !strcmp(analytics_action_name(ev.action), action))
-			agree++;
-		cJSON_Delete(res);
+		cJSON_AddItemToArray(cited, res);
 	}
 	const char *v;
 	if (total == 0) {
@@ -161,17 +345,13 @@ static const char *check_news(struct agent *a, const cJSON *f, cJSON *issues, ch
 	} else if (outside) {
 		v = "disputed";
 		*why = xasprintf("%d of %d cited stories lie outside the window", outside, total);
-	} else if (bank && action && agree == 0) {
-		v = "unverified";
-		*why = xasprintf("the %d cited stories exist but none reads as %s %s", total, bank,
-				 action);
+	} else if (policy) {
+		v = check_act(a, an, f, cited, issues, why);
 	} else {
 		v = "confirmed";
-		*why = bank ? xasprintf("%d of %d cited stories in the archive report %s %s", agree,
-					total, bank, action) :
-			      xasprintf("all %d cited stories are in the archive, inside the window",
-					total);
+		*why = xasprintf("all %d cited stories are in the archive, inside the window", total);
 	}
+	cJSON_Delete(cited);
 	sbuf_release(&missing);
 	return v;
 }
@@ -446,6 +626,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON *issues = cJSON_CreateArray(), *validated = cJSON_CreateArray();
 	cJSON *verdicts = cJSON_CreateArray();
 	int n = 0, confirmed = 0;
+	struct act_news an = { 0 };
 	const cJSON *f;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(m->content, "findings")) {
 		const char *kind = jstr(f, "kind"), *id = jstr(f, "id");
@@ -456,7 +637,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 		if (kind && !strcmp(kind, "market"))
 			v = check_market(a, f, issues, &why);
 		else if (kind && (!strcmp(kind, "news") || !strcmp(kind, "sentiment")))
-			v = check_news(a, f, issues, &why);
+			v = check_news(a, &an, f, issues, &why);
 		else if (kind && !strcmp(kind, "conflict")) {
 			v = "disputed";
 			why = xstrdup(jstr(f, "text") ? jstr(f, "text") : "conflicting results");
@@ -484,6 +665,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_Delete(lf);
 		free(why);
 	}
+	act_news_release(&an);
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "validation_id", m->id);
 	cJSON_AddItemToObject(c, "research_results_validated",

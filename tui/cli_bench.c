@@ -17,6 +17,7 @@
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/bench_console.h"
+#include "tui/bench_news.h"
 #include "tui/cli.h"
 #include "core/banned.h"
 
@@ -586,13 +587,15 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow or console");
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console or news");
 	if (!strcmp(argv[1], "bus"))
 		return bench_bus(cli, argc, argv);
 	if (!strcmp(argv[1], "workflow"))
 		return bench_workflow(cli, argc, argv);
 	if (!strcmp(argv[1], "console"))
 		return bench_console(cli, argc, argv);
-	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow or console",
+	if (!strcmp(argv[1], "news"))
+		return bench_news(cli, argc, argv);
+	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console or news",
 			argv[1]);
 }

@@ -30,6 +30,28 @@ for s in "Executive summary" "Pairs" "Key events" "Findings" "Data freshness" "F
 	has "the report has the section $s" "$r" "$s"
 done
 has "the report names the BOJ's intervention" "$r" "BOJ intervention"
+# The summary leads with the week's main story: the BOJ's dollar buying
+# (most stories, on most days) as the yen rose, with the USD/JPY move.
+lead=$(sed -n '/^## Executive summary/{n;n;p;q}' "$md")
+case "$lead" in
+"The week's main story was the BOJ intervention, buying USD, on "*" days from 23 Mar 1987 to 27 Mar 1987 ("*" stories), as JPY strengthened: USD/JPY fell 2.62% from 151.70 on 20 Mar 1987 to 147.72 on 27 Mar 1987. "*)
+	ok "the summary leads with the BOJ's dollar buying and the USD/JPY fall";;
+*)	fail "the summary leads with the BOJ's dollar buying and the USD/JPY fall" "actual: $lead";;
+esac
+# The validator's verdict on the BOJ's dollar buying of 03-24 rests on
+# independent evidence: reports from other datelines and the USD/JPY move
+# that day (150.25 on 03-23 to 149.32 on 03-24, a smaller fall than the
+# day before), not on the cited stories read again.
+check "the BOJ intervention of 03-24 is confirmed by other datelines and the USD/JPY move" python3 -c "
+import re, sys
+md = open('$md').read()
+m = re.search(r'BOJ intervention on 1987-03-24:.*?finding USDJPY-N\\d+\\n  - Reason: (.*)', md)
+why = m.group(1) if m else ''
+ok = (why.startswith('confirmed: reports: ') and
+      int(re.search(r'(\\d+) independent reports', why).group(1)) >= 2 and
+      'TOKYO 03-24: reuters-21578-8591' in why and 'NEW YORK 03-24: reuters-21578-' in why and
+      'USD/JPY 150.25 (1987-03-23) to 149.32 (1987-03-24), -0.62% after -0.96% the day before, damped' in why)
+sys.exit(0 if ok else 1)"
 hasnt "real data is not labelled simulated" "$r" "imulated"
 check "the draft was written" sh -c "ls '$D'/reports/drafts/*.md"
 check "agents logged decisions" sh -c "ls '$T'/logs/agents/product_manager/decisions/*.jsonl"

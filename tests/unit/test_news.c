@@ -7,11 +7,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/events.h"
+#include "agents/events_eval.h"
 #include "agents/market.h"
 #include "agents/news.h"
 #include "core/util.h"
@@ -635,6 +638,276 @@ static void test_sim(void **state)
 	free(err);
 }
 
+/* ---- central-bank events ------------------------------------------------- */
+
+static int32_t day_of(const char *s)
+{
+	int32_t d = 0;
+	assert_int_equal(market_day_parse(s, strlen(s), &d), 0);
+	return d;
+}
+
+/* The act of a kind for a bank, any mode, or NULL. */
+static const struct ev_act *act_of(const struct ev_story *s, const char *bank, enum ev_kind k)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->acts[i].kind == k && !strcmp(s->acts[i].bank, bank))
+			return &s->acts[i];
+	return NULL;
+}
+
+static size_t policy_facts(const struct ev_story *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += events_is_policy_fact(&s->acts[i]);
+	return n;
+}
+
+/* The named week's headlines the previous rules read as acts. */
+static void test_events_not_acts(void **state)
+{
+	(void)state;
+	int32_t d = day_of("1987-03-24");
+	struct ev_story s;
+	events_extract("JAPAN DOES NOT INTEND TO CUT DISCOUNT RATE-SUMITA",
+		       "Bank of Japan governor Satoshi Sumita said the central bank has no "
+		       "intention of cutting its discount rate again.", d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	const struct ev_act *a = act_of(&s, "BOJ", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_DENIED);
+
+	events_extract("MIYAZAWA SAYS U.S. LIKELY TO INTERVENE", NULL, d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract("U.K. TRADE FIGURES BUOY HOPES OF INTEREST RATE CUT",
+		       "Better than expected trade figures raised hopes of a cut in U.K. base "
+		       "rates, dealers said.", d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract("FED DATA INDICATE POLICY LIKELY TO STAY ON HOLD",
+		       "Economists said the Fed is likely to keep policy unchanged.", d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract("LEADING ECONOMISTS CALL FOR MORE GROWTH ABROAD",
+		       "The government should intervene to push the dollar down further, "
+		       "Bergsten said.", d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* A commercial bank's prime rate is not the Fed's. */
+	events_extract("CHEMICAL CUTS PRIME RATE TO 7-1/2 PCT",
+		       "Chemical Bank said it cut its prime rate to 7-1/2 pct.", d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* The Bank of England's daily operations are operations. */
+	events_extract("U.K. MONEY MARKET GIVEN 37 MLN STG ASSISTANCE",
+		       "The Bank of England said it had provided the money market with 37 mln "
+		       "stg assistance in the morning session.", d, &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(s.kind, EV_MMOP);
+	assert_string_equal(s.bank, "BoE");
+	/* The Fed buying Treasury bills for a customer is not buying dollars. */
+	events_extract("FED BUYS 500 MLN DLRS OF BILLS FOR CUSTOMER",
+		       "The Federal Reserve purchased about 500 mln dlrs of U.S. Treasury bills "
+		       "for a customer, a spokeswoman said.", d, &s);
+	assert_null(act_of(&s, "Fed", EV_INTERVENTION));
+	/* A country intervening in the Gulf is not in the currency market. */
+	events_extract("IRAN WARNS U.S. NOT TO INTERVENE IN THE GULF", NULL, d, &s);
+	assert_null(act_of(&s, "Fed", EV_INTERVENTION));
+}
+
+static void test_events_facts(void **state)
+{
+	(void)state;
+	int32_t d = day_of("1987-04-02");
+	struct ev_story s0;
+	/* A cut signalled by the Bank of England: passive, or a signal "from". */
+	events_extract("CITIBANK FOLLOWS U.K. BASE RATE CUT", "Lower rates were signalled by the "
+		       "Bank of England this morning, market sources said.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_FACT);
+	events_extract("NATWEST CUTS BASE RATE", "Its move followed a signal from the Bank of "
+		       "England that it would endorse a half point cut in the base rate.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_FACT);
+	/* ... but not a signal that it does not want one. */
+	events_extract("x", "Dealers said the Bank of England used the facilities to signal that "
+		       "it does not want to see an early reduction in base lending rates.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_DENIED);
+	/* Bills bought "at the lower dealing rates established this morning". */
+	events_extract("U.K. MONEY MARKET GIVEN 15 MLN STG HELP", "The Bank of England said it "
+		       "provided the market with 15 mln stg. The central bank purchased bank bills "
+		       "outright, at the lower dealing rates established this morning.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_CUT)->mode, EV_MODE_FACT);
+	/* Resistance to pressure for lower rates holds them. */
+	events_extract("x", "This week's Bank of England resistance to strong market pressure for "
+		       "lower interest rates succeeded in holding bank base rates at 11 pct.", d, &s0);
+	assert_int_equal(act_of(&s0, "BoE", EV_HOLD)->mode, EV_MODE_FACT);
+	/* "as other countries have cut": not the U.K.'s act. */
+	events_extract("x", "The market may absorb lower U.K. interest rates, as it has done when "
+		       "other countries have cut their discount rates.", d, &s0);
+	assert_null(act_of(&s0, "BoE", EV_CUT));
+	/* A commentator's "keeping policy at dead center" is no hold. */
+	events_extract("x", "\"The Fed is keeping policy at dead center,\" said John Williams of "
+		       "Bankers Trust Co.", d, &s0);
+	assert_null(act_of(&s0, "Fed", EV_HOLD));
+	/* A title's intervention over a body about securities only. */
+	events_extract("AUSTRALIAN RESERVE BANK IN BUYING INTERVENTION", "The Reserve Bank said it "
+		       "was offering to buy short-dated government securities in the short-term "
+		       "money market.", d, &s0);
+	assert_null(act_of(&s0, "RBA", EV_INTERVENTION));
+	/* "against yen" in a title names the other currency, not a denial. */
+	events_extract("swiss national bank says bought dollars against yen", NULL, d, &s0);
+	assert_non_null(act_of(&s0, "SNB", EV_INTERVENTION));
+	assert_int_equal(act_of(&s0, "SNB", EV_INTERVENTION)->mode, EV_MODE_FACT);
+	struct ev_story s;
+	events_extract("BANK OF JAPAN INTERVENES JUST AFTER TOKYO OPENING",
+		       "The Bank of Japan intervened just after the Tokyo market opened, buying "
+		       "dollars at around 147.65 yen, dealers said.", d, &s);
+	const struct ev_act *a = events_find_fact(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, d);
+	assert_true(a->in_title);
+	bool usd = false, jpy = false;
+	for (size_t i = 0; i < a->nccy; i++) {
+		usd = usd || !strcmp(a->ccys[i], "USD");
+		jpy = jpy || !strcmp(a->ccys[i], "JPY");
+	}
+	assert_true(usd && jpy);
+
+	events_extract("BUNDESBANK LEAVES CREDIT POLICIES UNCHANGED",
+		       "The Bundesbank left credit policies unchanged after today's regular "
+		       "meeting of its council, a spokesman said.", d, &s);
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_HOLD));
+
+	events_extract("BELGIUM CUTS DISCOUNT RATE TO 8.0 PCT FROM 8.50", NULL, d, &s);
+	assert_non_null(events_find_fact(&s, "BNB", EV_CUT));
+
+	/* A cut the central bank signalled through its dealing rates. */
+	events_extract("BARCLAYS, MIDLAND FOLLOW NATWEST BASE RATE CUT",
+		       "Barclays Bank Plc and Midland Bank Plc said they are cutting their base "
+		       "lending rates to 10.5 pct from 11 pct. The base rate reductions came after "
+		       "the Bank of England cut its dealing rates this morning.", d, &s);
+	assert_non_null(events_find_fact(&s, "BoE", EV_CUT));
+	assert_null(act_of(&s, "Barclays", EV_CUT));
+
+	/* Dated in the story: "on January 28" is background in April. */
+	events_extract("U.S. INTERVENED TO AID DLR IN JANUARY, FED SAYS",
+		       "The Fed's quarterly review said that the U.S. authorities bought 50 mln "
+		       "dlrs through the sale of yen on January 28.", d, &s);
+	a = act_of(&s, "Fed", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
+	assert_int_equal(a->day, day_of("1987-01-28"));
+	assert_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+
+	/* "yesterday" moves the act's day. */
+	events_extract("SPAIN RAISES RATE", "The Bank of Spain raised its overnight call money "
+		       "rate to 13.5 pct yesterday.", d, &s);
+	a = events_find_fact(&s, "BdE", EV_HIKE);
+	assert_non_null(a);
+	assert_int_equal(a->day, d - 1);
+}
+
+static void test_events_entities(void **state)
+{
+	(void)state;
+	char *t = events_decode_entities("BANK &lt;BOJ&gt; &amp; FED &#39;SAYS&#39; &bogus;");
+	assert_string_equal(t, "BANK <BOJ> & FED 'SAYS' &bogus;");
+	free(t);
+	t = events_decode_entities(NULL);
+	assert_string_equal(t, "");
+	free(t);
+	struct ev_story s;
+	events_extract("BANK OF JAPAN &lt;BOJ&gt; INTERVENES", NULL, day_of("1987-04-02"), &s);
+	const struct ev_act *a = events_find_fact(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_string_equal(a->evidence, "BANK OF JAPAN <BOJ> INTERVENES");
+}
+
+static char *write_tmp(const char *text)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *p = xasprintf("%s/madf-labels-XXXXXX", dir);
+	int fd = mkstemp(p);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return p;
+}
+
+/* The scoring: a right act, a wrong one, a missed one, a background one. */
+static void test_events_eval(void **state)
+{
+	(void)state;
+	char *p = write_tmp(
+		"{\"id\":\"a\",\"published\":\"1987-04-02\",\"split\":\"dev\",\"facts\":"
+		"[{\"bank\":\"BOJ\",\"action\":\"intervention\",\"date\":\"1987-04-02\","
+		"\"background\":false}],\"speculated\":[]}\n"
+		"{\"id\":\"b\",\"published\":\"1987-04-02\",\"split\":\"dev\",\"facts\":[],"
+		"\"speculated\":[{\"bank\":\"BOJ\",\"action\":\"cut\"}]}\n"
+		"{\"id\":\"c\",\"published\":\"1987-04-02\",\"split\":\"dev\",\"facts\":"
+		"[{\"bank\":\"Bundesbank\",\"action\":\"hold\",\"date\":\"1987-04-02\","
+		"\"background\":false}],\"speculated\":[]}\n"
+		"{\"id\":\"d\",\"published\":\"1987-04-02\",\"split\":\"held-out\",\"facts\":"
+		"[{\"bank\":\"Fed\",\"action\":\"intervention\",\"date\":\"1987-01-28\","
+		"\"background\":true}],\"speculated\":[]}\n");
+	struct eval_set set;
+	char *err = NULL;
+	assert_int_equal(eval_set_load(p, &set, &err), 0);
+	assert_int_equal(set.n, 4);
+	char ia[] = "a", ib[] = "b", ic[] = "c", id[] = "d", empty[] = "";
+	char ta[] = "BANK OF JAPAN INTERVENES", tb[] = "BANK OF JAPAN CUTS DISCOUNT RATE";
+	char tc[] = "BUNDESBANK SEEN STEADY", td[] = "FED BOUGHT DOLLARS ON JANUARY 28";
+	struct news_item items[4] = {
+		{ .id = ia, .title = ta, .body = empty },
+		{ .id = ib, .title = tb, .body = empty },
+		{ .id = ic, .title = tc, .body = empty },
+		{ .id = id, .title = td, .body = empty },
+	};
+	struct news_list arch = { .items = items, .n = 4 };
+	struct eval_result r;
+	size_t missing = 0;
+	eval_run(&set, &arch, "dev", EVAL_RULES_NEW, &r, &missing);
+	assert_int_equal(missing, 0);
+	assert_int_equal(r.stories, 3);
+	assert_int_equal(r.facts, 2);
+	struct eval_counts *all = &r.cite[EVAL_ACTIONS];
+	assert_int_equal(all->tp, 1);   /* the BOJ intervention */
+	assert_int_equal(all->fp, 1);   /* the BOJ cut only speculated about */
+	assert_int_equal(all->fn, 1);   /* the Bundesbank hold */
+	assert_true(fabs(eval_precision(all) - 0.5) < 1e-9);
+	assert_true(fabs(eval_recall(all) - 0.5) < 1e-9);
+	/* A background act found is neither right nor wrong. */
+	eval_run(&set, &arch, "held-out", EVAL_RULES_NEW, &r, &missing);
+	assert_int_equal(r.facts, 0);
+	assert_int_equal(r.cite[EVAL_ACTIONS].fp, 0);
+	eval_set_release(&set);
+	unlink(p);
+	free(p);
+	/* A bad line is named. */
+	p = write_tmp("{\"id\":\"a\",\"published\":\"1987-04-02\",\"split\":\"dev\",\"facts\":[],"
+		      "\"speculated\":[]}\n{\"id\":\"b\",\"published\":\"April\",\"split\":\"dev\","
+		      "\"facts\":[],\"speculated\":[]}\n");
+	assert_int_equal(eval_set_load(p, &set, &err), -1);
+	assert_non_null(strstr(err, ":2: published"));
+	free(err);
+	unlink(p);
+	free(p);
+}
+
+/* The project's labelled set: 300+ development stories, each with an id
+ * in the archive. */
+static void test_events_labels(void **state)
+{
+	(void)state;
+	struct eval_set set;
+	char *err = NULL;
+	assert_int_equal(eval_set_load("tests/data/news-labels.jsonl", &set, &err), 0);
+	size_t dev = 0, held = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		dev += !strcmp(set.s[i].split, "dev");
+		held += !strcmp(set.s[i].split, "held-out");
+	}
+	assert_true(dev >= 300);
+	assert_true(held >= 50);
+	eval_set_release(&set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +921,11 @@ int main(void)
 		cmocka_unit_test(test_rss_variants),
 		cmocka_unit_test(test_feed_malformed),
 		cmocka_unit_test(test_sim),
+		cmocka_unit_test(test_events_not_acts),
+		cmocka_unit_test(test_events_facts),
+		cmocka_unit_test(test_events_entities),
+		cmocka_unit_test(test_events_eval),
+		cmocka_unit_test(test_events_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

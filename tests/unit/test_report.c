@@ -280,8 +280,9 @@ static void test_summary(void **state)
 	char *sec = section(md, "## Executive summary");
 	assert_string_equal(sec,
 		"## Executive summary\n\n"
-		"The biggest mover was USD/JPY, down 2.62% from 151.70 on 20 Mar 1987 to "
-		"147.72 on 27 Mar 1987. "
+		"The week's main story was the BOJ intervention, buying USD, on 24 Mar 1987 "
+		"(2 stories), as JPY strengthened: USD/JPY fell 2.62% from 151.70 on "
+		"20 Mar 1987 to 147.72 on 27 Mar 1987. USD/JPY was the biggest mover. "
 		"Against the US dollar, 3 currencies strengthened (JPY, GBP, AUD); there were "
 		"no figures for EUR/USD. "
 		"The news flagged 2 central-bank events: BOJ intervention (24 Mar 1987) and "
@@ -302,6 +303,66 @@ static void test_summary(void **state)
 	assert_non_null(strstr(sec, "Against the US dollar, 2 currencies strengthened (JPY, GBP) "
 				    "and 1 currency weakened (AUD)"));
 	assert_null(strstr(sec, "During the run"));
+	free(sec);
+	free(md);
+	cJSON_Delete(run);
+}
+
+/* The lead is the theme that dominated by stories and move, not the
+ * event the ranking lists first: three days of BOJ dollar buying (three
+ * stories, USD/JPY -2.62%) lead over a Bundesbank intervention with more
+ * stories on its one day, and over a Fed cut on a pair that barely moved. */
+static void test_summary_lead(void **state)
+{
+	(void)state;
+	cJSON *run = snapshot();
+	cJSON *ev = cJSON_Parse(
+		"[{\"bank\": \"Bundesbank\", \"action\": \"intervention\", \"date\": \"1987-03-25\","
+		"  \"title\": \"BUNDESBANK BUYS DOLLARS\", \"sources\": [\"a1\", \"a2\"],"
+		"  \"currencies\": [\"DEM\", \"USD\"], \"pairs\": [\"USD/JPY\"]},"
+		" {\"bank\": \"BOJ\", \"action\": \"intervention\", \"date\": \"1987-03-23\","
+		"  \"title\": \"BANK OF JAPAN BUYS DOLLARS\", \"sources\": [\"b1\"],"
+		"  \"currencies\": [\"JPY\", \"USD\"], \"pairs\": [\"USD/JPY\"]},"
+		" {\"bank\": \"BOJ\", \"action\": \"intervention\", \"date\": \"1987-03-26\","
+		"  \"title\": \"BANK OF JAPAN SEEN IN MARKET\", \"sources\": [\"b2\", \"b1\"],"
+		"  \"evidence\": [\"the Bank of Japan bought dollars for yen\"],"
+		"  \"currencies\": [\"JPY\", \"USD\"], \"pairs\": [\"USD/JPY\"]},"
+		" {\"bank\": \"BOJ\", \"action\": \"intervention\", \"date\": \"1987-03-27\","
+		"  \"title\": \"BANK OF JAPAN INTERVENES\", \"sources\": [\"b3\"],"
+		"  \"currencies\": [\"JPY\", \"USD\"], \"pairs\": [\"USD/JPY\"]},"
+		" {\"bank\": \"Fed\", \"action\": \"cut\", \"date\": \"1987-03-24\","
+		"  \"title\": \"FED CUTS DISCOUNT RATE\", \"sources\": [\"c1\", \"c2\", \"c3\","
+		"  \"c4\"], \"currencies\": [\"USD\"], \"pairs\": [\"GBP/USD\"]}]");
+	assert_non_null(ev);
+	cJSON_ReplaceItemInObject(run, "events", ev);
+	char *md = report_markdown(run, true);
+	char *sec = section(md, "## Executive summary");
+	assert_true(starts_with(sec, "## Executive summary\n\n"
+		"The week's main story was the BOJ intervention, buying USD, on 3 days from "
+		"23 Mar 1987 to 27 Mar 1987 (3 stories), as JPY strengthened: USD/JPY fell 2.62% "
+		"from 151.70 on 20 Mar 1987 to 147.72 on 27 Mar 1987. "));
+	/* The ranking still lists the best-sourced events after it. */
+	assert_non_null(strstr(sec, "chief among them Bundesbank intervention (25 Mar 1987)"));
+	free(sec);
+	free(md);
+
+	/* Without the BOJ, the Fed's cut (4 stories, GBP/USD +0.05%) outweighs
+	 * the Bundesbank's intervention (2 stories, USD/JPY -2.62%): 4.2 to 7.2
+	 * is lost, 2 x 3.62 = 7.25 > 4 x 1.05 = 4.19. */
+	for (int i = 3; i >= 1; i--)
+		cJSON_DeleteItemFromArray(ev, i);
+	md = report_markdown(run, true);
+	sec = section(md, "## Executive summary");
+	assert_true(starts_with(sec, "## Executive summary\n\n"
+		"The week's main story was the Bundesbank intervention, buying USD, on "
+		"25 Mar 1987 (2 stories), as JPY strengthened: USD/JPY fell 2.62%"));
+	free(sec);
+	free(md);
+	/* With only a policy-free event list, no lead: the biggest mover opens. */
+	cJSON_ReplaceItemInObject(run, "events", cJSON_CreateArray());
+	md = report_markdown(run, true);
+	sec = section(md, "## Executive summary");
+	assert_true(starts_with(sec, "## Executive summary\n\nThe biggest mover was USD/JPY"));
 	free(sec);
 	free(md);
 	cJSON_Delete(run);
@@ -659,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_title_and_window),
 		cmocka_unit_test(test_pairs_table),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary_lead),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_findings_and_issues),
 		cmocka_unit_test(test_failures_and_provenance),

@@ -1,0 +1,1200 @@
+/* Central-bank acts in a story: actor, act, mode, date and currencies
+ * (see events.h for the rules). */
+#include "agents/events.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/banned.h"
+#include "core/util.h"
+
+/* ---- banks and actors ------------------------------------------------------ */
+
+struct bank_def {
+	const char *code, *name, *ccy;
+};
+
+static const struct bank_def banks[] = {
+	{ "Fed", "Federal Reserve", "USD" },
+	{ "BOJ", "Bank of Japan", "JPY" },
+	{ "Bundesbank", "Deutsche Bundesbank", "DEM" },
+	{ "BoE", "Bank of England", "GBP" },
+	{ "BdF", "Bank of France", "FRF" },
+	{ "BdI", "Bank of Italy", "ITL" },
+	{ "BdE", "Bank of Spain", "ESP" },
+	{ "BNB", "National Bank of Belgium", "BEF" },
+	{ "DNB", "Netherlands central bank", "NLG" },
+	{ "DKNB", "Danmarks Nationalbank", "DKK" },
+	{ "SNB", "Swiss National Bank", "CHF" },
+	{ "BoC", "Bank of Canada", "CAD" },
+	{ "RBA", "Reserve Bank of Australia", "AUD" },
+	{ "RBNZ", "Reserve Bank of New Zealand", "NZD" },
+	{ "ECB", "European Central Bank", "EUR" },
+	{ "PBoC", "People's Bank of China", "CNY" },
+	{ "BoK", "Bank of Korea", "KRW" },
+	{ "RBI", "Reserve Bank of India", "INR" },
+	{ "MAS", "Monetary Authority of Singapore", "SGD" },
+	{ "HKMA", "Hong Kong Monetary Authority", "HKD" },
+	{ "BOT", "Bank of Thailand", "THB" },
+	{ "BNM", "Bank Negara Malaysia", "MYR" },
+	{ "CBC", "Central Bank of China (Taiwan)", "TWD" },
+	{ "Riksbank", "Sveriges Riksbank", "SEK" },
+	{ "Norges", "Norges Bank", "NOK" },
+};
+
+enum actor_type {
+	A_CB,          /* a central bank, code known */
+	A_GENERIC_CB,  /* "central bank", "the Bank": resolved from context */
+	A_COUNTRY,     /* "Belgium", "Japan": its central bank for official rates */
+	A_COMMERCIAL,  /* a commercial bank, "banks", building societies */
+	A_GOVT,        /* ministry, Treasury, minister, government, G-7 */
+	A_OTHER,       /* economists, dealers, analysts: not an actor of acts */
+	A_PRONOUN,     /* "it": the last actor */
+};
+
+/* Phrases, lowercase words separated by single spaces. */
+struct actor_def {
+	const char *phrase;
+	enum actor_type type;
+	const char *code;
+};
+
+static const struct actor_def actors[] = {
+	/* Central banks by name and officials. */
+	{ "federal reserve bank of new york", A_CB, "Fed" },
+	{ "new york fed", A_CB, "Fed" },
+	{ "federal reserve", A_CB, "Fed" },
+	{ "fed", A_CB, "Fed" },
+	{ "volcker", A_CB, "Fed" },
+	{ "u.s. monetary authorities", A_CB, "Fed" },
+	{ "u.s. authorities", A_CB, "Fed" },
+	{ "u.s. central bank", A_CB, "Fed" },
+	{ "bank of japan", A_CB, "BOJ" },
+	{ "boj", A_CB, "BOJ" },
+	{ "sumita", A_CB, "BOJ" },
+	{ "japanese monetary authorities", A_CB, "BOJ" },
+	{ "japanese authorities", A_CB, "BOJ" },
+	{ "japanese central bank", A_CB, "BOJ" },
+	{ "bundesbank", A_CB, "Bundesbank" },
+	{ "poehl", A_CB, "Bundesbank" },
+	{ "west german central bank", A_CB, "Bundesbank" },
+	{ "german central bank", A_CB, "Bundesbank" },
+	{ "bank of england", A_CB, "BoE" },
+	{ "leigh pemberton", A_CB, "BoE" },
+	{ "british authorities", A_CB, "BoE" },
+	{ "u.k. authorities", A_CB, "BoE" },
+	{ "bank of france", A_CB, "BdF" },
+	{ "banque de france", A_CB, "BdF" },
+	{ "french central bank", A_CB, "BdF" },
+	{ "bank of italy", A_CB, "BdI" },
+	{ "italian central bank", A_CB, "BdI" },
+	{ "bank of spain", A_CB, "BdE" },
+	{ "spanish central bank", A_CB, "BdE" },
+	{ "belgian national bank", A_CB, "BNB" },
+	{ "national bank of belgium", A_CB, "BNB" },
+	{ "belgian central bank", A_CB, "BNB" },
+	{ "dutch central bank", A_CB, "DNB" },
+	{ "netherlands central bank", A_CB, "DNB" },
+	{ "danish central bank", A_CB, "DKNB" },
+	{ "danish national bank", A_CB, "DKNB" },
+	{ "danmarks nationalbank", A_CB, "DKNB" },
+	{ "swiss national bank", A_CB, "SNB" },
+	{ "swiss central bank", A_CB, "SNB" },
+	{ "bank of canada", A_CB, "BoC" },
+	{ "reserve bank of australia", A_CB, "RBA" },
+	{ "australian reserve bank", A_CB, "RBA" },
+	{ "reserve bank of new zealand", A_CB, "RBNZ" },
+	{ "european central bank", A_CB, "ECB" },
+	{ "ecb", A_CB, "ECB" },
+	{ "people's bank of china", A_CB, "PBoC" },
+	{ "bank of korea", A_CB, "BoK" },
+	{ "reserve bank of india", A_CB, "RBI" },
+	{ "monetary authority of singapore", A_CB, "MAS" },
+	{ "bank of thailand", A_CB, "BOT" },
+	{ "bank negara", A_CB, "BNM" },
+	{ "central bank of china", A_CB, "CBC" },
+	{ "taiwan central bank", A_CB, "CBC" },
+	{ "riksbank", A_CB, "Riksbank" },
+	{ "norges bank", A_CB, "Norges" },
+	{ "central bank", A_GENERIC_CB, NULL },
+	{ "central banks", A_GENERIC_CB, NULL },
+	{ "monetary authorities", A_GENERIC_CB, NULL },
+	{ "reserve bank", A_GENERIC_CB, NULL },
+	{ "the bank", A_GENERIC_CB, NULL },
+	/* Countries (their central bank for official rates). */
+	{ "united states", A_COUNTRY, "Fed" },
+	{ "u.s.", A_COUNTRY, "Fed" },
+	{ "japan", A_COUNTRY, "BOJ" },
+	{ "west germany", A_COUNTRY, "Bundesbank" },
+	{ "britain", A_COUNTRY, "BoE" },
+	{ "u.k.", A_COUNTRY, "BoE" },
+	{ "france", A_COUNTRY, "BdF" },
+	{ "italy", A_COUNTRY, "BdI" },
+	{ "spain", A_COUNTRY, "BdE" },
+	{ "belgium", A_COUNTRY, "BNB" },
+	{ "netherlands", A_COUNTRY, "DNB" },
+	{ "denmark", A_COUNTRY, "DKNB" },
+	{ "switzerland", A_COUNTRY, "SNB" },
+	{ "canada", A_COUNTRY, "BoC" },
+	{ "canadian bank rate", A_CB, "BoC" },
+	{ "australia", A_COUNTRY, "RBA" },
+	{ "new zealand", A_COUNTRY, "RBNZ" },
+	{ "sweden", A_COUNTRY, "Riksbank" },
+	{ "norway", A_COUNTRY, "Norges" },
+	/* Commercial banks and other lenders. */
+	{ "banks", A_COMMERCIAL, NULL },
+	{ "clearing banks", A_COMMERCIAL, NULL },
+	{ "building societies", A_COMMERCIAL, NULL },
+	{ "building society", A_COMMERCIAL, NULL },
+	{ "chemical", A_COMMERCIAL, NULL },
+	{ "citibank", A_COMMERCIAL, NULL },
+	{ "citicorp", A_COMMERCIAL, NULL },
+	{ "chase", A_COMMERCIAL, NULL },
+	{ "bankers trust", A_COMMERCIAL, NULL },
+	{ "manufacturers hanover", A_COMMERCIAL, NULL },
+	{ "morgan guaranty", A_COMMERCIAL, NULL },
+	{ "national westminster", A_COMMERCIAL, NULL },
+	{ "natwest", A_COMMERCIAL, NULL },
+	{ "barclays", A_COMMERCIAL, NULL },
+	{ "midland", A_COMMERCIAL, NULL },
+	{ "lloyds", A_COMMERCIAL, NULL },
+	{ "abbey national", A_COMMERCIAL, NULL },
+	{ "royal bank", A_COMMERCIAL, NULL },
+	{ "bank of montreal", A_COMMERCIAL, NULL },
+	{ "bank of nova scotia", A_COMMERCIAL, NULL },
+	{ "toronto dominion", A_COMMERCIAL, NULL },
+	{ "imperial bank", A_COMMERCIAL, NULL },
+	{ "deutsche bank", A_COMMERCIAL, NULL },
+	{ "dresdner", A_COMMERCIAL, NULL },
+	{ "commerzbank", A_COMMERCIAL, NULL },
+	{ "bank of tokyo", A_COMMERCIAL, NULL },
+	{ "bank of america", A_COMMERCIAL, NULL },
+	{ "bank of china", A_COMMERCIAL, NULL },
+	{ "bank of new zealand", A_COMMERCIAL, NULL },
+	{ "first chicago", A_COMMERCIAL, NULL },
+	{ "san paolo", A_COMMERCIAL, NULL },
+	{ "credit suisse", A_COMMERCIAL, NULL },
+	{ "association of banks", A_COMMERCIAL, NULL },
+	{ "world bank", A_OTHER, NULL },
+	/* Governments. */
+	{ "treasury", A_GOVT, NULL },
+	{ "finance ministry", A_GOVT, NULL },
+	{ "ministry of finance", A_GOVT, NULL },
+	{ "finance minister", A_GOVT, NULL },
+	{ "finance ministers", A_GOVT, NULL },
+	{ "minister", A_GOVT, NULL },
+	{ "government", A_GOVT, NULL },
+	{ "chancellor", A_GOVT, NULL },
+	{ "miyazawa", A_GOVT, NULL },
+	{ "baker", A_GOVT, NULL },
+	{ "lawson", A_GOVT, NULL },
+	{ "stoltenberg", A_GOVT, NULL },
+	{ "balladur", A_GOVT, NULL },
+	{ "group of five", A_GOVT, NULL },
+	{ "group of seven", A_GOVT, NULL },
+	{ "g 7", A_GOVT, NULL },
+	{ "g 5", A_GOVT, NULL },
+	{ "imf", A_OTHER, NULL },
+	/* Commentators. */
+	{ "economists", A_OTHER, NULL },
+	{ "economist", A_OTHER, NULL },
+	{ "analysts", A_OTHER, NULL },
+	{ "analyst", A_OTHER, NULL },
+	{ "traders", A_OTHER, NULL },
+	{ "markets", A_OTHER, NULL },
+	{ "market", A_OTHER, NULL },
+	{ "investors", A_OTHER, NULL },
+	{ "dealers", A_OTHER, NULL },
+	{ "dealer", A_OTHER, NULL },
+	{ "operators", A_OTHER, NULL },
+	{ "speculators", A_OTHER, NULL },
+	{ "buyers", A_OTHER, NULL },
+	{ "sellers", A_OTHER, NULL },
+	{ "exporters", A_OTHER, NULL },
+	{ "importers", A_OTHER, NULL },
+	{ "institutions", A_OTHER, NULL },
+	{ "bank", A_COMMERCIAL, NULL },
+	{ "it", A_PRONOUN, NULL },
+};
+
+static const struct bank_def *bank_get(const char *code)
+{
+	for (size_t i = 0; code && i < ARRAY_SIZE(banks); i++)
+		if (!strcmp(banks[i].code, code))
+			return &banks[i];
+	return NULL;
+}
+
+const char *events_bank_ccy(const char *bank)
+{
+	const struct bank_def *b = bank_get(bank);
+	return b ? b->ccy : NULL;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+	[EV_NONE] = "none", [EV_HIKE] = "hike", [EV_CUT] = "cut", [EV_HOLD] = "hold",
+	[EV_INTERVENTION] = "intervention", [EV_MMOP] = "money-market operation",
+	[EV_STATEMENT] = "statement", [EV_DATA] = "data",
+};
+
+const char *events_kind_name(enum ev_kind k)
+{
+	return (size_t)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "none";
+}
+
+enum ev_kind events_kind_parse(const char *s)
+{
+	for (size_t i = 1; s && i < ARRAY_SIZE(kind_names); i++)
+		if (!strcmp(kind_names[i], s))
+			return (enum ev_kind)i;
+	return EV_NONE;
+}
+
+const char *events_mode_name(enum ev_mode m)
+{
+	switch (m) {
+	case EV_MODE_FACT: return "fact";
+	case EV_MODE_BACKGROUND: return "background";
+	case EV_MODE_EXPECTED: return "expected";
+	case EV_MODE_DENIED: return "denied";
+	case EV_MODE_CALLED_FOR: return "called for";
+	case EV_MODE_RUMOURED: return "rumoured";
+	}
+	return "?";
+}
+
+bool events_is_policy_fact(const struct ev_act *a)
+{
+	return a->mode == EV_MODE_FACT && (a->kind == EV_HIKE || a->kind == EV_CUT ||
+					   a->kind == EV_HOLD || a->kind == EV_INTERVENTION);
+}
+
+const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
+				      enum ev_kind kind)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->acts[i].mode == EV_MODE_FACT && s->acts[i].kind == kind &&
+		    !strcmp(s->acts[i].bank, bank))
+			return &s->acts[i];
+	return NULL;
+}
+
+/* ---- words ----------------------------------------------------------------- */
+
+#define WORD_LEN 24
+#define CLAUSE_WORDS 160
+
+struct word {
+	char w[WORD_LEN];  /* lowercase, possessive 's dropped */
+	size_t off, len;   /* in the clause text */
+};
+
+struct clause {
+	const char *text;
+	size_t len;
+	struct word w[CLAUSE_WORDS];
+	size_t n;
+	bool title;
+};
+
+static bool word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '&';
+}
+
+static void clause_words(struct clause *c)
+{
+	c->n = 0;
+	size_t i = 0;
+	while (i < c->len && c->n < CLAUSE_WORDS) {
+		if (!word_char(c->text[i])) {
+			i++;
+			continue;
+		}
+		size_t st = i;
+		while (i < c->len && (word_char(c->text[i]) ||
+				      ((c->text[i] == '.' || c->text[i] == '\'') && i + 1 < c->len &&
+				       word_char(c->text[i + 1]))))
+			i++;
+		size_t n = i - st;
+		/* "U.S." keeps its final dot so that it is one word. */
+		if (i < c->len && c->text[i] == '.' && n <= 3 && memchr(c->text + st, '.', n))
+			n++, i++;
+		struct word *w = &c->w[c->n++];
+		w->off = st;
+		w->len = n;
+		size_t k = 0;
+		for (size_t j = 0; j < n && k + 1 < WORD_LEN; j++)
+			w->w[k++] = (char)tolower((unsigned char)c->text[st + j]);
+		w->w[k] = 0;
+		if (k > 2 && !strcmp(w->w + k - 2, "'s"))
+			w->w[k - 2] = 0;
+	}
+}
+
+static bool is(const struct clause *c, size_t i, const char *w)
+{
+	return i < c->n && !strcmp(c->w[i].w, w);
+}
+
+static bool is_any(const struct clause *c, size_t i, const char *const *list)
+{
+	for (; i < c->n && *list; list++)
+		if (!strcmp(c->w[i].w, *list))
+			return true;
+	return false;
+}
+
+static bool starts(const struct clause *c, size_t i, const char *prefix)
+{
+	return i < c->n && !strncmp(c->w[i].w, prefix, strlen(prefix));
+}
+
+/* Words of phrase p matched at i: their count, else 0. */
+static size_t match_phrase(const struct clause *c, size_t i, const char *p)
+{
+	size_t k = 0;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+		if (i + k >= c->n || strlen(c->w[i + k].w) != n || strncmp(c->w[i + k].w, p, n))
+			return 0;
+		k++;
+		p += n + (sp ? 1 : 0);
+	}
+	return k;
+}
+
+/* ---- the story's reading ------------------------------------------------- */
+
+struct mention {
+	size_t pos, len;
+	enum actor_type type;
+	const char *code;
+};
+
+struct reader {
+	int32_t pub_day;
+	const char *story_bank;  /* the first central bank named */
+	const char *last_cb;     /* the central bank named last */
+	enum actor_type last_type;
+	const char *last_code;
+	struct ev_story *out;
+	bool mm_words, data_words;
+	bool title_mm;           /* the title is about the money market */
+	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
+};
+
+static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n && n < max;) {
+		size_t best = 0, bi = 0;
+		for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
+			size_t k = match_phrase(c, i, actors[a].phrase);
+			if (k > best)
+				best = k, bi = a;
+		}
+		/* "X Bank Plc", "<name> Bank Ltd": a commercial bank. */
+		if (!best && (is(c, i, "bank") || is(c, i, "banks")) &&
+		    (is(c, i + 1, "plc") || is(c, i + 1, "ltd") || is(c, i + 1, "corp") ||
+		     is(c, i + 1, "co") || is(c, i + 1, "inc") || is(c, i + 1, "n.a"))) {
+			m[n++] = (struct mention){ i, 2, A_COMMERCIAL, NULL };
+			i += 2;
+			continue;
+		}
+		if (!best) {
+			i++;
+			continue;
+		}
+		enum actor_type t = actors[bi].type;
+		/* "the Bank of England": the longer name starting at "bank". */
+		if (!strcmp(actors[bi].phrase, "the bank")) {
+			size_t longer = 0;
+			for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
+				size_t k = match_phrase(c, i + 1, actors[a].phrase);
+				if (k > longer)
+					longer = k;
+			}
+			if (longer >= 2) {
+				i++;
+				continue;
+			}
+		}
+		/* "the bank" right after a commercial name is that bank. */
+		if (t == A_GENERIC_CB && !strcmp(actors[bi].phrase, "the bank") && c->title) {
+			i += best;
+			continue;
+		}
+		/* "U.S. authorities" and such are matched whole above; a lone
+		 * country followed by "banks" or "bank" is not the central bank. */
+		if (t == A_COUNTRY && (is(c, i + best, "banks") || is(c, i + best, "bank"))) {
+			i += best;
+			continue;
+		}
+		m[n++] = (struct mention){ i, best, t, actors[bi].code };
+		i += best;
+	}
+	return n;
+}
+
+/* The central bank a mention stands for, NULL when none. */
+static const char *resolve(struct reader *r, const struct clause *c, const struct mention *m,
+			   const struct mention *first, bool official_rate, bool intervention)
+{
+	(void)c;
+	switch (m->type) {
+	case A_CB:
+		return m->code;
+	case A_GENERIC_CB:
+		for (const struct mention *p = m; p-- > first;)
+			if (p->type == A_CB)
+				return p->code;
+		return r->last_cb ? r->last_cb : r->story_bank;
+	case A_COUNTRY:
+		return official_rate || intervention ? m->code : NULL;
+	case A_PRONOUN:
+		for (const struct mention *p = m; p-- > first;) {
+			if (p->type == A_PRONOUN || p->type == A_OTHER)
+				continue;
+			struct mention q = *p;
+			return resolve(r, c, &q, first, official_rate, intervention);
+		}
+		if (r->last_type == A_CB || r->last_type == A_GENERIC_CB)
+			return r->last_cb;
+		if (r->last_type == A_COUNTRY && (official_rate || intervention))
+			return r->last_code;
+		return NULL;
+	case A_COMMERCIAL:
+	case A_GOVT:
+	case A_OTHER:
+		return NULL;
+	}
+	return NULL;
+}
+
+/* ---- verbs ----------------------------------------------------------------- */
+
+enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
+
+static const char *const cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
+	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
+	NULL };
+static const char *const hike_verbs[] = { "raised", "raises", "raising", "increased",
+	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
+	"tightened", "tightens", NULL };
+static const char *const hold_verbs[] = { "left", "leaves", "leaving", "kept", "keeps",
+	"keeping", "held", "holds", "holding", "maintained", "maintains", "leave", "keep",
+	"hold", "maintain", NULL };
+static const char *const interv_verbs[] = { "intervened", "intervenes", "intervening",
+	"intervene", NULL };
+static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
+	"sells", "sell", "purchased", "purchases", "sales", NULL };
+static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
+	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
+static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
+	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
+	"guilders", NULL };
+static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "securities", "paper",
+	"notes", "stock", "shares", NULL };
+static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
+	"policies", NULL };
+static const char *const private_rate[] = { "prime", "base", "mortgage", "deposit", "savings",
+	"broker", "lending", "loan", "card", NULL };
+
+static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
+	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
+
+/* A rate object within the next words: returns its position or -1; sets
+ * *priv for a rate only commercial banks set and *official for an official
+ * one. */
+static long rate_object(const struct clause *c, size_t from, size_t span, bool *priv,
+			bool *official)
+{
+	*priv = *official = false;
+	for (size_t j = from; j < c->n && j < from + span; j++) {
+		if (is_any(c, j, rate_words)) {
+			/* "interest rate ceiling", "rate futures", "rate swaps". */
+			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
+			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
+				return -1;
+			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+				if (k >= from && is_any(c, k, private_rate))
+					*priv = true;
+				if (k >= from && is_any(c, k, official_rate))
+					*official = true;
+			}
+			if (is(c, j, "discount") || is(c, j, "lombard"))
+				*official = true;
+			return (long)j;
+		}
+		/* The object ends at a new verb or clause word. */
+		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
+			return -1;
+	}
+	return -1;
+}
+
+/* ---- mode ------------------------------------------------------------------ */
+
+struct cue_def {
+	const char *w;
+	enum ev_mode mode;
+	bool prefix;
+};
+
+static const struct cue_def cues[] = {
+	{ "not", EV_MODE_DENIED, false }, { "no", EV_MODE_DENIED, false },
+	{ "never", EV_MODE_DENIED, false }, { "n't", EV_MODE_DENIED, false },
+	{ "denied", EV_MODE_DENIED, false }, { "denies", EV_MODE_DENIED, false },
+	{ "deny", EV_MODE_DENIED, false }, { "without", EV_MODE_DENIED, false },
+	{ "unlikely", EV_MODE_DENIED, false }, { "refused", EV_MODE_DENIED, false },
+	{ "resist", EV_MODE_DENIED, true }, { "against", EV_MODE_DENIED, false },
+	{ "little", EV_MODE_DENIED, false }, { "nor", EV_MODE_DENIED, false },
+	{ "premature", EV_MODE_DENIED, false },
+	{ "urge", EV_MODE_CALLED_FOR, true }, { "call", EV_MODE_CALLED_FOR, true },
+	{ "should", EV_MODE_CALLED_FOR, false }, { "pressure", EV_MODE_CALLED_FOR, false },
+	{ "demand", EV_MODE_CALLED_FOR, true }, { "want", EV_MODE_CALLED_FOR, true },
+	{ "need", EV_MODE_CALLED_FOR, true }, { "ask", EV_MODE_CALLED_FOR, true },
+	{ "likely", EV_MODE_EXPECTED, false }, { "expect", EV_MODE_EXPECTED, true },
+	{ "may", EV_MODE_EXPECTED, false }, { "might", EV_MODE_EXPECTED, false },
+	{ "could", EV_MODE_EXPECTED, false }, { "would", EV_MODE_EXPECTED, false },
+	{ "will", EV_MODE_EXPECTED, false }, { "can", EV_MODE_EXPECTED, false },
+	{ "hope", EV_MODE_EXPECTED, true }, { "seen", EV_MODE_EXPECTED, false },
+	{ "sees", EV_MODE_EXPECTED, false }, { "forecast", EV_MODE_EXPECTED, true },
+	{ "predict", EV_MODE_EXPECTED, true }, { "possib", EV_MODE_EXPECTED, true },
+	{ "probabl", EV_MODE_EXPECTED, true }, { "if", EV_MODE_EXPECTED, false },
+	{ "unless", EV_MODE_EXPECTED, false }, { "ready", EV_MODE_EXPECTED, false },
+	{ "prepared", EV_MODE_EXPECTED, false }, { "consider", EV_MODE_EXPECTED, true },
+	{ "room", EV_MODE_EXPECTED, false }, { "scope", EV_MODE_EXPECTED, false },
+	{ "chance", EV_MODE_EXPECTED, true }, { "anticipat", EV_MODE_EXPECTED, true },
+	{ "await", EV_MODE_EXPECTED, true }, { "plan", EV_MODE_EXPECTED, true },
+	{ "intend", EV_MODE_EXPECTED, true }, { "set", EV_MODE_EXPECTED, false },
+	{ "poised", EV_MODE_EXPECTED, false }, { "bracing", EV_MODE_EXPECTED, false },
+	{ "ahead", EV_MODE_EXPECTED, false }, { "further", EV_MODE_EXPECTED, false },
+	{ "another", EV_MODE_EXPECTED, false }, { "imminent", EV_MODE_EXPECTED, false },
+	{ "time", EV_MODE_EXPECTED, false }, { "whether", EV_MODE_RUMOURED, false },
+	{ "rumour", EV_MODE_RUMOURED, true }, { "rumor", EV_MODE_RUMOURED, true },
+	{ "speculat", EV_MODE_RUMOURED, true }, { "talk", EV_MODE_RUMOURED, false },
+	{ "understood", EV_MODE_RUMOURED, false }, { "reportedly", EV_MODE_RUMOURED, false },
+	{ "suspected", EV_MODE_RUMOURED, false }, { "apparently", EV_MODE_RUMOURED, false },
+	{ "estimates", EV_MODE_RUMOURED, false }, { "believ", EV_MODE_RUMOURED, true },
+	{ "since", EV_MODE_BACKGROUND, false }, { "reports", EV_MODE_RUMOURED, false },
+	{ "declined", EV_MODE_RUMOURED, false }, { "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
+	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
+	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
+	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
+};
+
+static const struct cue_def *cue_at(const struct clause *c, size_t i)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(cues); k++)
+		if (cues[k].prefix ? starts(c, i, cues[k].w) : is(c, i, cues[k].w))
+			return &cues[k];
+	return NULL;
+}
+
+/* The mode set by a cue in [from, to), with the cue word. */
+static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to, char *cue,
+				 size_t cuesz)
+{
+	for (size_t i = from; i < to && i < c->n; i++) {
+		const struct cue_def *d = cue_at(c, i);
+		if (!d)
+			continue;
+		/* "said to" is a rumour, "said" alone is not a cue. */
+		/* "seen buying dollars": dealers saw it done. */
+		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
+		    (is_any(c, i + 1, trade_verbs) || is_any(c, i + 1, interv_verbs)))
+			continue;
+		/* "no change" after a meeting is a hold, kept as such. */
+		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
+			continue;
+		if (!strcmp(d->w, "time") && !is(c, i + 1, "is") && !is(c, i - 1, "the"))
+			continue;
+		/* "further" and "another" only hedge a title ("FURTHER CUT
+		 * POSSIBLE"); in a body they describe a done act. */
+		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
+			continue;
+		/* "against" in a body or before a currency: the other currency. */
+		if (!strcmp(d->w, "against") &&
+		    (!c->title || is_any(c, i + 1, ccy_words) ||
+		     (is(c, i + 1, "the") && is_any(c, i + 2, ccy_words))))
+			continue;
+		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
+			continue;
+		if (!strcmp(d->w, "ahead") && !c->title)
+			continue;
+		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
+			continue;
+		snprintf(cue, cuesz, "%s", c->w[i].w);
+		return d->mode;
+	}
+	for (size_t i = from; i + 1 < to && i + 1 < c->n; i++)
+		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was")) &&
+		    is(c, i + 1, "to")) {
+			snprintf(cue, cuesz, "%s to", c->w[i].w);
+			return EV_MODE_RUMOURED;
+		}
+	cue[0] = 0;
+	return EV_MODE_FACT;
+}
+
+/* ---- dates ----------------------------------------------------------------- */
+
+static const char *const months[] = { "january", "february", "march", "april", "may", "june",
+	"july", "august", "september", "october", "november", "december" };
+static const char *const weekdays[] = { "thursday", "friday", "saturday", "sunday", "monday",
+	"tuesday", "wednesday" }; /* 1970-01-01 was a Thursday */
+
+static int32_t days_from_civil(int y, int m, int d)
+{
+	y -= m <= 2;
+	int era = (y >= 0 ? y : y - 399) / 400;
+	int yoe = y - era * 400;
+	int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int32_t z, int *y, int *m)
+{
+	z += 719468;
+	int era = (z >= 0 ? z : z - 146096) / 146097;
+	int doe = z - era * 146097;
+	int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int mp = (5 * doy + 2) / 153;
+	*m = mp + (mp < 10 ? 3 : -9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+/* The day an act in the clause happened, or pub_day; *old when the clause
+ * puts it before the week without a day ("last year", "in 1985"). */
+static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague)
+{
+	*old = false;
+	*vague = false;
+	int py, pm;
+	civil_from_days(pub, &py, &pm);
+	for (size_t i = 0; i < c->n; i++) {
+		if (is(c, i, "yesterday"))
+			return pub - 1;
+		if (is(c, i, "last") && (is(c, i + 1, "week") || is(c, i + 1, "weekend")))
+			return pub - 7;
+		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
+					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
+					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
+			*old = true;
+			return pub - 30;
+		}
+		if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
+		     is(c, i, "winter")) && !is(c, i - 1, "this")) {
+			*old = true;
+			return pub - 90;
+		}
+		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
+			return pub - 2;
+		for (int m = 0; m < 12; m++) {
+			if (!is(c, i, months[m]) || (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0])))
+				continue;
+			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
+			int y = py;
+			if (m + 1 > pm)
+				y--;
+			if (d >= 1 && d <= 31)
+				return days_from_civil(y, m + 1, d);
+			if (m + 1 != pm) {
+				*old = true;
+				*vague = true;
+				return days_from_civil(y, m + 1, 15);
+			}
+		}
+		for (int k = 0; k < 7; k++) {
+			if (!is(c, i, weekdays[k]))
+				continue;
+			int32_t wd = (int32_t)(((pub % 7) + 7) % 7); /* 0 = Thursday */
+			int32_t back = (wd - k + 7) % 7;
+			if (is(c, i - 1, "last") && back == 0)
+				back = 7;
+			if (is(c, i - 1, "next") || is(c, i + 1, "next"))
+				continue;
+			return pub - back;
+		}
+		int yv = atoi(c->w[i].w);
+		if (yv >= 1900 && yv < py && strlen(c->w[i].w) == 4) {
+			*old = true;
+			return days_from_civil(yv, 6, 30);
+		}
+	}
+	return pub;
+}
+
+/* ---- acts ------------------------------------------------------------------ */
+
+static void add_ccy(struct ev_act *a, const char *ccy)
+{
+	if (!ccy)
+		return;
+	for (size_t i = 0; i < a->nccy; i++)
+		if (!strcmp(a->ccys[i], ccy))
+			return;
+	if (a->nccy < EVENTS_CCY_MAX)
+		snprintf(a->ccys[a->nccy++], sizeof(a->ccys[0]), "%s", ccy);
+}
+
+static void clause_ccys(const struct clause *c, struct ev_act *a)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		/* An amount ("50 mln dlrs") is not the currency. */
+		bool amount = i > 0 && (isdigit((unsigned char)c->w[i - 1].w[0]) ||
+					is(c, i - 1, "mln") || is(c, i - 1, "billion"));
+		const char *w = c->w[i].w;
+		if (!strcmp(w, "yen") && !amount)
+			add_ccy(a, "JPY");
+		else if ((!strcmp(w, "dollar") || !strcmp(w, "dollars")) && !amount) {
+			if (is(c, i - 1, "australian"))
+				add_ccy(a, "AUD");
+			else if (is(c, i - 1, "zealand"))
+				add_ccy(a, "NZD");
+			else if (is(c, i - 1, "canadian"))
+				add_ccy(a, "CAD");
+			else if (!is(c, i - 1, "taiwan") && !is(c, i - 1, "kong") &&
+				 !is(c, i - 1, "singapore"))
+				add_ccy(a, "USD");
+		} else if ((!strcmp(w, "marks") || !strcmp(w, "mark")) && !amount &&
+			   (i == 0 || !is(c, i - 1, "the") || true))
+			add_ccy(a, "DEM");
+		else if ((!strcmp(w, "sterling") || !strcmp(w, "pound")) && !amount)
+			add_ccy(a, "GBP");
+		else if (!strcmp(w, "franc") || !strcmp(w, "francs")) {
+			if (is(c, i - 1, "swiss"))
+				add_ccy(a, "CHF");
+			else if (is(c, i - 1, "french"))
+				add_ccy(a, "FRF");
+		}
+	}
+}
+
+static void story_add(struct reader *r, const struct clause *c, const char *bank,
+		      enum ev_kind kind, enum ev_mode mode, const char *cue, int32_t day,
+		      bool vague)
+{
+	struct ev_story *s = r->out;
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->acts[i].bank, bank) && s->acts[i].kind == kind &&
+		    s->acts[i].mode == mode) {
+			/* The body names the currencies a headline leaves out,
+			 * and the day ("on January 28") a headline's "in
+			 * January" does not. */
+			if (kind == EV_INTERVENTION)
+				clause_ccys(c, &s->acts[i]);
+			if (r->vague_day[i] && !vague) {
+				s->acts[i].day = day;
+				r->vague_day[i] = false;
+			}
+			return;
+		}
+	if (s->n >= EVENTS_MAX)
+		return;
+	const struct bank_def *b = bank_get(bank);
+	struct ev_act *a = &s->acts[s->n++];
+	memset(a, 0, sizeof(*a));
+	a->bank = b ? b->code : "?";
+	a->bank_name = b ? b->name : "?";
+	a->kind = kind;
+	a->mode = mode;
+	a->day = day;
+	r->vague_day[s->n - 1] = vague;
+	a->in_title = c->title;
+	snprintf(a->cue, sizeof(a->cue), "%s", cue ? cue : "");
+	add_ccy(a, b ? b->ccy : NULL);
+	if (kind == EV_INTERVENTION)
+		clause_ccys(c, a);
+	/* The evidence: the clause, white space folded. */
+	size_t k = 0;
+	bool sp = false;
+	for (size_t i = 0; i < c->len && k + 4 < sizeof(a->evidence); i++) {
+		unsigned char ch = (unsigned char)c->text[i];
+		if (isspace(ch)) {
+			sp = k > 0;
+			continue;
+		}
+		if (ch < 32 || ch == 127)
+			continue;
+		if (sp)
+			a->evidence[k++] = ' ';
+		sp = false;
+		a->evidence[k++] = (char)ch;
+	}
+	a->evidence[k] = 0;
+}
+
+/* The actor of the verb at v: the nearest mention before it in the clause
+ * (an intervening commercial bank or government takes the act), or
+ * "by <bank>" after it for a noun. */
+static const struct mention *subject_of(const struct mention *m, size_t nm, size_t v,
+					const struct clause *c, bool noun)
+{
+	const struct mention *best = NULL;
+	for (size_t i = 0; i < nm; i++) {
+		size_t e = m[i].pos + m[i].len;
+		if (e > v)
+			continue;
+		/* "dealers said", "economists expect": attributions. */
+		if (m[i].type == A_OTHER && e < c->n &&
+		    (starts(c, e, "sa") || starts(c, e, "told") || starts(c, e, "report") ||
+		     starts(c, e, "not") || starts(c, e, "expect") || starts(c, e, "believ")))
+			continue;
+		best = &m[i];
+	}
+	/* "were signalled by the Bank of England": the agent. */
+	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
+				 is(c, v - 1, "been") || is(c, v - 1, "being"));
+	if (noun || !best || passive) {
+		for (size_t i = 0; i < nm; i++)
+			if (m[i].pos > v && m[i].pos <= v + 4 &&
+			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from") ||
+			     (is(c, m[i].pos - 1, "the") && (is(c, m[i].pos - 2, "by") ||
+							     is(c, m[i].pos - 2, "from")))))
+				return &m[i];
+	}
+	return best;
+}
+
+static bool clause_has(const struct clause *c, const char *w)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (is(c, i, w))
+			return true;
+	return false;
+}
+
+static bool fx_context(const struct clause *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (is_any(c, i, ccy_words) || is(c, i, "forex") ||
+		    ((is(c, i, "foreign") || is(c, i, "currency")) && (is(c, i + 1, "exchange") ||
+								      is(c, i + 1, "market"))))
+			return true;
+	return false;
+}
+
+static void read_clause(struct reader *r, struct clause *c)
+{
+	clause_words(c);
+	struct mention m[32];
+	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
+	bool old = false, vague = false;
+	int32_t day = clause_day(c, r->pub_day, &old, &vague);
+	for (size_t v = 0; v < c->n; v++) {
+		enum ev_kind kind = EV_NONE;
+		enum vform form = VF_FINITE;
+		bool official = false, priv = false, signal = false, dealing = false;
+		size_t objend = v;
+		if (is_any(c, v, cut_verbs) || is_any(c, v, hike_verbs)) {
+			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
+			/* "eased" is a cut only with a rate object right after. */
+			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 8, &priv, &official);
+			if (o < 0) {
+				/* "rate cut": a noun. */
+				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+				    v > 0 && is_any(c, v - 1, rate_words)) {
+					form = VF_NOUN;
+					official = v >= 2 && is_any(c, v - 2, official_rate);
+					priv = v >= 2 && is_any(c, v - 2, private_rate);
+				} else {
+					continue;
+				}
+			} else {
+				objend = (size_t)o;
+			}
+		} else if (is_any(c, v, hold_verbs)) {
+			bool steady = false;
+			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
+				if (is(c, j, "unchanged") || is(c, j, "steady") || is(c, j, "stable") ||
+				    (is(c, j, "on") && is(c, j + 1, "hold")))
+					steady = true, objend = j;
+			long o = rate_object(c, v + 1, 6, &priv, &official);
+			/* "kept its discount rate at 2.5 pct", not "policy at dead center". */
+			if (!steady && !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
+					 isdigit((unsigned char)c->w[o + 2].w[0])))
+				continue;
+			if (!steady && o >= 0)
+				objend = (size_t)o;
+			if (o < 0 && !steady)
+				continue;
+			kind = EV_HOLD;
+		} else if (is_any(c, v, interv_verbs)) {
+			/* Not the securities or money market. */
+			static const char *const mmw[] = { "money", "reserves", "discount",
+				"repurchase", "liquidity", "absorb", "drain", "add", NULL };
+			bool mm = false;
+			for (size_t j = v + 1; j < c->n && j < v + 8; j++)
+				mm = mm || is_any(c, j, not_ccy_words) || is_any(c, j, mmw);
+			if (mm)
+				continue;
+			kind = EV_INTERVENTION;
+		} else if (is(c, v, "intervention")) {
+			/* A noun: "Bank of Japan intervention", "intervention by". */
+			if (is(c, v + 1, "rate") || is(c, v + 1, "rates") || is(c, v + 1, "tender") ||
+			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v - 1, "market") ||
+			    is(c, v - 1, "reserve"))
+				continue;
+			kind = EV_INTERVENTION;
+			form = VF_NOUN;
+		} else if (is_any(c, v, trade_verbs)) {
+			bool cur = false;
+			for (size_t j = v + 1; j < c->n && j < v + 6; j++) {
+				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
+					break;
+				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+					cur = true;
+			}
+			/* "bought 500 mln dlrs of (Treasury) bills". */
+			for (size_t j = v + 1; j < c->n && j < v + 11; j++)
+				cur = cur && !(j > v + 3 && is_any(c, j, not_ccy_words));
+			if (!cur)
+				continue;
+			kind = EV_INTERVENTION;
+		} else if (is_any(c, v, signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
+			/* "signalled a cut", "gave way to a cut in base rates". */
+			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
+				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
+				    is(c, j, "lower") || is(c, j, "drop") || is(c, j, "fall")) {
+					kind = EV_CUT;
+					signal = true;
+					if (is(c, v, "signal") || is(c, v, "signals"))
+						form = VF_NOUN;
+					objend = j;
+					break;
+				}
+			if (kind == EV_NONE)
+				continue;
+		} else if ((is(c, v, "introduced") || is(c, v, "established")) && v >= 2 &&
+			   is_any(c, v - 1, rate_words) &&
+			   (is(c, v - 2, "lower") || is(c, v - 3, "lower"))) {
+			/* "bills bought at the lower rates introduced this
+			 * morning": the bank cut its dealing rates. */
+			kind = EV_CUT;
+			official = dealing = true;
+		} else if ((is(c, v, "fell") || is(c, v, "rose")) && v >= 3 && is(c, v - 1, "rate") &&
+			   is(c, v - 2, "bank") && is(c, v - 3, "canadian")) {
+			kind = is(c, v, "fell") ? EV_CUT : EV_HIKE;
+			official = true;
+		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
+			   is(c, v, "resistance")) {
+			for (size_t j = v + 1; j < c->n && j < v + 13; j++)
+				if (is(c, j, "cut") || is(c, j, "rise") || is(c, j, "lower"))
+					kind = EV_HOLD, objend = j;
+			if (kind == EV_NONE)
+				continue;
+		} else {
+			continue;
+		}
+		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") &&
+		    !(v >= 2 && (starts(c, v - 2, "decid") || starts(c, v - 2, "agree") ||
+				  starts(c, v - 2, "vote") || is(c, v - 2, "moved"))))
+			form = VF_INFINITIVE;
+		const struct mention *sub = subject_of(m, nm, v, c, form == VF_NOUN);
+		/* Only a central bank sets dealing rates: the nearest one named. */
+		for (size_t i = 0; dealing && sub && sub->type != A_CB && i < nm && m[i].pos < v; i++)
+			if (m[i].type == A_CB || m[i].type == A_GENERIC_CB)
+				sub = &m[i];
+		/* "... as other countries have cut": the verb has its own subject. */
+		static const char *const subord[] = { "when", "as", "because", "while", "if", "although",
+						      "though", "whereas", NULL };
+		for (size_t i = sub ? sub->pos + sub->len : v; i < v; i++)
+			sub = is_any(c, i, subord) && !is(c, i + 1, "well") ? NULL : sub;
+		if (!sub)
+			continue;
+		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
+					   kind == EV_INTERVENTION);
+		if (!bank)
+			continue;
+		/* A rate only commercial banks set, without a named central
+		 * bank as the subject, is theirs. */
+		if (priv && sub->type != A_CB && !signal)
+			continue;
+		/* An intervention needs the currency market: in a story about
+		 * the money market "it has intervened" is an operation. */
+		if (kind == EV_INTERVENTION && r->title_mm && !fx_context(c))
+			continue;
+		/* "warned the U.S. not to intervene in the Gulf": no currency. */
+		if (kind == EV_INTERVENTION && sub->type == A_COUNTRY && !fx_context(c))
+			continue;
+		char cue[24] = "";
+		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
+			      is(c, v, "resistance");
+		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
+		if (!c->title && sub->pos > v)
+			from = v >= 6 ? v - 6 : 0;
+		size_t to = c->title && !resist ? c->n : v;
+		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
+		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
+			mode = mode_between(c, v + 1, c->title ? c->n : objend + 4, cue, sizeof(cue));
+		/* "signal that it does not want to see a reduction". */
+		if (mode == EV_MODE_FACT && signal && objend > v &&
+		    mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
+			mode = EV_MODE_DENIED;
+		else if (mode == EV_MODE_FACT && signal)
+			cue[0] = 0;
+		/* Inside a quotation from a commentator: a view. */
+		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
+		    sub->type != A_CB) {
+			mode = EV_MODE_EXPECTED;
+			snprintf(cue, sizeof(cue), "quoted view");
+		}
+		/* "would be cut ... effective tomorrow": announced. */
+		if ((mode == EV_MODE_EXPECTED) && (!strcmp(cue, "will") || !strcmp(cue, "would")) &&
+		    clause_has(c, "effective"))
+			mode = EV_MODE_FACT, cue[0] = 0;
+		if (mode == EV_MODE_FACT && form == VF_INFINITIVE) {
+			mode = EV_MODE_EXPECTED;
+			snprintf(cue, sizeof(cue), "to %s", c->w[v].w);
+		}
+		if (mode == EV_MODE_FACT && (is(c, v, "lower") || is(c, v, "reduce") ||
+					     is(c, v, "trim") || is(c, v, "raise") ||
+					     is(c, v, "increase") || is(c, v, "lift") ||
+					     is(c, v, "hike") || is(c, v, "buy") || is(c, v, "sell") ||
+					     is(c, v, "intervene") || is(c, v, "keep") ||
+					     is(c, v, "leave") || is(c, v, "hold") ||
+					     is(c, v, "maintain")) && form != VF_NOUN) {
+			/* A bare stem after a modal or in a headline's
+			 * "MAY CUT" is handled above; elsewhere it is not a
+			 * report of a done act. */
+			mode = EV_MODE_EXPECTED;
+			snprintf(cue, sizeof(cue), "%s", c->w[v].w);
+		}
+		int32_t d = day;
+		if (mode == EV_MODE_FACT &&
+		    (old || d < r->pub_day - EVENTS_RECENT_DAYS))
+			mode = EV_MODE_BACKGROUND;
+		story_add(r, c, bank, kind, mode, cue, d, vague);
+	}
+	/* Context: money-market words and the actors named. */
+	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
+		"assistance", "liquidity", "tender", "advances", "help", "shortage", NULL };
+	static const char *const dataw[] = { "figures", "data", "showed", "statistics",
+		"return", "supply", NULL };
+	for (size_t i = 0; i < c->n; i++) {
+		if (is_any(c, i, mmw))
+			r->mm_words = true;
+		if (is_any(c, i, dataw))
+			r->data_words = true;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].type == A_OTHER)
+			continue;
+		if (m[i].type == A_PRONOUN)
+			continue;
+		const char *b = m[i].type == A_CB ? m[i].code :
+				m[i].type == A_GENERIC_CB ? (r->last_cb ? r->last_cb : r->story_bank) :
+				NULL;
+		r->last_type = m[i].type;
+		r->last_code = m[i].code;
+		if (b) {
+			r->last_cb = b;
+			if (!r->story_bank)
+				r->story_bank = b;
+		}
+	}
+}
+
+static bool abbreviation(const char *s, size_t end)
+{
+	static const char *const abbr[] = { "mr", "mrs", "dr", "st", "co", "corp", "inc", "ltd",
+		"jan", "feb", "mar", "apr", "aug", "sept", "sep", "oct", "nov", "dec", "no", "vs",
+		"gen", "sen", "rep", "gov", "bros", "messrs", "ft", "u.s", "u.k", "p.m", "a.m" };
+	size_t st = end;
+	while (st > 0 && (isalnum((unsigned char)s[st - 1]) || s[st - 1] == '.'))
+		st--;
+	size_t n = end - st;
+	if (n == 1 && isupper((unsigned char)s[st]))
+		return true; /* an initial */
+	for (size_t i = 0; i < ARRAY_SIZE(abbr); i++)
+		if (strlen(abbr[i]) == n && !strncasecmp(s + st, abbr[i], n))
+			return true;
+	return false;
+}
+
+/* Splits text into clauses and reads each. */
+static void read_text(struct reader *r, const char *text, bool title)
+{
+	size_t len = strlen(text), st = 0;
+	for (size_t i = 0; i <= len; i++) {
+		bool end = i == len;
+		size_t cut = i, next = i + 1;
+		if (!end && !title) {
+			char ch = text[i];
+			if ((ch == '.' || ch == '?' || ch == '!') && (i + 1 == len || isspace((unsigned char)text[i + 1])) &&
+			    !abbreviation(text, i))
+				end = true;
+			else if (ch == ';')
+				end = true;
+			else if (ch == '\n' && i + 1 < len && (text[i + 1] == ' ' || text[i + 1] == '\n'))
+				end = true;
+			else if (ch == ',' && !strncmp(text + i, ", but ", 6))
+				end = true, next = i + 2;
+			else if (ch == ' ' && !strncmp(text + i, " -- ", 4))
+				end = true, next = i + 4;
+		}
+		if (!end)
+			continue;
+		if (cut > st) {
+			struct clause *c = xcalloc(1, sizeof(*c));
+			c->text = text + st;
+			c->len = cut - st;
+			c->title = title;
+			read_clause(r, c);
+			free(c);
+		}
+		st = next;
+		i = next - 1;
+	}
+}
+
+void events_extract(const char *title, const char *body, int32_t pub_day,
+		    struct ev_story *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct reader r = { .pub_day = pub_day, .out = out, .last_type = A_OTHER };
+	char *t = events_decode_entities(title);
+	char *b = events_decode_entities(body);
+	for (char *p = t; *p && !r.title_mm; p++)
+		r.title_mm = !strncasecmp(p, "money market", 12) || !strncasecmp(p, "reserves", 8) ||
+			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
+			     !strncasecmp(p, "liquidity", 9);
+	read_text(&r, t, true);
+	/* The title's actor does not carry into the body's first "it". */
+	r.last_type = A_OTHER;
+	read_text(&r, b, false);
+	/* A title's intervention over a money-market body without a currency. */
+	static const char *const fxw[] = { " dollar", " yen", " mark ", " marks", " sterling",
+		"currenc", "foreign exchange", "forex", " franc", " dlr", NULL };
+	bool fx = false;
+	for (char *p = b; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	for (size_t k = 0; fxw[k]; k++)
+		fx = fx || strstr(b, fxw[k]);
+	for (size_t i = 0; *b && !fx && r.mm_words && i < out->n; i++)
+		if (out->acts[i].in_title && out->acts[i].kind == EV_INTERVENTION) {
+			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
+			out->n--, i--;
+		}
+	free(t);
+	free(b);
+	out->bank = r.story_bank;
+	out->kind = EV_NONE;
+	for (size_t i = 0; i < out->n; i++)
+		if (events_is_policy_fact(&out->acts[i])) {
+			out->kind = out->acts[i].kind;
+			return;
+		}
+	if (r.story_bank)
+		out->kind = r.mm_words ? EV_MMOP : r.data_words ? EV_DATA : EV_STATEMENT;
+}

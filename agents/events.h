@@ -1,0 +1,131 @@
+/* Central-bank acts in a news story, read the way a rates analyst reads
+ * them: who acted (a central bank, named or through its officials or its
+ * country's "monetary authorities", as against a finance ministry, a
+ * government or a commercial bank), what it did, whether the story reports
+ * it as done or only as expected, denied, called for, ruled out or
+ * rumoured, when, and which currencies it concerns.
+ *
+ * Method (deterministic, no I/O):
+ * - The title is decoded of HTML entities (&lt; &gt; &amp; &quot; &#39;,
+ *   &#NN;) like the body, and read as a sentence of its own; the body is
+ *   split into sentences (a full stop after an abbreviation such as U.S.
+ *   or Corp does not end one), each sentence into clauses at ';' and
+ *   ", but".
+ * - An act is a verb of its kind whose subject, the nearest actor named
+ *   before it in the clause, is a central bank:
+ *     cut:   cut(s), lowered, reduced, trimmed ... a rate; signalled,
+ *            sanctioned, endorsed, gave way to ... a cut
+ *     hike:  raised, increased, lifted, hiked ... a rate
+ *     hold:  left, kept, held, maintained ... unchanged / steady;
+ *            resisted pressure for a cut
+ *     intervention: intervened (not in a securities or money market);
+ *            bought or sold dollars, yen, marks, sterling, currency
+ *     money-market operation: repurchases, reserves, assistance,
+ *            liquidity, tenders, bills, advances
+ *   A rate the central bank does not set (prime, base, mortgage,
+ *   deposit, broker loan rates) is a commercial bank's act unless a
+ *   central bank is the subject. An actor is a central bank by name
+ *   ("Bank of Japan", "BOJ", "Federal Reserve", "the Fed"), by its
+ *   officials (Sumita, Volcker, Poehl), by "central bank" or "the Bank"
+ *   once a central bank has been named, or by a country with an official
+ *   rate ("Belgium cuts discount rate") or with "authorities" for an
+ *   intervention; a commercial bank (a name, "banks", "Plc", "Corp") or
+ *   a ministry, Treasury or minister named nearer the verb takes the act.
+ * - Mode: a cue between the clause's start and the verb makes the act
+ *   denied (not, no, never, denied, ruled out, little room, unlikely),
+ *   called for (urged, calls for, pressure for, should), expected
+ *   (likely, expected, may, could, would, will, hopes, seen, forecast,
+ *   if, ready to, to <verb>) or rumoured (rumours, talk, said to,
+ *   understood to, speculation, whether). An infinitive ("to cut") is
+ *   not done unless decided or agreed. A title is read whole: any cue in
+ *   it counts.
+ * - Date: the act's day is the publication day, moved by "yesterday",
+ *   a weekday ("on Wednesday"), "last week", or a date ("on January 28",
+ *   "February 23"); "last month", "last year" or an earlier year make it
+ *   background. A fact more than EVENTS_RECENT_DAYS before publication is
+ *   background: reported as fact, but not an act of the story's week.
+ * - Currencies: the bank's own, and for an intervention those named in
+ *   the same sentence.
+ *
+ * Only acts with mode EV_MODE_FACT are events; the others are context. */
+#ifndef MADF_EVENTS_H
+#define MADF_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EVENTS_MAX 16          /* acts kept per story */
+#define EVENTS_CCY_MAX 4
+#define EVENTS_EVIDENCE_LEN 200
+#define EVENTS_RECENT_DAYS 7
+
+enum ev_kind {
+	EV_NONE,
+	EV_HIKE,
+	EV_CUT,
+	EV_HOLD,
+	EV_INTERVENTION,
+	EV_MMOP,       /* money-market operation */
+	EV_STATEMENT,  /* a central bank or its officials speaking */
+	EV_DATA,       /* figures a central bank published */
+};
+
+enum ev_mode {
+	EV_MODE_FACT,
+	EV_MODE_BACKGROUND, /* reported as fact, dated before the week */
+	EV_MODE_EXPECTED,
+	EV_MODE_DENIED,
+	EV_MODE_CALLED_FOR,
+	EV_MODE_RUMOURED,
+};
+
+struct ev_act {
+	const char *bank;       /* "BOJ", "Fed", ... (static) */
+	const char *bank_name;  /* "Bank of Japan" (static) */
+	enum ev_kind kind;
+	enum ev_mode mode;
+	int32_t day;            /* days since 1970-01-01 */
+	bool in_title;
+	char ccys[EVENTS_CCY_MAX][4];
+	size_t nccy;
+	char cue[24];           /* the word that set the mode, "" for a fact */
+	char evidence[EVENTS_EVIDENCE_LEN]; /* the clause, decoded */
+};
+
+struct ev_story {
+	struct ev_act acts[EVENTS_MAX];
+	size_t n;
+	/* The story's main kind when it has no act: EV_MMOP, EV_STATEMENT,
+	 * EV_DATA or EV_NONE; the act's kind otherwise. */
+	enum ev_kind kind;
+	const char *bank;       /* the first central bank named, or NULL */
+};
+
+/* Reads title and body (either may be NULL) published on pub_day and
+ * fills *out. One act per (bank, kind, mode) is kept, the title's first. */
+void events_extract(const char *title, const char *body, int32_t pub_day,
+		    struct ev_story *out);
+
+/* True for a hike, cut, hold or intervention reported as done. */
+bool events_is_policy_fact(const struct ev_act *a);
+
+/* The act for (bank, kind) with mode fact, or NULL. */
+const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
+				      enum ev_kind kind);
+
+const char *events_kind_name(enum ev_kind k);   /* "intervention" */
+const char *events_mode_name(enum ev_mode m);   /* "expected" */
+/* "hike" .. "data" to the kind; EV_NONE when unknown. */
+enum ev_kind events_kind_parse(const char *s);
+
+/* A copy of s with HTML entities decoded (&lt; &gt; &amp; &quot; &apos;
+ * &#39; &#NN; &#xNN; of printable ASCII); unknown entities are kept as
+ * written. NULL gives "". Caller frees. */
+char *events_decode_entities(const char *s);
+
+/* The currency of a bank's home market ("JPY" for "BOJ"), NULL if none
+ * is known. */
+const char *events_bank_ccy(const char *bank);
+
+#endif

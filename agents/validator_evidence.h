@@ -1,0 +1,105 @@
+/* The validator's independent evidence on a claimed central-bank act
+ * (bank, action, day, pair), gathered from what the researcher's reading
+ * of its cited stories did not give (pure, no I/O: the validator fetches
+ * the stories and prices through the data tools and hands them here).
+ *
+ * - Reports: every story of the archive around the act (cited or not)
+ *   that reports the act as done on that day (agents/events.h), grouped by
+ *   dateline city and publication day. Stories from one city on one day
+ *   are one report (a desk's updates); each further city or day is an
+ *   independent report. Stories that deny the act on that day are
+ *   contrary reports.
+ * - Price: the day's close of the pair against the previous trading day's
+ *   close. A hike should firm the bank's currency, a cut weaken it, an
+ *   intervention firm the currency it bought (or weaken the one it sold);
+ *   a hold predicts no move. The move is "consistent" (more than
+ *   VEV_FLAT_PCT the expected way), "flat", "damped" (an intervention
+ *   against a move that went on, but by less than the day before: leaning
+ *   against the wind) or "against".
+ * - Plausibility: a hike after the bank's cut reported as done in the
+ *   previous VEV_PLAUSIBLE_DAYS days (or a cut after a hike) with no
+ *   second report of the reversal is implausible.
+ *
+ * Verdict: disputed when, with fewer than two independent reports, a story
+ * denies the act, the act is implausible, or the price moved against it;
+ * confirmed with at least two independent reports and a price that is not
+ * against (three reports when it is); unverified otherwise. The reason
+ * names every piece of evidence and the story ids. */
+#ifndef MADF_VALIDATOR_EVIDENCE_H
+#define MADF_VALIDATOR_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agents/events.h"
+
+#define VEV_FLAT_PCT 0.10
+#define VEV_PLAUSIBLE_DAYS 7
+#define VEV_MAX_GROUPS 12
+
+struct vev_story {
+	const char *id, *title, *body;
+	const char *dateline;  /* "TOKYO, March 24 -", or NULL (read from the body) */
+	int32_t pub_day;       /* days since 1970-01-01 (UTC) */
+	const struct ev_story *ev; /* its acts if already read, or NULL */
+};
+
+struct vev_point {
+	int32_t day;
+	double close;
+};
+
+struct vev_claim {
+	const char *bank;      /* "BOJ" */
+	enum ev_kind kind;     /* EV_HIKE .. EV_INTERVENTION */
+	int32_t day;
+	const char *pair;      /* "USD/JPY" */
+	const char *const *cited; /* the researcher's story ids */
+	size_t ncited;
+};
+
+enum vev_verdict { VEV_CONFIRMED, VEV_DISPUTED, VEV_UNVERIFIED };
+enum vev_price { VEV_PRICE_NA, VEV_PRICE_CONSISTENT, VEV_PRICE_FLAT, VEV_PRICE_DAMPED,
+		 VEV_PRICE_AGAINST };
+
+struct vev_group {
+	char city[24];
+	int32_t pub_day;
+	char ids[400];        /* "reuters-21578-8591, ..." */
+	unsigned n, uncited;
+};
+
+struct vev_result {
+	enum vev_verdict verdict;
+	struct vev_group groups[VEV_MAX_GROUPS]; /* independent reports */
+	size_t ngroups;
+	char denials[400];    /* ids of stories denying the act */
+	unsigned ndenials;
+	enum vev_price price;
+	char firmer[4];       /* the currency the act should firm ("" if none) */
+	char weaker[4];
+	int32_t d0, d1;       /* the closes compared */
+	double c0, c1, pct, prev_pct;
+	char implausible[200]; /* the earlier opposite act, "" if none */
+};
+
+/* Judges the claim from the stories around the act (those of the act's
+ * day and the day after, and for a hike or cut those of the
+ * VEV_PLAUSIBLE_DAYS before) and the pair's closes (ascending, ending
+ * on or after the act's day). Caller owns everything. */
+void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
+	       const struct vev_point *pts, size_t npts, struct vev_result *out);
+
+/* The reason a verdict was given, naming the evidence used. Caller frees. */
+char *vev_reason(const struct vev_claim *c, const struct vev_result *r);
+
+/* Reads "bought dollars against yen", "selling sterling", "to support the
+ * dollar" in text: the currency bought (firmer) and the one sold (weaker),
+ * "" when not said. Returns true when one was found. */
+bool vev_direction(const char *text, char firmer[4], char weaker[4]);
+
+const char *vev_verdict_name(enum vev_verdict v);  /* "confirmed" */
+const char *vev_price_name(enum vev_price p);      /* "consistent" */
+
+#endif
