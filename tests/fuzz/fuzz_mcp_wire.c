@@ -48,9 +48,10 @@ static void fuzz_setup(void)
 static int fuzz_read(enum mcp_wire kind, const uint8_t *s, size_t n, size_t step,
 		     int64_t want_id, char **out)
 {
-	static char *const args[] = { NULL };
-	struct mcp_server_config cfg = { .name = "fuzz", .transport = MCP_STDIO,
-					 .command = "false", .args = (char **)args };
+	static char name[] = "fuzz", command[] = "false";
+	static char *args[] = { NULL };
+	struct mcp_server_config cfg = { .name = name, .transport = MCP_STDIO,
+					 .command = command, .args = args };
 	struct mcp_client *c = mcp_client_new(&cfg, fuzz_log_dir);
 	size_t nchunks = n / step + 1;
 	char **chunks = calloc(nchunks, sizeof(char *));
