@@ -28,6 +28,17 @@ static void fuzz_fail(const char *what, const char *detail)
 
 static char fuzz_log_dir[64];
 
+/* The log directory goes when the fuzzer exits. */
+static void fuzz_cleanup(void)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/mcp/fuzz.log", fuzz_log_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/mcp", fuzz_log_dir);
+	rmdir(path);
+	rmdir(fuzz_log_dir);
+}
+
 static void fuzz_setup(void)
 {
 	snprintf(fuzz_log_dir, sizeof(fuzz_log_dir), "/tmp/madf-fuzz-mcp.XXXXXX");
@@ -41,6 +52,7 @@ static void fuzz_setup(void)
 	if (symlink("/dev/null", path) < 0)
 		fuzz_fail("symlink", path);
 	setenv("FUZZ_API_KEY", "sk-fuzz-secret", 1); /* redacted from the log */
+	atexit(fuzz_cleanup);
 }
 
 /* Feeds s in chunks of at most step bytes (each its own exact-size
