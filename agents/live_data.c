@@ -719,7 +719,8 @@ int live_ecb_parse_csv(const char *data, size_t len, const char *name, const cha
 		}
 		o[n++] = (struct obs){ day, v };
 	}
-	qsort(o, n, sizeof(*o), obs_cmp);
+	if (n) /* o is NULL without rows: qsort may not be given NULL */
+		qsort(o, n, sizeof(*o), obs_cmp);
 	for (size_t i = 1; i < n; i++)
 		if (o[i].day == o[i - 1].day) {
 			char d[16];

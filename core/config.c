@@ -21,6 +21,81 @@ static char *trim(char *s)
 	return s;
 }
 
+/* One line of len bytes (no newline) into key and value, in place in line
+ * (a copy, NUL-terminated). Returns 1 with a variable, 0 for a blank or
+ * comment line, -1 with *why. */
+static int env_line(char *line, char **key_out, char **val_out, const char **why)
+{
+	char *s = trim(line);
+	if (!*s || *s == '#')
+		return 0;
+	if (!strncmp(s, "export ", 7))
+		s = trim(s + 7);
+	char *eq = strchr(s, '=');
+	if (!eq) {
+		*why = "expected KEY=VALUE";
+		return -1;
+	}
+	*eq = '\0';
+	char *key = trim(s), *val = trim(eq + 1);
+	bool ok = *key && (isalpha((unsigned char)*key) || *key == '_');
+	for (char *k = key; *k; k++)
+		ok = ok && (isalnum((unsigned char)*k) || *k == '_');
+	if (!ok) {
+		*why = "invalid variable name";
+		return -1;
+	}
+	size_t vl = strlen(val);
+	if (vl >= 2 && (val[0] == '"' || val[0] == '\'') && val[vl - 1] == val[0]) {
+		val[vl - 1] = '\0';
+		val++;
+	} else {
+		/* an unquoted value ends at " #" (a comment) */
+		char *hash = strstr(val, " #");
+		if (hash) {
+			*hash = '\0';
+			val = trim(val);
+		}
+	}
+	*key_out = key;
+	*val_out = val;
+	return 1;
+}
+
+int config_parse_env(const char *text, size_t len, const char *origin, config_env_fn fn,
+		     void *ctx, char **err)
+{
+	size_t off = 0;
+	int lineno = 0;
+	while (off < len) {
+		lineno++;
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		if (memchr(text + off, '\0', n))
+			return err_set(err, "%s:%d: a NUL byte", origin, lineno);
+		char *line = xstrndup(text + off, n);
+		off += n + (nl ? 1 : 0);
+		char *key, *val;
+		const char *why = NULL;
+		int r = env_line(line, &key, &val, &why);
+		if (r < 0)
+			err_set(err, "%s:%d: %s", origin, lineno, why);
+		else if (r > 0)
+			r = fn(ctx, key, val, err);
+		free(line);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int env_set(void *ctx, const char *key, const char *value, char **err)
+{
+	(void)ctx, (void)err;
+	setenv(key, value, 0);
+	return 0;
+}
+
 int config_load_env_file(const char *path, bool optional, char **err)
 {
 	FILE *f = fopen(path, "re");
@@ -29,48 +104,24 @@ int config_load_env_file(const char *path, bool optional, char **err)
 			return 0;
 		return err_set(err, "cannot open %s: %s", path, strerror(errno));
 	}
-	char line[8192];
-	int lineno = 0, r = 0;
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			r = err_set(err, "%s:%d: line too long", path, lineno);
+	struct sbuf b;
+	sbuf_init(&b);
+	char chunk[8192];
+	size_t n;
+	int r = 0;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (b.len + n > CONFIG_FILE_MAX) {
+			r = err_set(err, "%s: over %zu bytes", path, (size_t)CONFIG_FILE_MAX);
 			break;
 		}
-		char *s = trim(line);
-		if (!*s || *s == '#')
-			continue;
-		if (!strncmp(s, "export ", 7))
-			s = trim(s + 7);
-		char *eq = strchr(s, '=');
-		if (!eq) {
-			r = err_set(err, "%s:%d: expected KEY=VALUE", path, lineno);
-			break;
-		}
-		*eq = '\0';
-		char *key = trim(s), *val = trim(eq + 1);
-		bool ok = *key && (isalpha((unsigned char)*key) || *key == '_');
-		for (char *k = key; *k; k++)
-			ok = ok && (isalnum((unsigned char)*k) || *k == '_');
-		if (!ok) {
-			r = err_set(err, "%s:%d: invalid variable name", path, lineno);
-			break;
-		}
-		size_t vl = strlen(val);
-		if (vl >= 2 && (val[0] == '"' || val[0] == '\'') && val[vl - 1] == val[0]) {
-			val[vl - 1] = '\0';
-			val++;
-		} else {
-			/* an unquoted value ends at " #" (a comment) */
-			char *hash = strstr(val, " #");
-			if (hash) {
-				*hash = '\0';
-				val = trim(val);
-			}
-		}
-		setenv(key, val, 0);
+		sbuf_add(&b, chunk, n);
 	}
+	if (r == 0 && ferror(f))
+		r = err_set(err, "cannot read %s: %s", path, strerror(errno));
 	fclose(f);
+	if (r == 0)
+		r = config_parse_env(b.data ? b.data : "", b.len, path, env_set, NULL, err);
+	sbuf_release(&b);
 	return r;
 }
 

@@ -1387,6 +1387,55 @@ static void send_cancel(struct mcp_client *c, int64_t id, const char *reason)
 
 /* ---- one exchange ----------------------------------------------------- */
 
+/* Takes the first complete line out of c->rbuf (what a stdio server wrote)
+ * and handles its message. Returns 1 when it was the response to want_id
+ * (*resp takes it over), 0 when it was something else, -1 when no line is
+ * complete. */
+static int stdio_take_line(struct mcp_client *c, int64_t want_id,
+			   const struct mcp_call_opts *o, cJSON **resp)
+{
+	char *nl = memchr(c->rbuf.data ? c->rbuf.data : "", '\n', c->rbuf.len);
+	if (!nl)
+		return -1;
+	size_t n = (size_t)(nl - c->rbuf.data);
+	cJSON *msg = n ? cJSON_ParseWithLength(c->rbuf.data, n) : NULL;
+	if (!msg && n > 0 && !(n == 1 && c->rbuf.data[0] == '\r')) {
+		char *line = xstrndup(c->rbuf.data, n > 200 ? 200 : n);
+		mcp_log(c, "warn", "stdout line that is not JSON: %s", line);
+		free(line);
+	}
+	memmove(c->rbuf.data, nl + 1, c->rbuf.len - n - 1);
+	c->rbuf.len -= n + 1;
+	c->rbuf.data[c->rbuf.len] = '\0';
+	if (msg && on_message(c, msg, want_id, o, resp) == 1)
+		return 1;
+	cJSON_Delete(msg);
+	return 0;
+}
+
+/* The messages of an HTTP answer's JSON body: one, or a batch. Returns 0
+ * (with *resp when the response to want_id was among them), or -1 when
+ * the body is not JSON. */
+static int http_body_read(struct mcp_client *c, const struct sbuf *b, int64_t want_id,
+			  const struct mcp_call_opts *o, cJSON **resp)
+{
+	cJSON *body = cJSON_ParseWithLength(b->data ? b->data : "", b->len);
+	if (!body)
+		return -1;
+	if (cJSON_IsArray(body)) { /* a batch */
+		cJSON *it;
+		while ((it = cJSON_DetachItemFromArray(body, 0))) {
+			if (!*resp && on_message(c, it, want_id, o, resp) == 1)
+				continue;
+			cJSON_Delete(it);
+		}
+		cJSON_Delete(body);
+	} else if (on_message(c, body, want_id, o, resp) == 0) {
+		cJSON_Delete(body);
+	}
+	return 0;
+}
+
 static int stdio_exchange(struct mcp_client *c, const char *method, const char *text,
 			  int64_t id, long timeout_ms, const struct mcp_call_opts *o,
 			  cJSON **resp, char **err)
@@ -1404,21 +1453,10 @@ static int stdio_exchange(struct mcp_client *c, const char *method, const char *
 	if (id < 0)
 		return 0;
 	for (;;) {
-		char *nl;
-		while ((nl = memchr(c->rbuf.data ? c->rbuf.data : "", '\n', c->rbuf.len))) {
-			size_t n = (size_t)(nl - c->rbuf.data);
-			cJSON *msg = n ? cJSON_ParseWithLength(c->rbuf.data, n) : NULL;
-			if (!msg && n > 0 && !(n == 1 && c->rbuf.data[0] == '\r')) {
-				char *line = xstrndup(c->rbuf.data, n > 200 ? 200 : n);
-				mcp_log(c, "warn", "stdout line that is not JSON: %s", line);
-				free(line);
-			}
-			memmove(c->rbuf.data, nl + 1, c->rbuf.len - n - 1);
-			c->rbuf.len -= n + 1;
-			c->rbuf.data[c->rbuf.len] = '\0';
-			if (msg && on_message(c, msg, id, o, resp) == 1)
+		int t;
+		while ((t = stdio_take_line(c, id, o, resp)) >= 0) {
+			if (t == 1)
 				return 0;
-			cJSON_Delete(msg);
 			if (c->in_fd < 0) /* a reply failed: the server is gone */
 				return stdio_gone(c, method, err);
 		}
@@ -1528,30 +1566,75 @@ static int http_exchange(struct mcp_client *c, const char *method, const char *t
 			    c->cfg.name, method);
 		goto out;
 	}
-	cJSON *body = cJSON_ParseWithLength(x.body.data ? x.body.data : "", x.body.len);
-	if (!body) {
+	if (http_body_read(c, &x.body, id, o, resp) < 0) {
 		char *snip = body_snippet(&x.body);
 		r = err_set(err, "server \"%s\": %s: the answer is not JSON: %s", c->cfg.name,
 			    method, snip);
 		free(snip);
 		goto out;
 	}
-	if (cJSON_IsArray(body)) { /* a batch */
-		cJSON *it;
-		while ((it = cJSON_DetachItemFromArray(body, 0))) {
-			if (!*resp && on_message(c, it, id, o, resp) == 1)
-				continue;
-			cJSON_Delete(it);
-		}
-		cJSON_Delete(body);
-	} else if (on_message(c, body, id, o, resp) == 0) {
-		cJSON_Delete(body);
-	}
 	if (!*resp)
 		r = err_set(err, "server \"%s\": %s: no answer to request %lld", c->cfg.name,
 			    method, (long long)id);
 out:
 	sse_release(&g.sp);
+	xfer_release(&x);
+	return r;
+}
+
+/* ---- the frames a server sends, outside a call (the fuzzer's) -------- */
+
+int mcp_client_read(struct mcp_client *c, enum mcp_wire kind, const char *const *chunks,
+		    const size_t *lens, size_t n, int64_t want_id, cJSON **resp, char **err)
+{
+	*resp = NULL;
+	int r = 0;
+	if (kind == MCP_WIRE_STDIO) {
+		for (size_t i = 0; i < n && r == 0; i++) {
+			if (c->rbuf.len + lens[i] > MCP_MESSAGE_MAX)
+				return err_set(err, "server \"%s\": a message over %zu bytes",
+					       c->cfg.name, MCP_MESSAGE_MAX);
+			sbuf_add(&c->rbuf, chunks[i], lens[i]);
+			int t;
+			while (r == 0 && (t = stdio_take_line(c, want_id, NULL, resp)) >= 0)
+				r = t;
+		}
+		return r;
+	}
+	static const char sse_type[] = "text/event-stream", json_type[] = "application/json";
+	const char *type = kind == MCP_WIRE_JSON ? json_type : sse_type;
+	if (kind == MCP_WIRE_LISTEN) {
+		struct get_stream g = { .c = c };
+		sse_init(&g.sp, MCP_MESSAGE_MAX, get_event, &g);
+		get_header(&g, "Content-Type", 12, type, strlen(type));
+		for (size_t i = 0; i < n && r == 0; i++)
+			r = get_data(&g, 200, chunks[i], lens[i]);
+		sse_release(&g.sp);
+		return r < 0 ? err_set(err, "server \"%s\": the GET stream was dropped",
+				       c->cfg.name) : 0;
+	}
+	struct http_xfer x = { .c = c, .want_id = want_id };
+	sse_init(&x.sp, MCP_MESSAGE_MAX, xfer_event, &x);
+	sbuf_init(&x.body);
+	xfer_header(&x, "Content-Type", 12, type, strlen(type));
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = xfer_data(&x, 200, chunks[i], lens[i]);
+	if (x.resp) {
+		*resp = x.resp;
+		x.resp = NULL;
+		r = 1;
+	} else if (x.overflow) {
+		r = err_set(err, "server \"%s\": an answer over %zu bytes", c->cfg.name,
+			    MCP_MESSAGE_MAX);
+	} else if (x.error) {
+		r = err_set(err, "server \"%s\": %s", c->cfg.name, x.error);
+	} else if (!x.sse && http_body_read(c, &x.body, want_id, NULL, resp) < 0) {
+		char *snip = body_snippet(&x.body);
+		r = err_set(err, "server \"%s\": the answer is not JSON: %s", c->cfg.name, snip);
+		free(snip);
+	} else {
+		r = *resp ? 1 : 0;
+	}
 	xfer_release(&x);
 	return r;
 }

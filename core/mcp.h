@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cJSON.h>
 
@@ -118,6 +119,21 @@ int mcp_list_tools(struct mcp_client *c, const struct mcp_call_opts *o,
  * "structuredContent"?, "isError"?} (isError is not an error here). */
 int mcp_call_tool(struct mcp_client *c, const char *tool, const cJSON *args,
 		  const struct mcp_call_opts *o, cJSON **result, char **err);
+
+/* What the client does with bytes a server sent, outside a call (for the
+ * fuzzer: the exact paths of a call). The n chunks (lens[i] bytes each)
+ * arrive as read() or curl hands them over: MCP_WIRE_STDIO to what a stdio
+ * server wrote, each complete line a message; MCP_WIRE_JSON to a POST's
+ * 200 application/json answer, read at the end (one message or a batch);
+ * MCP_WIRE_SSE to a POST's text/event-stream answer; MCP_WIRE_LISTEN to
+ * the GET stream. Other messages are handled as in a call: notifications
+ * logged, server requests answered (to a server that is not running: not
+ * at all). Returns 1 with *resp (caller deletes) when the response to
+ * want_id came, 0 when not, or -1 with *err when the call would fail
+ * (too long, not JSON, a broken event stream). */
+enum mcp_wire { MCP_WIRE_STDIO, MCP_WIRE_JSON, MCP_WIRE_SSE, MCP_WIRE_LISTEN };
+int mcp_client_read(struct mcp_client *c, enum mcp_wire kind, const char *const *chunks,
+		    const size_t *lens, size_t n, int64_t want_id, cJSON **resp, char **err);
 
 /* The text of a result's content blocks, one a line; other blocks are
  * described ("[image image/png, 1234 bytes]"). Caller frees. */

@@ -161,24 +161,49 @@ static int parse_line(char *line, struct theme *t, const char *file, int ln, cha
 	return 0;
 }
 
+int theme_parse(const char *text, size_t len, const char *origin, struct theme *t, char **err)
+{
+	size_t off = 0;
+	int ln = 0;
+	while (off < len) {
+		ln++;
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		if (memchr(text + off, '\0', n))
+			return err_set(err, "%s:%d: a NUL byte", origin, ln);
+		char *line = xstrndup(text + off, n);
+		off += n + (nl ? 1 : 0);
+		char *p = trim(line);
+		int r = !*p || *p == '#' ? 0 : parse_line(p, t, origin, ln, err);
+		free(line);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int load_file(const char *path, struct theme *t, char **err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return err_set(err, "%s: %s", path, strerror(errno));
-	char buf[512];
-	int ln = 0, rc = 0;
-	while (fgets(buf, sizeof(buf), f)) {
-		ln++;
-		char *p = trim(buf);
-		if (!*p || *p == '#')
-			continue;
-		if (parse_line(p, t, path, ln, err) < 0) {
-			rc = -1;
-			break;
-		}
+	struct sbuf b;
+	sbuf_init(&b);
+	char chunk[4096];
+	size_t n;
+	int rc = 0;
+	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (b.len + n > THEME_FILE_MAX)
+			rc = err_set(err, "%s: over %zu bytes", path, (size_t)THEME_FILE_MAX);
+		else
+			sbuf_add(&b, chunk, n);
 	}
+	if (rc == 0 && ferror(f))
+		rc = err_set(err, "%s: %s", path, strerror(errno));
 	fclose(f);
+	if (rc == 0)
+		rc = theme_parse(b.data ? b.data : "", b.len, path, t, err);
+	sbuf_release(&b);
 	return rc;
 }
 

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#define THEME_FILE_MAX ((size_t)64 << 10) /* the largest theme file */
+
 enum theme_slot {
 	SLOT_NORMAL,
 	SLOT_TITLE,     /* the view tabs line */
@@ -47,6 +49,13 @@ void theme_mono(struct theme *t);
  * containing '/'. "dark" and "mono" are built in when no file is found.
  * Returns 0, or -1 with *err "FILE:LINE: what" (caller frees). */
 int theme_load(const char *name, struct theme *t, char **err);
+/* Applies theme file text of len bytes ("slot = fg,bg[,attr]" and "mono =
+ * yes" lines, blank lines, # comments) to t, what theme_load does with
+ * the file; origin names it in errors. Returns 0, or -1 with *err
+ * "ORIGIN:LINE: what" at the first bad line (a NUL byte, an unknown slot,
+ * colour or attribute; the lines before it applied). */
+int theme_parse(const char *text, size_t len, const char *origin, struct theme *t,
+		char **err);
 /* Theme names found, for completion; caller frees each and the array. */
 char **theme_list(size_t *n);
 /* Sets up colour pairs for the terminal's colours (curses must be up). */

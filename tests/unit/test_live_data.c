@@ -86,6 +86,18 @@ static void test_parse(void **state)
 	assert_int_equal(live_ecb_parse_csv("", 0, "t", "USD", &s, &err), 0);
 	assert_int_equal(s.n, 0);
 	market_series_release(&s);
+	/* a header and only rows of other series: no rows (found by fuzz_ecb_csv:
+	 * qsort was given a NULL array, which UBSan stops) */
+	const char *other = "CURRENCY,CURRENCY_DENOM,TIME_PERIOD,OBS_VALUE\nJPY,EUR,2017-03-17,122\n";
+	assert_int_equal(live_ecb_parse_csv(other, strlen(other), "t", "USD", &s, &err), 0);
+	assert_int_equal(s.n, 0);
+	assert_null(err);
+	market_series_release(&s);
+	const char *header_only = "CURRENCY,CURRENCY_DENOM,TIME_PERIOD,OBS_VALUE\r\n";
+	assert_int_equal(live_ecb_parse_csv(header_only, strlen(header_only), "t", "USD", &s, &err),
+			 0);
+	assert_int_equal(s.n, 0);
+	market_series_release(&s);
 	/* only the columns needed, LF line ends, no final newline */
 	const char *small = "CURRENCY,CURRENCY_DENOM,TIME_PERIOD,OBS_VALUE\nGBP,EUR,2017-03-17,0.86793";
 	assert_int_equal(live_ecb_parse_csv(small, strlen(small), "t", "GBP", &s, &err), 0);

@@ -4,7 +4,8 @@
  * server, concurrent calls on one server, a timeout leaves the server
  * usable, a cancel flag, a server that closes its input cannot kill us
  * with SIGPIPE, and no child is left behind; over Streamable HTTP, the
- * server's GET stream resumed with Last-Event-ID and the session's DELETE. */
+ * server's GET stream resumed with Last-Event-ID and the session's DELETE;
+ * a server's bytes read as in a call (mcp_client_read). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -452,12 +453,76 @@ static void test_http_get_stream_and_delete(void **state)
 	http_server_stop(pid);
 }
 
+/* A server's bytes through the paths of a call (mcp_client_read, what
+ * the fuzzer drives): a stdio line split across reads, notifications and
+ * noise before the response; a JSON batch; an event stream; a body that
+ * is not JSON; a response to another request. */
+static struct mcp_client *wire_client(void)
+{
+	static char name[] = "wire", command[] = "false";
+	static char *args[] = { NULL };
+	struct mcp_server_config cfg = { .name = name, .transport = MCP_STDIO,
+					 .command = command, .args = args };
+	return mcp_client_new(&cfg, NULL);
+}
+
+static int wire_read(enum mcp_wire kind, const char *a, const char *b, int64_t id,
+		     cJSON **resp, char **err)
+{
+	struct mcp_client *c = wire_client();
+	const char *chunks[2] = { a, b };
+	size_t lens[2] = { strlen(a), b ? strlen(b) : 0 };
+	int r = mcp_client_read(c, kind, chunks, lens, b ? 2 : 1, id, resp, err);
+	mcp_client_free(&c);
+	return r;
+}
+
+static void test_wire(void **state)
+{
+	(void)state;
+	cJSON *resp = NULL;
+	char *err = NULL;
+	assert_int_equal(wire_read(MCP_WIRE_STDIO,
+				   "booting\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/"
+				   "progress\",\"params\":{\"progress\":1}}\n{\"jsonrpc\":\"2.0\","
+				   "\"id\":\"s1\",\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":3,",
+				   "\"result\":{\"n\":42}}\n", 3, &resp, &err), 1);
+	assert_null(err);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(resp, "result"), "n")->valueint,
+			 42);
+	cJSON_Delete(resp);
+	/* the line is not complete: no response yet */
+	assert_int_equal(wire_read(MCP_WIRE_STDIO, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}",
+				   NULL, 3, &resp, &err), 0);
+	assert_null(resp);
+	assert_int_equal(wire_read(MCP_WIRE_JSON, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},",
+				   "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"k\":\"v\"}}]", 2,
+				   &resp, &err), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(resp, "result"), "k")
+				    ->valuestring, "v");
+	cJSON_Delete(resp);
+	assert_int_equal(wire_read(MCP_WIRE_SSE, "id: 1\ndata: {\"jsonrpc\":\"2.0\",\n",
+				   "data: \"id\":5,\"result\":{}}\n\n", 5, &resp, &err), 1);
+	assert_int_equal(cJSON_GetObjectItem(resp, "id")->valueint, 5);
+	cJSON_Delete(resp);
+	assert_int_equal(wire_read(MCP_WIRE_JSON, "<html>502", NULL, 1, &resp, &err), -1);
+	assert_null(resp);
+	assert_string_equal(err, "server \"wire\": the answer is not JSON: <html>502");
+	free(err);
+	err = NULL;
+	assert_int_equal(wire_read(MCP_WIRE_LISTEN, "data: {\"jsonrpc\":\"2.0\",\"id\":1,"
+				   "\"result\":{}}\n\n", NULL, 1, &resp, &err), 0);
+	assert_null(resp);
+	assert_null(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_names_and_text),
+		cmocka_unit_test(test_wire),
 		cmocka_unit_test_setup_teardown(test_crash_and_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_then_usable, setup, teardown),
