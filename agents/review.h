@@ -125,4 +125,13 @@ int review_master_run(struct agent *master, const cJSON *input,
 		      const struct review_progress *progress, cJSON **aggregate,
 		      cJSON **error);
 
+/* ---- SARIF (agents/review_sarif.c) ---- */
+
+/* The aggregate of review_master_run as a SARIF 2.1.0 log (new): one run
+ * per finding agent that ran, ruleId the reference (a CWE id, a rule name),
+ * level error (critical) or warning/note (high-medium/low), a location
+ * relative to the codebase root with startLine, partialFingerprints
+ * primaryLocationLineHash from the rule, file and the line's text. */
+cJSON *review_sarif(const cJSON *aggregate);
+
 #endif

@@ -172,11 +172,11 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		return review_add(cli, argc, argv);
 	static const char *const wv[] = { "--out", "--agents", "--max-findings", "--max-files",
 					  "--max-bytes", "--params", "--request", "--inject-fault",
-					  "--timeout", NULL };
+					  "--timeout", "--sarif", NULL };
 	static const char *const fl[] = { "--json", NULL };
 	struct cli_opts o = { argc, argv, 1, "review", wv, fl, 0 };
 	const char *name, *val, *id = NULL, *out_dir = NULL, *agents = NULL, *params_text = NULL,
-			       *request_text = NULL;
+			       *request_text = NULL, *sarif = NULL;
 	const char *faults[16];
 	size_t nfaults = 0;
 	bool json = false;
@@ -193,6 +193,8 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 			out_dir = val;
 		} else if (!strcmp(name, "--agents")) {
 			agents = val;
+		} else if (!strcmp(name, "--sarif")) {
+			sarif = val;
 		} else if (!strcmp(name, "--params")) {
 			params_text = val;
 		} else if (!strcmp(name, "--request")) {
@@ -271,6 +273,17 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		cli_fail(EXIT_FAIL, "review", "--out: %s", err ? err : "?");
 		free(err);
 		rc = EXIT_FAIL;
+	}
+	if (agg && sarif) {
+		cJSON *log = review_sarif(agg);
+		char *text = cJSON_Print(log);
+		if (util_write_file_atomic(sarif, text, strlen(text), true, &err) < 0) {
+			cli_fail(EXIT_FAIL, "review", "--sarif: %s", err ? err : "?");
+			free(err);
+			rc = EXIT_FAIL;
+		}
+		free(text);
+		cJSON_Delete(log);
 	}
 	if (json) {
 		cJSON *doc = agg ? agg : cJSON_CreateObject();

@@ -73,7 +73,7 @@ const struct cli_cmd cli_commands[] = {
 	  "run_weekly, read_report", cmd_mcp },
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
-	{ "review", "PATH|NAME [--json] [--out DIR] [--agents LIST] [--max-findings N] "
+	{ "review", "PATH|NAME [--json] [--sarif FILE] [--out DIR] [--agents LIST] [--max-findings N] "
 		    "[--max-files N] [--max-bytes N] [--params JSON] [--timeout S] "
 		    "[--inject-fault AGENT:KIND] | --request JSON | add NAME PATH",
 	  "review a codebase with the code review crew (documentation, debt, improvement, "

@@ -134,6 +134,30 @@ MADF_REVIEW_MAX_FILE_BYTES=1000 $MADF review "$T/huge" --json >"$T/x.json" 2>/de
 eq "a huge file is skipped with a note" "$(field "$T/x.json" "(d['review']['files'], d['review']['notes'][0])")" \
    "(1, 'big.c: 3000 bytes, over the 1000-byte limit per file: skipped (huge file)')"
 
+# --- SARIF 2.1.0 ---------------------------------------------------------------
+# (no Debian package ships the OASIS schema, so the rules a validator would
+# apply are checked here one by one)
+$MADF review "$FIX" --sarif "$T/a.sarif" >/dev/null 2>&1
+eq "--sarif: the review completes" "$?" 0
+eq "SARIF: version and one run per finding agent" \
+   "$(field "$T/a.sarif" "(d['version'], [r['tool']['driver']['name'] for r in d['runs']])")" \
+   "('2.1.0', ['madf-review-critical', 'madf-review-debt', 'madf-review-improvement'])"
+eq "SARIF: critical results are errors at the planted lines" \
+   "$(field "$T/a.sarif" "[(x['ruleId'], x['level'], x['locations'][0]['physicalLocation']['artifactLocation']['uri'], x['locations'][0]['physicalLocation']['region']['startLine']) for x in d['runs'][0]['results']]")" \
+   "[('CWE-788', 'error', 'src/buffer.c', 9), ('CWE-134', 'error', 'src/buffer.c', 15), ('CWE-798', 'error', 'src/config.c', 4), ('CWE-415', 'error', 'src/memory.c', 12)]"
+eq "SARIF: debt and improvement are warning or note; every result complete" \
+   "$(field "$T/a.sarif" "all(x['level'] in ('warning', 'note') for r in d['runs'][1:] for x in r['results']) and all(x['message']['text'] and x['ruleId'] and x['locations'][0]['physicalLocation']['region']['startLine'] >= 1 and not x['locations'][0]['physicalLocation']['artifactLocation']['uri'].startswith('/') and x['partialFingerprints']['primaryLocationLineHash'] for r in d['runs'] for x in r['results']) and all(x['ruleId'] in [u['id'] for u in r['tool']['driver']['rules']] for r in d['runs'] for x in r['results'])")" True
+eq "SARIF: shellcheck's rule id" "$(field "$T/a.sarif" "d['runs'][2]['results'][0]['ruleId']")" SC2086
+fp() { field "$1" "[x['partialFingerprints']['primaryLocationLineHash'] for x in d['runs'][0]['results'] if x['ruleId'] == 'CWE-415'][0]"; }
+fp1=$(fp "$T/a.sarif")
+$MADF review "$FIX" --agents critical --sarif "$T/b.sarif" >/dev/null 2>&1
+eq "SARIF: fingerprints are stable across runs" "$(fp "$T/b.sarif")" "$fp1"
+{ echo '/* a line added above */'; cat "$FIX/src/memory.c"; } >"$T/mem.c" && mv "$T/mem.c" "$FIX/src/memory.c"
+$MADF review "$FIX" --agents critical --sarif "$T/c.sarif" >/dev/null 2>&1
+eq "SARIF: the double free moved to line 13" \
+   "$(field "$T/c.sarif" "[x['locations'][0]['physicalLocation']['region']['startLine'] for x in d['runs'][0]['results'] if x['ruleId'] == 'CWE-415']")" "[13]"
+eq "SARIF: and keeps its fingerprint" "$(fp "$T/c.sarif")" "$fp1"
+
 # --- a missing analyzer ----------------------------------------------------
 mkdir -p "$T/bin"
 for p in flawfinder shellcheck ctags cloc pmccabe dot python3 perl sh; do
