@@ -78,6 +78,10 @@ int review_scan(const char *root, const struct review_limits *l, cJSON **out,
  * valid UTF-8 (false when unreadable). */
 const char *review_file_lang(const char *root, const char *relpath, bool *utf8);
 
+/* The text of line (1-based) of root/file, blanks trimmed ("" when there
+ * is no such line). Caller frees. */
+char *review_line_text(const char *root, const char *file, long line);
+
 /* Registered codebases: <data_dir>/review/codebases.json {"NAME": PATH}.
  * review_resolve: a registered name's path, or id itself when it is a
  * directory; NULL (404) otherwise. Caller frees. */

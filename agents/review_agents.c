@@ -4,6 +4,7 @@
  * why), and the worker roles that answer review tasks over the bus. */
 #include "agents/review.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,35 @@ static bool cwe_in(const char *cwe, const char *const *list)
 	return false;
 }
 
+/* Whether flawfinder's hit is the call it names, not a word on the line:
+ * a format attribute (format(printf, ...)), a va_list wrapper handing on
+ * its caller's format (vsnprintf and kin), a member or key named system. */
+static bool lexical_call(struct work *w, const cJSON *ff)
+{
+	const char *rule = sget(ff, "rule"), *slash = strchr(rule, '/');
+	const char *fn = slash ? slash + 1 : rule;
+	if (!strcmp(sget(ff, "cwe"), "CWE-134") && fn[0] == 'v')
+		return false;
+	char *text = review_line_text(w->root, sget(ff, "file"), (long)nget(ff, "line"));
+	bool call = false;
+	size_t n = strlen(fn);
+	for (const char *p = strstr(text, fn); p && n; p = strstr(p + 1, fn)) {
+		char before = p > text ? p[-1] : ' ';
+		const char *after = p + n;
+		while (*after == ' ' || *after == '\t')
+			after++;
+		if (isalnum((unsigned char)before) || before == '_' || before == '.' || before == '>' ||
+		    before == '"' || *after != '(')
+			continue;
+		call = true;
+		break;
+	}
+	if (strstr(text, "__attribute__") || strstr(text, "format("))
+		call = false;
+	free(text);
+	return call;
+}
+
 static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 {
 	cJSON *raw = cJSON_CreateArray();
@@ -377,7 +407,8 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 			why = xstrdup(!strcmp(sget(sec, "rule"), "pattern")
 					      ? "the literal matches a credential format exactly"
 					      : "a high-entropy literal under a secret's name");
-		} else if (ff && nget(ff, "level") >= 4 && cwe_in(sget(ff, "cwe"), lexical_sure)) {
+		} else if (ff && nget(ff, "level") >= 4 && cwe_in(sget(ff, "cwe"), lexical_sure) &&
+			   lexical_call(w, ff)) {
 			lead = ff;
 			why = xasprintf("flawfinder level %d on %s, a class it only reports when the "
 					"argument is not a constant", (int)nget(ff, "level"), sget(ff, "cwe"));
@@ -399,8 +430,8 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 	}
 	if (dropped)
 		wnote(w, "critical: %d single-tool hit%s below the confidence bar left out "
-		      "(flawfinder under level 4 or outside its sure classes, cppcheck warnings "
-		      "without agreement)", dropped, dropped == 1 ? "" : "s");
+		      "(flawfinder under level 4, outside its sure classes or not on a call, "
+		      "cppcheck warnings without agreement)", dropped, dropped == 1 ? "" : "s");
 	free(v);
 	cJSON_Delete(raw);
 	cJSON_Delete(funcs);

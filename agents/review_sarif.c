@@ -29,31 +29,6 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-/* The text of line (1-based) of root/file, blanks trimmed (new). */
-static char *line_text(const char *root, const char *file, long line)
-{
-	char *p = xasprintf("%s/%s", root, file), *buf = NULL;
-	size_t len = 0;
-	char *out = NULL;
-	if (util_read_file(p, (size_t)REVIEW_MAX_FILE_BYTES * 64, &buf, &len, NULL) == 0) {
-		const char *s = buf, *end = buf + len;
-		for (long l = 1; l < line && s < end; l++) {
-			const char *nl = memchr(s, '\n', (size_t)(end - s));
-			s = nl ? nl + 1 : end;
-		}
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *e = nl ? nl : end;
-		while (s < e && (*s == ' ' || *s == '\t'))
-			s++;
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-			e--;
-		out = xstrndup(s, (size_t)(e - s));
-	}
-	free(buf);
-	free(p);
-	return out ? out : xstrdup("");
-}
-
 static char *rule_of(const char *reference)
 {
 	const char *slash = strrchr(reference, '/');
@@ -127,7 +102,7 @@ cJSON *review_sarif(const cJSON *agg)
 			cJSON_AddStringToObject(al, "uriBaseId", "SRCROOT");
 			long line = (long)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "line"));
 			cJSON_AddNumberToObject(cJSON_AddObjectToObject(pl, "region"), "startLine", (double)line);
-			char *text = line_text(root, sget(f, "file"), line);
+			char *text = review_line_text(root, sget(f, "file"), line);
 			uint64_t h = 14695981039346656037ULL;
 			h = fnv(h, rule, strlen(rule) + 1);
 			h = fnv(h, sget(f, "file"), strlen(sget(f, "file")) + 1);

@@ -323,3 +323,29 @@ const char *review_file_lang(const char *root, const char *relpath, bool *utf8)
 	free(p);
 	return lang;
 }
+
+/* The text of line (1-based) of root/file, blanks trimmed (new). */
+char *review_line_text(const char *root, const char *file, long line)
+{
+	char *p = xasprintf("%s/%s", root, file), *buf = NULL;
+	size_t len = 0;
+	char *out = NULL;
+	if (util_read_file(p, (size_t)REVIEW_MAX_FILE_BYTES * 64, &buf, &len, NULL) == 0) {
+		const char *s = buf, *end = buf + len;
+		for (long l = 1; l < line && s < end; l++) {
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+			s = nl ? nl + 1 : end;
+		}
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *e = nl ? nl : end;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		out = xstrndup(s, (size_t)(e - s));
+	}
+	free(buf);
+	free(p);
+	return out ? out : xstrdup("");
+}
+
