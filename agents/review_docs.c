@@ -138,7 +138,8 @@ static char *include_graph(const char *root, const cJSON *files, int *edges)
 	const cJSON *f;
 	cJSON_ArrayForEach(f, files) {
 		bool utf8;
-		if (strcmp(review_file_lang(root, f->valuestring, &utf8), "c"))
+		if (strcmp(review_file_lang(root, f->valuestring, &utf8), "c") ||
+		    strpbrk(f->valuestring, "\"\\"))
 			continue;
 		sbuf_addf(&b, "  \"%s\";\n", f->valuestring);
 		char *buf = read_rel(root, f->valuestring);
@@ -158,7 +159,7 @@ static char *include_graph(const char *root, const cJSON *files, int *edges)
 					cJSON_ArrayForEach(g, files) {
 						const char *gb = strrchr(g->valuestring, '/');
 						gb = gb ? gb + 1 : g->valuestring;
-						if (!strcmp(gb, base) && !strpbrk(inc, "\"\\")) {
+						if (!strcmp(gb, base) && !strpbrk(g->valuestring, "\"\\")) {
 							sbuf_addf(&b, "  \"%s\" -> \"%s\";\n",
 								  f->valuestring, g->valuestring);
 							(*edges)++;

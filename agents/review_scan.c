@@ -141,7 +141,12 @@ static void walk_dir(struct walk *w, const char *rel, int depth)
 		char *r = rel[0] ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
 		char *p = xasprintf("%s/%s", w->root, r);
 		struct stat st;
-		if (lstat(p, &st) < 0) {
+		bool odd = !utf8_valid((const unsigned char *)names[i], strlen(names[i]));
+		for (const char *c = names[i]; *c && !odd; c++)
+			odd = (unsigned char)*c < 0x20 || *c == 0x7f;
+		if (odd) {
+			note(w, "%s: a name that is not valid UTF-8 or has control characters: skipped", r);
+		} else if (lstat(p, &st) < 0) {
 			note(w, "%s: cannot stat (%s): skipped", r, strerror(errno));
 		} else if (S_ISLNK(st.st_mode)) {
 			char *target = realpath(p, NULL);

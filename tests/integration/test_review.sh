@@ -158,6 +158,16 @@ eq "SARIF: the double free moved to line 13" \
    "$(field "$T/c.sarif" "[x['locations'][0]['physicalLocation']['region']['startLine'] for x in d['runs'][0]['results'] if x['ruleId'] == 'CWE-415']")" "[13]"
 eq "SARIF: and keeps its fingerprint" "$(fp "$T/c.sarif")" "$fp1"
 
+# a file name that is not UTF-8 (or has a control character) is skipped, named safely
+mkdir -p "$T/names"
+printf 'int ok(void) { return 0; }\n' >"$T/names/ok.c"
+printf 'int x(void) { return 0; }\n' >"$T/names/$(printf 'caf\351.c')"
+printf 'int y(void) { return 0; }\n' >"$T/names/$(printf 'esc\033[31m.c')"
+$MADF review "$T/names" --json >"$T/x.json" 2>/dev/null
+eq "odd file names: the review completes" "$?" 0
+eq "odd file names are skipped with a note" "$(field "$T/x.json" "(d['review']['files'], len([n for n in d['review']['notes'] if 'not valid UTF-8 or has control characters: skipped' in n]))")" "(1, 2)"
+hasnt "... and no escape sequence reaches the output" "$(cat "$T/x.json")" "$(printf '\033')"
+
 # --- a missing analyzer ----------------------------------------------------
 mkdir -p "$T/bin"
 for p in flawfinder shellcheck ctags cloc pmccabe dot python3 perl sh; do
