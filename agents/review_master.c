@@ -6,6 +6,7 @@
 #include "agents/review.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -182,6 +183,9 @@ static const struct field_spec params_fields[] = {
 	{ "max_bytes",      FK_INT,      OPT | F_MIN,      1, 0, NULL, NULL },
 	{ "max_file_bytes", FK_INT,      OPT | F_MIN,      1, 0, NULL, NULL },
 	{ "timeout_s",      FK_INT,      OPT | RANGE,      1, 86400, NULL, NULL },
+	{ "include",        FK_STR_LIST, OPT,              0, 0, NULL, NULL },
+	{ "exclude",        FK_STR_LIST, OPT,              0, 0, NULL, NULL },
+	{ "since",          FK_STR,      OPT | F_NONEMPTY, 0, 0, NULL, NULL },
 };
 static const struct schema params_schema = SCHEMA_CLOSED(params_fields, NULL);
 
@@ -478,6 +482,85 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 	}
 }
 
+static bool glob_any(const cJSON *globs, const char *path)
+{
+	const cJSON *g;
+	cJSON_ArrayForEach(g, globs)
+		if (cJSON_IsString(g) && fnmatch(g->valuestring, path, 0) == 0)
+			return true;
+	return false;
+}
+
+/* The files git says changed since rev under root (tracked changes and
+ * untracked files), as an object used as a set; NULL with *err (400). */
+static cJSON *changed_since(const char *root, const char *rev, char **err)
+{
+	if (rev[0] == '-')
+		return err_set(err, "params.since: must be a revision, not an option"), NULL;
+	const char *diff[] = { "git", "diff", "--name-only", "--relative", "--no-renames", rev, "--", NULL };
+	const char *others[] = { "git", "ls-files", "--others", "--exclude-standard", NULL };
+	cJSON *set = cJSON_CreateObject();
+	for (int k = 0; k < 2; k++) {
+		char *out = NULL, *eo = NULL, *e2 = NULL;
+		int st = 0;
+		if (review_exec(k ? others : diff, root, 60000, 16u << 20, &out, &eo, &st, &e2) < 0 || st) {
+			char *first = eo ? util_sanitize(eo, strlen(eo) > 160 ? 160 : strlen(eo), false)
+					 : xstrdup(e2 ? e2 : "?");
+			err_set(err, "params.since: not a revision of a git work tree at the codebase (git: %s)",
+				first);
+			free(first);
+			free(out);
+			free(eo);
+			free(e2);
+			cJSON_Delete(set);
+			return NULL;
+		}
+		char *save = NULL;
+		for (char *ln = strtok_r(out, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+			if (!cJSON_GetObjectItemCaseSensitive(set, ln))
+				cJSON_AddTrueToObject(set, ln);
+		free(out);
+		free(eo);
+	}
+	return set;
+}
+
+/* Applies include, exclude and since to scan's files; 0, or 400 (*err). */
+static int scan_filter(cJSON *scan, const cJSON *params, char **err)
+{
+	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(params, "include");
+	const cJSON *exc = cJSON_GetObjectItemCaseSensitive(params, "exclude");
+	const cJSON *since = cJSON_GetObjectItemCaseSensitive(params, "since");
+	if (!inc && !exc && !since)
+		return 0;
+	cJSON *set = NULL;
+	if (cJSON_IsString(since) && !(set = changed_since(sget(scan, "root"), since->valuestring, err)))
+		return 400;
+	cJSON *files = cJSON_GetObjectItemCaseSensitive(scan, "files");
+	int before = cJSON_GetArraySize(files);
+	double bytes = 0;
+	for (cJSON *f = files->child; f;) {
+		cJSON *next = f->next;
+		const char *p = sget(f, "path");
+		if ((inc && !glob_any(inc, p)) || (exc && glob_any(exc, p)) ||
+		    (set && !cJSON_GetObjectItemCaseSensitive(set, p)))
+			cJSON_Delete(cJSON_DetachItemViaPointer(files, f));
+		else
+			bytes += cJSON_GetNumberValue(cJSON_GetObjectItem(f, "bytes"));
+		f = next;
+	}
+	cJSON_SetNumberValue(cJSON_GetObjectItem(scan, "bytes"), bytes);
+	char *n = xasprintf("%d of %d files selected by%s%s%s%s", cJSON_GetArraySize(files), before,
+			    inc ? " include" : "", exc ? " exclude" : "", set ? " since " : "",
+			    set ? since->valuestring : "");
+	char *clean = util_sanitize(n, strlen(n), false);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(scan, "notes"), cJSON_CreateString(clean));
+	free(clean);
+	free(n);
+	cJSON_Delete(set);
+	return 0;
+}
+
 static bool same_place(const cJSON *a, const cJSON *b)
 {
 	return !strcmp(sget(a, "file"), sget(b, "file")) &&
@@ -524,6 +607,14 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
 			  err ? err : "?");
 		free(err);
+		return st;
+	}
+	if ((st = scan_filter(scan, params, &err)) != 0) {
+		*error = error_new(st, err ? err : "?");
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
+			  err ? err : "?");
+		free(err);
+		cJSON_Delete(scan);
 		return st;
 	}
 	int64_t timeout_s = param_long(params, "timeout_s", 600);

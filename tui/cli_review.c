@@ -172,11 +172,13 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		return review_add(cli, argc, argv);
 	static const char *const wv[] = { "--out", "--agents", "--max-findings", "--max-files",
 					  "--max-bytes", "--params", "--request", "--inject-fault",
-					  "--timeout", "--sarif", NULL };
+					  "--timeout", "--sarif", "--include", "--exclude", "--since",
+					  "--checklist", NULL };
 	static const char *const fl[] = { "--json", NULL };
 	struct cli_opts o = { argc, argv, 1, "review", wv, fl, 0 };
 	const char *name, *val, *id = NULL, *out_dir = NULL, *agents = NULL, *params_text = NULL,
-			       *request_text = NULL, *sarif = NULL;
+			       *request_text = NULL, *sarif = NULL,
+		   *since = NULL, *checklist = NULL, *include = NULL, *exclude = NULL;
 	const char *faults[16];
 	size_t nfaults = 0;
 	bool json = false;
@@ -193,6 +195,14 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 			out_dir = val;
 		} else if (!strcmp(name, "--agents")) {
 			agents = val;
+		} else if (!strcmp(name, "--since")) {
+			since = val;
+		} else if (!strcmp(name, "--checklist")) {
+			checklist = val;
+		} else if (!strcmp(name, "--include")) {
+			include = val;
+		} else if (!strcmp(name, "--exclude")) {
+			exclude = val;
 		} else if (!strcmp(name, "--sarif")) {
 			sarif = val;
 		} else if (!strcmp(name, "--params")) {
@@ -245,14 +255,39 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		}
 		cJSON_AddItemToObject(request, "params", params);
 		if (cJSON_IsObject(params)) {
-			if (agents) {
+			const char *lists[][2] = { { "agents", agents }, { "include", include },
+						   { "exclude", exclude } };
+			for (size_t k = 0; k < ARRAY_SIZE(lists); k++) {
+				if (!lists[k][1])
+					continue;
 				cJSON *l = cJSON_CreateArray();
-				char *copy = xstrdup(agents), *save = NULL;
+				char *copy = xstrdup(lists[k][1]), *save = NULL;
 				for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 					cJSON_AddItemToArray(l, cJSON_CreateString(t));
 				free(copy);
-				cJSON_DeleteItemFromObject(params, "agents");
-				cJSON_AddItemToObject(params, "agents", l);
+				cJSON_DeleteItemFromObject(params, lists[k][0]);
+				cJSON_AddItemToObject(params, lists[k][0], l);
+			}
+			if (since) {
+				cJSON_DeleteItemFromObject(params, "since");
+				cJSON_AddStringToObject(params, "since", since);
+			}
+			if (checklist) {
+				char *buf = NULL, *e2 = NULL;
+				size_t len = 0;
+				cJSON *cl = NULL;
+				if (util_read_file(checklist, 1 << 20, &buf, &len, &e2) == 0)
+					cl = json_parse_strict(buf, len, &e2);
+				free(buf);
+				if (!cl) {
+					r = cli_fail(EXIT_USAGE, "review", "--checklist: %s", e2 ? e2 : "not JSON");
+					free(e2);
+					cJSON_Delete(request);
+					return r;
+				}
+				free(e2);
+				cJSON_DeleteItemFromObject(params, "checklist");
+				cJSON_AddItemToObject(params, "checklist", cl);
 			}
 			if (max_findings)
 				cJSON_AddNumberToObject(params, "max_findings", (double)max_findings);

@@ -74,7 +74,8 @@ const struct cli_cmd cli_commands[] = {
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
 	{ "review", "PATH|NAME [--json] [--sarif FILE] [--out DIR] [--agents LIST] [--max-findings N] "
-		    "[--max-files N] [--max-bytes N] [--params JSON] [--timeout S] "
+		    "[--max-files N] [--max-bytes N] [--include GLOBS] [--exclude GLOBS] "
+		    "[--since REV] [--checklist FILE] [--params JSON] [--timeout S] "
 		    "[--inject-fault AGENT:KIND] | --request JSON | add NAME PATH",
 	  "review a codebase with the code review crew (documentation, debt, improvement, "
 	  "critical; deterministic analyzers); exit 0 completed, 1 failed, 2 usage", cmd_review },

@@ -168,6 +168,33 @@ eq "odd file names: the review completes" "$?" 0
 eq "odd file names are skipped with a note" "$(field "$T/x.json" "(d['review']['files'], len([n for n in d['review']['notes'] if 'not valid UTF-8 or has control characters: skipped' in n]))")" "(1, 2)"
 hasnt "... and no escape sequence reaches the output" "$(cat "$T/x.json")" "$(printf '\033')"
 
+# --- include, exclude, since, checklist ----------------------------------------
+$MADF review "$TOP/tests/fixtures/review" --json --include 'src/mem*' >"$T/s.json" 2>/dev/null
+eq "--include keeps the matching files only" "$(places "$T/s.json" critical)" "src/memory.c:12:CWE-415"
+$MADF review "$TOP/tests/fixtures/review" --json --exclude 'src/*' --agents critical,improvement >"$T/s.json" 2>/dev/null
+eq "--exclude leaves the matching files out" "$(field "$T/s.json" "(len(d['critical']), [f['file'] for f in d['improvement']])")" \
+   "(0, ['scripts/deploy.sh'])"
+G=$T/g
+cp -a "$TOP/tests/fixtures/review" "$G"
+git -C "$G" init -q && git -C "$G" add -A && \
+	git -C "$G" -c user.name=t -c user.email=t@example.invalid commit -qm fixture
+{ echo '/* a line added above */'; cat "$G/src/memory.c"; } >"$T/mem.c" && mv "$T/mem.c" "$G/src/memory.c"
+printf '/* TODO: new work */\nint new_fn(void) { return 1; }\n' >"$G/src/new.c"
+$MADF review "$G" --json --since HEAD --agents debt,critical >"$T/s.json" 2>/dev/null
+eq "--since REV: only what changed (and the new files)" "$(places "$T/s.json" debt) | $(places "$T/s.json" critical)" \
+   "src/memory.c:11:CWE-546 src/new.c:1:CWE-546 | src/memory.c:13:CWE-415"
+has "--since says what it selected" "$(field "$T/s.json" "d['review']['notes']")" "2 of 10 files selected by since HEAD"
+$MADF review "$G" --json --since no-such-rev >"$T/e.json" 2>/dev/null
+eq "--since an unknown revision: 400 on params.since" "$(field "$T/e.json" "(d['error']['status'], d['error']['field'])")" \
+   "(400, 'params.since')"
+echo '{"debt": ["complexity"], "critical": ["secrets"]}' >"$T/checklist.json"
+$MADF review "$TOP/tests/fixtures/review" --json --checklist "$T/checklist.json" --agents debt,critical >"$T/s.json" 2>/dev/null
+eq "--checklist FILE: each agent runs only its listed checks" "$(places "$T/s.json" debt) | $(places "$T/s.json" critical)" \
+   "src/parse.c:4:CWE-1121 | src/config.c:4:CWE-798"
+echo '{"debt": ["lint"]}' >"$T/checklist.json"
+check_fails "--checklist with an unknown check is invalid input (exit 2)" 2 \
+	$MADF review "$TOP/tests/fixtures/review" --checklist "$T/checklist.json"
+
 # --- a missing analyzer ----------------------------------------------------
 mkdir -p "$T/bin"
 for p in flawfinder shellcheck ctags cloc pmccabe dot python3 perl sh; do
