@@ -20,11 +20,16 @@ endif
 SANITIZE ?=
 VERSION := 0.1.0
 
+# The analyzers `madf review` runs (deterministic mode), and the commands
+# that show each is there (the stamp rule checks them).
+REVIEW_PKGS := cppcheck flawfinder shellcheck universal-ctags cloc pmccabe graphviz
+REVIEW_CMDS := cppcheck flawfinder shellcheck ctags cloc pmccabe dot
 PKGS      := libcjson ncursesw libcurl expat libcmark-gfm
 TEST_PKGS := cmocka
 DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
-             libcmocka-dev tmux python3 python3-pydantic python3-aiofiles
+             libcmocka-dev tmux python3 python3-pydantic python3-aiofiles \
+             $(REVIEW_PKGS)
 # The python where Debian's python3-pydantic and python3-aiofiles are (the
 # seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
 # python3 on PATH may be another one.
@@ -86,6 +91,7 @@ all: madf
 $(DEPS_STAMP):
 	@mkdir -p build
 	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null && \
+	    for c in $(REVIEW_CMDS); do command -v $$c; done | [ "$$(wc -l)" -eq $(words $(REVIEW_CMDS)) ] && \
 	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles' 2>/dev/null; then \
 	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 

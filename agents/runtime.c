@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agents/llm_agent.h"
+#include "agents/review.h"
 #include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
@@ -99,7 +100,8 @@ const struct agent_role *agent_role_find(const char *name)
 	for (size_t i = 0; i < agent_nroles; i++)
 		if (!strcmp(agent_roles[i]->name, c))
 			return agent_roles[i];
-	return NULL;
+	/* the code review crew: not part of the weekly run */
+	return review_role_find(c);
 }
 
 /* ---- state ---------------------------------------------------------------- */

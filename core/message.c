@@ -4,6 +4,7 @@
 #include "core/message.h"
 #include "core/json_out.h"
 #include "core/message_compat.h"
+#include "core/schema.h"
 #include "core/util.h"
 
 #include <inttypes.h>
@@ -261,45 +262,6 @@ static bool check_timestamp(struct vctx *v, const char *label, const char *s,
 
 /* ---- Content schemas ---- */
 
-enum field_kind {
-	FK_STR,
-	FK_ENUM,
-	FK_INT,
-	FK_NUM,
-	FK_TIME,
-	FK_OBJ,
-	FK_NUM_MAP,  /* an object whose values are all numbers */
-	FK_STR_LIST,
-	FK_OBJ_LIST, /* a list of objects, each checked against items */
-};
-
-#define F_REQ 1u      /* required; null is then a wrong type */
-#define F_NONEMPTY 2u /* a string or list that must not be empty */
-#define F_MIN 4u
-#define F_MAX 8u
-#define REQ F_REQ
-#define OPT 0u
-#define RANGE (F_MIN | F_MAX)
-
-struct schema;
-
-struct field_spec {
-	const char *name;
-	enum field_kind kind;
-	unsigned flags;
-	double min, max;
-	const char *const *choices; /* FK_ENUM, NULL-terminated */
-	const struct schema *items; /* FK_OBJ_LIST */
-};
-
-struct schema {
-	const struct field_spec *fields;
-	size_t count;
-	/* A rule across fields, or NULL. */
-	void (*check)(const cJSON *obj, const char *prefix, struct vctx *v);
-};
-
-#define SCHEMA(fields, check) { fields, ARRAY_SIZE(fields), check }
 
 static const char *const accept_status[] = { "accepted", "rejected", "queued", NULL };
 static const char *const result_status[] = { "completed", "partial", "failed", NULL };
@@ -602,8 +564,39 @@ static void check_schema(const struct schema *sc, const cJSON *obj,
 		check_field(f, get(obj, f->name), path, v);
 		free(path);
 	}
+	for (const cJSON *c = obj->child; sc->closed && c; c = c->next) {
+		size_t i = 0;
+		while (i < sc->count && strcmp(sc->fields[i].name, c->string))
+			i++;
+		if (i < sc->count)
+			continue;
+		char *path = json_path_join(prefix, c->string);
+		verr(v, path, "not allowed");
+		free(path);
+	}
 	if (sc->check)
 		sc->check(obj, prefix, v);
+}
+
+int schema_validate(const struct schema *sc, const cJSON *obj,
+		    const char *prefix, struct msg_errors *errs)
+{
+	struct vctx v = { .errs = errs, .n = 0 };
+	if (!cJSON_IsObject(obj))
+		verr(&v, prefix && prefix[0] ? prefix : "(top level)", "must be an object");
+	else
+		check_schema(sc, obj, prefix ? prefix : "", &v);
+	return v.n;
+}
+
+void schema_error(struct vctx *v, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *rule = xvasprintf(fmt, ap);
+	va_end(ap);
+	verr(v, path, "%s", rule);
+	free(rule);
 }
 
 static void content_validate(enum msg_type type, const cJSON *content,

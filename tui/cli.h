@@ -83,5 +83,6 @@ int cmd_tasks(struct cli *cli, int argc, char **argv);
 int cmd_console(struct cli *cli, int argc, char **argv);
 int cmd_ask(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);
+int cmd_review(struct cli *cli, int argc, char **argv); /* tui/cli_review.c */
 
 #endif

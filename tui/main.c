@@ -73,6 +73,12 @@ const struct cli_cmd cli_commands[] = {
 	  "run_weekly, read_report", cmd_mcp },
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
+	{ "review", "PATH|NAME [--json] [--sarif FILE] [--out DIR] [--agents LIST] [--max-findings N] "
+		    "[--max-files N] [--max-bytes N] [--include GLOBS] [--exclude GLOBS] "
+		    "[--since REV] [--checklist FILE] [--params JSON] [--timeout S] "
+		    "[--inject-fault AGENT:KIND] | --request JSON | add NAME PATH",
+	  "review a codebase with the code review crew (documentation, debt, improvement, "
+	  "critical; deterministic analyzers); exit 0 completed, 1 failed, 2 usage", cmd_review },
 	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
 	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
 	  cmd_tools },

@@ -1,0 +1,141 @@
+/* The code review crew (seed 001) on madf's runtime: a master that fans
+ * review tasks out over the bus to the debt, improvement, critical and
+ * documentation agents and aggregates what they return. Deterministic
+ * mode: the agents run real analyzers through the tool registry.
+ *
+ * Over the bus a review task is a task_assignment (task_type
+ * "code_review", focus_area the agent's part, data_sources the files)
+ * whose special_instructions carry the agent's input as JSON text,
+ * {"root": DIR, "files": [...], "checklist": [...], "max_findings": N};
+ * the answer is a research_result whose raw_data is {"findings": [...]}
+ * (documentation: {"documentation": {...}}) plus {"notes": [...],
+ * "tools": {...}}, or an error_report whose context carries "status"
+ * (400: invalid input, never retried; 500: internal). */
+#ifndef MADF_REVIEW_H
+#define MADF_REVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "agents/runtime.h"
+
+/* The crew's roles (not started by `madf run weekly`; `madf agent NAME`
+ * runs one alone). */
+extern const struct agent_role role_review_master;
+extern const struct agent_role role_review_debt;
+extern const struct agent_role role_review_improvement;
+extern const struct agent_role role_review_critical;
+extern const struct agent_role role_review_documentation;
+extern const struct agent_role *const review_roles[];
+extern const size_t review_nroles;
+const struct agent_role *review_role_find(const char *name);
+
+/* The worker parts, in aggregate order. */
+enum review_part { REVIEW_DOCUMENTATION, REVIEW_DEBT, REVIEW_IMPROVEMENT,
+		   REVIEW_CRITICAL, REVIEW_NPARTS };
+const char *review_part_name(enum review_part p);   /* "debt" */
+const char *review_part_agent(enum review_part p);  /* "review_debt" */
+int review_part_from_name(const char *s);           /* -1 if unknown */
+
+/* Limits (documented in madf(1)); params and MADF_REVIEW_MAX_FILES,
+ * MADF_REVIEW_MAX_BYTES, MADF_REVIEW_MAX_FILE_BYTES override them. */
+#define REVIEW_MAX_FILES 5000
+#define REVIEW_MAX_BYTES (64L * 1024 * 1024)
+#define REVIEW_MAX_FILE_BYTES (1L * 1024 * 1024)
+
+/* ---- running a program (agents/review_exec.c) ---- */
+
+/* Runs argv (argv[0] looked up on PATH) in dir with stdin from /dev/null,
+ * capturing stdout and stderr (each cut at max bytes), killed after
+ * timeout_ms. Returns 0 with *status the exit status (128+N for signal N,
+ * 124 after the timeout) and new *out, *errout (may be NULL to drop), or
+ * -1 with *err (127-like: the program cannot be run). */
+int review_exec(const char *const *argv, const char *dir, int64_t timeout_ms,
+		size_t max, char **out, char **errout, int *status, char **err);
+/* Whether a program is on PATH. */
+bool review_have(const char *prog);
+
+/* ---- the codebase (agents/review_scan.c) ---- */
+
+struct review_limits {
+	long max_files, max_bytes, max_file_bytes;
+};
+void review_limits_default(struct review_limits *l);
+
+/* Walks root (a directory; symlinks never followed; .git skipped):
+ * returns {"root": realpath, "files": [{"path","bytes","lang","utf8"}],
+ * "notes": ["..."], "bytes": N}. lang is "c", "shell", "other". Binary
+ * and huge files are left out with a note; a link leaving the tree is
+ * noted, never followed. Returns 0, or an HTTP-like status with *err: 404
+ * (no such directory), 413 (over l's files or bytes). */
+int review_scan(const char *root, const struct review_limits *l, cJSON **out,
+		char **err);
+
+/* The language ("c", "shell", "other") of root/relpath and whether it is
+ * valid UTF-8 (false when unreadable). */
+const char *review_file_lang(const char *root, const char *relpath, bool *utf8);
+
+/* The text of line (1-based) of root/file, blanks trimmed ("" when there
+ * is no such line). Caller frees. */
+char *review_line_text(const char *root, const char *file, long line);
+
+/* Registered codebases: <data_dir>/review/codebases.json {"NAME": PATH}.
+ * review_resolve: a registered name's path, or id itself when it is a
+ * directory; NULL (404) otherwise. Caller frees. */
+int review_register(const char *data_dir, const char *name, const char *path,
+		    char **err);
+char *review_resolve(const char *data_dir, const char *id);
+
+/* ---- the analyzers as tools (agents/review_tools.c) ---- */
+
+/* Registers review.cppcheck, review.flawfinder, review.shellcheck,
+ * review.ctags, review.cloc, review.pmccabe, review.dot, review.secrets,
+ * review.markers in tools. Each takes {"root": DIR, "files": [relative
+ * paths]} (review.dot: {"dot": TEXT}) and returns {"items": [...]} (raw
+ * findings {"tool","rule","level","file","line","message","cwe"}, or the
+ * tool's records), or fails with "PROG is not installed" when missing. */
+int review_tools_register(struct tools *t, char **err);
+/* The program behind a tool, and its Debian package. */
+const char *review_tool_program(const char *tool);
+
+/* ---- the agents' work (agents/review_agents.c, review_docs.c) ---- */
+
+/* Runs part's analysis for input {"root","files","checklist",
+ * "max_findings"} with tools on behalf of agent. Returns 0 and *result
+ * ({"findings": [...]} or {"documentation": {...}}, plus "notes" and
+ * "tools"), or an HTTP-like status (400, 500) with *err. */
+int review_part_run(enum review_part part, struct tools *tools, const char *agent,
+		    const cJSON *input, cJSON **result, char **err);
+int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
+		    cJSON **result, char **err);
+
+/* ---- the master (agents/review_master.c) ---- */
+
+struct review_progress {
+	void (*fn)(void *ctx, const char *line);
+	void *ctx;
+};
+
+/* Reviews input {"id": PATH|NAME, "params": {...}} with master (an open
+ * review_master agent; its env's worker agents running): validates, scans,
+ * sends one task per agent, collects, retries. Returns 0 with *aggregate
+ * {"documentation","debt","improvement","critical","review"}, or a status
+ * (400, 404, 413, 500) with *error {"status","error"[,"field","rule"]} and
+ * *aggregate possibly set (500 after partial results). */
+int review_master_run(struct agent *master, const cJSON *input,
+		      const struct review_progress *progress, cJSON **aggregate,
+		      cJSON **error);
+
+/* ---- SARIF (agents/review_sarif.c) ---- */
+
+/* The aggregate of review_master_run as a SARIF 2.1.0 log (new): one run
+ * per finding agent that ran, ruleId the reference (a CWE id, a rule name),
+ * level error (critical) or warning/note (high-medium/low), a location
+ * relative to the codebase root with startLine, partialFingerprints
+ * primaryLocationLineHash from the rule, file and the line's text. */
+cJSON *review_sarif(const cJSON *aggregate);
+
+#endif

@@ -1,0 +1,746 @@
+/* The review crew's roles: the workers answer review tasks over the bus;
+ * the master (driven by `madf review`) checks the request, scans the
+ * codebase, assigns one task per agent, tracks acceptance, results,
+ * deadlines and errors, retries a failed invocation up to 3 times with
+ * exponential backoff, and aggregates. */
+#include "agents/review.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/finding.h"
+#include "core/message.h"
+#include "core/schema.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+#define MASTER_TRIES 3
+
+static const char *sget(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void iso_in(int64_t s, char *buf, size_t n)
+{
+	util_iso8601(util_now_ns() + s * 1000000000LL, buf, n);
+}
+
+/* ---- the workers ---- */
+
+static void send_error(struct agent *a, const struct msg *m, int status, const char *what)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "error_type", status == 400 ? "invalid_input" : "internal_error");
+	cJSON_AddStringToObject(c, "error_message", what);
+	cJSON *ctx = cJSON_AddObjectToObject(c, "context");
+	cJSON_AddNumberToObject(ctx, "status", status);
+	cJSON_AddStringToObject(ctx, "agent", a->name);
+	cJSON_AddStringToObject(c, "impact_level", status == 400 ? "medium" : "high");
+	cJSON_AddStringToObject(c, "related_task_id", m->id);
+	char *err = NULL;
+	if (agent_send(a, m->from, MSG_ERROR_REPORT, c, NULL, m->id, m->correlation_id,
+		       PRIO_HIGH, NULL, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", err ? err : "?");
+		free(err);
+	}
+	agent_log(a->log, LOG_ERRORS, LOG_WARN, "review_error", NULL, "task %s: %d %s", m->id,
+		  status, what);
+}
+
+static int worker_handle(struct agent *a, const struct msg *m, char **err)
+{
+	(void)err;
+	if (m->type != MSG_TASK_ASSIGNMENT)
+		return AGENT_DONE;
+	int part = review_part_from_name(a->role->name);
+	const cJSON *si = cJSON_GetObjectItemCaseSensitive(m->content, "special_instructions");
+	cJSON *input = cJSON_IsString(si) ? cJSON_Parse(si->valuestring) : NULL;
+	char ts[64];
+	iso_in(60, ts, sizeof(ts));
+	cJSON *acc = cJSON_CreateObject();
+	cJSON_AddStringToObject(acc, "task_id", m->id);
+	cJSON_AddStringToObject(acc, "status", "accepted");
+	cJSON_AddStringToObject(acc, "estimated_completion", ts);
+	cJSON_AddNumberToObject(acc, "agent_capacity", 1);
+	agent_send(a, m->from, MSG_TASK_ACCEPTANCE, acc, NULL, m->id, m->correlation_id,
+		   PRIO_NORMAL, NULL, NULL);
+	if (a->fault == FAULT_ERROR) {
+		send_error(a, m, 500, "injected fault: error");
+		cJSON_Delete(input);
+		return AGENT_DONE;
+	}
+	if (a->fault == FAULT_CRASH) {
+		a->crashed = true;
+		cJSON_Delete(input);
+		return AGENT_DONE;
+	}
+	if (a->fault == FAULT_SLOW) {
+		cJSON_Delete(input);
+		return AGENT_DONE; /* never answers: the master's deadline passes */
+	}
+	cJSON *res = NULL;
+	char *why = NULL;
+	int64_t t0 = util_mono_ns();
+	int st = input ? review_part_run((enum review_part)part, a->env->tools, a->name, input,
+					 &res, &why)
+		       : 400;
+	if (!input)
+		why = xstrdup("special_instructions: must be the agent's input as JSON text");
+	if (st) {
+		send_error(a, m, st, why ? why : "failed");
+		free(why);
+		cJSON_Delete(input);
+		return AGENT_DONE;
+	}
+	if (a->fault == FAULT_MALFORMED) {
+		/* a finding without its fields: fails the finding schema */
+		cJSON *bad = cJSON_CreateObject();
+		cJSON_AddStringToObject(bad, "type", part == REVIEW_CRITICAL ? "critical" : "debt");
+		cJSON_DeleteItemFromObject(res, "findings");
+		cJSON *arr = cJSON_AddArrayToObject(res, "findings");
+		cJSON_AddItemToArray(arr, bad);
+	}
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", m->id);
+	cJSON_AddStringToObject(c, "status", "completed");
+	cJSON_AddNumberToObject(c, "execution_time_minutes",
+				(double)(util_mono_ns() - t0) / 60e9);
+	const cJSON *findings = cJSON_GetObjectItemCaseSensitive(res, "findings");
+	cJSON_AddNumberToObject(c, "data_points_collected",
+				findings ? cJSON_GetArraySize(findings)
+					 : cJSON_GetArraySize(cJSON_GetObjectItem(res, "documentation")));
+	cJSON *src = cJSON_AddArrayToObject(c, "sources_accessed");
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "tools"))
+		cJSON_AddItemToArray(src, cJSON_CreateString(t->string));
+	cJSON *kf = cJSON_AddArrayToObject(c, "key_findings");
+	cJSON_ArrayForEach(t, findings)
+		if (cJSON_GetArraySize(kf) < 20)
+			cJSON_AddItemToArray(kf, cJSON_CreateString(sget(t, "description")));
+	cJSON_AddItemToObject(c, "raw_data", res);
+	cJSON_AddNumberToObject(c, "confidence_score", 1);
+	cJSON_AddNumberToObject(c, "data_freshness_hours", 0);
+	cJSON *warn = cJSON_AddArrayToObject(c, "warnings");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "notes"))
+		cJSON_AddItemToArray(warn, cJSON_Duplicate(t, false));
+	char *e2 = NULL;
+	if (agent_send(a, m->from, MSG_RESEARCH_RESULT, c, NULL, m->id, m->correlation_id,
+		       PRIO_NORMAL, NULL, &e2) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", e2 ? e2 : "?");
+		free(e2);
+	}
+	a->completed_today++;
+	cJSON_Delete(input);
+	return AGENT_DONE;
+}
+
+/* Alone (`madf agent review_master`) the master has no request to run: it
+ * drains its inbox. */
+static int master_handle(struct agent *a, const struct msg *m, char **err)
+{
+	(void)err;
+	agent_log(a->log, LOG_EVENTS, LOG_INFO, "ignored", NULL, "%s from %s outside a review",
+		  msg_type_name(m->type), m->from);
+	return AGENT_DONE;
+}
+
+const struct agent_role role_review_master = { .name = "review_master", .handle = master_handle };
+const struct agent_role role_review_documentation = { .name = "review_documentation",
+						      .handle = worker_handle };
+const struct agent_role role_review_debt = { .name = "review_debt", .handle = worker_handle };
+const struct agent_role role_review_improvement = { .name = "review_improvement",
+						    .handle = worker_handle };
+const struct agent_role role_review_critical = { .name = "review_critical", .handle = worker_handle };
+
+const struct agent_role *const review_roles[] = {
+	&role_review_master, &role_review_documentation, &role_review_debt,
+	&role_review_improvement, &role_review_critical,
+};
+const size_t review_nroles = ARRAY_SIZE(review_roles);
+
+const struct agent_role *review_role_find(const char *name)
+{
+	for (size_t i = 0; name && i < review_nroles; i++)
+		if (!strcmp(review_roles[i]->name, name))
+			return review_roles[i];
+	return NULL;
+}
+
+/* ---- the master ---- */
+
+static const struct field_spec params_fields[] = {
+	{ "agents",         FK_STR_LIST, OPT | F_NONEMPTY, 0, 0, NULL, NULL },
+	{ "checklist",      FK_OBJ,      OPT,              0, 0, NULL, NULL },
+	{ "max_findings",   FK_INT,      OPT | F_MIN,      1, 0, NULL, NULL },
+	{ "max_files",      FK_INT,      OPT | F_MIN,      1, 0, NULL, NULL },
+	{ "max_bytes",      FK_INT,      OPT | F_MIN,      1, 0, NULL, NULL },
+	{ "max_file_bytes", FK_INT,      OPT | F_MIN,      1, 0, NULL, NULL },
+	{ "timeout_s",      FK_INT,      OPT | RANGE,      1, 86400, NULL, NULL },
+	{ "include",        FK_STR_LIST, OPT,              0, 0, NULL, NULL },
+	{ "exclude",        FK_STR_LIST, OPT,              0, 0, NULL, NULL },
+	{ "since",          FK_STR,      OPT | F_NONEMPTY, 0, 0, NULL, NULL },
+};
+static const struct schema params_schema = SCHEMA_CLOSED(params_fields, NULL);
+
+static void request_check(const cJSON *obj, const char *prefix, struct vctx *v)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(obj, "params");
+	if (!cJSON_IsObject(p))
+		return;
+	char *pp = json_path_join(prefix, "params");
+	struct msg_errors e = { 0 };
+	schema_validate(&params_schema, p, pp, &e);
+	for (size_t i = 0; i < e.count; i++) {
+		char *colon = strstr(e.items[i], ": ");
+		if (colon) {
+			*colon = 0;
+			schema_error(v, e.items[i], "%s", colon + 2);
+		}
+	}
+	msg_errors_release(&e);
+	const cJSON *ag = cJSON_GetObjectItemCaseSensitive(p, "agents"), *c;
+	size_t i = 0;
+	if (cJSON_IsArray(ag))
+		cJSON_ArrayForEach(c, ag) {
+			if (cJSON_IsString(c) && review_part_from_name(c->valuestring) < 0) {
+				char *path = xasprintf("%s.agents[%zu]", pp, i);
+				schema_error(v, path, "must be one of documentation, debt, improvement, critical");
+				free(path);
+			}
+			i++;
+		}
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(p, "checklist");
+	if (cJSON_IsObject(cl))
+		cJSON_ArrayForEach(c, cl) {
+			char *path = xasprintf("%s.checklist.%s", pp, c->string);
+			if (review_part_from_name(c->string) < 0)
+				schema_error(v, path, "not allowed (the keys are the agents: documentation, debt, improvement, critical)");
+			else if (!cJSON_IsArray(c))
+				schema_error(v, path, "must be an array");
+			free(path);
+		}
+	free(pp);
+}
+
+static const struct field_spec request_fields[] = {
+	{ "id",     FK_STR, REQ | F_NONEMPTY, 0, 0, NULL, NULL },
+	{ "params", FK_OBJ, OPT,              0, 0, NULL, NULL },
+};
+static const struct schema request_schema = SCHEMA_CLOSED(request_fields, request_check);
+
+static cJSON *error_new(int status, const char *text)
+{
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "status", status);
+	char *clean = util_sanitize(text, strlen(text), false);
+	cJSON_AddStringToObject(e, "error", clean);
+	/* "field: rule" -> field, rule */
+	char *colon = status == 400 ? strstr(clean, ": ") : NULL;
+	if (colon) {
+		char *semi = strstr(colon, "; ");
+		char *field = xstrndup(clean, (size_t)(colon - clean));
+		char *rule = semi ? xstrndup(colon + 2, (size_t)(semi - colon - 2)) : xstrdup(colon + 2);
+		cJSON_AddStringToObject(e, "field", field);
+		cJSON_AddStringToObject(e, "rule", rule);
+		free(field);
+		free(rule);
+	}
+	free(clean);
+	return e;
+}
+
+struct task {
+	enum review_part part;
+	bool wanted, done, failed;
+	int attempts;
+	int status;           /* of a failure */
+	char id[MSG_ID_MAX + 1];
+	int64_t deadline_ns, retry_at_ns; /* retry_at_ns: 0 = none pending */
+	cJSON *result;        /* raw_data */
+	cJSON *attempt_log;   /* [{"attempt","error"}] */
+};
+
+static void progress(const struct review_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress(const struct review_progress *p, const char *fmt, ...)
+{
+	if (!p || !p->fn)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	p->fn(p->ctx, s);
+	free(s);
+}
+
+static int send_task(struct agent *m, struct task *t, const cJSON *winput, int64_t timeout_s,
+		     char **err)
+{
+	char ts[64];
+	iso_in(timeout_s, ts, sizeof(ts));
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_type", "code_review");
+	cJSON_AddStringToObject(c, "focus_area", review_part_name(t->part));
+	cJSON_AddArrayToObject(c, "target_pairs");
+	cJSON_AddStringToObject(c, "timeframe", "current");
+	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
+	cJSON_AddItemToArray(ds, cJSON_CreateString(sget(winput, "root")));
+	cJSON_AddStringToObject(c, "deadline", ts);
+	cJSON_AddStringToObject(c, "output_format", t->part == REVIEW_DOCUMENTATION ?
+				"documentation_json" : "findings_json");
+	char *si = cJSON_PrintUnformatted(winput);
+	cJSON_AddStringToObject(c, "special_instructions", si);
+	free(si);
+	t->attempts++;
+	t->deadline_ns = util_now_ns() + timeout_s * 1000000000LL;
+	t->retry_at_ns = 0;
+	return agent_send(m, review_part_agent(t->part), MSG_TASK_ASSIGNMENT, c, NULL, NULL,
+			  NULL, PRIO_NORMAL, t->id, err);
+}
+
+static int64_t backoff_ms(int attempts)
+{
+	long base = 1000;
+	const char *s = getenv("MADF_REVIEW_BACKOFF_MS");
+	if (s && *s) {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (!errno && !*end && v >= 0 && v <= 600000)
+			base = v;
+	}
+	return (int64_t)base << (attempts - 1);
+}
+
+/* A failed attempt: retried (transient) or final. */
+static void attempt_failed(struct agent *m, struct task *t, int status, const char *why,
+			   bool retryable, const struct review_progress *p)
+{
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "attempt", t->attempts);
+	char *clean = util_sanitize(why, strlen(why), false);
+	cJSON_AddStringToObject(a, "error", clean);
+	cJSON_AddItemToArray(t->attempt_log, a);
+	agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_attempt_failed", a,
+		  "%s attempt %d: %d %s", review_part_agent(t->part), t->attempts, status, clean);
+	if (retryable && t->attempts < MASTER_TRIES) {
+		int64_t ms = backoff_ms(t->attempts);
+		t->retry_at_ns = util_now_ns() + ms * 1000000;
+		t->deadline_ns = 0;
+		progress(p, "%s: attempt %d failed (%s); retrying in %lld ms",
+			 review_part_agent(t->part), t->attempts, clean, (long long)ms);
+	} else {
+		t->failed = true;
+		t->status = status;
+		progress(p, "%s: failed after %d attempt%s: %s", review_part_agent(t->part),
+			 t->attempts, t->attempts == 1 ? "" : "s", clean);
+	}
+	free(clean);
+}
+
+static struct task *task_of(struct task *tasks, const struct msg *msg)
+{
+	const char *ref = msg->reply_to;
+	const cJSON *tid = cJSON_GetObjectItemCaseSensitive(msg->content, "task_id");
+	const cJSON *rel = cJSON_GetObjectItemCaseSensitive(msg->content, "related_task_id");
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		struct task *t = &tasks[i];
+		if (!t->wanted || t->done || t->failed || !t->id[0])
+			continue;
+		if ((ref && !strcmp(ref, t->id)) || (cJSON_IsString(tid) && !strcmp(tid->valuestring, t->id)) ||
+		    (cJSON_IsString(rel) && !strcmp(rel->valuestring, t->id)))
+			return t;
+	}
+	return NULL;
+}
+
+static void on_message(struct agent *m, struct task *tasks, const struct msg *msg,
+		       const struct review_progress *p)
+{
+	struct task *t = task_of(tasks, msg);
+	if (!t)
+		return; /* a stale answer to an earlier attempt, a heartbeat */
+	const char *who = review_part_agent(t->part);
+	if (msg->type == MSG_TASK_ACCEPTANCE) {
+		progress(p, "%s: accepted (attempt %d)", who, t->attempts);
+	} else if (msg->type == MSG_RESEARCH_RESULT) {
+		const cJSON *raw = cJSON_GetObjectItemCaseSensitive(msg->content, "raw_data");
+		struct msg_errors e = { 0 };
+		if (t->part == REVIEW_DOCUMENTATION) {
+			if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(raw, "documentation")))
+				msg_errors_add(&e, "documentation: must be an object");
+		} else {
+			finding_list_validate(cJSON_GetObjectItemCaseSensitive(raw, "findings"),
+					      (int)(t->part - REVIEW_DEBT), review_part_name(t->part), &e);
+		}
+		if (e.count) {
+			char *why = msg_errors_join(&e);
+			char *full = xasprintf("output failed the schema (not retried): %s", why);
+			attempt_failed(m, t, 500, full, false, p);
+			free(full);
+			free(why);
+		} else {
+			t->done = true;
+			t->result = cJSON_Duplicate(raw, true);
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(raw, "findings");
+			if (f)
+				progress(p, "%s: done, %d finding%s", who, cJSON_GetArraySize(f),
+					 cJSON_GetArraySize(f) == 1 ? "" : "s");
+			else
+				progress(p, "%s: done", who);
+		}
+		msg_errors_release(&e);
+	} else if (msg->type == MSG_ERROR_REPORT) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(msg->content, "context"), "status");
+		int status = cJSON_IsNumber(st) ? (int)st->valuedouble : 500;
+		const char *text = sget(msg->content, "error_message");
+		attempt_failed(m, t, status == 400 ? 400 : 500, text, status != 400 && status < 600 &&
+			       (status >= 500 || status == 429 || status == 408), p);
+	}
+}
+
+static cJSON *worker_input(const cJSON *scan, const cJSON *params, enum review_part part)
+{
+	cJSON *in = cJSON_CreateObject();
+	cJSON_AddStringToObject(in, "root", sget(scan, "root"));
+	cJSON *files = cJSON_AddArrayToObject(in, "files");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(scan, "files"))
+		cJSON_AddItemToArray(files, cJSON_CreateString(sget(f, "path")));
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(params, "checklist"), review_part_name(part));
+	if (cl)
+		cJSON_AddItemToObject(in, "checklist", cJSON_Duplicate(cl, true));
+	const cJSON *mf = cJSON_GetObjectItemCaseSensitive(params, "max_findings");
+	if (cJSON_IsNumber(mf) && part != REVIEW_DOCUMENTATION)
+		cJSON_AddNumberToObject(in, "max_findings", mf->valuedouble);
+	return in;
+}
+
+static long param_long(const cJSON *params, const char *k, long def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, k);
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : def;
+}
+
+/* Claims and answers the master's messages until every task is done or
+ * failed. */
+static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, int64_t timeout_s,
+		    const struct review_progress *p)
+{
+	for (;;) {
+		bool open = false;
+		int64_t now = util_now_ns();
+		for (int i = 0; i < REVIEW_NPARTS; i++) {
+			struct task *t = &tasks[i];
+			if (!t->wanted || t->done || t->failed)
+				continue;
+			open = true;
+			if (t->retry_at_ns && now >= t->retry_at_ns) {
+				char *err = NULL;
+				progress(p, "%s: attempt %d", review_part_agent(t->part), t->attempts + 1);
+				if (send_task(m, t, inputs[i], timeout_s, &err) < 0) {
+					attempt_failed(m, t, 500, err ? err : "send failed", true, p);
+					free(err);
+				}
+			} else if (t->deadline_ns && now > t->deadline_ns) {
+				char *why = xasprintf("no answer within %lld s (transient)", (long long)timeout_s);
+				attempt_failed(m, t, 500, why, true, p);
+				free(why);
+			}
+		}
+		if (!open || atomic_load(&m->env->stop))
+			return;
+		struct bus_delivery *d = NULL;
+		char *err = NULL;
+		int k = bus_claim(m->cons, &d, &err);
+		if (k < 0) {
+			agent_log(m->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL, "%s", err ? err : "?");
+			free(err);
+			bus_consumer_wait(m->cons, 200);
+			continue;
+		}
+		if (k == 0) {
+			bus_consumer_wait(m->cons, 100);
+			continue;
+		}
+		on_message(m, tasks, d->msg, p);
+		if (bus_ack(m->cons, &d, &err) < 0) {
+			agent_log(m->log, LOG_ERRORS, LOG_ERROR, "ack_failed", NULL, "%s", err ? err : "?");
+			free(err);
+			bus_delivery_free(&d);
+		}
+	}
+}
+
+static bool glob_any(const cJSON *globs, const char *path)
+{
+	const cJSON *g;
+	cJSON_ArrayForEach(g, globs)
+		if (cJSON_IsString(g) && fnmatch(g->valuestring, path, 0) == 0)
+			return true;
+	return false;
+}
+
+/* The files git says changed since rev under root (tracked changes and
+ * untracked files), as an object used as a set; NULL with *err (400). */
+static cJSON *changed_since(const char *root, const char *rev, char **err)
+{
+	if (rev[0] == '-')
+		return err_set(err, "params.since: must be a revision, not an option"), NULL;
+	const char *diff[] = { "git", "diff", "--name-only", "--relative", "--no-renames", rev, "--", NULL };
+	const char *others[] = { "git", "ls-files", "--others", "--exclude-standard", NULL };
+	cJSON *set = cJSON_CreateObject();
+	for (int k = 0; k < 2; k++) {
+		char *out = NULL, *eo = NULL, *e2 = NULL;
+		int st = 0;
+		if (review_exec(k ? others : diff, root, 60000, 16u << 20, &out, &eo, &st, &e2) < 0 || st) {
+			char *first = eo ? util_sanitize(eo, strlen(eo) > 160 ? 160 : strlen(eo), false)
+					 : xstrdup(e2 ? e2 : "?");
+			err_set(err, "params.since: not a revision of a git work tree at the codebase (git: %s)",
+				first);
+			free(first);
+			free(out);
+			free(eo);
+			free(e2);
+			cJSON_Delete(set);
+			return NULL;
+		}
+		char *save = NULL;
+		for (char *ln = strtok_r(out, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+			if (!cJSON_GetObjectItemCaseSensitive(set, ln))
+				cJSON_AddTrueToObject(set, ln);
+		free(out);
+		free(eo);
+	}
+	return set;
+}
+
+/* Applies include, exclude and since to scan's files; 0, or 400 (*err). */
+static int scan_filter(cJSON *scan, const cJSON *params, char **err)
+{
+	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(params, "include");
+	const cJSON *exc = cJSON_GetObjectItemCaseSensitive(params, "exclude");
+	const cJSON *since = cJSON_GetObjectItemCaseSensitive(params, "since");
+	if (!inc && !exc && !since)
+		return 0;
+	cJSON *set = NULL;
+	if (cJSON_IsString(since) && !(set = changed_since(sget(scan, "root"), since->valuestring, err)))
+		return 400;
+	cJSON *files = cJSON_GetObjectItemCaseSensitive(scan, "files");
+	int before = cJSON_GetArraySize(files);
+	double bytes = 0;
+	for (cJSON *f = files->child; f;) {
+		cJSON *next = f->next;
+		const char *p = sget(f, "path");
+		if ((inc && !glob_any(inc, p)) || (exc && glob_any(exc, p)) ||
+		    (set && !cJSON_GetObjectItemCaseSensitive(set, p)))
+			cJSON_Delete(cJSON_DetachItemViaPointer(files, f));
+		else
+			bytes += cJSON_GetNumberValue(cJSON_GetObjectItem(f, "bytes"));
+		f = next;
+	}
+	cJSON_SetNumberValue(cJSON_GetObjectItem(scan, "bytes"), bytes);
+	char *n = xasprintf("%d of %d files selected by%s%s%s%s", cJSON_GetArraySize(files), before,
+			    inc ? " include" : "", exc ? " exclude" : "", set ? " since " : "",
+			    set ? since->valuestring : "");
+	char *clean = util_sanitize(n, strlen(n), false);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(scan, "notes"), cJSON_CreateString(clean));
+	free(clean);
+	free(n);
+	cJSON_Delete(set);
+	return 0;
+}
+
+static bool same_place(const cJSON *a, const cJSON *b)
+{
+	return !strcmp(sget(a, "file"), sget(b, "file")) &&
+	       cJSON_GetObjectItem(a, "line")->valuedouble == cJSON_GetObjectItem(b, "line")->valuedouble;
+}
+
+int review_master_run(struct agent *m, const cJSON *input, const struct review_progress *p,
+		      cJSON **aggregate, cJSON **error)
+{
+	*aggregate = NULL;
+	*error = NULL;
+	struct msg_errors e = { 0 };
+	if (schema_validate(&request_schema, input, "", &e)) {
+		char *why = msg_errors_join(&e);
+		msg_errors_release(&e);
+		*error = error_new(400, why);
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "400 %s", why);
+		free(why);
+		return 400;
+	}
+	const char *id = sget(input, "id");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(input, "params");
+	char *root = review_resolve(m->env->data_dir, id);
+	if (!root) {
+		char *why = xasprintf("unknown codebase \"%s\": neither a registered name (madf review "
+				      "add NAME PATH) nor a directory", id);
+		*error = error_new(404, why);
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "404 %s", why);
+		free(why);
+		return 404;
+	}
+	struct review_limits lim;
+	review_limits_default(&lim);
+	lim.max_files = param_long(params, "max_files", lim.max_files);
+	lim.max_bytes = param_long(params, "max_bytes", lim.max_bytes);
+	lim.max_file_bytes = param_long(params, "max_file_bytes", lim.max_file_bytes);
+	progress(p, "scanning %s", root);
+	cJSON *scan = NULL;
+	char *err = NULL;
+	int st = review_scan(root, &lim, &scan, &err);
+	free(root);
+	if (st) {
+		*error = error_new(st, err ? err : "?");
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
+			  err ? err : "?");
+		free(err);
+		return st;
+	}
+	if ((st = scan_filter(scan, params, &err)) != 0) {
+		*error = error_new(st, err ? err : "?");
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
+			  err ? err : "?");
+		free(err);
+		cJSON_Delete(scan);
+		return st;
+	}
+	int64_t timeout_s = param_long(params, "timeout_s", 600);
+	struct task tasks[REVIEW_NPARTS];
+	cJSON *inputs[REVIEW_NPARTS] = { 0 };
+	memset(tasks, 0, sizeof(tasks));
+	const cJSON *ag = cJSON_GetObjectItemCaseSensitive(params, "agents"), *c;
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		tasks[i].part = (enum review_part)i;
+		tasks[i].wanted = !ag;
+		tasks[i].attempt_log = cJSON_CreateArray();
+	}
+	cJSON_ArrayForEach(c, ag)
+		tasks[review_part_from_name(c->valuestring)].wanted = true;
+	progress(p, "%d files, %.0f bytes", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")),
+		 cJSON_GetObjectItem(scan, "bytes")->valuedouble);
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		if (!tasks[i].wanted)
+			continue;
+		inputs[i] = worker_input(scan, params, (enum review_part)i);
+		if (send_task(m, &tasks[i], inputs[i], timeout_s, &err) < 0) {
+			attempt_failed(m, &tasks[i], 500, err ? err : "send failed", true, p);
+			free(err);
+			err = NULL;
+		} else {
+			progress(p, "%s: assigned", review_part_agent(tasks[i].part));
+		}
+	}
+	collect(m, tasks, inputs, timeout_s, p);
+
+	/* aggregate */
+	cJSON *agg = cJSON_CreateObject();
+	cJSON *docs = cJSON_AddObjectToObject(agg, "documentation");
+	cJSON *lists[REVIEW_NPARTS] = { NULL };
+	for (int i = REVIEW_DEBT; i < REVIEW_NPARTS; i++)
+		lists[i] = cJSON_AddArrayToObject(agg, review_part_name((enum review_part)i));
+	cJSON *rv = cJSON_AddObjectToObject(agg, "review");
+	cJSON_AddStringToObject(rv, "codebase", id);
+	cJSON_AddStringToObject(rv, "root", sget(scan, "root"));
+	cJSON_AddNumberToObject(rv, "files", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")));
+	cJSON_AddNumberToObject(rv, "bytes", cJSON_GetObjectItem(scan, "bytes")->valuedouble);
+	cJSON *notes = cJSON_Duplicate(cJSON_GetObjectItem(scan, "notes"), true);
+	cJSON_AddItemToObject(rv, "notes", notes);
+	cJSON *tools = cJSON_AddObjectToObject(rv, "tools");
+	cJSON *agents = cJSON_AddObjectToObject(rv, "agents");
+	int worst = 0;
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		struct task *t = &tasks[i];
+		if (!t->wanted)
+			continue;
+		cJSON *a = cJSON_AddObjectToObject(agents, review_part_name(t->part));
+		cJSON_AddStringToObject(a, "status", t->done ? "completed" : "failed");
+		cJSON_AddNumberToObject(a, "attempts", t->attempts);
+		cJSON_AddItemToObject(a, "errors", t->attempt_log);
+		t->attempt_log = NULL;
+		if (!t->done) {
+			if (t->status == 400 || (worst != 400 && t->status > worst))
+				worst = t->status ? t->status : 500;
+			continue;
+		}
+		const cJSON *n2;
+		cJSON_ArrayForEach(n2, cJSON_GetObjectItem(t->result, "notes"))
+			cJSON_AddItemToArray(notes, cJSON_Duplicate(n2, false));
+		cJSON_ArrayForEach(n2, cJSON_GetObjectItem(t->result, "tools"))
+			if (!cJSON_GetObjectItemCaseSensitive(tools, n2->string) ||
+			    strcmp(n2->valuestring, "ok"))
+				cJSON_DeleteItemFromObjectCaseSensitive(tools, n2->string),
+				cJSON_AddItemToObject(tools, n2->string, cJSON_Duplicate(n2, false));
+		if (t->part == REVIEW_DOCUMENTATION) {
+			cJSON *d = cJSON_DetachItemFromObjectCaseSensitive(t->result, "documentation");
+			cJSON_ReplaceItemInObjectCaseSensitive(agg, "documentation", d);
+			docs = d;
+		} else {
+			cJSON *f = cJSON_DetachItemFromObjectCaseSensitive(t->result, "findings");
+			cJSON_ReplaceItemInObjectCaseSensitive(agg, review_part_name(t->part), f);
+			lists[i] = f;
+		}
+	}
+	(void)docs;
+	/* an improvement on a line the critical agent reports is that finding */
+	if (lists[REVIEW_IMPROVEMENT] && lists[REVIEW_CRITICAL]) {
+		for (cJSON *f = lists[REVIEW_IMPROVEMENT]->child; f;) {
+			cJSON *next = f->next;
+			const cJSON *k;
+			cJSON_ArrayForEach(k, lists[REVIEW_CRITICAL])
+				if (same_place(f, k)) {
+					cJSON_Delete(cJSON_DetachItemViaPointer(lists[REVIEW_IMPROVEMENT], f));
+					break;
+				}
+			f = next;
+		}
+	}
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		cJSON_Delete(tasks[i].result);
+		cJSON_Delete(tasks[i].attempt_log);
+		cJSON_Delete(inputs[i]);
+	}
+	cJSON_Delete(scan);
+	*aggregate = agg;
+	if (worst) {
+		struct sbuf b;
+		sbuf_init(&b);
+		for (int i = 0; i < REVIEW_NPARTS; i++)
+			if (tasks[i].wanted && !tasks[i].done)
+				sbuf_addf(&b, "%s%s", b.len ? ", " : "", review_part_agent(tasks[i].part));
+		char *why = xasprintf("%s: %s", worst == 400 ? "invalid input for" : "failed", b.data);
+		/* a worker's 400 names its field: pass it on */
+		for (int i = 0; worst == 400 && i < REVIEW_NPARTS; i++) {
+			const cJSON *ag2 = cJSON_GetObjectItem(cJSON_GetObjectItem(agents,
+						review_part_name(tasks[i].part)), "errors");
+			const cJSON *last = ag2 ? cJSON_GetArrayItem(ag2, cJSON_GetArraySize(ag2) - 1) : NULL;
+			if (tasks[i].wanted && !tasks[i].done && tasks[i].status == 400 && last) {
+				free(why);
+				why = xasprintf("params.checklist.%s%s%s", review_part_name(tasks[i].part),
+						strncmp(sget(last, "error"), "checklist", 9) ? ": " : "",
+						strncmp(sget(last, "error"), "checklist", 9) ? sget(last, "error")
+						: sget(last, "error") + 9);
+				break;
+			}
+		}
+		sbuf_release(&b);
+		*error = error_new(worst, why);
+		agent_log(m->log, LOG_ERRORS, LOG_ERROR, "review_failed", *error, "%d %s", worst, why);
+		free(why);
+		return worst;
+	}
+	agent_log(m->log, LOG_EVENTS, LOG_INFO, "review_done", NULL, "%s reviewed", id);
+	return 0;
+}

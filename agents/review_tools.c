@@ -1,0 +1,691 @@
+/* The analyzers behind the review agents, each a tool of the registry (so
+ * that every run is counted, timed and logged): cppcheck, flawfinder,
+ * shellcheck, universal-ctags, cloc, pmccabe, graphviz's dot, and two
+ * built-in scans (hard-coded secrets, TODO/FIXME markers). */
+#include "agents/review.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/tools.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+#define TOOL_TIMEOUT_MS (10LL * 60 * 1000)
+#define TOOL_MAX_OUT (64u * 1024 * 1024)
+
+static const struct {
+	const char *tool, *prog, *package;
+} programs[] = {
+	{ "review.cppcheck", "cppcheck", "cppcheck" },
+	{ "review.flawfinder", "flawfinder", "flawfinder" },
+	{ "review.shellcheck", "shellcheck", "shellcheck" },
+	{ "review.ctags", "ctags", "universal-ctags" },
+	{ "review.cloc", "cloc", "cloc" },
+	{ "review.pmccabe", "pmccabe", "pmccabe" },
+	{ "review.dot", "dot", "graphviz" },
+};
+
+const char *review_tool_program(const char *tool)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(programs); i++)
+		if (!strcmp(programs[i].tool, tool))
+			return programs[i].prog;
+	return NULL;
+}
+
+static const char *package_of(const char *prog)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(programs); i++)
+		if (!strcmp(programs[i].prog, prog))
+			return programs[i].package;
+	return prog;
+}
+
+/* "./x" -> "x" */
+static const char *rel(const char *p)
+{
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return p;
+}
+
+/* argv = head... then "./file" for each file (owned strings in *hold). */
+struct argv_b {
+	char **v;
+	size_t n;
+};
+
+static void av_add(struct argv_b *a, const char *s)
+{
+	a->v = xrealloc(a->v, (a->n + 2) * sizeof(*a->v));
+	a->v[a->n++] = xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+static void av_free(struct argv_b *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+}
+
+static int add_files(struct argv_b *a, const cJSON *args, char **err)
+{
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
+	if (!cJSON_IsArray(files))
+		return err_set(err, "args.files: must be an array");
+	for (const cJSON *f = files->child; f; f = f->next) {
+		if (!cJSON_IsString(f) || !f->valuestring[0] || f->valuestring[0] == '/')
+			return err_set(err, "args.files: must be relative paths");
+		char *p = xasprintf("./%s", f->valuestring);
+		av_add(a, p);
+		free(p);
+	}
+	return 0;
+}
+
+static const char *root_of(const cJSON *args)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "root");
+	return cJSON_IsString(r) ? r->valuestring : NULL;
+}
+
+/* Runs a's program in the root; stdout or stderr into *text. A status
+ * above ok_max is a failure (the program crashed or refused). */
+static int run_prog(struct argv_b *a, const char *root, int ok_max, bool want_stderr,
+		    char **text, char **err)
+{
+	char *out = NULL, *eo = NULL;
+	int st = 0;
+	if (!review_have(a->v[0]))
+		return err_set(err, "%s is not installed (Debian package %s; make deps)",
+			       a->v[0], package_of(a->v[0]));
+	if (review_exec((const char *const *)a->v, root, TOOL_TIMEOUT_MS, TOOL_MAX_OUT, &out,
+			&eo, &st, err) < 0)
+		return -1;
+	if (st == 124 || st >= 128) {
+		err_set(err, st == 124 ? "%s timed out (transient)" : "%s crashed (status %d; transient)",
+			a->v[0], st);
+		free(out);
+		free(eo);
+		return -1;
+	}
+	if (st > ok_max) {
+		char *first = util_sanitize(eo, strlen(eo) > 200 ? 200 : strlen(eo), false);
+		err_set(err, "%s exited with status %d%s%s", a->v[0], st, *first ? ": " : "", first);
+		free(first);
+		free(out);
+		free(eo);
+		return -1;
+	}
+	if (want_stderr) {
+		*text = eo;
+		free(out);
+	} else {
+		*text = out;
+		free(eo);
+	}
+	return 0;
+}
+
+static cJSON *raw_new(const char *tool, const char *rule, int level, const char *file,
+		      long line, const char *message, const char *cwe)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "tool", tool);
+	cJSON_AddStringToObject(o, "rule", rule);
+	cJSON_AddNumberToObject(o, "level", level);
+	cJSON_AddStringToObject(o, "file", rel(file));
+	cJSON_AddNumberToObject(o, "line", (double)(line > 0 ? line : 1));
+	cJSON_AddStringToObject(o, "message", message);
+	if (cwe && *cwe)
+		cJSON_AddStringToObject(o, "cwe", cwe);
+	else
+		cJSON_AddNullToObject(o, "cwe");
+	return o;
+}
+
+static cJSON *items_result(cJSON *items)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddItemToObject(r, "items", items);
+	return r;
+}
+
+/* ---- cppcheck ---- */
+
+static int severity_level(const char *s)
+{
+	if (!strcmp(s, "error"))
+		return 5;
+	if (!strcmp(s, "warning"))
+		return 4;
+	if (!strcmp(s, "portability") || !strcmp(s, "performance"))
+		return 3;
+	if (!strcmp(s, "style"))
+		return 2;
+	return 1;
+}
+
+static int tool_cppcheck(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct argv_b a = { 0 };
+	av_add(&a, "cppcheck");
+	av_add(&a, "--enable=warning,style,performance,portability");
+	av_add(&a, "--inline-suppr");
+	av_add(&a, "--quiet");
+	av_add(&a, "--template={file}\\t{line}\\t{severity}\\t{id}\\t{cwe}\\t{message}");
+	char *text = NULL;
+	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, true, &text, err) < 0) {
+		av_free(&a);
+		return -1;
+	}
+	av_free(&a);
+	cJSON *items = cJSON_CreateArray();
+	char *save = NULL;
+	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+		char *f[6];
+		int k = 0;
+		char *s2 = NULL;
+		for (char *t = strtok_r(ln, "\t", &s2); t && k < 6; t = k < 5 ? strtok_r(NULL, "\t", &s2) : strtok_r(NULL, "\n", &s2))
+			f[k++] = t;
+		if (k < 6 || !strcmp(f[3], "missingInclude") || !strcmp(f[3], "missingIncludeSystem") ||
+		    !strcmp(f[2], "information"))
+			continue;
+		/* the rest of the line is the message, tabs included */
+		char *cwe = atoi(f[4]) > 0 ? xasprintf("CWE-%d", atoi(f[4])) : NULL;
+		cJSON_AddItemToArray(items, raw_new("cppcheck", f[3], severity_level(f[2]), f[0],
+						    atol(f[1]), f[5], cwe));
+		free(cwe);
+	}
+	free(text);
+	*result = items_result(items);
+	return 0;
+}
+
+/* ---- flawfinder (SARIF output) ---- */
+
+static char *first_cwe(const char *s)
+{
+	const char *p = strstr(s, "CWE-");
+	if (!p || !isdigit((unsigned char)p[4]))
+		return NULL;
+	size_t n = 4;
+	while (isdigit((unsigned char)p[n]))
+		n++;
+	return xstrndup(p, n);
+}
+
+static int tool_flawfinder(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct argv_b a = { 0 };
+	av_add(&a, "flawfinder");
+	av_add(&a, "--sarif");
+	av_add(&a, "--quiet");
+	char *text = NULL;
+	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
+		av_free(&a);
+		return -1;
+	}
+	av_free(&a);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(j, "runs");
+	const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 0), "results");
+	if (!cJSON_IsArray(res)) {
+		cJSON_Delete(j);
+		return err_set(err, "flawfinder: its SARIF output has no results");
+	}
+	cJSON *items = cJSON_CreateArray();
+	const cJSON *r;
+	cJSON_ArrayForEach(r, res) {
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(r, "message"), "text");
+		const cJSON *loc = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "locations"), 0),
+			"physicalLocation");
+		const cJSON *uri = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(loc, "artifactLocation"), "uri");
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(loc, "region"), "startLine");
+		const cJSON *rank = cJSON_GetObjectItemCaseSensitive(r, "rank");
+		if (!cJSON_IsString(msg) || !cJSON_IsString(uri) || !cJSON_IsNumber(line))
+			continue;
+		/* "category/name:warning" */
+		const char *colon = strchr(msg->valuestring, ':');
+		char *rule = colon ? xstrndup(msg->valuestring, (size_t)(colon - msg->valuestring))
+				   : xstrdup("flawfinder");
+		char *cwe = first_cwe(msg->valuestring);
+		int level = cJSON_IsNumber(rank) ? (int)lround(rank->valuedouble * 5) : 1;
+		cJSON_AddItemToArray(items, raw_new("flawfinder", rule, level, uri->valuestring,
+						    (long)line->valuedouble,
+						    colon ? colon + 1 : msg->valuestring, cwe));
+		free(rule);
+		free(cwe);
+	}
+	cJSON_Delete(j);
+	*result = items_result(items);
+	return 0;
+}
+
+/* ---- shellcheck ---- */
+
+static int tool_shellcheck(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct argv_b a = { 0 };
+	av_add(&a, "shellcheck");
+	av_add(&a, "-f");
+	av_add(&a, "json1");
+	char *text = NULL;
+	/* 1: findings; above: it could not check */
+	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 1, false, &text, err) < 0) {
+		av_free(&a);
+		return -1;
+	}
+	av_free(&a);
+	cJSON *j = cJSON_Parse(text);
+	free(text);
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "comments");
+	if (!cJSON_IsArray(cs)) {
+		cJSON_Delete(j);
+		return err_set(err, "shellcheck: unexpected output");
+	}
+	cJSON *items = cJSON_CreateArray();
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cs) {
+		const cJSON *file = cJSON_GetObjectItemCaseSensitive(c, "file");
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(c, "line");
+		const cJSON *lvl = cJSON_GetObjectItemCaseSensitive(c, "level");
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(c, "code");
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c, "message");
+		if (!cJSON_IsString(file) || !cJSON_IsNumber(line) || !cJSON_IsString(lvl) ||
+		    !cJSON_IsNumber(code) || !cJSON_IsString(msg))
+			continue;
+		char rule[32];
+		snprintf(rule, sizeof(rule), "SC%d", (int)code->valuedouble);
+		int level = !strcmp(lvl->valuestring, "error") ? 4 :
+			    !strcmp(lvl->valuestring, "warning") ? 3 :
+			    !strcmp(lvl->valuestring, "info") ? 2 : 1;
+		cJSON_AddItemToArray(items, raw_new("shellcheck", rule, level, file->valuestring,
+						    (long)line->valuedouble, msg->valuestring, NULL));
+	}
+	cJSON_Delete(j);
+	*result = items_result(items);
+	return 0;
+}
+
+/* ---- universal-ctags: functions and their spans ---- */
+
+static int tool_ctags(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct argv_b a = { 0 };
+	av_add(&a, "ctags");
+	av_add(&a, "--output-format=json");
+	av_add(&a, "--fields=+ne");
+	av_add(&a, "-o");
+	av_add(&a, "-");
+	char *text = NULL;
+	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
+		av_free(&a);
+		return -1;
+	}
+	av_free(&a);
+	cJSON *items = cJSON_CreateArray();
+	char *save = NULL;
+	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+		cJSON *t = cJSON_Parse(ln);
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(t, "kind");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(t, "path");
+		const cJSON *line = cJSON_GetObjectItemCaseSensitive(t, "line");
+		const cJSON *end = cJSON_GetObjectItemCaseSensitive(t, "end");
+		if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "function") &&
+		    cJSON_IsString(name) && cJSON_IsString(path) && cJSON_IsNumber(line)) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "name", name->valuestring);
+			cJSON_AddStringToObject(o, "file", rel(path->valuestring));
+			cJSON_AddNumberToObject(o, "line", line->valuedouble);
+			cJSON_AddNumberToObject(o, "end", cJSON_IsNumber(end) ? end->valuedouble
+									    : line->valuedouble);
+			cJSON_AddItemToArray(items, o);
+		}
+		cJSON_Delete(t);
+	}
+	free(text);
+	*result = items_result(items);
+	return 0;
+}
+
+/* ---- cloc: lines per file ---- */
+
+static int tool_cloc(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct argv_b a = { 0 };
+	av_add(&a, "cloc");
+	av_add(&a, "--json");
+	av_add(&a, "--by-file");
+	av_add(&a, "--quiet");
+	char *text = NULL;
+	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
+		av_free(&a);
+		return -1;
+	}
+	av_free(&a);
+	cJSON *j = cJSON_Parse(text[0] ? text : "{}");
+	free(text);
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return err_set(err, "cloc: unexpected output");
+	}
+	cJSON *items = cJSON_CreateArray();
+	const cJSON *e;
+	cJSON_ArrayForEach(e, j) {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+		const cJSON *lang = cJSON_GetObjectItemCaseSensitive(e, "language");
+		if (!strcmp(e->string, "header") || !strcmp(e->string, "SUM") ||
+		    !cJSON_IsNumber(code) || !cJSON_IsString(lang))
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", rel(e->string));
+		cJSON_AddStringToObject(o, "language", lang->valuestring);
+		cJSON_AddNumberToObject(o, "code", code->valuedouble);
+		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(e, "comment");
+		cJSON_AddNumberToObject(o, "comment", cJSON_IsNumber(cm) ? cm->valuedouble : 0);
+		cJSON_AddItemToArray(items, o);
+	}
+	cJSON_Delete(j);
+	*result = items_result(items);
+	return 0;
+}
+
+/* ---- pmccabe: complexity per function ---- */
+
+static int tool_pmccabe(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct argv_b a = { 0 };
+	av_add(&a, "pmccabe");
+	char *text = NULL;
+	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
+		av_free(&a);
+		return -1;
+	}
+	av_free(&a);
+	cJSON *items = cJSON_CreateArray();
+	char *save = NULL;
+	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+		/* modified traditional statements first_line lines file(line): name */
+		long mod, trad, stmts, first, nlines;
+		int used = 0;
+		if (sscanf(ln, "%ld %ld %ld %ld %ld %n", &mod, &trad, &stmts, &first, &nlines,
+			   &used) < 5 || !used)
+			continue;
+		char *loc = ln + used, *paren = strrchr(loc, '('), *colon = strstr(loc, "): ");
+		if (!paren || !colon || colon < paren)
+			continue;
+		char *file = xstrndup(loc, (size_t)(paren - loc));
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "file", rel(file));
+		cJSON_AddNumberToObject(o, "line", (double)first);
+		cJSON_AddStringToObject(o, "name", colon + 3);
+		cJSON_AddNumberToObject(o, "complexity", (double)trad);
+		cJSON_AddNumberToObject(o, "lines", (double)nlines);
+		cJSON_AddItemToArray(items, o);
+		free(file);
+	}
+	free(text);
+	*result = items_result(items);
+	return 0;
+}
+
+/* ---- dot: a graph to SVG ---- */
+
+static int tool_dot(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(args, "dot");
+	if (!cJSON_IsString(g))
+		return err_set(err, "args.dot: must be a string");
+	if (!review_have("dot"))
+		return err_set(err, "dot is not installed (Debian package graphviz; make deps)");
+	char tmpl[] = "/tmp/madf-review-XXXXXX";
+	int fd = mkstemp(tmpl);
+	if (fd < 0)
+		return err_set(err, "cannot create a temporary file");
+	size_t n = strlen(g->valuestring);
+	bool ok = write(fd, g->valuestring, n) == (ssize_t)n;
+	close(fd);
+	struct argv_b a = { 0 };
+	av_add(&a, "dot");
+	av_add(&a, "-Tsvg");
+	av_add(&a, tmpl);
+	char *svg = NULL;
+	int r = ok ? run_prog(&a, NULL, 0, false, &svg, err) : err_set(err, "cannot write the graph");
+	av_free(&a);
+	unlink(tmpl);
+	if (r < 0)
+		return -1;
+	*result = cJSON_CreateObject();
+	cJSON_AddStringToObject(*result, "svg", svg);
+	free(svg);
+	return 0;
+}
+
+/* ---- built-in scans over the files' text ---- */
+
+/* Calls fn for each line of each file (text NUL-terminated, no newline). */
+static int each_line(const cJSON *args, void (*fn)(void *c, const char *file, long line,
+						  const char *text), void *c, char **err)
+{
+	const char *root = root_of(args);
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
+	if (!root || !cJSON_IsArray(files))
+		return err_set(err, "args: root and files are required");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, files) {
+		if (!cJSON_IsString(f))
+			continue;
+		char *p = xasprintf("%s/%s", root, f->valuestring), *buf = NULL;
+		size_t len = 0;
+		if (util_read_file(p, REVIEW_MAX_FILE_BYTES * 64, &buf, &len, NULL) == 0) {
+			long line = 1;
+			char *s = buf;
+			while (s < buf + len) {
+				char *nl = memchr(s, '\n', (size_t)(buf + len - s));
+				if (nl)
+					*nl = 0;
+				fn(c, f->valuestring, line++, s);
+				if (!nl)
+					break;
+				s = nl + 1;
+			}
+		}
+		free(buf);
+		free(p);
+	}
+	return 0;
+}
+
+static double entropy(const char *s, size_t n)
+{
+	unsigned counts[256] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		counts[(unsigned char)s[i]]++;
+	double h = 0;
+	for (int i = 0; i < 256; i++)
+		if (counts[i]) {
+			double p = (double)counts[i] / (double)n;
+			h -= p * log2(p);
+		}
+	return h;
+}
+
+static const struct {
+	const char *name, *re;
+} secret_patterns[] = {
+	{ "an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}" },
+	{ "a private key", "-----BEGIN ([A-Z]+ )?PRIVATE KEY-----" },
+	{ "a GitHub token", "gh[pousr]_[A-Za-z0-9]{36}" },
+	{ "a Slack token", "xox[baprs]-[A-Za-z0-9-]{10,}" },
+	{ "an API secret key", "sk-[A-Za-z0-9]{20,}" },
+	{ "a Google API key", "AIza[0-9A-Za-z_-]{35}" },
+};
+
+struct secrets_ctx {
+	regex_t re[ARRAY_SIZE(secret_patterns)];
+	cJSON *items;
+};
+
+static bool names_secret(const char *line)
+{
+	static const char *const words[] = { "key", "secret", "token", "passw", "credential", NULL };
+	char *low = xstrdup(line);
+	for (char *p = low; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	bool hit = false;
+	for (size_t i = 0; words[i] && !hit; i++)
+		hit = strstr(low, words[i]) != NULL;
+	free(low);
+	return hit;
+}
+
+static void secrets_line(void *c, const char *file, long line, const char *text)
+{
+	struct secrets_ctx *sc = c;
+	for (size_t i = 0; i < ARRAY_SIZE(secret_patterns); i++) {
+		if (regexec(&sc->re[i], text, 0, NULL, 0) == 0) {
+			char *m = xasprintf("hard-coded secret: %s matches its well-known "
+					    "pattern (the value is withheld)", secret_patterns[i].name);
+			cJSON_AddItemToArray(sc->items, raw_new("secrets", "pattern", 5, file, line, m,
+								"CWE-798"));
+			free(m);
+			return;
+		}
+	}
+	if (!names_secret(text))
+		return;
+	/* a string literal of 16+ characters with high entropy */
+	for (const char *q = strchr(text, '"'); q; q = strchr(q + 1, '"')) {
+		const char *e = strchr(q + 1, '"');
+		if (!e)
+			break;
+		size_t n = (size_t)(e - q - 1);
+		if (n >= 16 && !memchr(q + 1, ' ', n) && entropy(q + 1, n) >= 3.5) {
+			char *m = xasprintf("hard-coded secret: a high-entropy string (%.1f bits per "
+					    "character) assigned to a name that says key, secret, "
+					    "token or password (the value is withheld)", entropy(q + 1, n));
+			cJSON_AddItemToArray(sc->items, raw_new("secrets", "entropy", 4, file, line, m,
+								"CWE-798"));
+			free(m);
+			return;
+		}
+		q = e;
+	}
+}
+
+static int tool_secrets(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	struct secrets_ctx sc;
+	for (size_t i = 0; i < ARRAY_SIZE(secret_patterns); i++)
+		if (regcomp(&sc.re[i], secret_patterns[i].re, REG_EXTENDED | REG_NOSUB) != 0) {
+			for (size_t j = 0; j < i; j++)
+				regfree(&sc.re[j]);
+			return err_set(err, "secrets: bad pattern %zu", i);
+		}
+	sc.items = cJSON_CreateArray();
+	int r = each_line(args, secrets_line, &sc, err);
+	for (size_t i = 0; i < ARRAY_SIZE(secret_patterns); i++)
+		regfree(&sc.re[i]);
+	if (r < 0) {
+		cJSON_Delete(sc.items);
+		return -1;
+	}
+	*result = items_result(sc.items);
+	return 0;
+}
+
+static void markers_line(void *c, const char *file, long line, const char *text)
+{
+	static const char *const marks[] = { "TODO", "FIXME", "XXX", "HACK", NULL };
+	const char *comment = strstr(text, "//");
+	const char *c2 = strstr(text, "/*"), *c3 = strchr(text, '#');
+	if (!comment || (c2 && c2 < comment))
+		comment = c2;
+	const char *t = text;
+	while (*t == ' ' || *t == '\t')
+		t++;
+	if (!comment && *t == '*')
+		comment = t;
+	/* shell comments: # not followed by include/define etc. */
+	if (!comment && c3 && (c3 == t || c3[-1] == ' ' || c3[-1] == '\t') && c3[1] != '!' &&
+	    strncmp(c3, "#include", 8) && strncmp(c3, "#define", 7) && strncmp(c3, "#if", 3))
+		comment = c3;
+	if (!comment)
+		return;
+	for (size_t i = 0; marks[i]; i++) {
+		const char *m = strstr(comment, marks[i]);
+		size_t n = strlen(marks[i]);
+		if (!m || (m > text && isalnum((unsigned char)m[-1])) || isalnum((unsigned char)m[n]))
+			continue;
+		const char *rest = m + n;
+		while (*rest == ':' || *rest == ' ')
+			rest++;
+		char *clean = util_sanitize(rest, strlen(rest) > 160 ? 160 : strlen(rest), false);
+		size_t cl = strlen(clean);
+		while (cl && (clean[cl - 1] == '/' || clean[cl - 1] == '*' || clean[cl - 1] == ' '))
+			clean[--cl] = 0;
+		cJSON_AddItemToArray(c, raw_new("markers", marks[i], 1, file, line, clean, "CWE-546"));
+		free(clean);
+		return;
+	}
+}
+
+static int tool_markers(void *ctx, const cJSON *args, cJSON **result, char **err)
+{
+	(void)ctx;
+	cJSON *items = cJSON_CreateArray();
+	if (each_line(args, markers_line, items, err) < 0) {
+		cJSON_Delete(items);
+		return -1;
+	}
+	*result = items_result(items);
+	return 0;
+}
+
+static const char FILES_SCHEMA[] =
+	"{\"type\":\"object\",\"properties\":{\"root\":{\"type\":\"string\"},"
+	"\"files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+	"\"required\":[\"root\",\"files\"]}";
+
+int review_tools_register(struct tools *t, char **err)
+{
+	const struct tool_def defs[] = {
+		{ "review.cppcheck", "cppcheck over C/C++ files: defects with CWE ids", FILES_SCHEMA, NULL, NULL, tool_cppcheck },
+		{ "review.flawfinder", "flawfinder over C/C++ files: risky calls with CWE ids", FILES_SCHEMA, NULL, NULL, tool_flawfinder },
+		{ "review.shellcheck", "shellcheck over shell scripts", FILES_SCHEMA, NULL, NULL, tool_shellcheck },
+		{ "review.ctags", "universal-ctags: the functions and their line spans", FILES_SCHEMA, NULL, NULL, tool_ctags },
+		{ "review.cloc", "cloc: code, comment lines and language per file", FILES_SCHEMA, NULL, NULL, tool_cloc },
+		{ "review.pmccabe", "pmccabe: cyclomatic complexity per function", FILES_SCHEMA, NULL, NULL, tool_pmccabe },
+		{ "review.dot", "graphviz dot: a graph to SVG",
+		  "{\"type\":\"object\",\"properties\":{\"dot\":{\"type\":\"string\"}},\"required\":[\"dot\"]}",
+		  NULL, NULL, tool_dot },
+		{ "review.secrets", "hard-coded keys and tokens by well-known patterns and entropy", FILES_SCHEMA, NULL, NULL, tool_secrets },
+		{ "review.markers", "TODO, FIXME, XXX and HACK comments", FILES_SCHEMA, NULL, NULL, tool_markers },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(defs); i++)
+		if (tools_register(t, &defs[i], NULL, err) < 0)
+			return -1;
+	return 0;
+}
