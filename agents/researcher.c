@@ -51,6 +51,22 @@ static int queued_count(cJSON *tasks)
 	return n;
 }
 
+/* The tasks this process holds queued: what its capacity bounds. Several
+ * processes of one role share the state file (and so see each other's
+ * tasks); each works, and counts, only its own. */
+static int own_queued_count(struct agent *a, cJSON *tasks)
+{
+	int n = 0;
+	const char *me = bus_owner(a->bus);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks) {
+		const char *s = jstr(t, "status"), *owner = jstr(t, "owner");
+		if (s && !strcmp(s, "queued") && (!owner || !strcmp(owner, me)))
+			n++;
+	}
+	return n;
+}
+
 static void send_acceptance(struct agent *a, const struct msg *m, const char *status,
 			    const char *reason, int64_t eta_ns, int queued)
 {
@@ -68,9 +84,13 @@ static void send_acceptance(struct agent *a, const struct msg *m, const char *st
 		   PRIO_HIGH, NULL, NULL);
 }
 
+/* An error_report about task_msg. A permanent error (the data has nothing
+ * for the pair and window: retrying or another agent cannot help) says so
+ * with context.retryable false, and is not the agent's failure: it goes to
+ * the decisions log, not to the errors the learning system counts. */
 static void send_error(struct agent *a, const char *to, const char *task_msg,
 		       const char *corr, const char *type, const char *text,
-		       const char *kind, const char *pair)
+		       const char *kind, const char *pair, bool permanent)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "error_type", type);
@@ -80,10 +100,23 @@ static void send_error(struct agent *a, const char *to, const char *task_msg,
 		cJSON_AddStringToObject(ctx, "task_kind", kind);
 	if (pair)
 		cJSON_AddStringToObject(ctx, "pair", pair);
-	cJSON_AddStringToObject(c, "recovery_action", "reassign the task to another agent");
-	cJSON_AddStringToObject(c, "impact_level", "high");
+	cJSON_AddBoolToObject(ctx, "retryable", !permanent);
+	cJSON_AddStringToObject(c, "recovery_action", permanent ?
+				"none: the data has no quote for the pair in the window" :
+				"reassign the task to another agent");
+	cJSON_AddStringToObject(c, "impact_level", permanent ? "medium" : "high");
 	cJSON_AddStringToObject(c, "related_task_id", task_msg);
 	agent_send(a, to, MSG_ERROR_REPORT, c, NULL, task_msg, corr, PRIO_HIGH, NULL, NULL);
+	if (permanent) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "error_type", type);
+		cJSON_AddStringToObject(f, "task_id", task_msg);
+		if (pair)
+			cJSON_AddStringToObject(f, "pair", pair);
+		agent_log(a->log, LOG_DECISIONS, LOG_WARN, "task_no_data", f, "%s", text);
+		cJSON_Delete(f);
+		return;
+	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "error_type", type);
 	/* The learning system counts by "market" and "news". */
@@ -197,7 +230,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	if ((!market && !news) || !pair) {
 		send_error(a, m->from, m->id, m->correlation_id, "data_format",
 			   "unknown task: task_type must be market_data or news_analysis "
-			   "with one target pair", kind, pair);
+			   "with one target pair", kind, pair, false);
 		return AGENT_DONE;
 	}
 	cJSON *t = cJSON_CreateObject();
@@ -222,10 +255,10 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_AddItemToObject(tasks, m->id, t);
 		agent_save_state(a, NULL);
 		send_error(a, m->from, m->id, m->correlation_id, "api_failure",
-			   "injected fault: the data source failed", kind, pair);
+			   "injected fault: the data source failed", kind, pair, false);
 		return AGENT_DONE;
 	}
-	int q = queued_count(tasks);
+	int q = own_queued_count(a, tasks);
 	if (q >= a->env->capacity) {
 		cJSON_AddStringToObject(t, "status", "rejected");
 		cJSON_AddItemToObject(tasks, m->id, t);
@@ -245,7 +278,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddItemToObject(tasks, m->id, t);
 	agent_save_state(a, NULL);
 	send_acceptance(a, m, "queued", NULL, util_now_ns() + (q + 1) * NS, q + 1);
-	a->active_tasks = q + 1;
+	a->active_tasks = queued_count(tasks);
 	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_accepted", NULL,
 		  "accepted %s task %s for %s", kind, m->id, pair);
 	if (a->fault == FAULT_CRASH && !cJSON_GetObjectItem(a->state, "crashed_once")) {
@@ -294,7 +327,9 @@ static cJSON *num_or_null(double v, bool ok)
 	return ok && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-/* Market figures of one pair over the window. */
+/* Market figures of one pair over the window: 0, -1 with *err, or -2 with
+ * *err when the data has no quote for the pair in the window (a permanent
+ * error: "no data for PAIR in SOURCE between START and END"). */
 static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		       cJSON *raw, cJSON *findings, cJSON *sources, cJSON *warnings,
 		       int *points, double *freshness_h, double *confidence, char **err)
@@ -317,6 +352,10 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	}
 	cJSON_Delete(res);
 	cJSON_AddItemToArray(sources, cJSON_CreateString(s.source));
+	if (market_window_check(&s, ws, we, err) < 0) {
+		market_series_release(&s);
+		return -2; /* no quote in the window: permanent */
+	}
 	struct fx_stats st;
 	char *serr = NULL;
 	if (analytics_fx_stats(&s, ws, we, &st, &serr) < 0) {
@@ -861,7 +900,8 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	task_touch(a, t);
 	if (r < 0) {
 		cJSON_AddStringToObject(t, "status", "failed");
-		send_error(a, to, task_msg, corr, "api_failure", err ? err : "failed", kind, pair);
+		send_error(a, to, task_msg, corr, r == -2 ? "no_data" : "api_failure",
+			   err ? err : "failed", kind, pair, r == -2);
 		cJSON_Delete(raw);
 		cJSON_Delete(findings);
 		cJSON_Delete(sources);
@@ -991,6 +1031,7 @@ const struct agent_role role_research_agent_1 = {
 	.handle = researcher_handle,
 	.tick = researcher_tick,
 	.shared_state = true,
+	.has_capacity = true,
 };
 
 const struct agent_role role_research_agent_2 = {
@@ -998,4 +1039,5 @@ const struct agent_role role_research_agent_2 = {
 	.handle = researcher_handle,
 	.tick = researcher_tick,
 	.shared_state = true,
+	.has_capacity = true,
 };
