@@ -317,6 +317,11 @@ static void agent_state(struct console *c, const char *agent, char *state, size_
 	}
 	if (cJSON_IsString(cur) && *cur->valuestring)
 		snprintf(task, tsize, "%s", cur->valuestring);
+	/* The product_manager: the tasks waiting for a researcher's capacity. */
+	const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "dispatch"), "queued");
+	if (cJSON_IsNumber(q) && q->valuedouble > 0)
+		snprintf(task, tsize, "%.0f task%s queued for capacity", q->valuedouble,
+			 q->valuedouble == 1 ? "" : "s");
 	cJSON_Delete(j);
 }
 

@@ -152,6 +152,30 @@ kill -TERM "$(pid_of a1)" "$(pid_of a2)"
 both_ended() { ended a1 && ended a2; }
 wait_for "both processes exit on SIGTERM" 15 both_ended
 
+# --- 5. the console: a queued task in the Tasks view, the count in the overview ------------------
+use_dir c5
+mkdir -p "$D/state"
+cat >"$D/state/product_manager-state.json" <<'JSON'
+{"runs":{"weekly-q":{"run_id":"weekly-q","status":"researching","started_at":"2026-01-01T00:00:00Z",
+ "window":{"start":"1987-03-20","end":"1987-03-27"},"sources":{"market":"sim","news":"sim"},
+ "tasks":[{"task_id":"USDJPY-market","kind":"market","pair":"USD/JPY","assignee":"research_agent_1",
+  "status":"assigned","attempts":1,"deadline_ns":0,"progress":0,"current":"x"},
+  {"task_id":"GBPUSD-market","kind":"market","pair":"GBP/USD","assignee":"research_agent_1",
+  "status":"queued","attempts":0,"deadline_ns":0,"progress":0,"current":""}]}},
+ "dispatch":{"queued":3,"research_agent_1":{"window":1,"processes":1,"in_flight":1,"queued":3}},
+ "heartbeat":{"status":"idle","uptime_seconds":1,"active_tasks":0,"current_task":null,"at":"2099-01-01T00:00:00Z"}}
+JSON
+con() { printf '%s\n' "$1" >"$T/script"; "$MADF" --log-dir "$LOG_DIR" console --attach \
+	--script "$T/script" --dump-screen "$T/screen" 2>>"$T/c5.err"; }
+con '2
+wait-for GBPUSD-market'
+row=$(grep 'GBPUSD-market' "$T/screen")
+eq "Tasks view: the waiting task is queued, for research_agent_1, 0 attempts" \
+	"$(echo "$row" | awk '{ print $4, $5, $6 }')" "research_agent_1 queued 0"
+con 'wait-for queued for capacity'
+has "overview: the product_manager's row says how many tasks wait" \
+	"$(grep '^ *product_manager' "$T/screen")" "3 tasks queued for capacity"
+
 errs=$(cat "$T"/*.err | grep -E 'Sanitizer|runtime error' | head -5)
 eq "no process reported a sanitizer error" "$errs" ""
 done_testing
