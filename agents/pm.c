@@ -1,8 +1,10 @@
 /* The product_manager: orchestrates a weekly run. It splits the work per
  * pair and focus, assigns market tasks to research_agent_1 and news tasks to
- * research_agent_2, tracks acceptance, progress, results and deadlines,
- * reassigns a task to the other researcher on error, rejection or a missed
- * deadline, detects conflicts, asks the validator, and has the report
+ * research_agent_2 (through the dispatch windows of agents/pm_dispatch.c:
+ * tasks past a researcher's capacity wait queued), tracks acceptance,
+ * progress, results and deadlines, reassigns a task to the other researcher
+ * on error, rejection or a missed deadline (a rejection for capacity
+ * requeues it; a permanent error fails it at once), detects conflicts, asks the validator, and has the report
  * written. Its whole view of a run lives in its state file (the run
  * snapshot of agents/report.h), saved before anything it sends, so a run
  * resumes from the state file and the bus. */
@@ -759,6 +761,26 @@ static void on_validation(struct agent *a, const struct msg *m, cJSON *run)
 	compile(a, run);
 }
 
+/* A done run: its bulk goes to its archive (wf_archive_run), its message
+ * ids out of the index, so that every later save stays as small. */
+static void archive(struct agent *a, cJSON *run)
+{
+	char *err = NULL;
+	if (wf_archive_run(a->env->data_dir, run, a->env->bcfg.durable, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "archive_failed", NULL,
+			  "run %s stays whole in the state: %s", jstr(run, "run_id"), err);
+		free(err);
+		return;
+	}
+	cJSON *ix = index_of(a), *e = ix->child;
+	while (e) {
+		cJSON *next = e->next;
+		if (!strcmp(jstr(e, "run") ? jstr(e, "run") : "", jstr(run, "run_id")))
+			cJSON_Delete(cJSON_DetachItemViaPointer(ix, e));
+		e = next;
+	}
+}
+
 static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 {
 	cJSON *rp = jobj(run, "report");
@@ -772,6 +794,7 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	jset_str(run, "finished_at", now);
 	note_message(run, m);
 	decision(a, "run_done", NULL, "run %s done: %s", jstr(run, "run_id"), jstr(raw, "report_md"));
+	archive(a, run);
 	save(a);
 	char *err = NULL;
 	if (learning_aggregate(a->env->log_dir, util_now_ns(), &err) < 0) {

@@ -80,22 +80,71 @@ cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id)
 	return c;
 }
 
+static cJSON *load_json(const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	cJSON *j = NULL;
+	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0)
+		j = json_parse_strict(buf, len, NULL);
+	free(buf);
+	return j;
+}
+
+static char *archive_path(const char *data_dir, const char *run_id)
+{
+	return xasprintf("%s/state/runs/%s.json", data_dir, run_id);
+}
+
 cJSON *wf_load_run(const char *data_dir, const char *run_id)
 {
 	char *path = xasprintf("%s/state/product_manager-state.json", data_dir);
-	char *buf = NULL;
-	size_t len;
-	cJSON *run = NULL;
-	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0) {
-		cJSON *st = json_parse_strict(buf, len, NULL);
-		cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(st, "runs"), run_id);
-		if (r)
-			run = cJSON_Duplicate(r, 1);
-		cJSON_Delete(st);
-	}
-	free(buf);
+	cJSON *st = load_json(path);
 	free(path);
+	cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(st, "runs"), run_id);
+	cJSON *run = r ? cJSON_Duplicate(r, 1) : NULL;
+	cJSON_Delete(st);
+	if (run && cJSON_IsString(cJSON_GetObjectItem(run, "archived")) &&
+	    util_valid_agent_name(run_id)) {
+		path = archive_path(data_dir, run_id);
+		cJSON *whole = load_json(path);
+		free(path);
+		if (cJSON_IsObject(whole)) {
+			cJSON_Delete(run);
+			run = whole;
+		} else {
+			cJSON_Delete(whole); /* the entry is what is left */
+		}
+	}
 	return run;
+}
+
+int wf_archive_run(const char *data_dir, cJSON *run, bool durable, char **err)
+{
+	static const char *const bulky[] = { "findings", "messages", "events", "market",
+					     "sentiment", "price_checks", "issues" };
+	const cJSON *id = cJSON_GetObjectItem(run, "run_id");
+	if (!cJSON_IsString(id) || !util_valid_agent_name(id->valuestring))
+		return err_set(err, "the run has no valid run_id");
+	char *dir = xasprintf("%s/state/runs", data_dir);
+	int r = util_mkdirs(dir, err);
+	free(dir);
+	if (r < 0)
+		return -1;
+	char *path = archive_path(data_dir, id->valuestring);
+	char *s = cJSON_PrintUnformatted(run);
+	r = util_write_file_atomic(path, s, strlen(s), durable, err);
+	free(s);
+	if (r == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(bulky); i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(run, bulky[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(run, "archived");
+		char *rel = xasprintf("state/runs/%s.json", id->valuestring);
+		cJSON_AddStringToObject(run, "archived", rel);
+		free(rel);
+	}
+	free(path);
+	return r;
 }
 
 static void gc_dir(const char *dir, int64_t older_than_ns, int64_t now_ns, bool dry_run,

@@ -102,6 +102,22 @@ has "the report's failures table names the task and the reason" "$MD" \
 	"| USDDEM-market | market | USD/DEM | failed | research_agent_1 | $REASON |"
 check "USD/JPY still has its figures" python3 tests/integration/report_check.py \
 	"$T/c2/rep/1987-W13-asia-g10-fx.json" all_pairs_have_figures USD/JPY
+# The done run's bulk left the state file (written at every step) for its
+# archive; the state keeps its tasks and failures, the archive has it all.
+RID=$(py 'run["run_id"]')
+eq "the done run in the state names its archive and has no findings" \
+	"$(py '[run["archived"], "findings" in run, "messages" in run, len(run["tasks"])]')" \
+	"[\"state/runs/$RID.json\", false, false, 4]"
+eq "the index keeps no message of the done run" \
+	"$(py 'sum(1 for v in s.get("index", {}).values() if v["run"] == run["run_id"])')" 0
+eq "the archive has the whole run: its findings and USD/JPY's figures" \
+	"$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
+print(r["status"], len(r["findings"]) > 0, r["market"]["USD/JPY"]["end"]["close"])' "$D/state/runs/$RID.json")" \
+	"done True 147.72"
+out2=$($MADF run weekly --as-of 1987-03-27 --pairs USD/JPY,USD/DEM $SRC \
+	--report-dir "$T/c2/rep" 2>/dev/null)
+eq "the same request again answers with the report, from the archive" \
+	"$(echo "$out2" | tail -1)" "$T/c2/rep/1987-W13-asia-g10-fx.md"
 check "the researcher logged it as no data, not as its own error" \
 	grep -q '"event":"task_no_data"' "$LOG_DIR"/agents/research_agent_1/decisions/*.jsonl
 eq "the learning system does not count it against research_agent_1" \
@@ -175,6 +191,25 @@ eq "Tasks view: the waiting task is queued, for research_agent_1, 0 attempts" \
 con 'wait-for queued for capacity'
 has "overview: the product_manager's row says how many tasks wait" \
 	"$(grep '^ *product_manager' "$T/screen")" "3 tasks queued for capacity"
+
+# --- 6. madf bench workflow counts what the runs did with their tasks ---------------------------
+use_dir c6
+j=$($MADF bench workflow --runs 1 --weeks 1 --json 2>"$T/c6.err"); rc=$?
+eq "bench workflow (1 run, 1 week) exits 0" "$rc" 0
+# The ten default pairs include EUR/USD, which has no data in 1987; of the
+# 50 pairs, 21 have none (the euro-legacy columns, EUR/USD, USD/LKR).
+eq "the week: 19 done, 1 failed for missing data, nothing reassigned or requeued" \
+	"$(echo "$j" | python3 -c 'import json, sys; w = json.load(sys.stdin)["week"]
+print(w["done"], w["failed"], w["failed_no_data"], w["reassigned"], w["requeued"])')" "19 1 1 0 0"
+eq "50 pairs: 79 done, 21 failed for missing data, none for capacity" \
+	"$(echo "$j" | python3 -c 'import json, sys; w = json.load(sys.stdin)["scale"]
+print(w["done"], w["failed"], w["failed_no_data"], w["reassigned"], w["requeued"])')" "79 21 21 0 0"
+# A market file with no USD/JPY rows but a malformed line: every fx_rates call
+# fails (not "no data"), the tasks are retried and fail: the bench says so.
+printf 'Data,Japan\n1987-03-20,abc\n' >"$T/bad.csv"
+out=$($MADF bench workflow --runs 1 --weeks 1 --fx "$T/bad.csv" 2>&1); rc=$?
+eq "bench workflow exits 1 when a task failed for another reason" "$rc" 1
+has "... and says which" "$out" "failed for a reason other than missing data or did not finish (first: USDJPY-market"
 
 errs=$(cat "$T"/*.err | grep -E 'Sanitizer|runtime error' | head -5)
 eq "no process reported a sanitizer error" "$errs" ""
