@@ -182,6 +182,8 @@ static bool all_terminal(const cJSON *run)
 
 /* The last draft sent (per process: drafts are a live view, not state). */
 static _Thread_local int64_t last_draft_ns;
+/* An advisory change (an acceptance) waits for the tick's save. */
+static _Thread_local bool state_dirty;
 
 static void send_draft(struct agent *a, cJSON *run, bool final)
 {
@@ -1156,8 +1158,10 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 				reassign(a, run, t, why);
 			free(why);
 		} else if (!strcmp(jstr(t, "status"), "assigned")) {
+			/* Advisory, as progress is: saved once for all the
+			 * acceptances of a batch, at the next tick. */
 			jset_str(t, "status", "accepted");
-			save(a);
+			state_dirty = true;
 		}
 		return AGENT_DONE;
 	case MSG_TASK_PROGRESS:
@@ -1252,6 +1256,10 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 static int64_t pm_tick(struct agent *a)
 {
 	int64_t now = util_now_ns(), next = 250;
+	if (state_dirty) {
+		state_dirty = false;
+		save(a);
+	}
 	pm_dispatch(a); /* the windows freed by what was handled since */
 	cJSON *run;
 	cJSON_ArrayForEach(run, runs(a)) {

@@ -960,6 +960,20 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	cJSON_Delete(lf);
 }
 
+/* A task worked to its end keeps only what a redelivery and the other
+ * processes' merges need (status, result, updated_ns, owner): the state
+ * file, saved at every step, stays small however many tasks are done. */
+static void task_compact(cJSON *t)
+{
+	static const char *const bulky[] = { "kind", "pair", "from", "correlation_id", "window",
+					     "deadline_ns", "accepted_ns", "not_before_ns" };
+	const char *s = jstr(t, "status");
+	if (!s || (strcmp(s, "done") && strcmp(s, "failed")))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(bulky); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(t, bulky[i]);
+}
+
 struct adopt {
 	const char *task;
 	bool adopted;
@@ -1015,6 +1029,7 @@ static int64_t researcher_tick(struct agent *a)
 		}
 		a->waiting = false;
 		work(a, t->string, t);
+		task_compact(t);
 		agent_save_state(a, NULL);
 		a->active_tasks = queued_count(tasks_of(a));
 		return 0; /* one task per turn: messages stay responsive */

@@ -81,6 +81,11 @@ check "every pair has its figures" python3 tests/integration/report_check.py \
 	"$T/c1/rep/1987-W13-asia-g10-fx.json" all_pairs_have_figures $EIGHT
 eq "the state says nothing waits any more" "$(py 's["dispatch"]["queued"]')" 0
 has "the progress lines count the queued tasks" "$(cat "$T/c1.err")" "queued"
+eq "the researchers keep their done tasks compact (no window, pair or deadline)" \
+	"$(python3 -c 'import json, sys
+ts = [t for f in sys.argv[1:] for t in json.load(open(f))["tasks"].values()]
+print(len(ts), all(t["status"] == "done" and t.get("result") and not {"window", "pair", "deadline_ns"} & set(t) for t in ts))' \
+	"$D/state/research_agent_1-state.json" "$D/state/research_agent_2-state.json")" "16 True"
 
 # --- 2. USD/DEM in 1987: no data, a permanent error -------------------------------------
 use_dir c2
