@@ -4,10 +4,10 @@
  * tasks past a researcher's capacity wait queued), tracks acceptance,
  * progress, results and deadlines, reassigns a task to the other researcher
  * on error, rejection or a missed deadline (a rejection for capacity
- * requeues it; a permanent error fails it at once), detects conflicts, asks the validator, and has the report
- * written. Its whole view of a run lives in its state file (the run
- * snapshot of agents/report.h), saved before anything it sends, so a run
- * resumes from the state file and the bus. */
+ * requeues it; a permanent error fails it at once), detects conflicts, asks
+ * the validator, and has the report written. Its whole view of a run lives
+ * in its state file (the run snapshot of agents/report.h), saved before
+ * anything it sends, so a run resumes from the state file and the bus. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -185,6 +185,8 @@ static void approve(struct agent *a, const struct msg *m, bool skip)
 		  "%s resumes: %s approved %.0f more tokens and $%.4f", id, m->from, xt, xc);
 }
 
+static void task_compact(cJSON *t);
+
 static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
@@ -261,6 +263,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	int q = own_queued_count(a, tasks);
 	if (q >= a->env->capacity) {
 		cJSON_AddStringToObject(t, "status", "rejected");
+		task_compact(t);
 		cJSON_AddItemToObject(tasks, m->id, t);
 		agent_save_state(a, NULL);
 		char reason[128];
@@ -960,15 +963,15 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	cJSON_Delete(lf);
 }
 
-/* A task worked to its end keeps only what a redelivery and the other
- * processes' merges need (status, result, updated_ns, owner): the state
- * file, saved at every step, stays small however many tasks are done. */
+/* A task worked to its end (or rejected) keeps only what a redelivery and
+ * the other processes' merges need (status, result, updated_ns, owner): the
+ * state file, saved at every step, stays small however many tasks are done. */
 static void task_compact(cJSON *t)
 {
 	static const char *const bulky[] = { "kind", "pair", "from", "correlation_id", "window",
 					     "deadline_ns", "accepted_ns", "not_before_ns" };
 	const char *s = jstr(t, "status");
-	if (!s || (strcmp(s, "done") && strcmp(s, "failed")))
+	if (!s || (strcmp(s, "done") && strcmp(s, "failed") && strcmp(s, "rejected")))
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(bulky); i++)
 		cJSON_DeleteItemFromObjectCaseSensitive(t, bulky[i]);

@@ -44,8 +44,9 @@ void agent_env_init(struct agent_env *e, const char *data_dir, const char *log_d
 		e->task_timeout_s = atoi(t);
 	/* MADF_AGENT_CAPACITY: how many tasks an agent process holds queued
 	 * before it rejects new ones (task_acceptance "rejected", the capacity
-	 * named in rejection_reason); its heartbeats advertise it. Default 16; a value that is not an integer from
-	 * 1 to 1000000 is ignored, as for the bus's variables. */
+	 * named in rejection_reason); its heartbeats advertise it. Default 16;
+	 * a value that is not an integer from 1 to 1000000 is ignored, as for
+	 * the bus's variables. */
 	e->capacity = 16;
 	const char *c = getenv("MADF_AGENT_CAPACITY");
 	if (c && *c) {
