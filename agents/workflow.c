@@ -126,6 +126,8 @@ int wf_archive_run(const char *data_dir, cJSON *run, bool durable, char **err)
 	const cJSON *id = cJSON_GetObjectItem(run, "run_id");
 	if (!cJSON_IsString(id) || !util_valid_agent_name(id->valuestring))
 		return err_set(err, "the run has no valid run_id");
+	if (cJSON_GetObjectItem(run, "archived"))
+		return 0; /* done already: the archive has it whole */
 	char *dir = xasprintf("%s/state/runs", data_dir);
 	int r = util_mkdirs(dir, err);
 	free(dir);

@@ -66,8 +66,8 @@ cJSON *wf_load_run(const char *data_dir, const char *run_id);
  * (its entry in the state) keeps all but the bulky "findings", "messages",
  * "events", "market", "sentiment", "price_checks" and "issues", with
  * "archived" naming the file; so the state's size, and the cost of a step,
- * does not grow with the runs done. Returns 0, or -1 with *err (run
- * unchanged). */
+ * does not grow with the runs done. A run archived already is left as it
+ * is. Returns 0, or -1 with *err (run unchanged). */
 int wf_archive_run(const char *data_dir, cJSON *run, bool durable, char **err);
 
 /* Report retention (seed 003 section 9): drafts 7 days, finished weekly
