@@ -220,6 +220,20 @@ size_t market_series_lower_bound(const struct fx_series *s, int32_t day)
 	return lo;
 }
 
+int market_window_check(const struct fx_series *s, int32_t start, int32_t end, char **err)
+{
+	size_t i = market_series_lower_bound(s, start);
+	if (i < s->n && s->days[i] <= end)
+		return 0;
+	/* The source's file (or "simulated"), without the columns it used. */
+	const char *src = s->source[0] ? s->source : "the market data";
+	int n = (int)strcspn(src, ":");
+	char d0[16], d1[16];
+	market_day_format(start, d0, sizeof(d0));
+	market_day_format(end, d1, sizeof(d1));
+	return err_set(err, "no data for %s in %.*s between %s and %s", s->pair, n, src, d0, d1);
+}
+
 /* Quotes collected while reading, one list per column or pair. */
 struct quote {
 	int32_t day;

@@ -90,6 +90,12 @@ void market_series_release_all(struct fx_series *s, size_t n);
 /* Index of the first quote on or after day (s->n when there is none). */
 size_t market_series_lower_bound(const struct fx_series *s, int32_t day);
 
+/* 0 when s has a quote in [start, end]; else -1 with *err "no data for
+ * PAIR in SOURCE between START and END" (SOURCE: the file the series came
+ * from, or "simulated"): a permanent error, the data cannot price the pair
+ * over those days (FRED's euro-legacy columns are empty before 1999). */
+int market_window_check(const struct fx_series *s, int32_t start, int32_t end, char **err);
+
 /* Checks "ABC/XYZ" (upper-case letters, two different codes) and copies the
  * codes into base and quote. Returns 0 or -1 with *err. */
 int market_pair_parse(const char *pair, char base[4], char quote[4],

@@ -1,11 +1,13 @@
 /* The product_manager: orchestrates a weekly run. It splits the work per
  * pair and focus, assigns market tasks to research_agent_1 and news tasks to
- * research_agent_2, tracks acceptance, progress, results and deadlines,
- * reassigns a task to the other researcher on error, rejection or a missed
- * deadline, detects conflicts, asks the validator, and has the report
- * written. Its whole view of a run lives in its state file (the run
- * snapshot of agents/report.h), saved before anything it sends, so a run
- * resumes from the state file and the bus. */
+ * research_agent_2 (through the dispatch windows of agents/pm_dispatch.c:
+ * tasks past a researcher's capacity wait queued), tracks acceptance,
+ * progress, results and deadlines, reassigns a task to the other researcher
+ * on error, rejection or a missed deadline (a rejection for capacity
+ * requeues it; a permanent error fails it at once), detects conflicts, asks
+ * the validator, and has the report written. Its whole view of a run lives
+ * in its state file (the run snapshot of agents/report.h), saved before
+ * anything it sends, so a run resumes from the state file and the bus. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "agents/learning.h"
 #include "agents/llm_agent.h"
 #include "agents/market.h"
+#include "agents/pm_dispatch.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
@@ -23,84 +26,15 @@
 #define NS 1000000000LL
 #define MAX_ATTEMPTS 3
 
-static void jset_str(cJSON *o, const char *k, const char *v)
-{
-	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
-	cJSON_AddItemToObject(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
-}
-
-static void jset_num(cJSON *o, const char *k, double v)
-{
-	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
-	cJSON_AddNumberToObject(o, k, v);
-}
-
-static cJSON *jobj(cJSON *o, const char *k)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsObject(v)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
-		v = cJSON_AddObjectToObject(o, k);
-	}
-	return v;
-}
-
-static cJSON *jarr(cJSON *o, const char *k)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsArray(v)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
-		v = cJSON_AddArrayToObject(o, k);
-	}
-	return v;
-}
-
 static void iso(int64_t ns, char *buf, size_t size)
 {
 	util_iso8601(ns, buf, size);
 }
 
-/* The operator control being handled (see control_answer): its outcome
- * is the first decision about it (event "control_refused" or the action's
- * name), or a state that could not be saved; sent back to its sender. */
-static _Thread_local struct {
-	bool active, refused;
-	char action[32];
-	char *text, *failed;
-} ctl;
-
-static void save(struct agent *a)
-{
-	char *err = NULL;
-	if (agent_save_state(a, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_save_failed", NULL, "%s", err);
-		if (ctl.active && !ctl.failed)
-			ctl.failed = xasprintf("the state could not be saved: %s", err);
-		free(err);
-	}
-}
-
-static void decision(struct agent *a, const char *event, const char *task, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void decision(struct agent *a, const char *event, const char *task, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
-	va_end(ap);
-	cJSON *f = cJSON_CreateObject();
-	if (task)
-		cJSON_AddStringToObject(f, "task_id", task);
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, event, f, "%s", s);
-	cJSON_Delete(f);
-	if (ctl.active && !ctl.text &&
-	    (!strcmp(event, "control_refused") || !strcmp(event, ctl.action))) {
-		ctl.refused = !strcmp(event, "control_refused");
-		ctl.text = s;
-		return;
-	}
-	free(s);
-}
+/* Shared with the dispatch (agents/pm_dispatch.c). */
+#define save(a) pm_save(a)
+#define decision(...) pm_decision(__VA_ARGS__)
+#define index_add(...) pm_index_add(__VA_ARGS__)
 
 /* The run's phase (its "status") and since when ("status_since", for the
  * run-health line of the console and madf runs). */
@@ -165,65 +99,6 @@ static const char *choose(struct agent *a, const char *kind)
 	return first;
 }
 
-/* Sends (or sends again, same id) the current assignment of a task. */
-static void send_assignment(struct agent *a, cJSON *run, cJSON *t)
-{
-	const char *kind = jstr(t, "kind");
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "task_type", !strcmp(kind, "market") ? WF_TASK_MARKET : WF_TASK_NEWS);
-	cJSON_AddStringToObject(c, "focus_area", "Asia/G10");
-	cJSON *tp = cJSON_AddArrayToObject(c, "target_pairs");
-	cJSON_AddItemToArray(tp, cJSON_CreateString(jstr(t, "pair")));
-	const cJSON *w = cJSON_GetObjectItem(run, "window");
-	char *tf = xasprintf("%s/%s", jstr(w, "start"), jstr(w, "end"));
-	cJSON_AddStringToObject(c, "timeframe", tf);
-	free(tf);
-	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
-	const cJSON *src = cJSON_GetObjectItem(run, "sources");
-	cJSON_AddItemToArray(ds, cJSON_CreateString(jstr(src, !strcmp(kind, "market") ? "market" : "news")));
-	char dl[40];
-	iso((int64_t)jnum(t, "deadline_ns", 0), dl, sizeof(dl));
-	cJSON_AddStringToObject(c, "deadline", dl);
-	cJSON_AddStringToObject(c, "output_format", "structured_json");
-	cJSON_AddStringToObject(c, "special_instructions", !strcmp(kind, "market") ?
-				"Closes, change, range, volatility, z-score, trend, largest move" :
-				"Central-bank and policy events, currency sentiment, price check");
-	cJSON_AddItemToObject(c, "window", cJSON_Duplicate(w, 1));
-	cJSON_AddStringToObject(c, "run_id", jstr(run, "run_id"));
-	cJSON_AddStringToObject(c, "logical_task_id", jstr(t, "task_id"));
-	cJSON_AddNumberToObject(c, "attempt", jnum(t, "attempts", 1));
-	char *err = NULL;
-	int prio = jstr(t, "priority") ? msg_priority_from_name(jstr(t, "priority")) : -1;
-	if (agent_send(a, jstr(t, "assignee"), MSG_TASK_ASSIGNMENT, c, jstr(t, "current"), NULL,
-		       jstr(t, "task_id"), prio < 0 ? PRIO_HIGH : (enum msg_priority)prio, NULL,
-		       &err) < 0)
-		free(err); /* logged by agent_send; the deadline will catch it */
-}
-
-static void index_add(struct agent *a, const char *msg_id, const char *run_id, const char *task)
-{
-	cJSON *ix = index_of(a);
-	cJSON_DeleteItemFromObjectCaseSensitive(ix, msg_id);
-	cJSON *o = cJSON_AddObjectToObject(ix, msg_id);
-	cJSON_AddStringToObject(o, "run", run_id);
-	cJSON_AddStringToObject(o, "task", task);
-}
-
-/* Points task t at a fresh assignment for agent (not sent yet). */
-static void assign(struct agent *a, cJSON *run, cJSON *t, const char *agent)
-{
-	char id[MSG_ID_MAX + 1];
-	msg_new_id(a->name, id);
-	jset_str(t, "assignee", agent);
-	jset_str(t, "current", id);
-	jset_str(t, "status", "assigned");
-	jset_num(t, "attempts", jnum(t, "attempts", 0) + 1);
-	jset_num(t, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
-	jset_num(t, "progress", 0);
-	cJSON_AddItemToArray(jarr(t, "assignments"), cJSON_CreateString(id));
-	index_add(a, id, jstr(run, "run_id"), jstr(t, "task_id"));
-}
-
 static void add_failure(cJSON *run, const cJSON *t, const char *what, const char *from,
 			const char *to, const char *reason)
 {
@@ -276,12 +151,26 @@ static void reassign(struct agent *a, cJSON *run, cJSON *t, const char *reason)
 	}
 	const char *to = other_researcher(fromc);
 	add_failure(run, t, "reassigned", fromc, to, reason);
-	assign(a, run, t, to);
+	pm_task_enqueue(a, run, t, to);
 	decision(a, "reassign", jstr(t, "task_id"), "%s reassigned from %s to %s: %s",
 		 jstr(t, "task_id"), fromc, to, reason);
 	save(a);
-	send_assignment(a, run, t);
+	pm_dispatch(a);
 	send_draft(a, run, false);
+}
+
+/* A permanent error (the data cannot price the pair): failed at once with
+ * its reason, neither retried nor reassigned; the report names it. */
+static void fail_now(struct agent *a, cJSON *run, cJSON *t, const char *from, const char *reason)
+{
+	jset_str(t, "status", "failed");
+	jset_num(t, "deadline_ns", 0);
+	add_failure(run, t, "failed", from, NULL, reason);
+	decision(a, "task_failed", jstr(t, "task_id"), "%s failed at once (%s: permanent, not "
+		 "retried): %s", jstr(t, "task_id"), from, reason);
+	save(a);
+	send_draft(a, run, false);
+	maybe_validate(a, run);
 }
 
 static bool terminal(const char *status)
@@ -303,6 +192,8 @@ static bool all_terminal(const cJSON *run)
 
 /* The last draft sent (per process: drafts are a live view, not state). */
 static _Thread_local int64_t last_draft_ns;
+/* An advisory change (an acceptance) waits for the tick's save. */
+static _Thread_local bool state_dirty;
 
 static void send_draft(struct agent *a, cJSON *run, bool final)
 {
@@ -656,7 +547,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 			cJSON_AddStringToObject(t, "kind", kinds[k]);
 			cJSON_AddStringToObject(t, "pair", p->valuestring);
 			cJSON_AddItemToArray(tasks, t);
-			assign(a, run, t, who[k]);
+			pm_task_enqueue(a, run, t, who[k]);
 		}
 	}
 	note_message(run, m);
@@ -667,10 +558,8 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 		 cJSON_GetArraySize(cJSON_GetObjectItem(run, "pairs")), cJSON_GetArraySize(tasks),
 		 jstr(cJSON_GetObjectItem(run, "window"), "start"),
 		 jstr(cJSON_GetObjectItem(run, "window"), "end"));
-	save(a); /* before sending: a crash now resumes with the same ids */
-	cJSON *t;
-	cJSON_ArrayForEach(t, tasks)
-		send_assignment(a, run, t);
+	save(a);
+	pm_dispatch(a); /* what the windows take now; the rest waits, queued */
 	send_draft(a, run, false);
 }
 
@@ -683,14 +572,15 @@ static void resume_run(struct agent *a, cJSON *run)
 	cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 		const char *s = jstr(t, "status");
-		if (!strcmp(s, "done") || !strcmp(s, "failed"))
-			continue;
+		if (!strcmp(s, "done") || !strcmp(s, "failed") || !strcmp(s, "queued") ||
+		    !jstr(t, "current") || !*jstr(t, "current"))
+			continue; /* queued: pm_dispatch sends it */
 		jset_num(t, "deadline_ns", (double)dl);
 		struct bus_entry e;
 		if (bus_find(a->bus, jstr(t, "current"), &e, NULL) == 0) {
 			bus_entry_release(&e);
 		} else {
-			send_assignment(a, run, t);
+			pm_send_assignment(a, run, t);
 			resent++;
 		}
 	}
@@ -884,6 +774,26 @@ static void on_validation(struct agent *a, const struct msg *m, cJSON *run)
 	compile(a, run);
 }
 
+/* A done run: its bulk goes to its archive (wf_archive_run), its message
+ * ids out of the index, so that every later save stays as small. */
+static void archive(struct agent *a, cJSON *run)
+{
+	char *err = NULL;
+	if (wf_archive_run(a->env->data_dir, run, a->env->bcfg.durable, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "archive_failed", NULL,
+			  "run %s stays whole in the state: %s", jstr(run, "run_id"), err);
+		free(err);
+		return;
+	}
+	cJSON *ix = index_of(a), *e = ix->child;
+	while (e) {
+		cJSON *next = e->next;
+		if (!strcmp(jstr(e, "run") ? jstr(e, "run") : "", jstr(run, "run_id")))
+			cJSON_Delete(cJSON_DetachItemViaPointer(ix, e));
+		e = next;
+	}
+}
+
 static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 {
 	cJSON *rp = jobj(run, "report");
@@ -897,6 +807,7 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	jset_str(run, "finished_at", now);
 	note_message(run, m);
 	decision(a, "run_done", NULL, "run %s done: %s", jstr(run, "run_id"), jstr(raw, "report_md"));
+	archive(a, run);
 	save(a);
 	char *err = NULL;
 	if (learning_aggregate(a->env->log_dir, util_now_ns(), &err) < 0) {
@@ -911,7 +822,7 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 static void cancel_current(struct agent *a, cJSON *run, cJSON *t)
 {
 	const char *who = jstr(t, "assignee"), *cur = jstr(t, "current");
-	if (!who || !cur || terminal(jstr(t, "status")))
+	if (!who || !cur || !*cur || terminal(jstr(t, "status")))
 		return;
 	cJSON *c = wf_control_content("cancel", jstr(run, "run_id"), jstr(t, "task_id"), NULL, NULL);
 	cJSON_ReplaceItemInObject(c, "task_type", cJSON_CreateString(WF_TASK_CANCEL));
@@ -973,11 +884,11 @@ static void control_assign(struct agent *a, const struct msg *m, cJSON *run)
 	cJSON_AddStringToObject(t, "pair", canon);
 	cJSON_AddStringToObject(t, "added_by", m->from);
 	cJSON_AddItemToArray(jarr(run, "tasks"), t);
-	assign(a, run, t, to ? to : choose(a, kind));
+	pm_task_enqueue(a, run, t, to ? to : choose(a, kind));
 	decision(a, "assign", tid, "assign by %s: new %s task for %s to %s", m->from, kind, canon,
 		 jstr(t, "assignee"));
 	save(a);
-	send_assignment(a, run, t);
+	pm_dispatch(a);
 	send_draft(a, run, false);
 }
 
@@ -1105,10 +1016,10 @@ static void on_control(struct agent *a, const struct msg *m)
 			cancel_current(a, run, t);
 		add_failure(run, t, retry ? "retried" : release ? "released" : "reassigned", from, dest,
 			    reason);
-		assign(a, run, t, dest);
+		pm_task_enqueue(a, run, t, dest);
 		decision(a, action, task_id, "%s: %s from %s to %s", reason, task_id, from, dest);
 		save(a);
-		send_assignment(a, run, t);
+		pm_dispatch(a);
 	} else if (!strcmp(action, "cancel") || !strcmp(action, "hold")) {
 		bool cancel = !strcmp(action, "cancel");
 		if (terminal(st) || (!cancel && !strcmp(st, "held"))) {
@@ -1181,15 +1092,15 @@ static void on_control(struct agent *a, const struct msg *m)
 static void control_answer(struct agent *a, const struct msg *m)
 {
 	const char *action = jstr(m->content, "action");
-	ctl.active = true;
-	util_strlcpy(ctl.action, action ? action : "?", sizeof(ctl.action));
+	pm_ctl.active = true;
+	util_strlcpy(pm_ctl.action, action ? action : "?", sizeof(pm_ctl.action));
 	on_control(a, m);
-	ctl.active = false;
-	const char *outcome = ctl.failed ? "failed" : !ctl.text || ctl.refused ? "refused" :
+	pm_ctl.active = false;
+	const char *outcome = pm_ctl.failed ? "failed" : !pm_ctl.text || pm_ctl.refused ? "refused" :
 			      "applied";
-	const char *detail = ctl.failed ? ctl.failed : ctl.text ? ctl.text : "no outcome recorded";
+	const char *detail = pm_ctl.failed ? pm_ctl.failed : pm_ctl.text ? pm_ctl.text : "no outcome recorded";
 	const char *why = strstr(detail, " refused: ");
-	if (ctl.refused && why)
+	if (pm_ctl.refused && why)
 		detail = why + 10;
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task_id", m->id);
@@ -1200,7 +1111,7 @@ static void control_answer(struct agent *a, const struct msg *m)
 	cJSON_AddNumberToObject(c, "agent_capacity", 1);
 	if (strcmp(outcome, "applied"))
 		cJSON_AddStringToObject(c, "rejection_reason", detail);
-	cJSON_AddStringToObject(c, "control_action", ctl.action);
+	cJSON_AddStringToObject(c, "control_action", pm_ctl.action);
 	if (jstr(m->content, "task_id"))
 		cJSON_AddStringToObject(c, "control_task_id", jstr(m->content, "task_id"));
 	cJSON_AddStringToObject(c, "outcome", outcome);
@@ -1209,10 +1120,10 @@ static void control_answer(struct agent *a, const struct msg *m)
 	if (agent_send(a, m->from, MSG_TASK_ACCEPTANCE, c, NULL, m->id, m->correlation_id,
 		       PRIO_URGENT, NULL, &err) < 0)
 		free(err); /* logged by agent_send */
-	free(ctl.text);
-	free(ctl.failed);
-	ctl.text = ctl.failed = NULL;
-	ctl.refused = false;
+	free(pm_ctl.text);
+	free(pm_ctl.failed);
+	pm_ctl.text = pm_ctl.failed = NULL;
+	pm_ctl.refused = false;
 }
 
 /* ---- dispatch ---------------------------------------------------------------- */
@@ -1238,6 +1149,7 @@ static void on_agent_status(struct agent *a, const struct msg *m)
 	cJSON_AddStringToObject(h, "at", m->timestamp);
 	cJSON_DeleteItemFromObjectCaseSensitive(ag, m->type == MSG_HEARTBEAT ? "heartbeat" : "status");
 	cJSON_AddItemToObject(ag, m->type == MSG_HEARTBEAT ? "heartbeat" : "status", h);
+	pm_note_agent(a, m);
 }
 
 /* A task (or the validation) at its LLM budget, as its task_progress says:
@@ -1297,11 +1209,16 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		if (!strcmp(jstr(m->content, "status"), "rejected")) {
 			char *why = xasprintf("rejected by %s: %s", m->from,
 					      jstr(m->content, "rejection_reason"));
-			reassign(a, run, t, why);
+			if (pm_rejected_for_capacity(m->content) && researcher_name(m->from))
+				pm_task_requeue(a, run, t, m->from, why); /* backpressure */
+			else
+				reassign(a, run, t, why);
 			free(why);
 		} else if (!strcmp(jstr(t, "status"), "assigned")) {
+			/* Advisory, as progress is: saved once for all the
+			 * acceptances of a batch, at the next tick. */
 			jset_str(t, "status", "accepted");
-			save(a);
+			state_dirty = true;
 		}
 		return AGENT_DONE;
 	case MSG_TASK_PROGRESS:
@@ -1370,7 +1287,10 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 			char *why = xasprintf("%s reported %s: %s", m->from,
 					      jstr(m->content, "error_type"),
 					      jstr(m->content, "error_message"));
-			reassign(a, run, t, why);
+			if (pm_error_permanent(m->content))
+				fail_now(a, run, t, m->from, jstr(m->content, "error_message"));
+			else
+				reassign(a, run, t, why);
 			free(why);
 		} else if (what && !strcmp(what, "validation") &&
 			   !strcmp(jstr(jobj(run, "validation"), "status"), "requested")) {
@@ -1389,10 +1309,15 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 	return AGENT_REJECT;
 }
 
-/* Deadlines: tasks, validation, report. */
+/* Dispatch; deadlines: tasks, validation, report. */
 static int64_t pm_tick(struct agent *a)
 {
 	int64_t now = util_now_ns(), next = 250;
+	if (state_dirty) {
+		state_dirty = false;
+		save(a);
+	}
+	pm_dispatch(a); /* the windows freed by what was handled since */
 	cJSON *run;
 	cJSON_ArrayForEach(run, runs(a)) {
 		const char *st = jstr(run, "status");

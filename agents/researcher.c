@@ -52,6 +52,22 @@ static int queued_count(cJSON *tasks)
 	return n;
 }
 
+/* The tasks this process holds queued: what its capacity bounds. Several
+ * processes of one role share the state file (and so see each other's
+ * tasks); each works, and counts, only its own. */
+static int own_queued_count(struct agent *a, cJSON *tasks)
+{
+	int n = 0;
+	const char *me = bus_owner(a->bus);
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks) {
+		const char *s = jstr(t, "status"), *owner = jstr(t, "owner");
+		if (s && !strcmp(s, "queued") && (!owner || !strcmp(owner, me)))
+			n++;
+	}
+	return n;
+}
+
 static void send_acceptance(struct agent *a, const struct msg *m, const char *status,
 			    const char *reason, int64_t eta_ns, int queued)
 {
@@ -69,9 +85,13 @@ static void send_acceptance(struct agent *a, const struct msg *m, const char *st
 		   PRIO_HIGH, NULL, NULL);
 }
 
+/* An error_report about task_msg. A permanent error (the data has nothing
+ * for the pair and window: retrying or another agent cannot help) says so
+ * with context.retryable false, and is not the agent's failure: it goes to
+ * the decisions log, not to the errors the learning system counts. */
 static void send_error(struct agent *a, const char *to, const char *task_msg,
 		       const char *corr, const char *type, const char *text,
-		       const char *kind, const char *pair)
+		       const char *kind, const char *pair, bool permanent)
 {
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "error_type", type);
@@ -81,10 +101,23 @@ static void send_error(struct agent *a, const char *to, const char *task_msg,
 		cJSON_AddStringToObject(ctx, "task_kind", kind);
 	if (pair)
 		cJSON_AddStringToObject(ctx, "pair", pair);
-	cJSON_AddStringToObject(c, "recovery_action", "reassign the task to another agent");
-	cJSON_AddStringToObject(c, "impact_level", "high");
+	cJSON_AddBoolToObject(ctx, "retryable", !permanent);
+	cJSON_AddStringToObject(c, "recovery_action", permanent ?
+				"none: the data has no quote for the pair in the window" :
+				"reassign the task to another agent");
+	cJSON_AddStringToObject(c, "impact_level", permanent ? "medium" : "high");
 	cJSON_AddStringToObject(c, "related_task_id", task_msg);
 	agent_send(a, to, MSG_ERROR_REPORT, c, NULL, task_msg, corr, PRIO_HIGH, NULL, NULL);
+	if (permanent) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "error_type", type);
+		cJSON_AddStringToObject(f, "task_id", task_msg);
+		if (pair)
+			cJSON_AddStringToObject(f, "pair", pair);
+		agent_log(a->log, LOG_DECISIONS, LOG_WARN, "task_no_data", f, "%s", text);
+		cJSON_Delete(f);
+		return;
+	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "error_type", type);
 	/* The learning system counts by "market" and "news". */
@@ -153,6 +186,8 @@ static void approve(struct agent *a, const struct msg *m, bool skip)
 		  "%s resumes: %s approved %.0f more tokens and $%.4f", id, m->from, xt, xc);
 }
 
+static void task_compact(cJSON *t);
+
 static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
@@ -198,7 +233,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	if ((!market && !news) || !pair) {
 		send_error(a, m->from, m->id, m->correlation_id, "data_format",
 			   "unknown task: task_type must be market_data or news_analysis "
-			   "with one target pair", kind, pair);
+			   "with one target pair", kind, pair, false);
 		return AGENT_DONE;
 	}
 	cJSON *t = cJSON_CreateObject();
@@ -223,12 +258,13 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_AddItemToObject(tasks, m->id, t);
 		agent_save_state(a, NULL);
 		send_error(a, m->from, m->id, m->correlation_id, "api_failure",
-			   "injected fault: the data source failed", kind, pair);
+			   "injected fault: the data source failed", kind, pair, false);
 		return AGENT_DONE;
 	}
-	int q = queued_count(tasks);
+	int q = own_queued_count(a, tasks);
 	if (q >= a->env->capacity) {
 		cJSON_AddStringToObject(t, "status", "rejected");
+		task_compact(t);
 		cJSON_AddItemToObject(tasks, m->id, t);
 		agent_save_state(a, NULL);
 		char reason[128];
@@ -246,7 +282,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddItemToObject(tasks, m->id, t);
 	agent_save_state(a, NULL);
 	send_acceptance(a, m, "queued", NULL, util_now_ns() + (q + 1) * NS, q + 1);
-	a->active_tasks = q + 1;
+	a->active_tasks = queued_count(tasks);
 	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_accepted", NULL,
 		  "accepted %s task %s for %s", kind, m->id, pair);
 	if (a->fault == FAULT_CRASH && !cJSON_GetObjectItem(a->state, "crashed_once")) {
@@ -295,7 +331,9 @@ static cJSON *num_or_null(double v, bool ok)
 	return ok && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-/* Market figures of one pair over the window. */
+/* Market figures of one pair over the window: 0, -1 with *err, or -2 with
+ * *err when the data has no quote for the pair in the window (a permanent
+ * error: "no data for PAIR in SOURCE between START and END"). */
 static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		       cJSON *raw, cJSON *findings, cJSON *sources, cJSON *warnings,
 		       int *points, double *freshness_h, double *confidence, char **err)
@@ -318,6 +356,10 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	}
 	cJSON_Delete(res);
 	cJSON_AddItemToArray(sources, cJSON_CreateString(s.source));
+	if (market_window_check(&s, ws, we, err) < 0) {
+		market_series_release(&s);
+		return -2; /* no quote in the window: permanent */
+	}
 	struct fx_stats st;
 	char *serr = NULL;
 	if (analytics_fx_stats(&s, ws, we, &st, &serr) < 0) {
@@ -906,7 +948,8 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	task_touch(a, t);
 	if (r < 0) {
 		cJSON_AddStringToObject(t, "status", "failed");
-		send_error(a, to, task_msg, corr, "api_failure", err ? err : "failed", kind, pair);
+		send_error(a, to, task_msg, corr, r == -2 ? "no_data" : "api_failure",
+			   err ? err : "failed", kind, pair, r == -2);
 		cJSON_Delete(raw);
 		cJSON_Delete(findings);
 		cJSON_Delete(sources);
@@ -965,6 +1008,20 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	cJSON_Delete(lf);
 }
 
+/* A task worked to its end (or rejected) keeps only what a redelivery and
+ * the other processes' merges need (status, result, updated_ns, owner): the
+ * state file, saved at every step, stays small however many tasks are done. */
+static void task_compact(cJSON *t)
+{
+	static const char *const bulky[] = { "kind", "pair", "from", "correlation_id", "window",
+					     "deadline_ns", "accepted_ns", "not_before_ns" };
+	const char *s = jstr(t, "status");
+	if (!s || (strcmp(s, "done") && strcmp(s, "failed") && strcmp(s, "rejected")))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(bulky); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(t, bulky[i]);
+}
+
 struct adopt {
 	const char *task;
 	bool adopted;
@@ -1020,6 +1077,7 @@ static int64_t researcher_tick(struct agent *a)
 		}
 		a->waiting = false;
 		work(a, t->string, t);
+		task_compact(t);
 		agent_save_state(a, NULL);
 		a->active_tasks = queued_count(tasks_of(a));
 		return 0; /* one task per turn: messages stay responsive */
@@ -1036,6 +1094,7 @@ const struct agent_role role_research_agent_1 = {
 	.handle = researcher_handle,
 	.tick = researcher_tick,
 	.shared_state = true,
+	.has_capacity = true,
 };
 
 const struct agent_role role_research_agent_2 = {
@@ -1043,4 +1102,5 @@ const struct agent_role role_research_agent_2 = {
 	.handle = researcher_handle,
 	.tick = researcher_tick,
 	.shared_state = true,
+	.has_capacity = true,
 };

@@ -43,10 +43,11 @@ void agent_env_init(struct agent_env *e, const char *data_dir, const char *log_d
 	const char *t = getenv("MADF_TASK_TIMEOUT_S");
 	if (t && atoi(t) > 0)
 		e->task_timeout_s = atoi(t);
-	/* MADF_AGENT_CAPACITY: how many tasks an agent holds queued before it
-	 * rejects new ones (task_acceptance "rejected", the capacity named in
-	 * rejection_reason). Default 16; a value that is not an integer from
-	 * 1 to 1000000 is ignored, as for the bus's variables. */
+	/* MADF_AGENT_CAPACITY: how many tasks an agent process holds queued
+	 * before it rejects new ones (task_acceptance "rejected", the capacity
+	 * named in rejection_reason); its heartbeats advertise it. Default 16;
+	 * a value that is not an integer from 1 to 1000000 is ignored, as for
+	 * the bus's variables. */
 	e->capacity = 16;
 	const char *c = getenv("MADF_AGENT_CAPACITY");
 	if (c && *c) {
@@ -359,6 +360,8 @@ static void send_heartbeat(struct agent *a, const char *status)
 	else
 		cJSON_AddNullToObject(c, "current_task");
 	cJSON_AddNumberToObject(c, "pid", (double)getpid());
+	if (a->role->has_capacity)
+		cJSON_AddNumberToObject(c, "capacity", a->env->capacity);
 	cJSON_AddNumberToObject(c, "sequence", (double)a->heartbeat_seq++);
 	/* The state file always carries the latest heartbeat (the console
 	 * reads it); the product_manager also gets it as a message. */

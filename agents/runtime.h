@@ -75,6 +75,10 @@ struct agent_role {
 	/* Several processes of this role may share its state file: saves
 	 * merge what the others wrote (see agent_save_state). */
 	bool shared_state;
+	/* It queues up to env->capacity tasks per process and rejects more:
+	 * its heartbeats say so ("capacity"), the product_manager's dispatch
+	 * window is the sum over its live processes. */
+	bool has_capacity;
 };
 
 struct agent {

@@ -102,14 +102,74 @@ cJSON *wf_load_state(const char *data_dir, char **err)
 	return st;
 }
 
+static cJSON *load_json(const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	cJSON *j = NULL;
+	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0)
+		j = json_parse_strict(buf, len, NULL);
+	free(buf);
+	return j;
+}
+
+static char *archive_path(const char *data_dir, const char *run_id)
+{
+	return xasprintf("%s/state/runs/%s.json", data_dir, run_id);
+}
+
 cJSON *wf_load_run(const char *data_dir, const char *run_id)
 {
 	cJSON *st = wf_load_state(data_dir, NULL);
+	char *path;
 	cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(st, "runs"), run_id);
 	cJSON *run = r ? cJSON_Duplicate(r, 1) : NULL;
 	cJSON_Delete(st);
+	if (run && cJSON_IsString(cJSON_GetObjectItem(run, "archived")) &&
+	    util_valid_agent_name(run_id)) {
+		path = archive_path(data_dir, run_id);
+		cJSON *whole = load_json(path);
+		free(path);
+		if (cJSON_IsObject(whole)) {
+			cJSON_Delete(run);
+			run = whole;
+		} else {
+			cJSON_Delete(whole); /* the entry is what is left */
+		}
+	}
 	return run;
 }
+
+int wf_archive_run(const char *data_dir, cJSON *run, bool durable, char **err)
+{
+	static const char *const bulky[] = { "findings", "messages", "events", "market",
+					     "sentiment", "price_checks", "issues" };
+	const cJSON *id = cJSON_GetObjectItem(run, "run_id");
+	if (!cJSON_IsString(id) || !util_valid_agent_name(id->valuestring))
+		return err_set(err, "the run has no valid run_id");
+	if (cJSON_GetObjectItem(run, "archived"))
+		return 0; /* done already: the archive has it whole */
+	char *dir = xasprintf("%s/state/runs", data_dir);
+	int r = util_mkdirs(dir, err);
+	free(dir);
+	if (r < 0)
+		return -1;
+	char *path = archive_path(data_dir, id->valuestring);
+	char *s = cJSON_PrintUnformatted(run);
+	r = util_write_file_atomic(path, s, strlen(s), durable, err);
+	free(s);
+	if (r == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(bulky); i++)
+			cJSON_DeleteItemFromObjectCaseSensitive(run, bulky[i]);
+		cJSON_DeleteItemFromObjectCaseSensitive(run, "archived");
+		char *rel = xasprintf("state/runs/%s.json", id->valuestring);
+		cJSON_AddStringToObject(run, "archived", rel);
+		free(rel);
+	}
+	free(path);
+	return r;
+}
+
 
 static const char *wf_str(const cJSON *o, const char *k)
 {

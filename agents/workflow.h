@@ -59,8 +59,8 @@ void wf_run_id(const struct wf_request *r, char *buf, size_t size);
 /* The task_assignment that starts (or resumes) a run (content). */
 cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id);
 
-/* The run's entry in the product_manager's state file, or NULL (new
- * object, caller deletes). */
+/* The run's entry in the product_manager's state file, whole (for a done
+ * run, from its archive), or NULL (new object, caller deletes). */
 cJSON *wf_load_run(const char *data_dir, const char *run_id);
 
 /* The product_manager's whole state file (read only; new tree, caller
@@ -88,6 +88,15 @@ int64_t wf_stuck_after_s(void);
  * in it, tasks done, failed, cancelled (when any) and open; true when it is stuck (not done and
  * in one phase longer than stuck_s), which the line then says. */
 bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf, size_t size);
+
+/* A done run leaves the product_manager's state file, which is written at
+ * every step: the whole run goes to DATA_DIR/state/runs/RUN_ID.json, and run
+ * (its entry in the state) keeps all but the bulky "findings", "messages",
+ * "events", "market", "sentiment", "price_checks" and "issues", with
+ * "archived" naming the file; so the state's size, and the cost of a step,
+ * does not grow with the runs done. A run archived already is left as it
+ * is. Returns 0, or -1 with *err (run unchanged). */
+int wf_archive_run(const char *data_dir, cJSON *run, bool durable, char **err);
 
 /* Report retention (seed 003 section 9): drafts 7 days, finished weekly
  * reports one year, by modification time. */

@@ -20,4 +20,39 @@ static inline double jnum(const cJSON *o, const char *k, double def)
 	return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
+/* Field setters: k replaced by v (a string, or null when v is NULL), by a
+ * number; the object or array at k, created (replacing a value of another
+ * type) when absent. */
+static inline void jset_str(cJSON *o, const char *k, const char *v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddItemToObject(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
+static inline void jset_num(cJSON *o, const char *k, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+	cJSON_AddNumberToObject(o, k, v);
+}
+
+static inline cJSON *jobj(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsObject(v)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+		v = cJSON_AddObjectToObject(o, k);
+	}
+	return v;
+}
+
+static inline cJSON *jarr(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!cJSON_IsArray(v)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, k);
+		v = cJSON_AddArrayToObject(o, k);
+	}
+	return v;
+}
+
 #endif

@@ -359,6 +359,7 @@ static const struct field_spec heartbeat_fields[] = {
 	{ "active_tasks",   FK_INT,  REQ | F_MIN, 0, 0, NULL, NULL },
 	{ "current_task",   FK_STR,  OPT,         0, 0, NULL, NULL },
 	{ "pid",            FK_INT,  OPT | F_MIN, 1, 0, NULL, NULL },
+	{ "capacity",       FK_INT,  OPT | F_MIN, 1, 0, NULL, NULL },
 	{ "sequence",       FK_INT,  OPT | F_MIN, 0, 0, NULL, NULL },
 };
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include "agents/market.h"
 #include "agents/workflow.h"
+#include "core/message.h"
 #include "core/util.h"
 #include "tui/bench_console.h"
 #include "tui/bench_news.h"
@@ -453,9 +455,9 @@ static const char scale_pairs[] =
 	"EUR/USD,DEM/CHF,FRF/DEM,NLG/DEM,ITL/DEM,SEK/NOK,DKK/SEK,GBP/AUD,GBP/CAD,AUD/CAD";
 
 /* Runs `madf run weekly` as a user would, in its own process; the wall
- * time from start to exit. */
+ * time from start to exit, and the CPU time (user + system) it used. */
 static int run_once(const char *dir, const char *as_of, const char *pairs,
-		    const char *fx, const char *news, double *secs)
+		    const char *fx, const char *news, double *secs, double *cpu)
 {
 	char *data = xasprintf("%s/data", dir), *logs = xasprintf("%s/logs", dir);
 	char *rep = xasprintf("%s/reports", dir);
@@ -477,8 +479,12 @@ static int run_once(const char *dir, const char *as_of, const char *pairs,
 		_exit(127);
 	}
 	int st = 0;
-	waitpid(pid, &st, 0);
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	wait4(pid, &st, 0, &ru);
 	*secs = (double)(util_mono_ns() - t0) / 1e9;
+	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
 		free(argv[i]);
 	free(data);
@@ -487,6 +493,104 @@ static int run_once(const char *dir, const char *as_of, const char *pairs,
 	free(mk);
 	free(nw);
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* What the runs of a data directory did with their tasks, from the
+ * product_manager's state. A task failed for missing data is one the data
+ * cannot price (its failure reads "no data for PAIR in ..."): the only
+ * failure the benchmark accepts. */
+struct wf_tally {
+	long runs, tasks, done, failed, no_data, reassigned, requeued;
+	long bad;                 /* failed for another reason, or not finished */
+	char other[200];          /* the first of those, for the message */
+};
+
+static void tally_failed(struct wf_tally *w, const cJSON *run, const cJSON *t)
+{
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(t, "task_id"));
+	const char *reason = NULL;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "failures")) {
+		const char *fid = cJSON_GetStringValue(cJSON_GetObjectItem(f, "task_id"));
+		const char *what = cJSON_GetStringValue(cJSON_GetObjectItem(f, "what"));
+		if (fid && id && !strcmp(fid, id) && what && !strcmp(what, "failed"))
+			reason = cJSON_GetStringValue(cJSON_GetObjectItem(f, "reason"));
+	}
+	if (reason && !strncmp(reason, "no data for ", 12)) {
+		w->no_data++;
+		return;
+	}
+	if (!w->bad++)
+		snprintf(w->other, sizeof(w->other), "%s: %s", id ? id : "?",
+			 reason ? reason : "no reason recorded");
+}
+
+/* Adds every run in DIR/data/state/product_manager-state.json; -1 when it
+ * cannot be read or a run is not done. */
+static int tally_dir(const char *dir, struct wf_tally *w)
+{
+	char *path = xasprintf("%s/data/state/product_manager-state.json", dir);
+	char *buf = NULL;
+	size_t len;
+	int rc = util_read_file(path, 256 << 20, &buf, &len, NULL);
+	free(path);
+	cJSON *st = rc == 0 ? json_parse_strict(buf, len, NULL) : NULL;
+	free(buf);
+	const cJSON *run;
+	rc = st ? 0 : -1;
+	cJSON_ArrayForEach(run, cJSON_GetObjectItem(st, "runs")) {
+		const char *rs = cJSON_GetStringValue(cJSON_GetObjectItem(run, "status"));
+		if (!rs || strcmp(rs, "done"))
+			rc = -1;
+		w->runs++;
+		const cJSON *t, *f;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
+			const char *ts = cJSON_GetStringValue(cJSON_GetObjectItem(t, "status"));
+			w->tasks++;
+			const cJSON *rq = cJSON_GetObjectItem(t, "requeued");
+			w->requeued += cJSON_IsNumber(rq) ? (long)rq->valuedouble : 0;
+			if (ts && !strcmp(ts, "done")) {
+				w->done++;
+			} else if (ts && !strcmp(ts, "failed")) {
+				w->failed++;
+				tally_failed(w, run, t);
+			} else if (!w->bad++) {
+				snprintf(w->other, sizeof(w->other), "%s ended %s",
+					 cJSON_GetStringValue(cJSON_GetObjectItem(t, "task_id")),
+					 ts ? ts : "without a status");
+			}
+		}
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "failures")) {
+			const char *what = cJSON_GetStringValue(cJSON_GetObjectItem(f, "what"));
+			w->reassigned += what && !strcmp(what, "reassigned");
+		}
+	}
+	cJSON_Delete(st);
+	return rc;
+}
+
+static void tally_print(const char *label, const struct wf_tally *w)
+{
+	printf("  %-34s %ld done, %ld failed (%ld for missing data), %ld reassigned, "
+	       "%ld requeued for capacity\n", label, w->done, w->failed, w->no_data, w->reassigned,
+	       w->requeued);
+}
+
+static void tally_json(const struct wf_tally *w)
+{
+	printf("\"done\": %ld, \"failed\": %ld, \"failed_no_data\": %ld, \"reassigned\": %ld, "
+	       "\"requeued\": %ld", w->done, w->failed, w->no_data, w->reassigned, w->requeued);
+}
+
+struct week_run {
+	double secs, cpu;
+	long done;
+};
+
+static int cmp_week(const void *a, const void *b)
+{
+	const struct week_run *x = a, *y = b;
+	return x->secs < y->secs ? -1 : x->secs > y->secs;
 }
 
 static int bench_workflow(struct cli *cli, int argc, char **argv)
@@ -527,56 +631,89 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < wf_default_npairs; i++)
 		snprintf(def + strlen(def), sizeof(def) - strlen(def), "%s%s", i ? "," : "",
 			 wf_default_pairs[i]);
-	double *t = xcalloc((size_t)runs, sizeof(*t));
+	struct week_run *t = xcalloc((size_t)runs, sizeof(*t));
+	struct wf_tally w1 = { 0 }, wn = { 0 };
 	int rc = EXIT_OK;
 	for (long i = 0; i < runs && rc == EXIT_OK; i++) {
 		char *d = xasprintf("%s/week-%ld", dir, i);
-		if (run_once(d, "1987-03-27", def, fx, news, &t[i]) < 0)
+		long before = w1.done;
+		if (run_once(d, "1987-03-27", def, fx, news, &t[i].secs, &t[i].cpu) < 0 ||
+		    tally_dir(d, &w1) < 0)
 			rc = cli_fail(EXIT_FAIL, "bench", "the real-data week failed (in %s)", d);
+		t[i].done = w1.done - before;
 		free(d);
 	}
 	/* Scale: 50 pairs x `weeks` consecutive weeks on one data directory,
 	 * as an operator running the weekly job over a quarter would. */
-	double total = 0, worst = 0;
+	double total = 0, worst = 0, cpun = 0;
 	char *sd = xasprintf("%s/scale", dir);
 	for (long k = 0; k < weeks && rc == EXIT_OK; k++) {
 		int32_t day = market_day_from_ymd(1987, 3, 27) - (int32_t)(7 * k);
 		char as_of[16];
 		market_day_format(day, as_of, sizeof(as_of));
-		double s1;
-		if (run_once(sd, as_of, scale_pairs, fx, news, &s1) < 0)
+		double s1, c1 = 0;
+		if (run_once(sd, as_of, scale_pairs, fx, news, &s1, &c1) < 0)
 			rc = cli_fail(EXIT_FAIL, "bench", "50 pairs, week of %s failed (in %s)", as_of, sd);
 		total += s1;
+		cpun += c1;
 		if (s1 > worst)
 			worst = s1;
 	}
+	if (rc == EXIT_OK && tally_dir(sd, &wn) < 0)
+		rc = cli_fail(EXIT_FAIL, "bench", "the 50-pair runs did not all finish (in %s)", sd);
 	free(sd);
 	if (rc == EXIT_OK) {
-		qsort(t, (size_t)runs, sizeof(*t), cmp_double);
-		double week = t[runs / 2];
+		qsort(t, (size_t)runs, sizeof(*t), cmp_week);
+		double week = t[runs / 2].secs;
 		size_t tasks1 = wf_default_npairs * 2, tasksn = (size_t)(50 * 2 * weeks);
-		double per1 = week / (double)tasks1 * 1000, pern = total / (double)tasksn * 1000;
+		/* Per task done: equal work on both sides (a task failed for
+		 * missing data costs next to nothing). */
+		long done1 = t[runs / 2].done > 0 ? t[runs / 2].done : 1;
+		long donen = wn.done > 0 ? wn.done : 1;
+		double per1 = week / (double)done1 * 1000, pern = total / (double)donen * 1000;
+		/* CPU time per task done: what the work costs, less the waits
+		 * of a machine shared with other work. */
+		double cpu1 = t[runs / 2].cpu / (double)done1 * 1000;
+		double cpupn = cpun / (double)donen * 1000;
+		double cpu_ratio = cpu1 > 0 ? cpupn / cpu1 : 0;
 		if (json) {
 			printf("{\"week\": {\"as_of\": \"1987-03-27\", \"pairs\": %zu, \"tasks\": %zu, "
 			       "\"runs\": %ld, \"seconds_median\": %.3f, \"seconds_min\": %.3f, "
-			       "\"seconds_max\": %.3f, \"ms_per_task\": %.2f}, "
-			       "\"scale\": {\"pairs\": 50, \"weeks\": %ld, \"tasks\": %zu, "
+			       "\"seconds_max\": %.3f, \"ms_per_task_done\": %.2f, "
+			       "\"cpu_ms_per_task_done\": %.2f, ", wf_default_npairs,
+			       tasks1, runs, week, t[0].secs, t[runs - 1].secs, per1, cpu1);
+			tally_json(&w1);
+			printf("}, \"scale\": {\"pairs\": 50, \"weeks\": %ld, \"tasks\": %zu, "
 			       "\"seconds_total\": %.3f, \"seconds_per_week\": %.3f, "
-			       "\"seconds_worst_week\": %.3f, \"ms_per_task\": %.2f, "
-			       "\"per_task_vs_week\": %.3f}}\n",
-			       wf_default_npairs, tasks1, runs, week, t[0], t[runs - 1], per1, weeks,
-			       tasksn, total, total / (double)weeks, worst, pern, pern / per1);
+			       "\"seconds_worst_week\": %.3f, \"ms_per_task_done\": %.2f, "
+			       "\"per_task_vs_week\": %.3f, \"cpu_ms_per_task_done\": %.2f, "
+			       "\"cpu_per_task_vs_week\": %.3f, ", weeks, tasksn, total,
+			       total / (double)weeks, worst, pern, pern / per1, cpupn, cpu_ratio);
+			tally_json(&wn);
+			printf("}}\n");
 		} else {
 			printf("bench workflow: the real-data week ending 1987-03-27, end to end "
 			       "(madf run weekly, embedded agents, fsync on)\n");
 			printf("  one week, %zu pairs (%zu tasks)   median %.3f s of %ld runs "
-			       "(min %.3f, max %.3f), %.1f ms per task\n", wf_default_npairs, tasks1,
-			       week, runs, t[0], t[runs - 1], per1);
+			       "(min %.3f, max %.3f), %.1f ms per task done (CPU %.1f ms)\n",
+			       wf_default_npairs, tasks1, week, runs, t[0].secs, t[runs - 1].secs, per1,
+			       cpu1);
+			char label[64];
+			snprintf(label, sizeof(label), "tasks in the %ld runs:", runs);
+			tally_print(label, &w1);
 			printf("  50 pairs x %ld weeks (%zu tasks)  %.3f s in all, %.3f s per week "
-			       "(worst %.3f), %.1f ms per task\n", weeks, tasksn, total,
-			       total / (double)weeks, worst, pern);
-			printf("  per task, scaled / one week      %.2f\n", pern / per1);
+			       "(worst %.3f), %.1f ms per task done (CPU %.1f ms)\n", weeks, tasksn,
+			       total, total / (double)weeks, worst, pern, cpupn);
+			tally_print("tasks:", &wn);
+			printf("  per task done, scaled / one week %.2f (CPU %.2f)\n", pern / per1,
+			       cpu_ratio);
 		}
+		const struct wf_tally *bad = w1.bad ? &w1 : wn.bad ? &wn : NULL;
+		if (bad)
+			rc = cli_fail(EXIT_FAIL, "bench", "%ld task%s of the %s failed for a reason "
+				      "other than missing data or did not finish (first: %s)", bad->bad,
+				      bad->bad == 1 ? "" : "s", bad == &w1 ? "week" : "50-pair weeks",
+				      bad->other);
 	}
 	util_rm_tree(dir);
 	free(dir);

@@ -137,16 +137,16 @@ static const char *run_status(const cJSON *run)
 static void show_progress(const cJSON *run, bool tty, char *last, size_t size)
 {
 	int total = count_tasks(run, NULL), done = count_tasks(run, "done");
-	int failed = count_tasks(run, "failed");
+	int failed = count_tasks(run, "failed"), queued = count_tasks(run, "queued");
 	int reassigned = cJSON_GetArraySize(cJSON_GetObjectItem(run, "failures"));
 	const char *st = run_status(run);
 	char line[256];
 	char ids[160];
 	int paused = wf_awaiting_approval(run, ids, sizeof(ids));
 	/* Which tasks wait for the operator (their LLM budget is spent). */
-	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d reassignments/failures%s%s",
-		 st, done, total, failed, reassigned, paused ? ", awaiting approval: " : "",
-		 paused ? ids : "");
+	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d queued, "
+		 "%d reassignments/failures%s%s", st, done, total, failed, queued, reassigned,
+		 paused ? ", awaiting approval: " : "", paused ? ids : "");
 	if (!strcmp(line, last))
 		return;
 	util_strlcpy(last, line, size);

@@ -330,6 +330,11 @@ static void agent_state(struct console *c, struct agent_cells *a)
 	}
 	if (cJSON_IsString(cur) && *cur->valuestring)
 		snprintf(a->task, sizeof(a->task), "%s", cur->valuestring);
+	/* The product_manager: the tasks waiting for a researcher's capacity. */
+	const cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "dispatch"), "queued");
+	if (cJSON_IsNumber(q) && q->valuedouble > 0)
+		snprintf(a->task, sizeof(a->task), "%.0f task%s queued for capacity", q->valuedouble,
+			 q->valuedouble == 1 ? "" : "s");
 	cJSON_Delete(j);
 }
 

@@ -225,6 +225,44 @@ static void test_fred_wide(void **state)
 	assert_null(s[0].days);
 }
 
+/* A pair the data cannot price over a window is a permanent error naming
+ * the pair, the file and the days; a window with a quote passes. */
+static void test_window_check(void **state)
+{
+	(void)state;
+	const char *pairs[] = { "USD/DEM", "EUR/USD", "EUR/JPY", "USD/JPY" };
+	struct fx_series s[ARRAY_SIZE(pairs)];
+	char *err = NULL;
+	if (market_load_csv(FRED, pairs, ARRAY_SIZE(pairs), s, &err) < 0)
+		fail_msg("%s", err);
+	int32_t ws = D(1987, 3, 20), we = D(1987, 3, 27);
+	assert_int_equal(market_window_check(&s[0], ws, we, &err), -1);
+	assert_string_equal(err, "no data for USD/DEM in fred-daily-1971-2017.csv between "
+			    "1987-03-20 and 1987-03-27");
+	free(err);
+	err = NULL;
+	assert_int_equal(market_window_check(&s[1], ws, we, &err), -1);
+	assert_string_equal(err, "no data for EUR/USD in fred-daily-1971-2017.csv between "
+			    "1987-03-20 and 1987-03-27");
+	free(err);
+	err = NULL;
+	/* A cross's source names its columns; the message names the file. */
+	assert_int_equal(market_window_check(&s[2], ws, we, &err), -1);
+	assert_string_equal(err, "no data for EUR/JPY in fred-daily-1971-2017.csv between "
+			    "1987-03-20 and 1987-03-27");
+	free(err);
+	err = NULL;
+	assert_int_equal(market_window_check(&s[3], ws, we, &err), 0);
+	assert_null(err);
+	/* EUR/USD has data from 1999-01-04: a window ending that day passes,
+	 * one ending the day before does not. */
+	assert_int_equal(market_window_check(&s[1], D(1998, 12, 28), D(1999, 1, 4), NULL), 0);
+	assert_int_equal(market_window_check(&s[1], D(1998, 12, 28), D(1999, 1, 3), NULL), -1);
+	/* A weekend alone has no quote. */
+	assert_int_equal(market_window_check(&s[3], D(1987, 3, 21), D(1987, 3, 22), NULL), -1);
+	market_series_release_all(s, ARRAY_SIZE(pairs));
+}
+
 static void test_fred_unknown_currency(void **state)
 {
 	(void)state;
@@ -515,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_calendar),
 		cmocka_unit_test(test_pair_parse),
 		cmocka_unit_test(test_fred_wide),
+		cmocka_unit_test(test_window_check),
 		cmocka_unit_test(test_fred_unknown_currency),
 		cmocka_unit_test(test_long_layout),
 		cmocka_unit_test(test_malformed),
