@@ -177,9 +177,12 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	}
 }
 
-/* The closes of pair from ten days before day to three days after, into
- * *out (caller frees); how many. */
-static size_t prices_around(struct agent *a, const char *pair, int32_t day,
+/* The closes of pair from ten days before day to the run's window end
+ * (wend, "YYYY-MM-DD"; three days after day when NULL), into *out (caller
+ * frees); how many. Ending where the researcher's request ended, the
+ * request is the one the tool cache holds (a live source asks by end
+ * date). */
+static size_t prices_around(struct agent *a, const char *pair, int32_t day, const char *wend,
 			    struct vev_point **out)
 {
 	size_t n = 0;
@@ -188,8 +191,11 @@ static size_t prices_around(struct agent *a, const char *pair, int32_t day,
 		return 0;
 	char from[16], to[16];
 	char *err = NULL;
+	int32_t end;
+	if (!wend || market_day_parse(wend, strlen(wend), &end) < 0 || end < day)
+		end = day + 3;
 	market_day_format(day - 10, from, sizeof(from));
-	market_day_format(day + 3, to, sizeof(to));
+	market_day_format(end, to, sizeof(to));
 	cJSON *args = cJSON_CreateObject(), *px = NULL;
 	cJSON_AddStringToObject(args, "pair", pair);
 	cJSON_AddStringToObject(args, "start", from);
@@ -219,7 +225,7 @@ static size_t prices_around(struct agent *a, const char *pair, int32_t day,
  * pair's move that day and the bank's earlier acts (validator_evidence.h).
  * cited: the stories fetched by id (JSON array). */
 static const char *check_act(struct agent *a, struct act_news *an, const cJSON *f,
-			     const cJSON *cited, cJSON *issues, char **why)
+			     const cJSON *cited, const char *wend, cJSON *issues, char **why)
 {
 	const cJSON *d = cJSON_GetObjectItem(f, "data");
 	const char *bank = jstr(d, "bank"), *date = jstr(d, "date"), *pair = jstr(f, "pair");
@@ -246,7 +252,7 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 			st[n++] = v;
 	}
 	struct vev_point *pts = NULL;
-	size_t npts = prices_around(a, pair, day, &pts);
+	size_t npts = prices_around(a, pair, day, wend, &pts);
 	size_t nc = 0;
 	const char **ids = xcalloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(f, "sources")) + 1,
 				   sizeof(*ids));
@@ -268,7 +274,7 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 		snprintf(own, sizeof(own), base ? "%s/USD" : "USD/%s", x);
 		free(pts);
 		pts = NULL;
-		npts = prices_around(a, own, day, &pts);
+		npts = prices_around(a, own, day, wend, &pts);
 		c.pair = own;
 		vev_judge(&c, st, n, pts, npts, r);
 	}
@@ -346,7 +352,7 @@ static const char *check_news(struct agent *a, struct act_news *an, const cJSON 
 		v = "disputed";
 		*why = xasprintf("%d of %d cited stories lie outside the window", outside, total);
 	} else if (policy) {
-		v = check_act(a, an, f, cited, issues, why);
+		v = check_act(a, an, f, cited, we, issues, why);
 	} else {
 		v = "confirmed";
 		*why = xasprintf("all %d cited stories are in the archive, inside the window", total);

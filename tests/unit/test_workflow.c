@@ -101,6 +101,8 @@ static void test_liveness(void **state)
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
+}
+
 static cJSON *read_json(const char *path)
 {
 	char *buf = NULL, *err = NULL;
