@@ -63,6 +63,9 @@ TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Programs the integration tests drive (not tests themselves).
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
 DEPS_STAMP := build/.deps-ok
 # The stamp holds the package list it was made for: when DEB_PKGS changes,
@@ -113,6 +116,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmadf.a $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libmadf.a $(ALL_LDFLAGS) $(LIBS) -lcmocka
 
+$(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libmadf.a $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libmadf.a $(ALL_LDFLAGS) $(LIBS)
+
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # core/ is the UI-free library: it never includes curses, tui/ or agents/.
@@ -126,7 +133,7 @@ test: check-core
 	@$(MAKE) --no-print-directory madf
 	@MADF_BIN=$(CURDIR)/build/san/madf UNIT_DIR=$(CURDIR)/build/san/tests sh tests/run.sh
 
-testbins: $(BUILD)/madf $(UNIT_BIN)
+testbins: $(BUILD)/madf $(UNIT_BIN) $(HELPER_BIN)
 
 # The console, running the weekly workflow on the simulated sources (on a
 # terminal; elsewhere the workflow headless).

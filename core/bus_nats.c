@@ -455,18 +455,30 @@ static int nats_send(struct bus *b, const struct msg *m, const char *json,
 	if (nats_agents(b, &agents, &n, err) < 0)
 		return -1;
 	int r = 0;
+	size_t copies = 0, failed = 0;
+	struct sbuf why;
+	sbuf_init(&why);
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(agents[i], m->from))
 			continue;
+		copies++;
 		char *dedup = xasprintf("%s+%s", m->id, agents[i]);
 		char *e = NULL;
 		if (nats_publish_inbox(b, m, agents[i], json, len, dedup, &e) < 0) {
 			/* the others still get their copy */
-			free(*err);
-			*err = e;
+			sbuf_addf(&why, "%s%s", failed++ ? "; " : "", e);
 			r = -1;
 		}
+		free(e);
 		free(dedup);
+	}
+	if (r < 0) {
+		char *w = sbuf_detach(&why);
+		err_set(err, "broadcast reached %zu of %zu inboxes: %s", copies - failed,
+			copies, w);
+		free(w);
+	} else {
+		sbuf_release(&why);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(agents[i]);

@@ -1,0 +1,198 @@
+# The bus semantics, one list of cases run on each transport: the file bus
+# (file:) and NATS JetStream (nats://, a server of this test's own). The
+# same commands and the same expected values on both; where the transports
+# differ on purpose, the case says so and asserts each one's answer.
+. tests/integration/lib.sh
+. tests/integration/nats.sh
+
+DRV=
+for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
+	if [ -n "$_d" ] && [ -x "$_d/bus_driver" ]; then DRV=$_d/bus_driver; break; fi
+done
+if [ -z "$DRV" ]; then
+	fail "the bus driver is built (make testbins)"
+	done_testing
+	exit 1
+fi
+
+export MAX_RETRY_ATTEMPTS=3 MADF_RETRY_BASE_MS=50 MADF_RETRY_MAX_MS=200 MADF_LEASE_S=2
+HB='{"status":"idle","uptime_seconds":0,"active_tasks":0}'
+
+# jget JSON PYTHON-EXPR: a value out of JSON (j is the parsed document).
+jget() { printf '%s' "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>&1; }
+
+# bus_cases NAME: every case, on the transport MADF_BUS names.
+bus_cases() {
+	tr=$1
+	# --- send, recv, ack ---
+	id=$($MADF send --to t_basic --type heartbeat --content "$HB")
+	eq "[$tr] send prints the message id" "$(echo "$id" | cut -c1-9)" "operator_"
+	st=$($MADF status --json)
+	eq "[$tr] status counts the waiting message" "$(jget "$st" 'j["inboxes"]["t_basic"]["depth"]')" 1
+	out=$($MADF recv t_basic --max 1)
+	eq "[$tr] recv gets it" "$(jget "$out" 'j["message_id"]')" "$id"
+	st=$($MADF status --json)
+	eq "[$tr] the acked message left the inbox" "$(jget "$st" 'j["inboxes"]["t_basic"]["depth"]')" 0
+	eq "[$tr] recv of an empty inbox prints nothing" "$($MADF recv t_basic)" ""
+	out=$($MADF show "$id" 2>&1)
+	case $tr in
+	file) has "[$tr] an acked message is kept in processed/" "$out" "queue:    processed" ;;
+	# WorkQueue retention: the ack deletes it (man/madf-messages.5).
+	nats) has "[$tr] an acked message is no longer stored" "$out" "no message $id" ;;
+	esac
+
+	# --- priority, then age ---
+	low=$($MADF send --to t_prio --type heartbeat --priority low --content "$HB")
+	n1=$($MADF send --to t_prio --type heartbeat --content "$HB")
+	urg=$($MADF send --to t_prio --type heartbeat --priority urgent --content "$HB")
+	high=$($MADF send --to t_prio --type heartbeat --priority high --content "$HB")
+	n2=$($MADF send --to t_prio --type heartbeat --content "$HB")
+	ls=$($MADF ls inbox t_prio --json)
+	eq "[$tr] ls orders by priority then age" \
+		"$(jget "$ls" '" ".join(e["message_id"] for e in j)')" "$urg $high $n1 $n2 $low"
+	got=$($MADF recv t_prio --max 5 | python3 -c 'import json,sys; print(" ".join(json.loads(l)["message_id"] for l in sys.stdin))')
+	eq "[$tr] recv delivers by priority then age" "$got" "$urg $high $n1 $n2 $low"
+
+	# --- 1000 waiting per inbox ---
+	out=$($DRV send-many t_full 1001)
+	has "[$tr] 1000 sends to one inbox are taken" "$out" "sent 1000"
+	has "[$tr] the 1001st is refused: inbox full" "$out" "inbox of t_full is full"
+	out=$($MADF send --to t_full --type heartbeat --content "$HB" 2>&1); rc=$?
+	eq "[$tr] madf send to a full inbox fails" "$rc" 1
+	has "[$tr] and says the inbox is full" "$out" "is full"
+	st=$($MADF status --json)
+	eq "[$tr] status shows the 1000" "$(jget "$st" 'j["inboxes"]["t_full"]["depth"]')" 1000
+
+	# --- idempotent send by message id ---
+	$DRV send-id t_idem idem_0001 >/dev/null
+	$DRV send-id t_idem idem_0001 >/dev/null
+	n=$(jget "$($MADF ls inbox t_idem --json)" 'len(j)')
+	case $tr in
+	nats) eq "[$tr] a send repeated with the same message id is stored once" "$n" 1 ;;
+	# The file bus does not deduplicate (man/madf-messages.5 says so).
+	file) eq "[$tr] the file bus keeps both sends of one message id (documented)" "$n" 2 ;;
+	esac
+
+	# --- nack, backoff, dead letter after MAX_RETRY_ATTEMPTS ---
+	nid=$($MADF send --to t_nack --type heartbeat --content "$HB")
+	tries=
+	for i in 1 2 3; do
+		out=$($DRV claim t_nack 30 nack "boom $i")
+		tries="$tries ${out#* }"
+	done
+	eq "[$tr] each nack comes back as one more attempt" "$tries" " 0 1 2"
+	eq "[$tr] after the third failure nothing is left to claim" \
+		"$($DRV claim t_nack 0.5 ack; echo "rc=$?")" "rc=3"
+	dl=$($MADF ls dead-letter --json)
+	eq "[$tr] the message is a dead letter" "$(jget "$dl" '[e["message_id"] for e in j]')" "['$nid']"
+	eq "[$tr] reason max_attempts" "$(jget "$dl" 'j[0]["reason"]')" max_attempts
+	eq "[$tr] the last error" "$(jget "$dl" 'j[0]["error"]')" "boom 3"
+	eq "[$tr] the attempts" "$(jget "$dl" 'j[0]["attempts"]')" 3
+	eq "[$tr] the original inbox" "$(jget "$dl" 'j[0]["original_inbox"]')" t_nack
+	st=$($MADF status --json)
+	eq "[$tr] status counts the dead letter" "$(jget "$st" 'j["dead_letter"]')" 1
+
+	# --- a permanent failure goes straight to the dead letters ---
+	rid=$($MADF send --to t_rej --type heartbeat --content "$HB")
+	$DRV claim t_rej 30 reject "cannot ever work" >/dev/null
+	out=$($MADF show "$rid" --json)
+	eq "[$tr] a rejected message is dead at once" "$(jget "$out" 'j["queue"]+" "+j["reason"]+" "+str(j["attempts"])')" "dead-letter rejected 1"
+
+	# --- the operator's retry (to the original inbox, then another) and delete ---
+	out=$($MADF retry "$nid"); eq "[$tr] retry of a dead letter" "$out" "retried $nid"
+	out=$($MADF show "$nid" --json)
+	eq "[$tr] it waits in its original inbox again" "$(jget "$out" 'j["queue"]+" "+j["agent"]')" "inbox t_nack"
+	out=$($DRV claim t_nack 30 ack)
+	eq "[$tr] and is delivered as a first attempt" "$out" "$nid 0"
+	out=$($MADF retry "$rid" --to t_other); eq "[$tr] retry --to another inbox" "$out" "retried $rid"
+	out=$($MADF recv t_other --max 1)
+	eq "[$tr] the other inbox gets it, addressed to it" "$(jget "$out" 'j["message_id"]+" "+j["to"]')" "$rid t_other"
+	kid=$($MADF send --to t_kill --type heartbeat --content "$HB")
+	out=$($MADF kill "$kid" --reason "operator test"); eq "[$tr] kill of a waiting message" "$out" "killed $kid"
+	out=$($MADF show "$kid" --json)
+	eq "[$tr] the killed message is a dead letter with the reason" \
+		"$(jget "$out" 'j["reason"]+": "+j["error"]')" "killed: operator test"
+	out=$($MADF delete "$kid"); eq "[$tr] delete of a dead letter" "$out" "deleted $kid"
+	check_fails "[$tr] a deleted dead letter is gone" 1 $MADF show "$kid"
+	st=$($MADF status --json)
+	eq "[$tr] no dead letters left" "$(jget "$st" 'j["dead_letter"]')" 0
+
+	# --- a consumer killed while it holds a claim loses nothing ---
+	hid=$($MADF send --to t_hold --type heartbeat --content "$HB")
+	$DRV claim t_hold 30 hold >"$T/hold.$tr" &
+	hpid=$!
+	wait_for "[$tr] the holder claimed the message" 30 grep -q "$hid" "$T/hold.$tr"
+	st=$($MADF status --json)
+	eq "[$tr] status counts it as processing" \
+		"$(jget "$st" '(j["inboxes"]["t_hold"]["depth"], j["inboxes"]["t_hold"]["processing"])')" "(0, 1)"
+	kill -9 "$hpid"; wait "$hpid" 2>/dev/null
+	out=$($DRV claim t_hold 60 ack)
+	eq "[$tr] the claim comes back after the lease, counted as an attempt" "$out" "$hid 1"
+	st=$($MADF status --json)
+	eq "[$tr] and is gone once acked" "$(jget "$st" 'j["inboxes"]["t_hold"]["processing"]+j["inboxes"]["t_hold"]["depth"]')" 0
+
+	# --- expiry: a message whose timeout passed is dead-lettered ---
+	eid=$($MADF send --to t_exp --type heartbeat --timeout 1 --content "$HB")
+	sleep 1.5
+	eq "[$tr] an expired message is not delivered" "$($MADF recv t_exp)" ""
+	out=$($MADF show "$eid" --json)
+	eq "[$tr] it is a dead letter, reason expired" "$(jget "$out" 'j["reason"]')" expired
+
+	# --- broadcast: one copy per agent, the sender left out ---
+	out=$($MADF send --to broadcast --from t_basic --type heartbeat --content "$HB" 2>&1); rc=$?
+	case $tr in
+	# The file bus lets broadcast copies past the inbox limit.
+	file) eq "[$tr] broadcast succeeds" "$rc" 0 ;;
+	nats) eq "[$tr] broadcast with one inbox full fails" "$rc" 1
+	      has "[$tr] naming the full inbox and what reached the others" "$out" \
+		"broadcast reached 13 of 14 inboxes: inbox of t_full is full" ;;
+	esac
+	st=$($MADF status --json)
+	eq "[$tr] broadcast reaches every inbox but the sender's" \
+		"$(jget "$st" '(j["inboxes"]["research_agent_1"]["depth"], j["inboxes"]["validator_agent"]["depth"], j["inboxes"]["t_basic"]["depth"])')" "(1, 1, 0)"
+
+	# --- what differs, said in one line ---
+	out=$($MADF ls retry 2>&1); rc=$?
+	case $tr in
+	file) eq "[$tr] ls retry lists the retry queue" "$rc" 0 ;;
+	nats) has "[$tr] ls retry says it is not supported" "$out" \
+		"not supported on the nats transport: listing the retry queue apart" ;;
+	esac
+	out=$($MADF ls processed 2>&1); rc=$?
+	case $tr in
+	file) eq "[$tr] ls processed lists processed messages" "$rc" 0 ;;
+	nats) has "[$tr] ls processed says it is not supported" "$out" \
+		"not supported on the nats transport: the processed queue" ;;
+	esac
+}
+
+# --- the file bus ---------------------------------------------------------
+export MADF_DATA_DIR=$T/data-file MADF_BUS=file:
+bus_cases file
+
+# --- NATS JetStream ---------------------------------------------------------
+nats_start
+export MADF_DATA_DIR=$T/data-nats MADF_BUS=$NATS_URL
+bus_cases nats
+hasnt "nats: nothing was written to the data directory's messages" \
+	"$(find "$T/data-nats" -name '*.json' 2>/dev/null)" ".json"
+
+# --- selection: --bus, bad URLs, credentials never shown ------------------------
+unset MADF_BUS
+out=$($MADF --bus "$NATS_URL" status --json)
+eq "--bus selects NATS (the 1000 are there)" "$(jget "$out" 'j["inboxes"]["t_full"]["depth"]')" 1000
+out=$(MADF_BUS=$NATS_URL MADF_NATS_PREFIX=other $MADF status --json)
+eq "MADF_NATS_PREFIX keeps another installation apart" "$(jget "$out" '"t_full" in j["inboxes"]')" False
+out=$(cd "$T" && printf 'BUS_URL=%s\n' "$NATS_URL" >.env && $MADF status --json)
+eq "BUS_URL in .env selects NATS" "$(jget "$out" 'j["inboxes"]["t_full"]["depth"]')" 1000
+rm -f "$T/.env"
+out=$($MADF --bus "ftp://x" status 2>&1); rc=$?
+eq "an unknown scheme fails" "$rc" 1
+has "and says which schemes exist" "$out" 'unknown bus URL scheme "ftp": use file: or nats://'
+port=${NATS_URL##*:}
+out=$($MADF --bus "nats://madfuser:s3cretPassw0rd@127.0.0.1:1" status 2>&1); rc=$?
+eq "an unreachable server fails" "$rc" 1
+has "and the error names the server" "$out" "cannot connect to the NATS bus at nats://127.0.0.1:1"
+hasnt "the password is never printed" "$out" "s3cretPassw0rd"
+hasnt "nor the user" "$out" "madfuser"
+done_testing
