@@ -410,34 +410,41 @@ int nats_remove(struct bus *b, const char *id, char **err)
 	return r;
 }
 
+/* A waiting message to the dead letters (published there first, then
+ * deleted from the inbox: a crash between the two duplicates). */
+static int kill_entry(struct bus *b, const struct bus_entry *e, const char *reason,
+		      const char *why, char **err)
+{
+	char *buf = NULL;
+	size_t len;
+	int r = nats_read(b, e, &buf, &len, err);
+	struct nats_dead dl = {
+		.agent = e->agent, .reason = reason, .error = why,
+		.message_id = e->message_id, .from = e->from, .to = e->to,
+		.type = e->type, .attempts = e->attempts,
+	};
+	char *dedup = xasprintf("dlq:%s", e->name);
+	if (r == 0)
+		r = nats_publish_dead(b, &dl, buf, len, dedup, err);
+	if (r == 0)
+		r = delete_entry(b, e, err);
+	free(dedup);
+	free(buf);
+	return r;
+}
+
 int nats_kill(struct bus *b, const char *id, const char *why, char **err)
 {
 	struct bus_entry e;
 	if (nats_find(b, id, &e, err) < 0)
 		return -1;
 	int r;
-	if (e.queue != BUS_Q_INBOX) {
+	if (e.queue != BUS_Q_INBOX)
 		r = err_set(err, "%s is in %s; only waiting messages can be killed to "
 				 "the dead letters on the nats transport", id,
 			    bus_queue_name(e.queue));
-	} else {
-		char *buf = NULL;
-		size_t len;
-		r = nats_read(b, &e, &buf, &len, err);
-		struct nats_dead dl = {
-			.agent = e.agent, .reason = "killed",
-			.error = why ? why : "killed by the operator",
-			.message_id = e.message_id, .from = e.from, .to = e.to,
-			.type = e.type, .attempts = e.attempts,
-		};
-		char *dedup = xasprintf("dlq:%s", e.name);
-		if (r == 0)
-			r = nats_publish_dead(b, &dl, buf, len, dedup, err);
-		if (r == 0)
-			r = delete_entry(b, &e, err);
-		free(dedup);
-		free(buf);
-	}
+	else
+		r = kill_entry(b, &e, "killed", why ? why : "killed by the operator", err);
 	bus_entry_release(&e);
 	return r;
 }
@@ -486,14 +493,25 @@ int nats_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	    void (*report)(void *ctx, const char *what, const char *path),
 	    void *ctx, char **err)
 {
-	(void)b;
-	(void)dry_run;
-	(void)now_ns;
-	(void)report;
-	(void)ctx;
-	return err_set(err, NATS_UNSUPPORTED "gc (dead letters expire after 30 days "
-		       "by their stream's max age; waiting messages older than 24 h "
-		       "are not moved to the dead letters)");
+	/* Dead letters expire by their stream's 30-day max age and failure
+	 * records likewise; acknowledged messages are not kept. What is left:
+	 * messages waiting over 24 hours go to the dead letters. */
+	struct bus_entry *v;
+	size_t n;
+	if (nats_list(b, BUS_Q_INBOX, NULL, true, &v, &n, err) < 0)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (now_ns - v[i].enqueued_ns <= 86400LL * 1000000000LL)
+			continue;
+		if (report)
+			report(ctx, "waiting over 24 hours, to the dead letters", v[i].path);
+		if (!dry_run)
+			r = kill_entry(b, &v[i], "retention",
+				       "waited in the inbox over 24 hours", err);
+	}
+	bus_entries_free(v, n);
+	return r;
 }
 
 /* ---- counts ------------------------------------------------------------- */

@@ -8,6 +8,8 @@
  *                                   WAIT_S), prints "ID ATTEMPTS", then
  *                                   acks, nacks, nacks permanently or holds
  *                                   it (sleeping until killed)
+ *   bus_driver gc - HOURS [dry]     bus_gc as if HOURS later; prints what
+ *                                   it reports, one line each
  * Exit status 0, 1 on a failure, 3 when nothing was claimed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,12 @@ static struct msg *heartbeat(const char *to)
 	cJSON_AddNumberToObject(c, "uptime_seconds", 1);
 	cJSON_AddNumberToObject(c, "active_tasks", 0);
 	return msg_new("operator", to, MSG_HEARTBEAT, c);
+}
+
+static void gc_report(void *ctx, const char *what, const char *path)
+{
+	(void)ctx;
+	printf("%s: %s\n", what, path);
 }
 
 static int fail(const char *what, char *err)
@@ -109,6 +117,11 @@ int main(int argc, char **argv)
 		}
 		bus_delivery_free(&d);
 		bus_consumer_free(&c);
+	} else if (!strcmp(argv[1], "gc") && argc >= 4) {
+		bool dry = argc > 4 && !strcmp(argv[4], "dry");
+		int64_t at = util_now_ns() + (int64_t)(atof(argv[3]) * 3600e9);
+		if (bus_gc(b, dry, at, gc_report, NULL, &err) < 0)
+			rc = fail("gc", err);
 	} else {
 		fprintf(stderr, "bus_driver: unknown command %s\n", argv[1]);
 		rc = 2;
