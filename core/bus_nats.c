@@ -166,6 +166,14 @@ static int url_split(struct natsbus *nb, const char *url, char ***servers,
 
 static int nats_open_count;
 
+/* MADF_NATS_REPLICAS: 1 (one server) to 5; 3 in a cluster. */
+static int64_t replicas(void)
+{
+	const char *r = getenv("MADF_NATS_REPLICAS");
+	long v = r && *r ? strtol(r, NULL, 10) : 1;
+	return v >= 1 && v <= 5 ? v : 1;
+}
+
 static int add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 {
 	jsErrCode jerr = 0;
@@ -249,6 +257,7 @@ int bus_nats_open(struct bus *b, char **err)
 		sc.MaxAge = 30LL * 86400 * NS_PER_S;
 		sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
 		sc.AllowDirect = true;
+		sc.Replicas = replicas();
 		r = add_stream(nb, &sc, err);
 		if (r == 0) {
 			att_stream(nb, name, sizeof(name));
@@ -313,6 +322,7 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 	sc.Discard = js_DiscardNew;
 	sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
 	sc.AllowDirect = true;
+	sc.Replicas = replicas();
 	if (add_stream(nb, &sc, err) < 0)
 		return -1;
 	for (int p = 0; p < 4; p++) {

@@ -273,7 +273,8 @@ int nats_find(struct bus *b, const char *id, struct bus_entry *out, char **err)
 		list_dead(&l);
 	if (!l.n)
 		return err_set(err, "no message %s in the inboxes, processing or dead "
-				    "letters of the NATS bus", id);
+				    "letters of the NATS bus (acknowledged messages are "
+				    "not kept there)", id);
 	*out = l.v[0];
 	free(l.v);
 	return 0;
