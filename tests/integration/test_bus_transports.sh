@@ -158,6 +158,15 @@ bus_cases() {
 	eq "[$tr] broadcast reaches every inbox but the sender's" \
 		"$(jget "$st" '(j["inboxes"]["research_agent_1"]["depth"], j["inboxes"]["validator_agent"]["depth"], j["inboxes"]["t_basic"]["depth"])')" "(1, 1, 0)"
 
+	# --- the console's overview counts, attached ---
+	for i in 1 2 3; do $MADF send --to t_con --type heartbeat --content "$HB" >/dev/null; done
+	printf 'wait-for t_con\n' >"$T/script.$tr"
+	$MADF --log-dir "$T/logs" console --attach --script "$T/script.$tr" \
+		--dump-screen "$T/screen.$tr" 2>"$T/con.err.$tr"
+	eq "[$tr] the console (attached) runs" "$?" 0
+	eq "[$tr] its overview shows the inbox depth" \
+		"$(awk '$1 == "t_con" { print $3 }' "$T/screen.$tr")" 3
+
 	# --- what differs, said in one line ---
 	out=$($MADF ls retry 2>&1); rc=$?
 	case $tr in
