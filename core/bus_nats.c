@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -284,8 +285,15 @@ static void nats_close(struct bus *b)
 	jsCtx_Destroy(nb->js);
 	if (nb->nc) {
 		natsConnection_Flush(nb->nc);
-		natsConnection_Destroy(nb->nc);
+		natsConnection_Close(nb->nc);
 	}
+	for (struct nats_bell *bl = nb->bells, *next; bl; bl = next) {
+		next = bl->next;
+		natsSubscription_Destroy(bl->sub);
+		close(bl->efd);
+		free(bl);
+	}
+	natsConnection_Destroy(nb->nc);
 	natsOptions_Destroy(nb->opts);
 	if (nb->opts && --nats_open_count == 0)
 		nats_Close();
@@ -308,8 +316,12 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 		if (!strcmp(nb->ensured[i], agent))
 			return 0;
 	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
+	char bsrc[NATS_NAME_MAX], bdst[NATS_NAME_MAX];
 	nats_stream_name(nb, agent, name, sizeof(name));
 	snprintf(subj, sizeof(subj), "%s.inbox.%s.*", nb->prefix, agent);
+	snprintf(bsrc, sizeof(bsrc), "%s.inbox.%s.>", nb->prefix, agent);
+	snprintf(bdst, sizeof(bdst), "%s.bell.%s.>", nb->prefix, agent);
+	jsRePublish rp = { .Source = bsrc, .Destination = bdst, .HeadersOnly = true };
 	const char *subs[] = { subj };
 	jsStreamConfig sc;
 	jsStreamConfig_Init(&sc);
@@ -323,6 +335,7 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 	sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
 	sc.AllowDirect = true;
 	sc.Replicas = replicas();
+	sc.RePublish = &rp;
 	if (add_stream(nb, &sc, err) < 0)
 		return -1;
 	for (int p = 0; p < 4; p++) {
@@ -593,39 +606,78 @@ struct bus_consumer {
 	struct bus *bus; /* first, as bus.c expects */
 	char *agent;
 	char stream[NATS_NAME_MAX];
+	struct nats_bell *bell;
 };
+
+static void bell_ring(natsConnection *nc, natsSubscription *sub, natsMsg *msg,
+		      void *closure)
+{
+	(void)nc;
+	(void)sub;
+	natsMsg_Destroy(msg);
+	uint64_t one = 1;
+	ssize_t w = write(((struct nats_bell *)closure)->efd, &one, sizeof(one));
+	(void)w; /* a full counter has rung already */
+}
 
 static int nats_consumer_open(struct bus *b, const char *agent,
 			      struct bus_consumer **out, char **err)
 {
 	if (nats_ensure_inbox(b, agent, err) < 0)
 		return -1;
+	struct natsbus *nb = NB(b);
+	struct nats_bell *bell = xcalloc(1, sizeof(*bell));
+	bell->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (bell->efd < 0) {
+		free(bell);
+		return err_set(err, "cannot make an eventfd: %s", strerror(errno));
+	}
+	char subj[NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "%s.bell.%s.>", nb->prefix, agent);
+	natsStatus s = natsConnection_Subscribe(&bell->sub, nb->nc, subj, bell_ring, bell);
+	bell->next = nb->bells;
+	nb->bells = bell;
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot subscribe to %s", subj);
 	struct bus_consumer *c = xcalloc(1, sizeof(*c));
 	c->bus = b;
 	c->agent = xstrdup(agent);
-	nats_stream_name(NB(b), agent, c->stream, sizeof(c->stream));
+	c->bell = bell;
+	nats_stream_name(nb, agent, c->stream, sizeof(c->stream));
 	*out = c;
 	return 0;
 }
 
 static void nats_consumer_free(struct bus_consumer *c)
 {
+	/* The bell itself goes at close: cnats 3.4.1 may crash when a
+	 * subscription is destroyed during a delivery (nats.c#637). */
+	natsSubscription_Unsubscribe(c->bell->sub);
 	free(c->agent);
 	free(c);
 }
 
 static int nats_consumer_fd(struct bus_consumer *c)
 {
-	(void)c;
-	return -1; /* polled at MESSAGE_POLL_INTERVAL */
+	return c->bell->efd;
 }
 
+/* Waits for the bell, at most the poll interval at a time: a nacked
+ * message whose backoff ends, or a lease that runs out, rings nothing. */
 static int nats_consumer_wait(struct bus_consumer *c, int timeout_ms)
 {
 	int poll_ms = (int)(c->bus->cfg.poll_interval_s * 1000);
 	int ms = timeout_ms < 0 || timeout_ms > poll_ms ? poll_ms : timeout_ms;
-	if (poll(NULL, 0, ms) < 0)
+	struct pollfd p = { .fd = c->bell->efd, .events = POLLIN };
+	int k = poll(&p, 1, ms);
+	if (k < 0)
 		return -1;
+	if (k > 0) {
+		uint64_t v;
+		ssize_t r = read(c->bell->efd, &v, sizeof(v));
+		(void)r;
+		return 1;
+	}
 	return timeout_ms >= 0 && ms >= timeout_ms ? 0 : 1;
 }
 

@@ -40,6 +40,15 @@ struct natsbus {
 	char **ensured;       /* agents whose streams this process set up */
 	size_t nensured;
 	char owner[96];
+	struct nats_bell *bells; /* kept until close: a callback may be running */
+};
+
+/* A consumer's doorbell: the inbox stream republishes the headers of each
+ * new message on <P>.bell.<A>.<prio>; a subscription to them writes efd. */
+struct nats_bell {
+	struct nats_bell *next;
+	natsSubscription *sub;
+	int efd;
 };
 #define NB(b) ((struct natsbus *)(b)->impl)
 

@@ -8,9 +8,13 @@
  *                                   WAIT_S), prints "ID ATTEMPTS", then
  *                                   acks, nacks, nacks permanently or holds
  *                                   it (sleeping until killed)
+ *   bus_driver wait-fd AGENT S      prints "ready", then "woken" when the
+ *                                   consumer's fd becomes readable within
+ *                                   S seconds, else "timeout"
  *   bus_driver gc - HOURS [dry]     bus_gc as if HOURS later; prints what
  *                                   it reports, one line each
  * Exit status 0, 1 on a failure, 3 when nothing was claimed. */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +120,20 @@ int main(int argc, char **argv)
 				rc = fail(what, err);
 		}
 		bus_delivery_free(&d);
+		bus_consumer_free(&c);
+	} else if (!strcmp(argv[1], "wait-fd") && argc == 4) {
+		struct bus_consumer *c = NULL;
+		if (bus_consumer_open(b, agent, &c, &err) < 0) {
+			rc = fail("consumer", err);
+			goto out;
+		}
+		struct pollfd p = { .fd = bus_consumer_fd(c), .events = POLLIN };
+		printf("ready\n");
+		fflush(stdout);
+		if (p.fd < 0)
+			printf("no fd\n");
+		else
+			printf("%s\n", poll(&p, 1, (int)(atof(argv[3]) * 1000)) > 0 ? "woken" : "timeout");
 		bus_consumer_free(&c);
 	} else if (!strcmp(argv[1], "gc") && argc >= 4) {
 		bool dry = argc > 4 && !strcmp(argv[4], "dry");

@@ -53,6 +53,14 @@ bus_cases() {
 	got=$($MADF recv t_prio --max 5 | python3 -c 'import json,sys; print(" ".join(json.loads(l)["message_id"] for l in sys.stdin))')
 	eq "[$tr] recv delivers by priority then age" "$got" "$urg $high $n1 $n2 $low"
 
+	# --- a send wakes a waiting consumer (no polling needed) ---
+	$DRV wait-fd t_bell 60 >"$T/bell.$tr" &
+	bpid=$!
+	wait_for "[$tr] a consumer waits on its fd" 30 grep -q ready "$T/bell.$tr"
+	$MADF send --to t_bell --type heartbeat --content "$HB" >/dev/null
+	wait "$bpid"
+	eq "[$tr] the send wakes it" "$(tail -1 "$T/bell.$tr")" woken
+
 	# --- 1000 waiting per inbox ---
 	out=$($DRV send-many t_full 1001)
 	has "[$tr] 1000 sends to one inbox are taken" "$out" "sent 1000"
