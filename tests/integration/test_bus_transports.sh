@@ -212,6 +212,20 @@ gc_cases() {
 	eq "[$tr] madf gc --dry-run works" "$rc" 0
 }
 
+# run_cases NAME: the weekly workflow (every agent, in one process) on a
+# fresh bus of the transport.
+run_cases() {
+	tr=$1
+	mkdir -p "$T/wf-$tr"
+	out=$(cd "$T/wf-$tr" && MADF_DATA_DIR=$T/wf-$tr/data MADF_NATS_PREFIX=wf \
+		$MADF run weekly --as-of 2026-11-20 2>&1)
+	eq "[$tr] run weekly succeeds" "$?" 0
+	has "[$tr] every task of the run is done" "$out" "done: 20/20 tasks done, 0 failed"
+	check "[$tr] the report is written" test -s "$(echo "$out" | tail -1)"
+	out=$(MADF_DATA_DIR=$T/wf-$tr/data MADF_NATS_PREFIX=wf $MADF status --json)
+	eq "[$tr] nothing was dead-lettered" "$(jget "$out" 'j["dead_letter"]')" 0
+}
+
 # --- the file bus ---------------------------------------------------------
 export MADF_DATA_DIR=$T/data-file MADF_BUS=file:
 bus_cases file
@@ -247,4 +261,8 @@ export MADF_DATA_DIR=$T/data-file MADF_BUS=file:
 gc_cases file
 export MADF_DATA_DIR=$T/data-nats MADF_BUS=$NATS_URL
 gc_cases nats
+
+# --- the weekly run, on each ----------------------------------------------------
+MADF_BUS=file: run_cases file
+MADF_BUS=$NATS_URL run_cases nats
 done_testing
