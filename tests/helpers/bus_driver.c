@@ -11,6 +11,10 @@
  *   bus_driver wait-fd AGENT S      prints "ready", then "woken" when the
  *                                   consumer's fd becomes readable within
  *                                   S seconds, else "timeout"
+ *   bus_driver raw AGENT FILE       puts FILE's bytes into AGENT's inbox
+ *                                   unchecked, as a foreign writer would (a
+ *                                   file in the inbox directory, or a raw
+ *                                   JetStream publish)
  *   bus_driver gc - HOURS [dry]     bus_gc as if HOURS later; prints what
  *                                   it reports, one line each
  * Exit status 0, 1 on a failure, 3 when nothing was claimed. */
@@ -19,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <nats/nats.h>
 
 #include "core/bus.h"
 #include "core/config.h"
@@ -135,6 +141,41 @@ int main(int argc, char **argv)
 		else
 			printf("%s\n", poll(&p, 1, (int)(atof(argv[3]) * 1000)) > 0 ? "woken" : "timeout");
 		bus_consumer_free(&c);
+	} else if (!strcmp(argv[1], "raw") && argc == 4) {
+		char *buf = NULL;
+		size_t len;
+		struct bus_consumer *c = NULL;
+		/* the consumer makes sure the inbox exists */
+		if (bus_consumer_open(b, agent, &c, &err) < 0 ||
+		    util_read_file(argv[3], 20u << 20, &buf, &len, &err) < 0) {
+			bus_consumer_free(&c);
+			rc = fail("raw", err);
+			goto out;
+		}
+		bus_consumer_free(&c);
+		if (strncmp(cfg.url, "nats://", 7)) {
+			char *path = xasprintf("%s/messages/inbox/%s/raw.%ld.json", cfg.data_dir,
+					       agent, (long)getpid());
+			if (util_write_file_atomic(path, buf, len, false, &err) < 0)
+				rc = fail("raw", err);
+			free(path);
+		} else {
+			const char *pfx = getenv("MADF_NATS_PREFIX");
+			char *subj = xasprintf("%s.inbox.%s.normal", pfx && *pfx ? pfx : "madf", agent);
+			natsConnection *nc = NULL;
+			jsCtx *js = NULL;
+			natsStatus s = natsConnection_ConnectTo(&nc, cfg.url);
+			if (s == NATS_OK)
+				s = natsConnection_JetStream(&js, nc, NULL);
+			if (s == NATS_OK)
+				s = js_Publish(NULL, js, subj, buf, (int)len, NULL, NULL);
+			if (s != NATS_OK)
+				rc = fail("raw", xstrdup(natsStatus_GetText(s)));
+			jsCtx_Destroy(js);
+			natsConnection_Destroy(nc);
+			free(subj);
+		}
+		free(buf);
 	} else if (!strcmp(argv[1], "gc") && argc >= 4) {
 		bool dry = argc > 4 && !strcmp(argv[4], "dry");
 		int64_t at = util_now_ns() + (int64_t)(atof(argv[3]) * 3600e9);

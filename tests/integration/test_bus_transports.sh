@@ -106,6 +106,30 @@ bus_cases() {
 	out=$($MADF show "$rid" --json)
 	eq "[$tr] a rejected message is dead at once" "$(jget "$out" 'j["queue"]+" "+j["reason"]+" "+str(j["attempts"])')" "dead-letter rejected 1"
 
+	# --- what a foreign writer put there unchecked: invalid to the dead letters ---
+	ts=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	printf '{"message_id":"bad_%s_1","from":"operator","to":"t_raw","timestamp":"%s","type":"heartbeat","content":{"status":7,"uptime_seconds":0,"active_tasks":0}}' "$tr" "$ts" >"$T/bad.$tr.json"
+	printf '{"message_id": "x", ' >"$T/malformed.$tr.json"
+	printf '{"message_id":"mis_%s_1","from":"operator","to":"someone_else","timestamp":"%s","type":"heartbeat","content":{"status":"idle","uptime_seconds":0,"active_tasks":0}}' "$tr" "$ts" >"$T/mis.$tr.json"
+	$DRV raw t_raw "$T/bad.$tr.json"
+	$DRV raw t_raw "$T/malformed.$tr.json"
+	$DRV raw t_raw "$T/mis.$tr.json"
+	good=$($MADF send --to t_raw --type heartbeat --content "$HB")
+	out=$($MADF recv t_raw)
+	eq "[$tr] beside bad messages the good one is delivered, alone" \
+		"$(jget "[$out]" '[m["message_id"] for m in j]')" "['$good']"
+	dl=$($MADF ls dead-letter --json)
+	eq "[$tr] a message failing validation is a dead letter, reason invalid" \
+		"$(jget "$dl" '[e["reason"] for e in j if e["message_id"]=="bad_'$tr'_1"]')" "['invalid']"
+	has "[$tr] with the field and rule" "$dl" "content.status: must be"
+	eq "[$tr] malformed JSON too" \
+		"$(jget "$dl" 'len([e for e in j if e["reason"]=="invalid" and e["original_inbox"]=="t_raw"])')" 2
+	eq "[$tr] a misrouted message, reason misrouted" \
+		"$(jget "$dl" '[e["reason"] for e in j if e["message_id"]=="mis_'$tr'_1"]')" "['misrouted']"
+	for x in $(jget "$dl" '" ".join(e["file"] for e in j if e["original_inbox"]=="t_raw")'); do
+		$MADF delete "$x" >/dev/null
+	done
+
 	# --- the operator's retry (to the original inbox, then another) and delete ---
 	out=$($MADF retry "$nid"); eq "[$tr] retry of a dead letter" "$out" "retried $nid"
 	out=$($MADF show "$nid" --json)
