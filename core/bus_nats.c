@@ -225,6 +225,9 @@ int bus_nats_open(struct bus *b, char **err)
 			s = natsOptions_SetName(nb->opts, "madf");
 		if (s == NATS_OK)
 			s = natsOptions_SetReconnectBufSize(nb->opts, 32 * 1024 * 1024);
+		/* an agent outlives a server restart or a leader election */
+		if (s == NATS_OK)
+			s = natsOptions_SetMaxReconnect(nb->opts, -1);
 		const char *creds = getenv("NATS_CREDS");
 		if (s == NATS_OK && creds && *creds)
 			s = natsOptions_SetUserCredentialsFromFiles(nb->opts, creds, NULL);

@@ -280,6 +280,23 @@ has "and the error names the server" "$out" "cannot connect to the NATS bus at n
 hasnt "the password is never printed" "$out" "s3cretPassw0rd"
 hasnt "nor the user" "$out" "madfuser"
 
+# --- a server that wants a user and password --------------------------------
+plain=$NATS_URL
+NATS_EXTRA='authorization { user: madfuser, password: "s3cretPassw0rd" }' nats_start
+authed=nats://madfuser:s3cretPassw0rd@${NATS_URL#nats://}
+out=$($MADF --bus "$authed" send --to t_auth --type heartbeat --content "$HB" 2>&1)
+eq "the URL's user and password log in" "$(echo "$out" | cut -c1-9)" "operator_"
+out=$($MADF --bus "$authed" ls inbox t_auth 2>&1)
+hasnt "ls does not show the password" "$out" "s3cretPassw0rd"
+out=$($MADF --bus "${authed%%@*}x@${authed#*@}" status 2>&1); rc=$?
+eq "a wrong password fails" "$rc" 1
+has "saying why" "$out" "Authorization"
+hasnt "without showing the password tried" "$out" "s3cretPassw0rdx"
+hasnt "or the user" "$out" "madfuser"
+out=$($MADF --bus "$NATS_URL" status 2>&1); rc=$?
+eq "no password fails too" "$rc" 1
+NATS_URL=$plain
+
 # --- retention, on each ---------------------------------------------------
 export MADF_DATA_DIR=$T/data-file MADF_BUS=file:
 gc_cases file
