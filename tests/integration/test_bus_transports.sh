@@ -250,16 +250,34 @@ run_cases() {
 	eq "[$tr] nothing was dead-lettered" "$(jget "$out" 'j["dead_letter"]')" 0
 }
 
+# mcp_cases NAME: madf mcp's send_task and queue_status on the transport.
+mcp_cases() {
+	tr=$1
+	printf '%s\n' init \
+		'call send_task {"to":"t_mcp","task_type":"market_data","focus_area":"USD/JPY","target_pairs":["USD/JPY"],"priority":"high"}' \
+		'call queue_status' | python3 "$TOP/tests/integration/mcp_client.py" \
+		--stderr "$T/mcp.$tr.err" -- $MADF mcp >"$T/mcp.$tr.out" 2>"$T/mcp.$tr.cerr"
+	eq "[$tr] an mcp session exits 0" "$?" 0
+	mid=$(python3 "$TOP/tests/integration/mcp_client.py" pick id=1001 result.structuredContent.message_id <"$T/mcp.$tr.out")
+	out=$($MADF show "$mid" --json)
+	eq "[$tr] send_task's message waits in the inbox, high" \
+		"$(jget "$out" 'j["queue"]+" "+j["agent"]+" "+j["priority"]')" "inbox t_mcp high"
+	st=$(python3 "$TOP/tests/integration/mcp_client.py" pick id=1002 result.structuredContent <"$T/mcp.$tr.out")
+	eq "[$tr] queue_status counts it" "$(jget "$st" 'j["inboxes"]["t_mcp"]["depth"]')" 1
+}
+
 # --- the file bus ---------------------------------------------------------
 export MADF_DATA_DIR=$T/data-file MADF_BUS=file:
 bus_cases file
+mcp_cases file
 
 # --- NATS JetStream ---------------------------------------------------------
 nats_start
 export MADF_DATA_DIR=$T/data-nats MADF_BUS=$NATS_URL
 bus_cases nats
+mcp_cases nats
 hasnt "nats: nothing was written to the data directory's messages" \
-	"$(find "$T/data-nats" -name '*.json' 2>/dev/null)" ".json"
+	"$(find "$T/data-nats/messages" -name '*.json' 2>/dev/null)" ".json"
 
 # --- selection: --bus, bad URLs, credentials never shown ------------------------
 unset MADF_BUS
