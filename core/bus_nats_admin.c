@@ -523,6 +523,23 @@ struct bus_monitor {
 	int64_t last_ns;
 };
 
+/* Messages of agent with failures recorded: those waiting out a backoff,
+ * or handled again after one. From the subjects of the failure stream. */
+static size_t failing(jsStreamInfo *att, const char *prefix, const char *agent)
+{
+	size_t n = 0, pl = strlen(prefix), al = strlen(agent);
+	if (!att || !att->State.Subjects)
+		return 0;
+	for (int i = 0; i < att->State.Subjects->Count; i++) {
+		const char *sj = att->State.Subjects->List[i].Subject;
+		/* <P>.att.<agent>.<seq> */
+		if (!strncmp(sj, prefix, pl) && !strncmp(sj + pl, ".att.", 5) &&
+		    !strncmp(sj + pl + 5, agent, al) && sj[pl + 5 + al] == '.')
+			n++;
+	}
+	return n;
+}
+
 static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 {
 	struct natsbus *nb = NB(b);
@@ -531,6 +548,15 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 	size_t na;
 	if (nats_agents(b, &agents, &na, err) < 0)
 		return -1;
+	char attn[NATS_NAME_MAX], filt[NATS_NAME_MAX];
+	snprintf(attn, sizeof(attn), "%s_att", nb->prefix);
+	snprintf(filt, sizeof(filt), "%s.att.>", nb->prefix);
+	jsOptions o;
+	jsOptions_Init(&o);
+	o.Stream.Info.SubjectsFilter = filt;
+	jsStreamInfo *att = NULL;
+	if (js_GetStreamInfo(&att, nb->js, attn, &o, NULL) != NATS_OK)
+		att = NULL;
 	out->agents = xcalloc(na ? na : 1, sizeof(*out->agents));
 	for (size_t i = 0; i < na; i++) {
 		struct bus_agent_stats *a = &out->agents[out->nagents++];
@@ -538,17 +564,17 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 		char stream[NATS_NAME_MAX];
 		nats_stream_name(nb, agents[i], stream, sizeof(stream));
 		jsConsumerInfoList *cl = NULL;
+		size_t ack = 0;
 		if (js_Consumers(&cl, nb->js, stream, NULL, NULL) == NATS_OK && cl) {
 			for (int k = 0; k < cl->Count; k++) {
-				jsConsumerInfo *ci = cl->List[k];
-				size_t ack = (size_t)ci->NumAckPending;
-				size_t red = (size_t)ci->NumRedelivered;
-				a->depth += (size_t)ci->NumPending;
-				a->retry += red < ack ? red : ack;
-				a->processing += ack > red ? ack - red : 0;
+				a->depth += (size_t)cl->List[k]->NumPending;
+				ack += (size_t)cl->List[k]->NumAckPending;
 			}
 		}
 		jsConsumerInfoList_Destroy(cl);
+		size_t f = failing(att, nb->prefix, agents[i]);
+		a->retry = f < ack ? f : ack;
+		a->processing = ack - a->retry;
 		if (a->depth) {
 			jsStreamInfo *si = NULL;
 			if (js_GetStreamInfo(&si, nb->js, stream, NULL, NULL) == NATS_OK)
@@ -558,6 +584,7 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 		out->processing += a->processing;
 		out->retry += a->retry;
 	}
+	jsStreamInfo_Destroy(att);
 	free_agents(agents, na);
 	char dlq[NATS_NAME_MAX];
 	nats_dlq_stream(nb, dlq, sizeof(dlq));

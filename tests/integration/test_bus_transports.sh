@@ -100,6 +100,13 @@ bus_cases() {
 	st=$($MADF status --json)
 	eq "[$tr] status counts the dead letter" "$(jget "$st" 'j["dead_letter"]')" 1
 
+	# --- a failed message waiting out its backoff counts as retrying ---
+	$MADF send --to t_retry --type heartbeat --content "$HB" >/dev/null
+	MADF_RETRY_BASE_MS=600000 MADF_RETRY_MAX_MS=600000 $DRV claim t_retry 30 nack "later" >/dev/null
+	st=$($MADF status --json)
+	eq "[$tr] status: retrying 1, processing 0, waiting 0" \
+		"$(jget "$st" '(j["inboxes"]["t_retry"]["retry"], j["inboxes"]["t_retry"]["processing"], j["inboxes"]["t_retry"]["depth"])')" "(1, 0, 0)"
+
 	# --- a permanent failure goes straight to the dead letters ---
 	rid=$($MADF send --to t_rej --type heartbeat --content "$HB")
 	$DRV claim t_rej 30 reject "cannot ever work" >/dev/null
