@@ -894,13 +894,19 @@ static int nats_nack(struct bus_consumer *c, struct bus_delivery *d,
 		free(json);
 		return r;
 	}
-	/* the failure, for the dead letter's first_failure */
+	/* The failure: its time (the dead letter's first_failure) and when
+	 * the message is due again (listing the retry queue). */
 	struct natsbus *nb = NB(b);
-	char subj[NATS_NAME_MAX], now[40];
+	char subj[NATS_NAME_MAX], now[40], due[24];
+	int64_t ms = bus_backoff_ms(&b->cfg, attempts);
 	att_subject(c, seq, subj, sizeof(subj));
 	util_iso8601(util_now_ns(), now, sizeof(now));
-	js_Publish(NULL, nb->js, subj, now, (int)strlen(now), NULL, NULL);
-	int64_t ms = bus_backoff_ms(&b->cfg, attempts);
+	snprintf(due, sizeof(due), "%lld", (long long)(util_now_ns() + ms * NS_PER_MS));
+	natsMsg *rec = NULL;
+	if (natsMsg_Create(&rec, subj, NULL, now, (int)strlen(now)) == NATS_OK &&
+	    natsMsgHeader_Set(rec, "Madf-Due", due) == NATS_OK)
+		js_PublishMsg(NULL, nb->js, rec, NULL, NULL);
+	natsMsg_Destroy(rec);
 	char nak[64];
 	snprintf(nak, sizeof(nak), "-NAK {\"delay\":%lld}", (long long)(ms * NS_PER_MS));
 	return answer(c, d->name, nak, false, err);

@@ -131,6 +131,7 @@ struct lst {
 	enum bus_queue want;   /* BUS_Q_COUNT: inbox and processing */
 	bool content;
 	struct cpos pos;
+	jsStreamInfo *att;     /* the agent's failure records, by subject */
 	struct bus_entry *v;
 	size_t n;
 	const char *match;     /* find: stop at this id */
@@ -143,6 +144,30 @@ static int lst_inbox(void *ctx, natsMsg *m, uint64_t seq)
 	struct lst *l = ctx;
 	int p = prio_from_subject(nats_hdr(m, "Nats-Subject"));
 	enum bus_queue q = seq > l->pos.delivered[p] ? BUS_Q_INBOX : BUS_Q_PROCESSING;
+	int failures = 0;
+	int64_t due = 0;
+	if (q == BUS_Q_PROCESSING && l->att && l->att->State.Subjects) {
+		/* failed before: retrying while its backoff runs */
+		char sj[NATS_NAME_MAX + 24];
+		snprintf(sj, sizeof(sj), "%s.att.%s.%llu", l->nb->prefix, l->agent,
+			 (unsigned long long)seq);
+		for (int i = 0; i < l->att->State.Subjects->Count; i++)
+			if (!strcmp(l->att->State.Subjects->List[i].Subject, sj))
+				failures = (int)l->att->State.Subjects->List[i].Msgs;
+		natsMsg *last = NULL;
+		char an[NATS_NAME_MAX];
+		snprintf(an, sizeof(an), "%s_att", l->nb->prefix);
+		jsDirectGetMsgOptions dg;
+		memset(&dg, 0, sizeof(dg));
+		dg.LastBySubject = sj;
+		if (failures && js_DirectGetMsg(&last, l->nb->js, an, NULL, &dg) == NATS_OK) {
+			const char *d = nats_hdr(last, "Madf-Due");
+			due = d ? strtoll(d, NULL, 10) : 0;
+		}
+		natsMsg_Destroy(last);
+		if (due > util_now_ns())
+			q = BUS_Q_RETRY;
+	}
 	if (l->want != BUS_Q_COUNT && q != l->want)
 		return 0;
 	if (l->match) {
@@ -153,7 +178,9 @@ static int lst_inbox(void *ctx, natsMsg *m, uint64_t seq)
 			return 0;
 	}
 	l->v = xrealloc(l->v, sizeof(*l->v) * (l->n + 1));
-	entry_fill(&l->v[l->n++], q, l->agent, l->stream, seq, m, l->content);
+	entry_fill(&l->v[l->n], q, l->agent, l->stream, seq, m, l->content);
+	l->v[l->n].attempts = failures;
+	l->v[l->n++].due_ns = due;
 	return l->match != NULL;
 }
 
@@ -187,7 +214,17 @@ static void list_agent(struct lst *l, const char *agent)
 	l->agent = agent;
 	l->stream = stream;
 	consumer_positions(l->nb, agent, &l->pos);
+	char an[NATS_NAME_MAX], af[NATS_NAME_MAX];
+	snprintf(an, sizeof(an), "%s_att", l->nb->prefix);
+	snprintf(af, sizeof(af), "%s.att.%s.*", l->nb->prefix, agent);
+	jsOptions o;
+	jsOptions_Init(&o);
+	o.Stream.Info.SubjectsFilter = af;
+	if (js_GetStreamInfo(&l->att, l->nb->js, an, &o, NULL) != NATS_OK)
+		l->att = NULL;
 	scan(l->nb, stream, subj, lst_inbox, l);
+	jsStreamInfo_Destroy(l->att);
+	l->att = NULL;
 	l->stream = NULL;
 }
 
@@ -221,9 +258,6 @@ int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
 {
 	*out = NULL;
 	*n = 0;
-	if (q == BUS_Q_RETRY)
-		return err_set(err, NATS_UNSUPPORTED "listing the retry queue apart "
-			       "(messages waiting out a backoff are listed under processing)");
 	if (q == BUS_Q_PROCESSED)
 		return err_set(err, NATS_UNSUPPORTED "the processed queue (an "
 			       "acknowledged message leaves the stream)");
