@@ -350,6 +350,17 @@ static int delete_entry(struct bus *b, const struct bus_entry *e, char **err)
 	natsStatus s = js_DeleteMsg(NB(b)->js, stream, seq, NULL, &jerr);
 	if (s != NATS_OK)
 		return nats_fail(NB(b), err, s, jerr, "cannot delete %s", e->name);
+	if (e->queue == BUS_Q_RETRY && e->agent) {
+		/* its failure records go with it */
+		char an[NATS_NAME_MAX], sj[NATS_NAME_MAX + 24];
+		snprintf(an, sizeof(an), "%s_att", NB(b)->prefix);
+		snprintf(sj, sizeof(sj), "%s.att.%s.%llu", NB(b)->prefix, e->agent,
+			 (unsigned long long)seq);
+		jsOptions o;
+		jsOptions_Init(&o);
+		o.Stream.Purge.Subject = sj;
+		js_PurgeStream(NB(b)->js, an, &o, NULL);
+	}
 	return 0;
 }
 
@@ -474,10 +485,9 @@ int nats_kill(struct bus *b, const char *id, const char *why, char **err)
 	if (nats_find(b, id, &e, err) < 0)
 		return -1;
 	int r;
-	if (e.queue != BUS_Q_INBOX)
-		r = err_set(err, "%s is in %s; only waiting messages can be killed to "
-				 "the dead letters on the nats transport", id,
-			    bus_queue_name(e.queue));
+	if (e.queue != BUS_Q_INBOX && e.queue != BUS_Q_RETRY)
+		r = err_set(err, "%s is in %s; only waiting or retrying messages can be "
+				 "killed to the dead letters", id, bus_queue_name(e.queue));
 	else
 		r = kill_entry(b, &e, "killed", why ? why : "killed by the operator", err);
 	bus_entry_release(&e);

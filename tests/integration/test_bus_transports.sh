@@ -109,6 +109,18 @@ bus_cases() {
 	ls=$($MADF ls retry t_retry --json)
 	eq "[$tr] ls retry lists it, one failure, due in the future" \
 		"$(jget "$ls" '[(e["queue"], e["attempts"], e["due"] > "'"$(date -u +%Y-%m-%dT%H:%M:%S)"'") for e in j]')" "[('retry', 1, True)]"
+	tid=$(jget "$ls" 'j[0]["message_id"]')
+	out=$($MADF kill "$tid" --reason "no more"); eq "[$tr] kill of a retrying message" "$out" "killed $tid"
+	out=$($MADF show "$tid" --json)
+	eq "[$tr] it is a dead letter" "$(jget "$out" 'j["queue"]+" "+j["reason"]')" "dead-letter killed"
+	$MADF delete "$tid" >/dev/null
+	$MADF send --to t_retry --type heartbeat --content "$HB" >/dev/null
+	MADF_RETRY_BASE_MS=600000 MADF_RETRY_MAX_MS=600000 $DRV claim t_retry 30 nack "later" >/dev/null
+	tid=$(jget "$($MADF ls retry t_retry --json)" 'j[0]["message_id"]')
+	out=$($MADF delete "$tid"); eq "[$tr] delete of a retrying message" "$out" "deleted $tid"
+	st=$($MADF status --json)
+	eq "[$tr] nothing of t_retry is counted any more" \
+		"$(jget "$st" '(j["inboxes"]["t_retry"]["retry"], j["inboxes"]["t_retry"]["processing"], j["inboxes"]["t_retry"]["depth"], j["dead_letter"])')" "(0, 0, 0, 1)"
 
 	# --- a permanent failure goes straight to the dead letters ---
 	rid=$($MADF send --to t_rej --type heartbeat --content "$HB")
