@@ -70,6 +70,12 @@ int nats_fail(struct natsbus *nb, char **err, natsStatus s, jsErrCode jerr,
 	char *what = xvasprintf(fmt, ap);
 	va_end(ap);
 	const char *last = s != NATS_OK ? nats_GetLastError(NULL) : NULL;
+	/* "(conn.c:2088): text": the text alone, and only when it adds to
+	 * the status */
+	if (last && *last == '(' && strstr(last, "): "))
+		last = strstr(last, "): ") + 3;
+	if (last && !strcmp(last, natsStatus_GetText(s)))
+		last = NULL;
 	char *msg;
 	if (s == NATS_OK)
 		msg = what;
@@ -228,6 +234,8 @@ int bus_nats_open(struct bus *b, char **err)
 		/* an agent outlives a server restart or a leader election */
 		if (s == NATS_OK)
 			s = natsOptions_SetMaxReconnect(nb->opts, -1);
+		if (s == NATS_OK && !strncmp(b->cfg.url, "tls://", 6))
+			s = natsOptions_SetSecure(nb->opts, true);
 		const char *creds = getenv("NATS_CREDS");
 		if (s == NATS_OK && creds && *creds)
 			s = natsOptions_SetUserCredentialsFromFiles(nb->opts, creds, NULL);
