@@ -171,8 +171,6 @@ static int url_split(struct natsbus *nb, const char *url, char ***servers,
 	return r;
 }
 
-static int nats_open_count;
-
 /* MADF_NATS_REPLICAS: 1 (one server) to 5; 3 in a cluster. */
 static int64_t replicas(void)
 {
@@ -217,7 +215,6 @@ int bus_nats_open(struct bus *b, char **err)
 	int r = url_split(nb, b->cfg.url, &servers, &n, err);
 	natsStatus s = NATS_OK;
 	if (r == 0) {
-		nats_open_count++;
 		s = natsOptions_Create(&nb->opts);
 		const char **sv = xcalloc((size_t)n, sizeof(*sv));
 		for (int i = 0; i < n; i++)
@@ -306,8 +303,9 @@ static void nats_close(struct bus *b)
 	}
 	natsConnection_Destroy(nb->nc);
 	natsOptions_Destroy(nb->opts);
-	if (nb->opts && --nats_open_count == 0)
-		nats_Close();
+	/* No nats_Close(): buses open and close again in one process (the
+	 * console, mcp), and the library may not open again right after a
+	 * close; what it keeps is freed at exit. */
 	for (size_t i = 0; i < nb->nensured; i++)
 		free(nb->ensured[i]);
 	free(nb->ensured);
