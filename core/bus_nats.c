@@ -199,11 +199,13 @@ static int add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 int bus_nats_open(struct bus *b, char **err)
 {
 	struct natsbus *nb = xcalloc(1, sizeof(*nb));
+	pthread_mutex_init(&nb->lock, NULL);
 	b->impl = nb;
 	const char *pfx = getenv("MADF_NATS_PREFIX");
 	if (!pfx || !*pfx)
 		pfx = "madf";
 	if (!prefix_valid(pfx)) {
+		pthread_mutex_destroy(&nb->lock);
 		free(nb);
 		b->impl = NULL;
 		return err_set(err, "invalid MADF_NATS_PREFIX \"%s\": 1 to %d of "
@@ -312,6 +314,7 @@ static void nats_close(struct bus *b)
 	free(nb->where);
 	free(nb->secret);
 	free(nb->user);
+	pthread_mutex_destroy(&nb->lock);
 	free(nb);
 	b->impl = NULL;
 }
@@ -321,9 +324,13 @@ static void nats_close(struct bus *b)
 int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 {
 	struct natsbus *nb = NB(b);
-	for (size_t i = 0; i < nb->nensured; i++)
-		if (!strcmp(nb->ensured[i], agent))
-			return 0;
+	bool known = false;
+	pthread_mutex_lock(&nb->lock);
+	for (size_t i = 0; i < nb->nensured && !known; i++)
+		known = !strcmp(nb->ensured[i], agent);
+	pthread_mutex_unlock(&nb->lock);
+	if (known)
+		return 0;
 	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
 	char bsrc[NATS_NAME_MAX], bdst[NATS_NAME_MAX];
 	nats_stream_name(nb, agent, name, sizeof(name));
@@ -374,8 +381,10 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 			return nats_fail(nb, err, s, jerr, "cannot set up the NATS consumer "
 					 "%s of %s", durable, name);
 	}
+	pthread_mutex_lock(&nb->lock);
 	nb->ensured = xrealloc(nb->ensured, sizeof(*nb->ensured) * (nb->nensured + 1));
 	nb->ensured[nb->nensured++] = xstrdup(agent);
+	pthread_mutex_unlock(&nb->lock);
 	return 0;
 }
 
@@ -644,8 +653,10 @@ static int nats_consumer_open(struct bus *b, const char *agent,
 	char subj[NATS_NAME_MAX];
 	snprintf(subj, sizeof(subj), "%s.bell.%s.>", nb->prefix, agent);
 	natsStatus s = natsConnection_Subscribe(&bell->sub, nb->nc, subj, bell_ring, bell);
+	pthread_mutex_lock(&nb->lock);
 	bell->next = nb->bells;
 	nb->bells = bell;
+	pthread_mutex_unlock(&nb->lock);
 	if (s != NATS_OK)
 		return nats_fail(nb, err, s, 0, "cannot subscribe to %s", subj);
 	struct bus_consumer *c = xcalloc(1, sizeof(*c));

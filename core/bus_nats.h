@@ -12,6 +12,7 @@
 #ifndef MADF_BUS_NATS_H
 #define MADF_BUS_NATS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -37,7 +38,8 @@ struct natsbus {
 	char *where;          /* the servers, without user or password */
 	char *secret;         /* the URL's password (redacted from errors) */
 	char *user;           /* the URL's user (redacted too) */
-	char **ensured;       /* agents whose streams this process set up */
+	pthread_mutex_t lock; /* guards ensured (a console's workers share b) */
+	char **ensured;       /* agents whose streams this bus set up */
 	size_t nensured;
 	char owner[96];
 	struct nats_bell *bells; /* kept until close: a callback may be running */
