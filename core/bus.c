@@ -133,10 +133,16 @@ int bus_open(const struct bus_config *cfg, struct bus **out, char **err)
 		b->t = &bus_nats_transport;
 		r = bus_nats_open(b, err);
 	} else {
-		const char *colon = strchr(url, ':');
-		r = err_set(err, "unknown bus URL scheme \"%.*s\": use file: or "
-			    "nats://host:port[,host:port...] (or tls://)",
-			    colon ? (int)(colon - url) : 16, url);
+		/* The scheme is named only when it is one: what precedes a
+		 * colon may be a user name. */
+		size_t sl = strspn(url, "abcdefghijklmnopqrstuvwxyz0123456789+.-");
+		if (sl > 0 && sl <= 16 && !strncmp(url + sl, "://", 3))
+			r = err_set(err, "unknown bus URL scheme \"%.*s\": use file: or "
+				    "nats://host:port[,host:port...] (or tls://)",
+				    (int)sl, url);
+		else
+			r = err_set(err, "invalid bus URL: use file: or "
+				    "nats://host:port[,host:port...] (or tls://)");
 	}
 	if (r < 0) {
 		bus_config_release(&b->cfg);

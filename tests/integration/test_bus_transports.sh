@@ -307,6 +307,10 @@ rm -f "$T/.env"
 out=$($MADF --bus "ftp://x" status 2>&1); rc=$?
 eq "an unknown scheme fails" "$rc" 1
 has "and says which schemes exist" "$out" 'unknown bus URL scheme "ftp": use file: or nats://'
+out=$($MADF --bus "madfuser:s3cretPassw0rd@127.0.0.1:4222" status 2>&1); rc=$?
+eq "a URL without a scheme fails" "$rc" 1
+has "saying what a bus URL is" "$out" "invalid bus URL: use file: or nats://"
+hasnt "without echoing its user" "$out" "madfuser"
 port=${NATS_URL##*:}
 out=$($MADF --bus "nats://madfuser:s3cretPassw0rd@127.0.0.1:1" status 2>&1); rc=$?
 eq "an unreachable server fails" "$rc" 1
