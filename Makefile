@@ -24,12 +24,12 @@ VERSION := 0.1.0
 # that show each is there (the stamp rule checks them).
 REVIEW_PKGS := cppcheck flawfinder shellcheck universal-ctags cloc pmccabe graphviz
 REVIEW_CMDS := cppcheck flawfinder shellcheck ctags cloc pmccabe dot
-PKGS      := libcjson ncursesw libcurl expat libcmark-gfm
+PKGS      := libcjson ncursesw libcurl expat libcmark-gfm libnats
 TEST_PKGS := cmocka
 DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
              libcmocka-dev tmux python3 python3-pydantic python3-aiofiles \
-             $(REVIEW_PKGS)
+             libnats-dev nats-server $(REVIEW_PKGS)
 # The python where Debian's python3-pydantic and python3-aiofiles are (the
 # seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
 # python3 on PATH may be another one.
@@ -74,6 +74,9 @@ TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Programs the integration tests drive (not tests themselves).
+HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/tests/%)
 
 DEPS_STAMP := build/.deps-ok
 # The stamp holds the package list it was made for: when DEB_PKGS changes,
@@ -92,6 +95,7 @@ $(DEPS_STAMP):
 	@mkdir -p build
 	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null && \
 	    for c in $(REVIEW_CMDS); do command -v $$c; done | [ "$$(wc -l)" -eq $(words $(REVIEW_CMDS)) ] && \
+	    { command -v nats-server || test -x /usr/sbin/nats-server; } >/dev/null && \
 	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles' 2>/dev/null; then \
 	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 
@@ -125,6 +129,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmadf.a $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libmadf.a $(ALL_LDFLAGS) $(LIBS) -lcmocka
 
+$(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libmadf.a $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libmadf.a $(ALL_LDFLAGS) $(LIBS)
+
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # core/ is the UI-free library: it never includes curses, tui/ or agents/.
@@ -138,7 +146,7 @@ test: check-core
 	@$(MAKE) --no-print-directory WERROR=1 madf
 	@MADF_BIN=$(CURDIR)/build/san/madf UNIT_DIR=$(CURDIR)/build/san/tests sh tests/run.sh
 
-testbins: $(BUILD)/madf $(UNIT_BIN)
+testbins: $(BUILD)/madf $(UNIT_BIN) $(HELPER_BIN)
 
 # The console, running the weekly workflow on the simulated sources (on a
 # terminal; elsewhere the workflow headless).

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/bus_fs.h"
+#include "core/bus_nats.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -33,6 +34,10 @@ void bus_config_init(struct bus_config *cfg, const char *data_dir)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->data_dir = xstrdup(data_dir ? data_dir : "data");
+	const char *url = getenv("MADF_BUS");
+	if (!url || !*url)
+		url = getenv("BUS_URL");
+	cfg->url = xstrdup(url && *url ? url : "file:");
 	cfg->durable = !getenv("MADF_NO_FSYNC") || !*getenv("MADF_NO_FSYNC") ||
 		       !strcmp(getenv("MADF_NO_FSYNC"), "0");
 	cfg->max_attempts = (int)env_long("MAX_RETRY_ATTEMPTS", 3, 1, 100);
@@ -57,6 +62,8 @@ void bus_config_release(struct bus_config *cfg)
 {
 	free(cfg->data_dir);
 	cfg->data_dir = NULL;
+	free(cfg->url);
+	cfg->url = NULL;
 }
 
 static const char *const queue_names[BUS_Q_COUNT] = {
@@ -116,14 +123,29 @@ int bus_open(const struct bus_config *cfg, struct bus **out, char **err)
 	struct bus *b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->cfg.data_dir = xstrdup(cfg->data_dir);
-	b->t = &bus_fs_transport;
-	if (b->t->consumer_open == NULL) {
-		free(b->cfg.data_dir);
-		free(b);
-		return err_set(err, "bus transport is incomplete");
+	b->cfg.url = xstrdup(cfg->url ? cfg->url : "file:");
+	const char *url = b->cfg.url;
+	int r;
+	if (!strcmp(url, "file:")) {
+		b->t = &bus_fs_transport;
+		r = bus_fs_open(b, err);
+	} else if (bus_nats_url(url)) {
+		b->t = &bus_nats_transport;
+		r = bus_nats_open(b, err);
+	} else {
+		/* The scheme is named only when it is one: what precedes a
+		 * colon may be a user name. */
+		size_t sl = strspn(url, "abcdefghijklmnopqrstuvwxyz0123456789+.-");
+		if (sl > 0 && sl <= 16 && !strncmp(url + sl, "://", 3))
+			r = err_set(err, "unknown bus URL scheme \"%.*s\": use file: or "
+				    "nats://host:port[,host:port...] (or tls://)",
+				    (int)sl, url);
+		else
+			r = err_set(err, "invalid bus URL: use file: or "
+				    "nats://host:port[,host:port...] (or tls://)");
 	}
-	if (bus_fs_open(b, err) < 0) {
-		free(b->cfg.data_dir);
+	if (r < 0) {
+		bus_config_release(&b->cfg);
 		free(b);
 		return -1;
 	}

@@ -13,6 +13,8 @@
 
 struct bus_config {
 	char *data_dir;          /* messages live in <data_dir>/messages */
+	char *url;               /* the transport: "file:" (the file bus under
+				    data_dir) or nats://host:port[,...] */
 	bool durable;            /* fsync file and directory on send (default) */
 	int max_attempts;        /* MAX_RETRY_ATTEMPTS, default 3 */
 	size_t inbox_limit;      /* waiting messages per inbox, default 1000 */
@@ -27,7 +29,8 @@ struct bus_config {
 
 /* Defaults, then MAX_RETRY_ATTEMPTS, MESSAGE_POLL_INTERVAL,
  * MADF_INBOX_LIMIT, MADF_RETRY_BASE_MS, MADF_LEASE_S, MADF_NO_FSYNC,
- * MADF_FORCE_POLL from the environment. data_dir is copied. */
+ * MADF_FORCE_POLL, and the transport URL from MADF_BUS (else BUS_URL,
+ * else "file:") from the environment. data_dir is copied. */
 void bus_config_init(struct bus_config *cfg, const char *data_dir);
 void bus_config_release(struct bus_config *cfg);
 
@@ -165,8 +168,10 @@ struct bus {
 	void *impl;
 };
 
-/* Opens the file-system bus under cfg->data_dir (the configuration is
- * copied), creating the directories it needs. */
+/* Opens the bus cfg->url names (the configuration is copied): the
+ * file-system bus under cfg->data_dir, creating the directories it needs,
+ * or the NATS JetStream bus (core/bus_nats.h). Errors never show the
+ * URL's user or password. */
 int bus_open(const struct bus_config *cfg, struct bus **out, char **err);
 void bus_free(struct bus **b);
 

@@ -197,9 +197,21 @@ static int trash_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/* The trash is the file bus's: a transport without one says so. */
+static int trash_supported(const struct bus *b, char **err)
+{
+	if (strcmp(b->t->name, "fs"))
+		return err_set(err, "not supported on the %s transport: the trash (a delete "
+				    "there is permanent)", b->t->name);
+	return 0;
+}
+
 int bus_trash_list(struct bus *b, struct bus_trash_entry **out, size_t *n, char **err)
 {
-	(void)err;
+	*out = NULL;
+	*n = 0;
+	if (trash_supported(b, err) < 0)
+		return -1;
 	char *dir = trash_dir(b);
 	struct bus_trash_entry *v = NULL;
 	size_t cap = 0;
@@ -295,6 +307,8 @@ int bus_trash_restore(struct bus *b, const char *id, char **where, char **err)
 		*where = NULL;
 	if (!id || !*id || strchr(id, '/'))
 		return err_set(err, "invalid message id \"%s\"", id ? id : "");
+	if (trash_supported(b, err) < 0)
+		return -1;
 	char *dir = trash_dir(b);
 	DIR *d = opendir(dir);
 	struct dirent *de;

@@ -87,7 +87,7 @@ const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: madf [--data-dir DIR] [--log-dir DIR] [--config FILE] "
+	fprintf(f, "usage: madf [--data-dir DIR] [--log-dir DIR] [--bus URL] [--config FILE] "
 		   "[--mcp-config FILE] [-v] COMMAND [ARGS]\n\n"
 		   "madf is an operations console for multi-agent work: agents exchange\n"
 		   "JSON messages over a file-system message bus.\n\ncommands:\n");
@@ -101,6 +101,9 @@ static void usage(FILE *f)
 		   "  --config FILE    KEY=VALUE settings (as .env)\n"
 		   "  --mcp-config FILE\n"
 		   "                   MCP servers, .mcp.json format (default: ./.mcp.json)\n"
+		   "  --bus URL        the message bus: file: (default, the data directory)\n"
+		   "                   or nats://host:port[,host:port...] (default: MADF_BUS,\n"
+		   "                   BUS_URL from .env, or file:)\n"
 		   "  --no-fsync       do not fsync sends (faster, not crash-safe)\n"
 		   "  -v               more output on stderr\n"
 		   "  --version, --help\n\n"
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct cli cli = { 0 };
 	const char *data_dir = NULL, *log_dir = NULL, *config = NULL, *mcp_config = NULL;
+	const char *bus_url = NULL;
 	bool help = false, no_fsync = false;
 	/* Pull global options out wherever they stand. */
 	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest));
@@ -147,6 +151,8 @@ int main(int argc, char **argv)
 			slot = &config;
 		else if (!strncmp(a, "--mcp-config", n = 12) && (a[n] == '=' || !a[n]))
 			slot = &mcp_config;
+		else if (!strncmp(a, "--bus", n = 5) && (a[n] == '=' || !a[n]))
+			slot = &bus_url;
 		if (slot) {
 			if (a[n] == '=') {
 				*slot = a + n + 1;
@@ -170,6 +176,9 @@ int main(int argc, char **argv)
 			rest[nrest++] = argv[i];
 		}
 	}
+	/* In the environment, so that the agents madf starts use it too. */
+	if (bus_url)
+		setenv("MADF_BUS", bus_url, 1);
 	char *err = NULL;
 	if (config && config_load_env_file(config, false, &err) < 0) {
 		cli_fail(EXIT_USAGE, NULL, "--config: %s", err);

@@ -1,0 +1,991 @@
+/* The NATS JetStream transport: connection, streams, sending and
+ * consuming. Listing, edits and counts are in bus_nats_admin.c. See
+ * core/bus_nats.h for the mapping. */
+#include "core/bus_nats.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "core/banned.h"
+
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+#define API_WAIT_MS 5000
+/* The stream's MaxMsgSize counts headers too. */
+#define HEADER_ROOM (64 * 1024)
+
+static const char *const prio_tok[4] = { "urgent", "high", "normal", "low" };
+
+bool bus_nats_url(const char *url)
+{
+	return url && (!strncmp(url, "nats://", 7) || !strncmp(url, "tls://", 6));
+}
+
+void nats_stream_name(const struct natsbus *nb, const char *agent, char *buf,
+		      size_t size)
+{
+	snprintf(buf, size, "%s_in_%s", nb->prefix, agent);
+}
+
+void nats_dlq_stream(const struct natsbus *nb, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s_dlq", nb->prefix);
+}
+
+static void att_stream(const struct natsbus *nb, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s_att", nb->prefix);
+}
+
+/* Replaces every occurrence of secret in *s by "[redacted]". */
+static void redact(char **s, const char *secret)
+{
+	if (!secret || !*secret)
+		return;
+	char *hit;
+	while ((hit = strstr(*s, secret))) {
+		char *t = xasprintf("%.*s[redacted]%s", (int)(hit - *s), *s,
+				    hit + strlen(secret));
+		free(*s);
+		*s = t;
+	}
+}
+
+int nats_fail(struct natsbus *nb, char **err, natsStatus s, jsErrCode jerr,
+	      const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	char *what = xvasprintf(fmt, ap);
+	va_end(ap);
+	const char *last = s != NATS_OK ? nats_GetLastError(NULL) : NULL;
+	/* "(conn.c:2088): text": the text alone, and only when it adds to
+	 * the status */
+	if (last && *last == '(' && strstr(last, "): "))
+		last = strstr(last, "): ") + 3;
+	if (last && !strcmp(last, natsStatus_GetText(s)))
+		last = NULL;
+	char *msg;
+	if (s == NATS_OK)
+		msg = what;
+	else {
+		msg = xasprintf("%s: %s%s%s%s", what, natsStatus_GetText(s),
+				last && *last ? " (" : "", last && *last ? last : "",
+				last && *last ? ")" : "");
+		free(what);
+	}
+	if (jerr) {
+		char *t = xasprintf("%s [JetStream error %d]", msg, (int)jerr);
+		free(msg);
+		msg = t;
+	}
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	if (nb) {
+		redact(&msg, nb->secret);
+		redact(&msg, nb->user);
+	}
+	free(*err);
+	*err = msg;
+	return -1;
+}
+
+/* ---- connecting ------------------------------------------------------- */
+
+static int prefix_valid(const char *p)
+{
+	size_t n = strlen(p);
+	if (n == 0 || n > NATS_PREFIX_MAX)
+		return 0;
+	for (const char *c = p; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+			return 0;
+	return 1;
+}
+
+/* Splits "scheme://[user[:pass]@]host:port[,host:port...]" into full server
+ * URLs (each with the scheme and user), the shown form without user or
+ * password, and the user and password themselves. */
+static int url_split(struct natsbus *nb, const char *url, char ***servers,
+		     int *n, char **err)
+{
+	const char *sep = strstr(url, "://");
+	char *scheme = xstrndup(url, (size_t)(sep - url));
+	const char *rest = sep + 3;
+	const char *comma = strchr(rest, ',');
+	const char *first_end = comma ? comma : rest + strlen(rest);
+	const char *at = memchr(rest, '@', (size_t)(first_end - rest));
+	char *userinfo = NULL;
+	if (at) {
+		userinfo = xstrndup(rest, (size_t)(at - rest));
+		char *colon = strchr(userinfo, ':');
+		if (colon) {
+			nb->secret = xstrdup(colon + 1);
+			nb->user = xstrndup(userinfo, (size_t)(colon - userinfo));
+		} else {
+			nb->user = xstrdup(userinfo);
+		}
+		rest = at + 1;
+	}
+	struct sbuf shown;
+	sbuf_init(&shown);
+	*servers = NULL;
+	*n = 0;
+	char *list = xstrdup(rest);
+	char *save = NULL;
+	int r = 0;
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const char *hp = tok;
+		const char *ts = strstr(tok, "://");
+		if (ts)
+			hp = ts + 3;
+		if (!*hp || strchr(hp, '@') || strchr(hp, '/')) {
+			r = err_set(err, "invalid NATS server \"%s\" in the bus URL: "
+					 "expected host:port", strchr(hp, '@') ? "user@..." : hp);
+			break;
+		}
+		*servers = xrealloc(*servers, sizeof(**servers) * (size_t)(*n + 1));
+		(*servers)[(*n)++] = userinfo ? xasprintf("%s://%s@%s", scheme, userinfo, hp)
+					      : xasprintf("%s://%s", scheme, hp);
+		sbuf_addf(&shown, "%s%s://%s", *n > 1 ? "," : "", scheme, hp);
+	}
+	if (r == 0 && *n == 0)
+		r = err_set(err, "the bus URL names no NATS server");
+	free(list);
+	free(userinfo);
+	free(scheme);
+	nb->where = sbuf_detach(&shown);
+	return r;
+}
+
+/* MADF_NATS_REPLICAS: 1 (one server) to 5; 3 in a cluster. */
+static int64_t replicas(void)
+{
+	const char *r = getenv("MADF_NATS_REPLICAS");
+	long v = r && *r ? strtol(r, NULL, 10) : 1;
+	return v >= 1 && v <= 5 ? v : 1;
+}
+
+static int add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
+{
+	jsErrCode jerr = 0;
+	jsStreamInfo *si = NULL;
+	natsStatus s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
+	if (s != NATS_OK && jerr == 10058) {
+		/* exists with another configuration (another limit) */
+		jerr = 0;
+		s = js_UpdateStream(&si, nb->js, sc, NULL, &jerr);
+	}
+	jsStreamInfo_Destroy(si);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, jerr, "cannot set up the NATS stream %s",
+				 sc->Name);
+	return 0;
+}
+
+int bus_nats_open(struct bus *b, char **err)
+{
+	struct natsbus *nb = xcalloc(1, sizeof(*nb));
+	pthread_mutex_init(&nb->lock, NULL);
+	b->impl = nb;
+	const char *pfx = getenv("MADF_NATS_PREFIX");
+	if (!pfx || !*pfx)
+		pfx = "madf";
+	if (!prefix_valid(pfx)) {
+		pthread_mutex_destroy(&nb->lock);
+		free(nb);
+		b->impl = NULL;
+		return err_set(err, "invalid MADF_NATS_PREFIX \"%s\": 1 to %d of "
+				    "[A-Za-z0-9_-]", pfx, NATS_PREFIX_MAX);
+	}
+	util_strlcpy(nb->prefix, pfx, sizeof(nb->prefix));
+	char **servers = NULL;
+	int n = 0;
+	int r = url_split(nb, b->cfg.url, &servers, &n, err);
+	natsStatus s = NATS_OK;
+	if (r == 0) {
+		s = natsOptions_Create(&nb->opts);
+		const char **sv = xcalloc((size_t)n, sizeof(*sv));
+		for (int i = 0; i < n; i++)
+			sv[i] = servers[i];
+		if (s == NATS_OK)
+			s = natsOptions_SetServers(nb->opts, sv, n);
+		free(sv);
+		if (s == NATS_OK)
+			s = natsOptions_SetTimeout(nb->opts, 2000);
+		if (s == NATS_OK)
+			s = natsOptions_SetName(nb->opts, "madf");
+		if (s == NATS_OK)
+			s = natsOptions_SetReconnectBufSize(nb->opts, 32 * 1024 * 1024);
+		/* an agent outlives a server restart or a leader election */
+		if (s == NATS_OK)
+			s = natsOptions_SetMaxReconnect(nb->opts, -1);
+		if (s == NATS_OK && !strncmp(b->cfg.url, "tls://", 6))
+			s = natsOptions_SetSecure(nb->opts, true);
+		const char *creds = getenv("NATS_CREDS");
+		if (s == NATS_OK && creds && *creds)
+			s = natsOptions_SetUserCredentialsFromFiles(nb->opts, creds, NULL);
+		if (s != NATS_OK)
+			r = nats_fail(nb, err, s, 0, "cannot configure the NATS connection "
+				      "to %s", nb->where);
+	}
+	for (int i = 0; i < n; i++)
+		free(servers[i]);
+	free(servers);
+	if (r == 0 && (s = natsConnection_Connect(&nb->nc, nb->opts)) != NATS_OK)
+		r = nats_fail(nb, err, s, 0, "cannot connect to the NATS bus at %s",
+			      nb->where);
+	jsOptions jo;
+	jsOptions_Init(&jo);
+	jo.Wait = API_WAIT_MS;
+	if (r == 0 && (s = natsConnection_JetStream(&nb->js, nb->nc, &jo)) != NATS_OK)
+		r = nats_fail(nb, err, s, 0, "cannot use JetStream at %s", nb->where);
+	if (r == 0) {
+		char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
+		jsStreamConfig sc;
+		jsStreamConfig_Init(&sc);
+		nats_dlq_stream(nb, name, sizeof(name));
+		snprintf(subj, sizeof(subj), "%s.dlq.*", nb->prefix);
+		const char *subs[] = { subj };
+		sc.Name = name;
+		sc.Subjects = subs;
+		sc.SubjectsLen = 1;
+		sc.Retention = js_LimitsPolicy;
+		sc.Storage = js_FileStorage;
+		sc.MaxAge = 30LL * 86400 * NS_PER_S;
+		sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
+		sc.AllowDirect = true;
+		sc.Replicas = replicas();
+		r = add_stream(nb, &sc, err);
+		if (r == 0) {
+			att_stream(nb, name, sizeof(name));
+			snprintf(subj, sizeof(subj), "%s.att.>", nb->prefix);
+			sc.Name = name;
+			sc.MaxMsgsPerSubject = 10;
+			sc.MaxMsgSize = 64 * 1024;
+			r = add_stream(nb, &sc, err);
+		}
+	}
+	char host[64] = "";
+	gethostname(host, sizeof(host) - 1);
+	snprintf(nb->owner, sizeof(nb->owner), "%.60s-%ld", host, (long)getpid());
+	if (r < 0)
+		b->t->close(b);
+	return r;
+}
+
+static void nats_close(struct bus *b)
+{
+	struct natsbus *nb = NB(b);
+	if (!nb)
+		return;
+	jsCtx_Destroy(nb->js);
+	if (nb->nc) {
+		natsConnection_Flush(nb->nc);
+		natsConnection_Close(nb->nc);
+	}
+	for (struct nats_bell *bl = nb->bells, *next; bl; bl = next) {
+		next = bl->next;
+		natsSubscription_Destroy(bl->sub);
+		close(bl->efd);
+		free(bl);
+	}
+	natsConnection_Destroy(nb->nc);
+	natsOptions_Destroy(nb->opts);
+	/* No nats_Close(): buses open and close again in one process (the
+	 * console, mcp), and the library may not open again right after a
+	 * close; what it keeps is freed at exit. */
+	for (size_t i = 0; i < nb->nensured; i++)
+		free(nb->ensured[i]);
+	free(nb->ensured);
+	free(nb->where);
+	free(nb->secret);
+	free(nb->user);
+	pthread_mutex_destroy(&nb->lock);
+	free(nb);
+	b->impl = NULL;
+}
+
+/* ---- streams ---------------------------------------------------------- */
+
+int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
+{
+	struct natsbus *nb = NB(b);
+	bool known = false;
+	pthread_mutex_lock(&nb->lock);
+	for (size_t i = 0; i < nb->nensured && !known; i++)
+		known = !strcmp(nb->ensured[i], agent);
+	pthread_mutex_unlock(&nb->lock);
+	if (known)
+		return 0;
+	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
+	char bsrc[NATS_NAME_MAX], bdst[NATS_NAME_MAX];
+	nats_stream_name(nb, agent, name, sizeof(name));
+	snprintf(subj, sizeof(subj), "%s.inbox.%s.*", nb->prefix, agent);
+	snprintf(bsrc, sizeof(bsrc), "%s.inbox.%s.>", nb->prefix, agent);
+	snprintf(bdst, sizeof(bdst), "%s.bell.%s.>", nb->prefix, agent);
+	jsRePublish rp = { .Source = bsrc, .Destination = bdst, .HeadersOnly = true };
+	const char *subs[] = { subj };
+	jsStreamConfig sc;
+	jsStreamConfig_Init(&sc);
+	sc.Name = name;
+	sc.Subjects = subs;
+	sc.SubjectsLen = 1;
+	sc.Retention = js_WorkQueuePolicy;
+	sc.Storage = js_FileStorage;
+	sc.MaxMsgs = (int64_t)b->cfg.inbox_limit;
+	sc.Discard = js_DiscardNew;
+	sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
+	sc.AllowDirect = true;
+	sc.Replicas = replicas();
+	sc.RePublish = &rp;
+	if (add_stream(nb, &sc, err) < 0)
+		return -1;
+	for (int p = 0; p < 4; p++) {
+		char durable[NATS_NAME_MAX], filter[NATS_NAME_MAX];
+		snprintf(durable, sizeof(durable), "%s_%s", agent, prio_tok[p]);
+		snprintf(filter, sizeof(filter), "%s.inbox.%s.%s", nb->prefix, agent,
+			 prio_tok[p]);
+		jsConsumerConfig cc;
+		jsConsumerConfig_Init(&cc);
+		cc.Durable = durable;
+		cc.FilterSubject = filter;
+		cc.AckPolicy = js_AckExplicit;
+		cc.DeliverPolicy = js_DeliverAll;
+		cc.AckWait = b->cfg.lease_s * NS_PER_S;
+		cc.MaxDeliver = b->cfg.max_attempts + 1;
+		cc.MaxAckPending = (int64_t)b->cfg.inbox_limit + 1000;
+		jsConsumerInfo *ci = NULL;
+		jsErrCode jerr = 0;
+		natsStatus s = js_AddConsumer(&ci, nb->js, name, &cc, NULL, &jerr);
+		if (s != NATS_OK) {
+			/* exists with another lease or attempt limit */
+			jerr = 0;
+			s = js_UpdateConsumer(&ci, nb->js, name, &cc, NULL, &jerr);
+		}
+		jsConsumerInfo_Destroy(ci);
+		if (s != NATS_OK)
+			return nats_fail(nb, err, s, jerr, "cannot set up the NATS consumer "
+					 "%s of %s", durable, name);
+	}
+	pthread_mutex_lock(&nb->lock);
+	nb->ensured = xrealloc(nb->ensured, sizeof(*nb->ensured) * (nb->nensured + 1));
+	nb->ensured[nb->nensured++] = xstrdup(agent);
+	pthread_mutex_unlock(&nb->lock);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int nats_agents(struct bus *b, char ***out, size_t *n, char **err)
+{
+	struct natsbus *nb = NB(b);
+	for (size_t i = 0; i < bus_default_agent_count; i++)
+		if (nats_ensure_inbox(b, bus_default_agents[i], err) < 0)
+			return -1;
+	jsStreamNamesList *list = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_StreamNames(&list, nb->js, NULL, &jerr);
+	if (s != NATS_OK && s != NATS_NOT_FOUND)
+		return nats_fail(nb, err, s, jerr, "cannot list the NATS streams");
+	char pfx[NATS_NAME_MAX];
+	int pl = snprintf(pfx, sizeof(pfx), "%s_in_", nb->prefix);
+	char **v = NULL;
+	size_t k = 0;
+	for (int i = 0; list && i < list->Count; i++) {
+		const char *nm = list->List[i];
+		if (strncmp(nm, pfx, (size_t)pl) || !util_valid_agent_name(nm + pl))
+			continue;
+		v = xrealloc(v, sizeof(*v) * (k + 1));
+		v[k++] = xstrdup(nm + pl);
+	}
+	jsStreamNamesList_Destroy(list);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_str);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* ---- publishing ------------------------------------------------------- */
+
+/* Publishes m (headers set) with dedup id; retries a timeout or a missing
+ * responder (a leader election) with the same id. */
+static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr,
+		   natsStatus *st, bool *dup)
+{
+	struct natsbus *nb = NB(b);
+	jsPubOptions po;
+	jsPubOptions_Init(&po);
+	po.MsgId = dedup;
+	natsStatus s = NATS_OK;
+	for (int i = 0; i < 3; i++) {
+		jsPubAck *pa = NULL;
+		*jerr = 0;
+		s = js_PublishMsg(&pa, nb->js, m, &po, jerr);
+		if (s == NATS_OK && dup)
+			*dup = pa && pa->Duplicate;
+		jsPubAck_Destroy(pa);
+		if (s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS)
+			break;
+		poll(NULL, 0, 200 * (i + 1));
+	}
+	*st = s;
+	return s == NATS_OK ? 0 : -1;
+}
+
+int nats_publish_inbox(struct bus *b, const struct msg *m, const char *agent,
+		       const char *json, size_t len, const char *dedup,
+		       char **err)
+{
+	struct natsbus *nb = NB(b);
+	if (nats_ensure_inbox(b, agent, err) < 0)
+		return -1;
+	char subj[NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "%s.inbox.%s.%s", nb->prefix, agent,
+		 prio_tok[m->priority & 3]);
+	natsMsg *nm = NULL;
+	natsStatus s = natsMsg_Create(&nm, subj, NULL, json, (int)len);
+	if (s == NATS_OK) {
+		bool bcast = !strcmp(m->to, "broadcast");
+		char *mid = bcast ? xasprintf("%s+%s", m->id, agent) : xstrdup(m->id);
+		natsMsgHeader_Set(nm, "Madf-Id", mid);
+		free(mid);
+	}
+	jsErrCode jerr = 0;
+	if (s == NATS_OK)
+		publish(b, nm, dedup, &jerr, &s, NULL);
+	natsMsg_Destroy(nm);
+	if (s == NATS_OK)
+		return 0;
+	if (jerr == 10077)
+		return err_set(err, "inbox of %s is full: %zu messages held (limit %zu; "
+				    "on the nats transport the limit counts messages "
+				    "being handled or retried too)", agent,
+			       b->cfg.inbox_limit, b->cfg.inbox_limit);
+	if (s == NATS_MAX_PAYLOAD || jerr == 10054)
+		return nats_fail(nb, err, s, jerr, "message refused: %zu bytes is over "
+				 "the NATS server's limit (max_payload must be at least "
+				 "16MB for 10 MB messages)", len);
+	return nats_fail(nb, err, s, jerr, "cannot send to %s over NATS", agent);
+}
+
+static int nats_send(struct bus *b, const struct msg *m, const char *json,
+		     size_t len, char **err)
+{
+	if (strcmp(m->to, "broadcast"))
+		return nats_publish_inbox(b, m, m->to, json, len, m->id, err);
+	char **agents;
+	size_t n;
+	if (nats_agents(b, &agents, &n, err) < 0)
+		return -1;
+	int r = 0;
+	size_t copies = 0, failed = 0;
+	struct sbuf why;
+	sbuf_init(&why);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(agents[i], m->from))
+			continue;
+		copies++;
+		char *dedup = xasprintf("%s+%s", m->id, agents[i]);
+		char *e = NULL;
+		if (nats_publish_inbox(b, m, agents[i], json, len, dedup, &e) < 0) {
+			/* the others still get their copy */
+			sbuf_addf(&why, "%s%s", failed++ ? "; " : "", e);
+			r = -1;
+		}
+		free(e);
+		free(dedup);
+	}
+	if (r < 0) {
+		char *w = sbuf_detach(&why);
+		err_set(err, "broadcast reached %zu of %zu inboxes: %s", copies - failed,
+			copies, w);
+		free(w);
+	} else {
+		sbuf_release(&why);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(agents[i]);
+	free(agents);
+	return r;
+}
+
+static char *hdr_clean(const char *s)
+{
+	char *t = xstrdup(s ? s : "");
+	for (char *p = t; *p; p++)
+		if (*p == '\r' || *p == '\n')
+			*p = ' ';
+	return t;
+}
+
+int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
+		      const char *json, size_t len, const char *dedup,
+		      char **err)
+{
+	struct natsbus *nb = NB(b);
+	char subj[NATS_NAME_MAX], now[40], att[24];
+	snprintf(subj, sizeof(subj), "%s.dlq.%s", nb->prefix, dl->agent);
+	util_iso8601(util_now_ns(), now, sizeof(now));
+	snprintf(att, sizeof(att), "%d", dl->attempts);
+	natsMsg *nm = NULL;
+	natsStatus s = natsMsg_Create(&nm, subj, NULL, json, (int)len);
+	const char *kv[][2] = {
+		{ "Madf-Reason", dl->reason }, { "Madf-Error", dl->error },
+		{ "Madf-Original-Inbox", dl->agent }, { "Madf-Attempts", att },
+		{ "Madf-First-Failure", dl->first_failure ? dl->first_failure : now },
+		{ "Madf-Last-Failure", now }, { "Madf-Dead-Lettered-At", now },
+		{ "Madf-Message-Id", dl->message_id }, { "Madf-From", dl->from },
+		{ "Madf-To", dl->to }, { "Madf-Type", dl->type },
+	};
+	for (size_t i = 0; s == NATS_OK && i < ARRAY_SIZE(kv); i++) {
+		if (!kv[i][1])
+			continue;
+		char *v = hdr_clean(kv[i][1]);
+		s = natsMsgHeader_Set(nm, kv[i][0], v);
+		free(v);
+	}
+	jsErrCode jerr = 0;
+	if (s == NATS_OK)
+		publish(b, nm, dedup, &jerr, &s, NULL);
+	natsMsg_Destroy(nm);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, jerr, "cannot dead-letter a message of %s",
+				 dl->agent);
+	if (b->on_dead)
+		b->on_dead(b->on_dead_ctx, dl->agent, dl->message_id ? dl->message_id : "?",
+			   dl->reason, dl->error);
+	return 0;
+}
+
+natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq)
+{
+	jsDirectGetMsgOptions d;
+	memset(&d, 0, sizeof(d));
+	d.Sequence = seq;
+	natsMsg *m = NULL;
+	if (js_DirectGetMsg(&m, nb->js, stream, NULL, &d) != NATS_OK)
+		return NULL;
+	return m;
+}
+
+const char *nats_hdr(natsMsg *m, const char *key)
+{
+	const char *v = NULL;
+	if (natsMsgHeader_Get(m, key, &v) != NATS_OK)
+		return NULL;
+	return v;
+}
+
+int64_t nats_parse_time(const char *s)
+{
+	if (!s)
+		return 0;
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	int used = 0;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	int64_t ns = (int64_t)timegm(&tm) * NS_PER_S;
+	const char *p = s + used;
+	if (*p == '.') {
+		int64_t frac = 0, scale = 100000000;
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			if (scale)
+				frac += (*p - '0') * scale;
+		ns += frac;
+	}
+	return ns;
+}
+
+/* ---- consuming -------------------------------------------------------- */
+
+struct bus_consumer {
+	struct bus *bus; /* first, as bus.c expects */
+	char *agent;
+	char stream[NATS_NAME_MAX];
+	struct nats_bell *bell;
+};
+
+static void bell_ring(natsConnection *nc, natsSubscription *sub, natsMsg *msg,
+		      void *closure)
+{
+	(void)nc;
+	(void)sub;
+	natsMsg_Destroy(msg);
+	uint64_t one = 1;
+	ssize_t w = write(((struct nats_bell *)closure)->efd, &one, sizeof(one));
+	(void)w; /* a full counter has rung already */
+}
+
+static int nats_consumer_open(struct bus *b, const char *agent,
+			      struct bus_consumer **out, char **err)
+{
+	if (nats_ensure_inbox(b, agent, err) < 0)
+		return -1;
+	struct natsbus *nb = NB(b);
+	struct nats_bell *bell = xcalloc(1, sizeof(*bell));
+	bell->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (bell->efd < 0) {
+		free(bell);
+		return err_set(err, "cannot make an eventfd: %s", strerror(errno));
+	}
+	char subj[NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "%s.bell.%s.>", nb->prefix, agent);
+	natsStatus s = natsConnection_Subscribe(&bell->sub, nb->nc, subj, bell_ring, bell);
+	pthread_mutex_lock(&nb->lock);
+	bell->next = nb->bells;
+	nb->bells = bell;
+	pthread_mutex_unlock(&nb->lock);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot subscribe to %s", subj);
+	struct bus_consumer *c = xcalloc(1, sizeof(*c));
+	c->bus = b;
+	c->agent = xstrdup(agent);
+	c->bell = bell;
+	nats_stream_name(nb, agent, c->stream, sizeof(c->stream));
+	*out = c;
+	return 0;
+}
+
+static void nats_consumer_free(struct bus_consumer *c)
+{
+	/* The bell itself goes at close: cnats 3.4.1 may crash when a
+	 * subscription is destroyed during a delivery (nats.c#637). */
+	natsSubscription_Unsubscribe(c->bell->sub);
+	free(c->agent);
+	free(c);
+}
+
+static int nats_consumer_fd(struct bus_consumer *c)
+{
+	return c->bell->efd;
+}
+
+/* Waits for the bell, at most the poll interval at a time: a nacked
+ * message whose backoff ends, or a lease that runs out, rings nothing. */
+static int nats_consumer_wait(struct bus_consumer *c, int timeout_ms)
+{
+	int poll_ms = (int)(c->bus->cfg.poll_interval_s * 1000);
+	int ms = timeout_ms < 0 || timeout_ms > poll_ms ? poll_ms : timeout_ms;
+	struct pollfd p = { .fd = c->bell->efd, .events = POLLIN };
+	int k = poll(&p, 1, ms);
+	if (k < 0)
+		return -1;
+	if (k > 0) {
+		uint64_t v;
+		ssize_t r = read(c->bell->efd, &v, sizeof(v));
+		(void)r;
+		return 1;
+	}
+	return timeout_ms >= 0 && ms >= timeout_ms ? 0 : 1;
+}
+
+/* Answers a delivery on its ack subject: "+ACK" as a request (so that it is
+ * known to be taken), the others as plain publishes. Never through
+ * natsMsg_Ack*: the raw pull's messages crash cnats 3.4.1 there. */
+static int answer(struct bus_consumer *c, const char *reply, const char *what,
+		  bool sync, char **err)
+{
+	struct natsbus *nb = NB(c->bus);
+	natsStatus s;
+	if (sync) {
+		natsMsg *r = NULL;
+		s = natsConnection_RequestString(&r, nb->nc, reply, what, API_WAIT_MS);
+		natsMsg_Destroy(r);
+	} else {
+		s = natsConnection_PublishString(nb->nc, reply, what);
+		if (s == NATS_OK)
+			s = natsConnection_FlushTimeout(nb->nc, API_WAIT_MS);
+	}
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot answer a delivery of %s (%.5s)",
+				 c->agent, what);
+	return 0;
+}
+
+static void att_subject(struct bus_consumer *c, uint64_t seq, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.att.%s.%llu", NB(c->bus)->prefix, c->agent,
+		 (unsigned long long)seq);
+}
+
+/* The first failure recorded for seq (caller frees), or NULL. */
+static char *att_first(struct bus_consumer *c, uint64_t seq)
+{
+	struct natsbus *nb = NB(c->bus);
+	char subj[NATS_NAME_MAX], st[NATS_NAME_MAX];
+	att_subject(c, seq, subj, sizeof(subj));
+	att_stream(nb, st, sizeof(st));
+	jsDirectGetMsgOptions d;
+	memset(&d, 0, sizeof(d));
+	d.Sequence = 1;
+	d.NextBySubject = subj;
+	natsMsg *m = NULL;
+	if (js_DirectGetMsg(&m, nb->js, st, NULL, &d) != NATS_OK)
+		return NULL;
+	char *at = xstrndup(natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
+	natsMsg_Destroy(m);
+	return at;
+}
+
+static void att_drop(struct bus_consumer *c, uint64_t seq)
+{
+	struct natsbus *nb = NB(c->bus);
+	char subj[NATS_NAME_MAX], st[NATS_NAME_MAX];
+	att_subject(c, seq, subj, sizeof(subj));
+	att_stream(nb, st, sizeof(st));
+	jsOptions o;
+	jsOptions_Init(&o);
+	o.Stream.Purge.Subject = subj;
+	js_PurgeStream(nb->js, st, &o, NULL);
+}
+
+static uint64_t canon_seq(const char *canon)
+{
+	const char *colon = canon ? strrchr(canon, ':') : NULL;
+	return colon ? strtoull(colon + 1, NULL, 10) : 0;
+}
+
+/* Dead-letters a claimed message (payload json) and takes it off the
+ * inbox. */
+static int claimed_dead(struct bus_consumer *c, const char *reply, uint64_t seq,
+			const char *json, size_t len, const char *reason,
+			const char *error, int attempts, const struct msg *m,
+			const char *mid, char **err)
+{
+	char *first = att_first(c, seq);
+	struct nats_dead dl = {
+		.agent = c->agent, .reason = reason, .error = error,
+		.message_id = m ? m->id : mid, .from = m ? m->from : NULL,
+		.to = m ? m->to : NULL, .type = m ? msg_type_name(m->type) : NULL,
+		.first_failure = first, .attempts = attempts,
+	};
+	char *dedup = xasprintf("dlq:%s:%llu", c->stream, (unsigned long long)seq);
+	int r = nats_publish_dead(c->bus, &dl, json, len, dedup, err);
+	free(dedup);
+	free(first);
+	if (r == 0)
+		r = answer(c, reply, "+ACK", true, err);
+	if (r == 0)
+		att_drop(c, seq);
+	return r;
+}
+
+/* One no-wait pull from the consumer of priority p: 1 with *out, 0 when
+ * nothing is there, -1 on error. */
+static int pull(struct bus_consumer *c, int p, natsMsg **out, char **err)
+{
+	struct natsbus *nb = NB(c->bus);
+	char subj[2 * NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "$JS.API.CONSUMER.MSG.NEXT.%s.%s_%s", c->stream,
+		 c->agent, prio_tok[p]);
+	natsMsg *m = NULL;
+	natsStatus s = natsConnection_RequestString(&m, nb->nc, subj,
+						    "{\"batch\":1,\"no_wait\":true}",
+						    API_WAIT_MS);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot pull from the inbox of %s",
+				 c->agent);
+	const char *status = nats_hdr(m, "Status");
+	if (status || !natsMsg_GetReply(m)) {
+		natsMsg_Destroy(m);
+		return 0;
+	}
+	*out = m;
+	return 1;
+}
+
+static int nats_claim(struct bus_consumer *c, struct bus_delivery **dp, char **err)
+{
+	struct bus *b = c->bus;
+	for (int p = 0; p < 4; p++) {
+		natsMsg *nm = NULL;
+		int k = pull(c, p, &nm, err);
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			continue;
+		jsMsgMetaData *meta = NULL;
+		if (natsMsg_GetMetaData(&meta, nm) != NATS_OK) {
+			natsMsg_Destroy(nm);
+			return err_set(err, "a delivery of %s carries no JetStream metadata",
+				       c->agent);
+		}
+		const char *reply = natsMsg_GetReply(nm);
+		const char *data = natsMsg_GetData(nm);
+		size_t len = (size_t)natsMsg_GetDataLength(nm);
+		uint64_t seq = meta->Sequence.Stream;
+		int nd = (int)meta->NumDelivered;
+		jsMsgMetaData_Destroy(meta);
+		struct msg *m = NULL;
+		struct msg_errors errs = { 0 };
+		const char *reason = NULL;
+		char *error = NULL;
+		const char *mid = nats_hdr(nm, "Madf-Id");
+		if (nd > b->cfg.max_attempts) {
+			reason = "max_attempts";
+			error = xasprintf("the lease ran out on the last attempt "
+					  "(%d deliveries)", nd - 1);
+		} else if (msg_parse(data, len, &m, &errs) < 0) {
+			reason = "invalid";
+			error = msg_errors_join(&errs);
+		} else if (strcmp(m->to, c->agent) && strcmp(m->to, "broadcast")) {
+			reason = "misrouted";
+			error = xasprintf("addressed to %s, found in the inbox of %s",
+					  m->to, c->agent);
+		} else if (m->timeout_s >= 0 &&
+			   m->ts_ns + m->timeout_s * NS_PER_S < util_now_ns()) {
+			reason = "expired";
+			error = xasprintf("timeout of %lld s passed before delivery (sent %s)",
+					  (long long)m->timeout_s, m->timestamp);
+		}
+		msg_errors_release(&errs);
+		if (reason) {
+			int r = claimed_dead(c, reply, seq, data, len, reason, error,
+					     nd - 1, m, mid, err);
+			free(error);
+			msg_free(&m);
+			natsMsg_Destroy(nm);
+			if (r < 0)
+				return -1;
+			p = -1; /* scan again from urgent */
+			continue;
+		}
+		struct bus_delivery *d = xcalloc(1, sizeof(*d));
+		d->msg = m;
+		d->attempts = nd - 1;
+		d->name = xstrdup(reply);
+		d->canon = xasprintf("%s:%llu", c->stream, (unsigned long long)seq);
+		d->agent = xstrdup(c->agent);
+		natsMsg_Destroy(nm);
+		*dp = d;
+		return 1;
+	}
+	return 0;
+}
+
+static int nats_ack(struct bus_consumer *c, struct bus_delivery *d, char **err)
+{
+	int r = answer(c, d->name, "+ACK", true, err);
+	if (r == 0 && d->attempts > 0)
+		att_drop(c, canon_seq(d->canon));
+	return r;
+}
+
+static int nats_nack(struct bus_consumer *c, struct bus_delivery *d,
+		     const char *error, bool permanent, char **err)
+{
+	struct bus *b = c->bus;
+	int attempts = d->attempts + 1;
+	uint64_t seq = canon_seq(d->canon);
+	if (permanent || attempts >= b->cfg.max_attempts) {
+		char *json = msg_to_json(d->msg, true);
+		size_t len = strlen(json);
+		json = xrealloc(json, len + 2);
+		json[len++] = '\n';
+		json[len] = '\0';
+		int r = claimed_dead(c, d->name, seq, json, len,
+				     permanent ? "rejected" : "max_attempts", error,
+				     attempts, d->msg, NULL, err);
+		free(json);
+		return r;
+	}
+	/* The failure: its time (the dead letter's first_failure) and when
+	 * the message is due again (listing the retry queue). */
+	struct natsbus *nb = NB(b);
+	char subj[NATS_NAME_MAX], now[40], due[24];
+	int64_t ms = bus_backoff_ms(&b->cfg, attempts);
+	att_subject(c, seq, subj, sizeof(subj));
+	util_iso8601(util_now_ns(), now, sizeof(now));
+	snprintf(due, sizeof(due), "%lld", (long long)(util_now_ns() + ms * NS_PER_MS));
+	natsMsg *rec = NULL;
+	if (natsMsg_Create(&rec, subj, NULL, now, (int)strlen(now)) == NATS_OK &&
+	    natsMsgHeader_Set(rec, "Madf-Due", due) == NATS_OK)
+		js_PublishMsg(NULL, nb->js, rec, NULL, NULL);
+	natsMsg_Destroy(rec);
+	char nak[64];
+	snprintf(nak, sizeof(nak), "-NAK {\"delay\":%lld}", (long long)(ms * NS_PER_MS));
+	return answer(c, d->name, nak, false, err);
+}
+
+static int nats_release(struct bus_consumer *c, struct bus_delivery *d, char **err)
+{
+	return answer(c, d->name, "-NAK", false, err);
+}
+
+static int nats_renew(struct bus_consumer *c, struct bus_delivery *d)
+{
+	return answer(c, d->name, "+WPI", false, NULL);
+}
+
+/* ---- the transport ------------------------------------------------------ */
+
+static const char *nats_owner(struct bus *b)
+{
+	return NB(b)->owner;
+}
+
+static bool nats_owner_gone(struct bus *b, const char *owner)
+{
+	/* HOST-PID: gone for sure only on this host, the process dead. */
+	const char *dash = strrchr(owner, '-');
+	const char *mine = strrchr(NB(b)->owner, '-');
+	if (!dash || !mine || dash - owner != mine - NB(b)->owner ||
+	    strncmp(owner, NB(b)->owner, (size_t)(dash - owner)))
+		return false;
+	long pid = strtol(dash + 1, NULL, 10);
+	return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+const struct bus_transport bus_nats_transport = {
+	.name = "nats",
+	.send = nats_send,
+	.consumer_open = nats_consumer_open,
+	.consumer_free = nats_consumer_free,
+	.consumer_fd = nats_consumer_fd,
+	.consumer_wait = nats_consumer_wait,
+	.claim = nats_claim,
+	.ack = nats_ack,
+	.nack = nats_nack,
+	.release = nats_release,
+	.renew = nats_renew,
+	.list = nats_list,
+	.each_dead = nats_each_dead,
+	.find = nats_find,
+	.read = nats_read,
+	.retry = nats_retry,
+	.remove = nats_remove,
+	.kill = nats_kill,
+	.requeue = nats_requeue,
+	.sweep = nats_sweep,
+	.gc = nats_gc,
+	.monitor_open = nats_monitor_open,
+	.monitor_free = nats_monitor_free,
+	.monitor_fd = nats_monitor_fd,
+	.monitor_process = nats_monitor_process,
+	.monitor_stats = nats_monitor_stats,
+	.owner = nats_owner,
+	.owner_gone = nats_owner_gone,
+	.close = nats_close,
+};

@@ -1,0 +1,117 @@
+/* The NATS JetStream transport (private to core/bus*.c). The mapping is
+ * described in man/madf-messages.5 ("NATS transport"):
+ *   inbox of A      stream <P>_in_<A>, subjects <P>.inbox.<A>.<prio>,
+ *                   WorkQueue retention, MaxMsgs = the inbox limit,
+ *                   Discard=New ("inbox full"), file storage
+ *   claim / lease   one delivery of the pull consumer <A>_<prio>
+ *                   (AckWait = the lease, MaxDeliver = attempts + 1)
+ *   dead letters    stream <P>_dlq, subjects <P>.dlq.<A>, reason headers
+ *   failures        stream <P>_att, subjects <P>.att.<A>.<seq>: one
+ *                   record per failed attempt (first and last failure)
+ * P is MADF_NATS_PREFIX (default "madf"). */
+#ifndef MADF_BUS_NATS_H
+#define MADF_BUS_NATS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <nats/nats.h>
+
+#include "core/bus.h"
+
+extern const struct bus_transport bus_nats_transport;
+
+/* True when url names the NATS transport (nats:// or tls://). */
+bool bus_nats_url(const char *url);
+/* Connects b (b->cfg.url) and prepares the dead-letter streams. */
+int bus_nats_open(struct bus *b, char **err);
+
+#define NATS_PREFIX_MAX 32
+#define NATS_NAME_MAX 160
+
+struct natsbus {
+	natsOptions *opts;
+	natsConnection *nc;
+	jsCtx *js;
+	char prefix[NATS_PREFIX_MAX + 1];
+	char *where;          /* the servers, without user or password */
+	char *secret;         /* the URL's password (redacted from errors) */
+	char *user;           /* the URL's user (redacted too) */
+	pthread_mutex_t lock; /* guards ensured (a console's workers share b) */
+	char **ensured;       /* agents whose streams this bus set up */
+	size_t nensured;
+	char owner[96];
+	struct nats_bell *bells; /* kept until close: a callback may be running */
+};
+
+/* A consumer's doorbell: the inbox stream republishes the headers of each
+ * new message on <P>.bell.<A>.<prio>; a subscription to them writes efd. */
+struct nats_bell {
+	struct nats_bell *next;
+	natsSubscription *sub;
+	int efd;
+};
+#define NB(b) ((struct natsbus *)(b)->impl)
+
+/* Names: stream of agent's inbox, its subjects, dead letters. */
+void nats_stream_name(const struct natsbus *nb, const char *agent, char *buf,
+		      size_t size);
+void nats_dlq_stream(const struct natsbus *nb, char *buf, size_t size);
+
+/* A one-line error from a NATS status (and JetStream code), the user and
+ * password of the URL redacted. Returns -1. */
+int nats_fail(struct natsbus *nb, char **err, natsStatus s, jsErrCode jerr,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Creates (or updates) agent's inbox stream and its four consumers. */
+int nats_ensure_inbox(struct bus *b, const char *agent, char **err);
+/* The agents with an inbox stream, the default ones included (sorted,
+ * caller frees each and the array). */
+int nats_agents(struct bus *b, char ***out, size_t *n, char **err);
+/* Publishes payload to agent's inbox with a fresh dedup id made of id and
+ * tag (NULL: the id itself). */
+int nats_publish_inbox(struct bus *b, const struct msg *m, const char *agent,
+		       const char *json, size_t len, const char *dedup,
+		       char **err);
+/* Publishes a dead letter for agent (see the header names in
+ * man/madf-messages.5), deduplicated by dedup. */
+struct nats_dead {
+	const char *agent, *reason, *error, *message_id;
+	const char *from, *to, *type, *first_failure;
+	int attempts;
+};
+int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
+		      const char *json, size_t len, const char *dedup,
+		      char **err);
+/* The stored message at seq of stream by direct get (NULL when gone). */
+natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq);
+const char *nats_hdr(natsMsg *m, const char *key); /* borrowed, or NULL */
+int64_t nats_parse_time(const char *s);             /* RFC 3339, ns */
+
+/* In bus_nats_admin.c. */
+int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
+	      struct bus_entry **out, size_t *n, char **err);
+int nats_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_entry *e),
+		   void *ctx, char **err);
+int nats_find(struct bus *b, const char *id, struct bus_entry *out, char **err);
+int nats_read(struct bus *b, const struct bus_entry *e, char **json, size_t *len,
+	      char **err);
+int nats_retry(struct bus *b, const char *id, const char *to, char **note, char **err);
+int nats_remove(struct bus *b, const char *id, struct bus_entry *out, char **err);
+int nats_kill(struct bus *b, const char *id, const char *why, char **err);
+int nats_requeue(struct bus *b, const char *id, const char *json, size_t len,
+		 char **err);
+int nats_sweep(struct bus *b, const char *agent, char **err);
+int nats_gc(struct bus *b, bool dry_run, int64_t now_ns,
+	    void (*report)(void *ctx, const char *what, const char *path),
+	    void *ctx, char **err);
+int nats_monitor_open(struct bus *b, struct bus_monitor **out, char **err);
+void nats_monitor_free(struct bus_monitor *m);
+int nats_monitor_fd(struct bus_monitor *m);
+int nats_monitor_process(struct bus_monitor *m);
+void nats_monitor_stats(struct bus_monitor *m, struct bus_stats *out);
+
+
+#define NATS_UNSUPPORTED "not supported on the nats transport: "
+
+#endif

@@ -1,0 +1,708 @@
+/* The NATS transport's administration: listing (by direct get, since a
+ * WorkQueue stream admits no second consumer), find, read, the operator's
+ * edits of dead and waiting messages, and the counts for the console. */
+#include "core/bus_nats.h"
+#include "core/bus_drop.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "core/banned.h"
+
+static const char *const prio_tok[4] = { "urgent", "high", "normal", "low" };
+
+static int prio_from_subject(const char *subj)
+{
+	const char *dot = subj ? strrchr(subj, '.') : NULL;
+	for (int p = 0; dot && p < 4; p++)
+		if (!strcmp(dot + 1, prio_tok[p]))
+			return p;
+	return PRIO_NORMAL;
+}
+
+/* Where each priority's consumer stands: a message past delivered is
+ * waiting; one at or below it and above the ack floor is being handled or
+ * waiting out a backoff. */
+struct cpos {
+	uint64_t delivered[4];
+};
+
+static void consumer_positions(struct natsbus *nb, const char *agent,
+			       struct cpos *pos)
+{
+	char stream[NATS_NAME_MAX];
+	nats_stream_name(nb, agent, stream, sizeof(stream));
+	memset(pos, 0, sizeof(*pos));
+	for (int p = 0; p < 4; p++) {
+		char durable[NATS_NAME_MAX];
+		snprintf(durable, sizeof(durable), "%s_%s", agent, prio_tok[p]);
+		jsConsumerInfo *ci = NULL;
+		if (js_GetConsumerInfo(&ci, nb->js, stream, durable, NULL, NULL) == NATS_OK)
+			pos->delivered[p] = ci->Delivered.Stream;
+		jsConsumerInfo_Destroy(ci);
+	}
+}
+
+/* Calls fn on each stored message of stream (subject filter subj) in
+ * sequence order; fn returns nonzero to stop. */
+static void scan(struct natsbus *nb, const char *stream, const char *subj,
+		 int (*fn)(void *ctx, natsMsg *m, uint64_t seq), void *ctx)
+{
+	uint64_t seq = 1;
+	for (;;) {
+		jsDirectGetMsgOptions d;
+		memset(&d, 0, sizeof(d));
+		d.Sequence = seq;
+		d.NextBySubject = subj;
+		natsMsg *m = NULL;
+		if (js_DirectGetMsg(&m, nb->js, stream, NULL, &d) != NATS_OK)
+			return;
+		const char *s = nats_hdr(m, "Nats-Sequence");
+		uint64_t got = s ? strtoull(s, NULL, 10) : 0;
+		int stop = got < seq ? 1 : fn(ctx, m, got);
+		natsMsg_Destroy(m);
+		if (stop)
+			return;
+		seq = got + 1;
+	}
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Fills e from a stored message (name "<stream>:<seq>"). */
+static void entry_fill(struct bus_entry *e, enum bus_queue q, const char *agent,
+		       const char *stream, uint64_t seq, natsMsg *m, bool content)
+{
+	memset(e, 0, sizeof(*e));
+	e->queue = q;
+	e->agent = q == BUS_Q_DEAD ? NULL : dup_or_null(agent);
+	e->name = xasprintf("%s:%llu", stream, (unsigned long long)seq);
+	e->path = xasprintf("nats:%s", e->name);
+	e->enqueued_ns = nats_parse_time(nats_hdr(m, "Nats-Time-Stamp"));
+	e->size = (size_t)natsMsg_GetDataLength(m);
+	if (q == BUS_Q_DEAD) {
+		const char *a = nats_hdr(m, "Madf-Attempts");
+		e->attempts = a ? atoi(a) : 0;
+		e->message_id = dup_or_null(nats_hdr(m, "Madf-Message-Id"));
+		e->reason = dup_or_null(nats_hdr(m, "Madf-Reason"));
+		e->error = dup_or_null(nats_hdr(m, "Madf-Error"));
+		e->original_inbox = dup_or_null(nats_hdr(m, "Madf-Original-Inbox"));
+		e->from = dup_or_null(nats_hdr(m, "Madf-From"));
+		e->to = dup_or_null(nats_hdr(m, "Madf-To"));
+		e->type = dup_or_null(nats_hdr(m, "Madf-Type"));
+		e->priority = PRIO_NORMAL;
+	} else {
+		e->message_id = dup_or_null(nats_hdr(m, "Madf-Id"));
+		e->priority = (enum msg_priority)prio_from_subject(nats_hdr(m, "Nats-Subject"));
+	}
+	if (content || q == BUS_Q_DEAD) {
+		cJSON *j = cJSON_ParseWithLength(natsMsg_GetData(m),
+						 (size_t)natsMsg_GetDataLength(m));
+		const char *keys[] = { "from", "to", "type", "priority" };
+		char **dst[] = { &e->from, &e->to, &e->type, NULL };
+		for (int k = 0; j && k < 4; k++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+			if (!cJSON_IsString(v))
+				continue;
+			if (dst[k] && !*dst[k])
+				*dst[k] = xstrdup(v->valuestring);
+			else if (!dst[k] && q == BUS_Q_DEAD) {
+				int p = msg_priority_from_name(v->valuestring);
+				if (p >= 0)
+					e->priority = (enum msg_priority)p;
+			}
+		}
+		if (!e->message_id && j) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "message_id");
+			if (cJSON_IsString(v))
+				e->message_id = xstrdup(v->valuestring);
+		}
+		cJSON_Delete(j);
+	}
+}
+
+struct lst {
+	struct natsbus *nb;
+	const char *agent, *stream;
+	enum bus_queue want;   /* BUS_Q_COUNT: inbox and processing */
+	bool content;
+	struct cpos pos;
+	jsStreamInfo *att;     /* the agent's failure records, by subject */
+	struct bus_entry *v;
+	size_t n;
+	const char *match;     /* find: stop at this id */
+	void (*fn)(void *ctx, const struct bus_entry *e);
+	void *ctx;
+};
+
+static int lst_inbox(void *ctx, natsMsg *m, uint64_t seq)
+{
+	struct lst *l = ctx;
+	int p = prio_from_subject(nats_hdr(m, "Nats-Subject"));
+	enum bus_queue q = seq > l->pos.delivered[p] ? BUS_Q_INBOX : BUS_Q_PROCESSING;
+	int failures = 0;
+	int64_t due = 0;
+	if (q == BUS_Q_PROCESSING && l->att && l->att->State.Subjects) {
+		/* failed before: retrying while its backoff runs */
+		char sj[NATS_NAME_MAX + 24];
+		snprintf(sj, sizeof(sj), "%s.att.%s.%llu", l->nb->prefix, l->agent,
+			 (unsigned long long)seq);
+		for (int i = 0; i < l->att->State.Subjects->Count; i++)
+			if (!strcmp(l->att->State.Subjects->List[i].Subject, sj))
+				failures = (int)l->att->State.Subjects->List[i].Msgs;
+		natsMsg *last = NULL;
+		char an[NATS_NAME_MAX];
+		snprintf(an, sizeof(an), "%s_att", l->nb->prefix);
+		jsDirectGetMsgOptions dg;
+		memset(&dg, 0, sizeof(dg));
+		dg.LastBySubject = sj;
+		if (failures && js_DirectGetMsg(&last, l->nb->js, an, NULL, &dg) == NATS_OK) {
+			const char *d = nats_hdr(last, "Madf-Due");
+			due = d ? strtoll(d, NULL, 10) : 0;
+		}
+		natsMsg_Destroy(last);
+		if (due > util_now_ns())
+			q = BUS_Q_RETRY;
+	}
+	if (l->want != BUS_Q_COUNT && q != l->want)
+		return 0;
+	if (l->match) {
+		const char *id = nats_hdr(m, "Madf-Id");
+		char name[NATS_NAME_MAX + 24];
+		snprintf(name, sizeof(name), "%s:%llu", l->stream, (unsigned long long)seq);
+		if (!(id && !strcmp(id, l->match)) && strcmp(name, l->match))
+			return 0;
+	}
+	l->v = xrealloc(l->v, sizeof(*l->v) * (l->n + 1));
+	entry_fill(&l->v[l->n], q, l->agent, l->stream, seq, m, l->content);
+	l->v[l->n].attempts = failures;
+	l->v[l->n++].due_ns = due;
+	return l->match != NULL;
+}
+
+static int lst_dead(void *ctx, natsMsg *m, uint64_t seq)
+{
+	struct lst *l = ctx;
+	if (l->match) {
+		const char *id = nats_hdr(m, "Madf-Message-Id");
+		char name[NATS_NAME_MAX + 24];
+		snprintf(name, sizeof(name), "%s:%llu", l->stream, (unsigned long long)seq);
+		if (!(id && !strcmp(id, l->match)) && strcmp(name, l->match))
+			return 0;
+	}
+	struct bus_entry e;
+	entry_fill(&e, BUS_Q_DEAD, NULL, l->stream, seq, m, true);
+	if (l->fn) {
+		l->fn(l->ctx, &e);
+		bus_entry_release(&e);
+		return 0;
+	}
+	l->v = xrealloc(l->v, sizeof(*l->v) * (l->n + 1));
+	l->v[l->n++] = e;
+	return l->match != NULL;
+}
+
+static void list_agent(struct lst *l, const char *agent)
+{
+	char stream[NATS_NAME_MAX], subj[NATS_NAME_MAX];
+	nats_stream_name(l->nb, agent, stream, sizeof(stream));
+	snprintf(subj, sizeof(subj), "%s.inbox.%s.*", l->nb->prefix, agent);
+	l->agent = agent;
+	l->stream = stream;
+	consumer_positions(l->nb, agent, &l->pos);
+	char an[NATS_NAME_MAX], af[NATS_NAME_MAX];
+	snprintf(an, sizeof(an), "%s_att", l->nb->prefix);
+	snprintf(af, sizeof(af), "%s.att.%s.*", l->nb->prefix, agent);
+	jsOptions o;
+	jsOptions_Init(&o);
+	o.Stream.Info.SubjectsFilter = af;
+	if (js_GetStreamInfo(&l->att, l->nb->js, an, &o, NULL) != NATS_OK)
+		l->att = NULL;
+	scan(l->nb, stream, subj, lst_inbox, l);
+	jsStreamInfo_Destroy(l->att);
+	l->att = NULL;
+	l->stream = NULL;
+}
+
+static void list_dead(struct lst *l)
+{
+	char stream[NATS_NAME_MAX], subj[NATS_NAME_MAX];
+	nats_dlq_stream(l->nb, stream, sizeof(stream));
+	snprintf(subj, sizeof(subj), "%s.dlq.*", l->nb->prefix);
+	l->stream = stream;
+	scan(l->nb, stream, subj, lst_dead, l);
+	l->stream = NULL;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct bus_entry *x = a, *y = b;
+	if (x->priority != y->priority)
+		return (int)x->priority - (int)y->priority;
+	return (x->enqueued_ns > y->enqueued_ns) - (x->enqueued_ns < y->enqueued_ns);
+}
+
+static void free_agents(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
+	      struct bus_entry **out, size_t *n, char **err)
+{
+	*out = NULL;
+	*n = 0;
+	if (q == BUS_Q_PROCESSED)
+		return err_set(err, NATS_UNSUPPORTED "the processed queue (an "
+			       "acknowledged message leaves the stream)");
+	struct lst l = { .nb = NB(b), .want = q, .content = content };
+	if (q == BUS_Q_DEAD) {
+		list_dead(&l);
+	} else if (agent) {
+		list_agent(&l, agent);
+	} else {
+		char **agents;
+		size_t na;
+		if (nats_agents(b, &agents, &na, err) < 0)
+			return -1;
+		for (size_t i = 0; i < na; i++)
+			list_agent(&l, agents[i]);
+		free_agents(agents, na);
+	}
+	if (l.n > 1 && q != BUS_Q_DEAD)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_entry);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+int nats_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_entry *e),
+		   void *ctx, char **err)
+{
+	(void)err;
+	struct lst l = { .nb = NB(b), .want = BUS_Q_DEAD, .fn = fn, .ctx = ctx };
+	list_dead(&l);
+	return 0;
+}
+
+int nats_find(struct bus *b, const char *id, struct bus_entry *out, char **err)
+{
+	if (!id || !*id || strchr(id, '/'))
+		return err_set(err, "invalid message id \"%s\"", id ? id : "");
+	char **agents;
+	size_t na;
+	if (nats_agents(b, &agents, &na, err) < 0)
+		return -1;
+	struct lst l = { .nb = NB(b), .want = BUS_Q_COUNT, .content = true, .match = id };
+	for (size_t i = 0; i < na && !l.n; i++)
+		list_agent(&l, agents[i]);
+	free_agents(agents, na);
+	if (!l.n)
+		list_dead(&l);
+	if (!l.n)
+		return err_set(err, "no message %s in the inboxes, processing or dead "
+				    "letters of the NATS bus (acknowledged messages are "
+				    "not kept there)", id);
+	*out = l.v[0];
+	free(l.v);
+	return 0;
+}
+
+static int name_split(const char *name, char *stream, size_t size, uint64_t *seq)
+{
+	const char *colon = strrchr(name, ':');
+	if (!colon || (size_t)(colon - name) >= size)
+		return -1;
+	snprintf(stream, size, "%.*s", (int)(colon - name), name);
+	*seq = strtoull(colon + 1, NULL, 10);
+	return *seq ? 0 : -1;
+}
+
+int nats_read(struct bus *b, const struct bus_entry *e, char **json, size_t *len,
+	      char **err)
+{
+	char stream[NATS_NAME_MAX];
+	uint64_t seq;
+	if (name_split(e->name, stream, sizeof(stream), &seq) < 0)
+		return err_set(err, "bad NATS message name %s", e->name);
+	natsMsg *m = nats_get(NB(b), stream, seq);
+	if (!m)
+		return err_set(err, "%s is gone", e->name);
+	*len = (size_t)natsMsg_GetDataLength(m);
+	*json = xstrndup(natsMsg_GetData(m), *len);
+	natsMsg_Destroy(m);
+	return 0;
+}
+
+static int delete_entry(struct bus *b, const struct bus_entry *e, char **err)
+{
+	char stream[NATS_NAME_MAX];
+	uint64_t seq;
+	if (name_split(e->name, stream, sizeof(stream), &seq) < 0)
+		return err_set(err, "bad NATS message name %s", e->name);
+	jsErrCode jerr = 0;
+	natsStatus s = js_DeleteMsg(NB(b)->js, stream, seq, NULL, &jerr);
+	if (s != NATS_OK)
+		return nats_fail(NB(b), err, s, jerr, "cannot delete %s", e->name);
+	if (e->queue == BUS_Q_RETRY && e->agent) {
+		/* its failure records go with it */
+		char an[NATS_NAME_MAX], sj[NATS_NAME_MAX + 24];
+		snprintf(an, sizeof(an), "%s_att", NB(b)->prefix);
+		snprintf(sj, sizeof(sj), "%s.att.%s.%llu", NB(b)->prefix, e->agent,
+			 (unsigned long long)seq);
+		jsOptions o;
+		jsOptions_Init(&o);
+		o.Stream.Purge.Subject = sj;
+		js_PurgeStream(NB(b)->js, an, &o, NULL);
+	}
+	return 0;
+}
+
+/* A fresh dedup id for a message queued again (the original id may still
+ * be inside the duplicate window). */
+static char *fresh_dedup(const char *id)
+{
+	uint32_t r;
+	util_random(&r, sizeof(r));
+	return xasprintf("%s:r%08x", id, r);
+}
+
+static int queue_fresh(struct bus *b, const struct msg *m, const char *agent,
+		       char **err)
+{
+	char *js = msg_to_json(m, true);
+	size_t len = strlen(js);
+	js = xrealloc(js, len + 2);
+	js[len++] = '\n';
+	js[len] = '\0';
+	char *dedup = fresh_dedup(m->id);
+	int r = nats_publish_inbox(b, m, agent, js, len, dedup, err);
+	free(dedup);
+	free(js);
+	return r;
+}
+
+static int load_valid(struct bus *b, const struct bus_entry *e, struct msg **m,
+		      char **err)
+{
+	char *buf;
+	size_t len;
+	if (nats_read(b, e, &buf, &len, err) < 0)
+		return -1;
+	struct msg_errors errs = { 0 };
+	int r = msg_parse(buf, len, m, &errs);
+	free(buf);
+	if (r < 0) {
+		char *j = msg_errors_join(&errs);
+		err_set(err, "%s is invalid and would fail again (%s); fix it with "
+			     "the console's edit action or `madf requeue`", e->name, j);
+		free(j);
+	}
+	msg_errors_release(&errs);
+	return r;
+}
+
+int nats_retry(struct bus *b, const char *id, const char *to, char **note, char **err)
+{
+	struct bus_entry e;
+	if (nats_find(b, id, &e, err) < 0)
+		return -1;
+	int r = -1;
+	struct msg *m = NULL;
+	if (e.queue != BUS_Q_DEAD) {
+		err_set(err, "%s is not a dead letter (it is in %s)", id,
+			bus_queue_name(e.queue));
+		goto out;
+	}
+	if (load_valid(b, &e, &m, err) < 0)
+		goto out;
+	const char *target = to ? to : (e.original_inbox && *e.original_inbox
+					? e.original_inbox : m->to);
+	if (!util_valid_agent_name(target)) {
+		err_set(err, "cannot retry %s: no valid inbox to send it to", id);
+		goto out;
+	}
+	if (strcmp(m->to, target) && strcmp(m->to, "broadcast"))
+		util_strlcpy(m->to, target, sizeof(m->to));
+	char *said = bus_expired_refresh(m, e.reason); /* an expired one: a new timestamp */
+	/* Queued first, then the dead letter removed: a crash between the
+	 * two duplicates, never loses. */
+	r = queue_fresh(b, m, target, err);
+	if (r == 0)
+		r = delete_entry(b, &e, err);
+	if (r == 0 && note)
+		*note = said;
+	else
+		free(said);
+out:
+	msg_free(&m);
+	bus_entry_release(&e);
+	return r;
+}
+
+int nats_remove(struct bus *b, const char *id, struct bus_entry *out, char **err)
+{
+	struct bus_entry e;
+	if (nats_find(b, id, &e, err) < 0)
+		return -1;
+	int r;
+	if (e.queue == BUS_Q_PROCESSING)
+		r = err_set(err, "%s is being handled or retried; only waiting and "
+				 "dead messages can be deleted", id);
+	else
+		r = delete_entry(b, &e, err);
+	if (r == 0 && out) {
+		*out = e;
+		return 0;
+	}
+	bus_entry_release(&e);
+	return r;
+}
+
+/* A waiting message to the dead letters (published there first, then
+ * deleted from the inbox: a crash between the two duplicates). */
+static int kill_entry(struct bus *b, const struct bus_entry *e, const char *reason,
+		      const char *why, char **err)
+{
+	char *buf = NULL;
+	size_t len;
+	int r = nats_read(b, e, &buf, &len, err);
+	struct nats_dead dl = {
+		.agent = e->agent, .reason = reason, .error = why,
+		.message_id = e->message_id, .from = e->from, .to = e->to,
+		.type = e->type, .attempts = e->attempts,
+	};
+	char *dedup = xasprintf("dlq:%s", e->name);
+	if (r == 0)
+		r = nats_publish_dead(b, &dl, buf, len, dedup, err);
+	if (r == 0)
+		r = delete_entry(b, e, err);
+	free(dedup);
+	free(buf);
+	return r;
+}
+
+int nats_kill(struct bus *b, const char *id, const char *why, char **err)
+{
+	struct bus_entry e;
+	if (nats_find(b, id, &e, err) < 0)
+		return -1;
+	int r;
+	if (e.queue != BUS_Q_INBOX && e.queue != BUS_Q_RETRY)
+		r = err_set(err, "%s is in %s; only waiting or retrying messages can be "
+				 "killed to the dead letters", id, bus_queue_name(e.queue));
+	else
+		r = kill_entry(b, &e, "killed", why ? why : "killed by the operator", err);
+	bus_entry_release(&e);
+	return r;
+}
+
+int nats_requeue(struct bus *b, const char *id, const char *json, size_t len,
+		 char **err)
+{
+	struct msg *m = NULL;
+	struct msg_errors errs = { 0 };
+	if (msg_parse(json, len, &m, &errs) < 0) {
+		char *j = msg_errors_join(&errs);
+		msg_errors_release(&errs);
+		err_set(err, "edited message is invalid: %s", j);
+		free(j);
+		return -1;
+	}
+	struct bus_entry e;
+	memset(&e, 0, sizeof(e));
+	int r = nats_find(b, id, &e, err);
+	if (r == 0 && e.queue != BUS_Q_DEAD)
+		r = err_set(err, "%s is not a dead letter (it is in %s)", id,
+			    bus_queue_name(e.queue));
+	if (r == 0 && !strcmp(m->to, "broadcast"))
+		r = err_set(err, "cannot requeue to broadcast; address one agent");
+	if (r == 0)
+		r = queue_fresh(b, m, m->to, err);
+	if (r == 0)
+		r = delete_entry(b, &e, err);
+	if (e.name)
+		bus_entry_release(&e);
+	msg_free(&m);
+	return r;
+}
+
+int nats_sweep(struct bus *b, const char *agent, char **err)
+{
+	/* Nothing to do: the server gives back expired leases (AckWait) and
+	 * redelivers nacked messages when their backoff ends. */
+	(void)b;
+	(void)agent;
+	(void)err;
+	return 0;
+}
+
+int nats_gc(struct bus *b, bool dry_run, int64_t now_ns,
+	    void (*report)(void *ctx, const char *what, const char *path),
+	    void *ctx, char **err)
+{
+	/* Dead letters expire by their stream's 30-day max age and failure
+	 * records likewise; acknowledged messages are not kept. What is left:
+	 * messages waiting over 24 hours go to the dead letters. */
+	struct bus_entry *v;
+	size_t n;
+	if (nats_list(b, BUS_Q_INBOX, NULL, true, &v, &n, err) < 0)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (now_ns - v[i].enqueued_ns <= 86400LL * 1000000000LL)
+			continue;
+		if (report)
+			report(ctx, "waiting over 24 hours, to the dead letters", v[i].path);
+		if (!dry_run)
+			r = kill_entry(b, &v[i], "retention",
+				       "waited in the inbox over 24 hours", err);
+	}
+	bus_entries_free(v, n);
+	return r;
+}
+
+/* ---- counts ------------------------------------------------------------- */
+
+struct bus_monitor {
+	struct bus *bus; /* first, as bus.c expects */
+	struct bus_stats snap;
+	int64_t last_ns;
+};
+
+/* Messages of agent with failures recorded: those waiting out a backoff,
+ * or handled again after one. From the subjects of the failure stream. */
+static size_t failing(jsStreamInfo *att, const char *prefix, const char *agent)
+{
+	size_t n = 0, pl = strlen(prefix), al = strlen(agent);
+	if (!att || !att->State.Subjects)
+		return 0;
+	for (int i = 0; i < att->State.Subjects->Count; i++) {
+		const char *sj = att->State.Subjects->List[i].Subject;
+		/* <P>.att.<agent>.<seq> */
+		if (!strncmp(sj, prefix, pl) && !strncmp(sj + pl, ".att.", 5) &&
+		    !strncmp(sj + pl + 5, agent, al) && sj[pl + 5 + al] == '.')
+			n++;
+	}
+	return n;
+}
+
+static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
+{
+	struct natsbus *nb = NB(b);
+	memset(out, 0, sizeof(*out));
+	char **agents;
+	size_t na;
+	if (nats_agents(b, &agents, &na, err) < 0)
+		return -1;
+	char attn[NATS_NAME_MAX], filt[NATS_NAME_MAX];
+	snprintf(attn, sizeof(attn), "%s_att", nb->prefix);
+	snprintf(filt, sizeof(filt), "%s.att.>", nb->prefix);
+	jsOptions o;
+	jsOptions_Init(&o);
+	o.Stream.Info.SubjectsFilter = filt;
+	jsStreamInfo *att = NULL;
+	if (js_GetStreamInfo(&att, nb->js, attn, &o, NULL) != NATS_OK)
+		att = NULL;
+	out->agents = xcalloc(na ? na : 1, sizeof(*out->agents));
+	for (size_t i = 0; i < na; i++) {
+		struct bus_agent_stats *a = &out->agents[out->nagents++];
+		util_strlcpy(a->agent, agents[i], sizeof(a->agent));
+		char stream[NATS_NAME_MAX];
+		nats_stream_name(nb, agents[i], stream, sizeof(stream));
+		jsConsumerInfoList *cl = NULL;
+		size_t ack = 0;
+		if (js_Consumers(&cl, nb->js, stream, NULL, NULL) == NATS_OK && cl) {
+			for (int k = 0; k < cl->Count; k++) {
+				a->depth += (size_t)cl->List[k]->NumPending;
+				ack += (size_t)cl->List[k]->NumAckPending;
+			}
+		}
+		jsConsumerInfoList_Destroy(cl);
+		size_t f = failing(att, nb->prefix, agents[i]);
+		a->retry = f < ack ? f : ack;
+		a->processing = ack - a->retry;
+		if (a->depth) {
+			jsStreamInfo *si = NULL;
+			if (js_GetStreamInfo(&si, nb->js, stream, NULL, NULL) == NATS_OK)
+				a->oldest_ns = si->State.FirstTime;
+			jsStreamInfo_Destroy(si);
+		}
+		out->processing += a->processing;
+		out->retry += a->retry;
+	}
+	jsStreamInfo_Destroy(att);
+	free_agents(agents, na);
+	char dlq[NATS_NAME_MAX];
+	nats_dlq_stream(nb, dlq, sizeof(dlq));
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_GetStreamInfo(&si, nb->js, dlq, NULL, &jerr);
+	if (s != NATS_OK) {
+		bus_stats_release(out);
+		return nats_fail(nb, err, s, jerr, "cannot count the dead letters");
+	}
+	out->dead_letter = (size_t)si->State.Msgs;
+	out->dead_gen = si->State.LastSeq * 1000003u + (si->State.LastSeq - si->State.Msgs);
+	jsStreamInfo_Destroy(si);
+	return 0;
+}
+
+int nats_monitor_open(struct bus *b, struct bus_monitor **out, char **err)
+{
+	struct bus_monitor *m = xcalloc(1, sizeof(*m));
+	m->bus = b;
+	if (stats_scan(b, &m->snap, err) < 0) {
+		free(m);
+		return -1;
+	}
+	m->last_ns = util_mono_ns();
+	*out = m;
+	return 0;
+}
+
+void nats_monitor_free(struct bus_monitor *m)
+{
+	bus_stats_release(&m->snap);
+	free(m);
+}
+
+int nats_monitor_fd(struct bus_monitor *m)
+{
+	(void)m;
+	return -1; /* polled at MESSAGE_POLL_INTERVAL */
+}
+
+int nats_monitor_process(struct bus_monitor *m)
+{
+	if (util_mono_ns() - m->last_ns <
+	    (int64_t)(m->bus->cfg.poll_interval_s * 1e9))
+		return 0;
+	struct bus_stats s;
+	m->last_ns = util_mono_ns();
+	if (stats_scan(m->bus, &s, NULL) < 0)
+		return 0;
+	bool same = s.nagents == m->snap.nagents && s.processing == m->snap.processing &&
+		    s.retry == m->snap.retry && s.dead_letter == m->snap.dead_letter &&
+		    s.dead_gen == m->snap.dead_gen &&
+		    (!s.nagents || !memcmp(s.agents, m->snap.agents,
+					   s.nagents * sizeof(*s.agents)));
+	bus_stats_release(&m->snap);
+	m->snap = s;
+	return !same;
+}
+
+void nats_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
+{
+	*out = m->snap;
+	out->agents = xcalloc(m->snap.nagents ? m->snap.nagents : 1, sizeof(*out->agents));
+	if (m->snap.nagents)
+		memcpy(out->agents, m->snap.agents, m->snap.nagents * sizeof(*out->agents));
+}
