@@ -66,6 +66,21 @@ static int read_content(const char *arg, char **out, size_t *len, char **err)
 	return util_read_file(arg + 1, MSG_MAX_BYTES, out, len, err);
 }
 
+/* Whether the bus itself has a queue for name (any transport: on NATS the
+ * data directory does not show the inboxes). */
+static bool bus_has_agent(struct cli *cli, const char *name)
+{
+	struct bus *b;
+	struct bus_stats st;
+	if (cli_bus(cli, &b) < 0 || bus_stats(b, &st, NULL) < 0)
+		return false;
+	bool found = false;
+	for (size_t i = 0; i < st.nagents && !found; i++)
+		found = !strcmp(st.agents[i].agent, name);
+	bus_stats_release(&st);
+	return found;
+}
+
 /* Refuses (prints why, returns true) an agent name that is neither
  * configured nor ever seen on the bus: a typo would make an inbox no agent
  * reads. --new-agent says it is new. */
@@ -73,8 +88,10 @@ static bool unknown_agent(struct cli *cli, const char *cmd, const char *name,
 			  bool broadcast_ok)
 {
 	char *known = NULL;
-	if (known_agent(cli->data_dir, name, broadcast_ok, &known))
+	if (known_agent(cli->data_dir, name, broadcast_ok, &known) || bus_has_agent(cli, name)) {
+		free(known);
 		return false;
+	}
 	cli_fail(EXIT_USAGE, cmd, "no agent \"%s\" is configured or was ever seen on the bus "
 		 "(known: %s); --new-agent if it is a new one", name, known ? known : "none");
 	free(known);

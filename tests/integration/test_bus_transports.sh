@@ -25,15 +25,15 @@ jget() { printf '%s' "$1" | python3 -c "import json,sys; j=json.load(sys.stdin);
 bus_cases() {
 	tr=$1
 	# --- send, recv, ack ---
-	id=$($MADF send --to t_basic --type heartbeat --content "$HB")
+	id=$($MADF send --new-agent --to t_basic --type heartbeat --content "$HB")
 	eq "[$tr] send prints the message id" "$(echo "$id" | cut -c1-9)" "operator_"
 	st=$($MADF status --json)
 	eq "[$tr] status counts the waiting message" "$(jget "$st" 'j["inboxes"]["t_basic"]["depth"]')" 1
-	out=$($MADF recv t_basic --max 1)
+	out=$($MADF recv --new-agent t_basic --max 1)
 	eq "[$tr] recv gets it" "$(jget "$out" 'j["message_id"]')" "$id"
 	st=$($MADF status --json)
 	eq "[$tr] the acked message left the inbox" "$(jget "$st" 'j["inboxes"]["t_basic"]["depth"]')" 0
-	eq "[$tr] recv of an empty inbox prints nothing" "$($MADF recv t_basic)" ""
+	eq "[$tr] recv of an empty inbox prints nothing" "$($MADF recv --new-agent t_basic)" ""
 	out=$($MADF show "$id" 2>&1)
 	case $tr in
 	file) has "[$tr] an acked message is kept in processed/" "$out" "queue:    processed" ;;
@@ -42,22 +42,22 @@ bus_cases() {
 	esac
 
 	# --- priority, then age ---
-	low=$($MADF send --to t_prio --type heartbeat --priority low --content "$HB")
-	n1=$($MADF send --to t_prio --type heartbeat --content "$HB")
-	urg=$($MADF send --to t_prio --type heartbeat --priority urgent --content "$HB")
-	high=$($MADF send --to t_prio --type heartbeat --priority high --content "$HB")
-	n2=$($MADF send --to t_prio --type heartbeat --content "$HB")
+	low=$($MADF send --new-agent --to t_prio --type heartbeat --priority low --content "$HB")
+	n1=$($MADF send --new-agent --to t_prio --type heartbeat --content "$HB")
+	urg=$($MADF send --new-agent --to t_prio --type heartbeat --priority urgent --content "$HB")
+	high=$($MADF send --new-agent --to t_prio --type heartbeat --priority high --content "$HB")
+	n2=$($MADF send --new-agent --to t_prio --type heartbeat --content "$HB")
 	ls=$($MADF ls inbox t_prio --json)
 	eq "[$tr] ls orders by priority then age" \
 		"$(jget "$ls" '" ".join(e["message_id"] for e in j)')" "$urg $high $n1 $n2 $low"
-	got=$($MADF recv t_prio --max 5 | python3 -c 'import json,sys; print(" ".join(json.loads(l)["message_id"] for l in sys.stdin))')
+	got=$($MADF recv --new-agent t_prio --max 5 | python3 -c 'import json,sys; print(" ".join(json.loads(l)["message_id"] for l in sys.stdin))')
 	eq "[$tr] recv delivers by priority then age" "$got" "$urg $high $n1 $n2 $low"
 
 	# --- a send wakes a waiting consumer (no polling needed) ---
 	$DRV wait-fd t_bell 60 >"$T/bell.$tr" &
 	bpid=$!
 	wait_for "[$tr] a consumer waits on its fd" 30 grep -q ready "$T/bell.$tr"
-	$MADF send --to t_bell --type heartbeat --content "$HB" >/dev/null
+	$MADF send --new-agent --to t_bell --type heartbeat --content "$HB" >/dev/null
 	wait "$bpid"
 	eq "[$tr] the send wakes it" "$(tail -1 "$T/bell.$tr")" woken
 
@@ -65,7 +65,7 @@ bus_cases() {
 	out=$($DRV send-many t_full 1001)
 	has "[$tr] 1000 sends to one inbox are taken" "$out" "sent 1000"
 	has "[$tr] the 1001st is refused: inbox full" "$out" "inbox of t_full is full"
-	out=$($MADF send --to t_full --type heartbeat --content "$HB" 2>&1); rc=$?
+	out=$($MADF send --new-agent --to t_full --type heartbeat --content "$HB" 2>&1); rc=$?
 	eq "[$tr] madf send to a full inbox fails" "$rc" 1
 	has "[$tr] and says the inbox is full" "$out" "is full"
 	st=$($MADF status --json)
@@ -82,7 +82,7 @@ bus_cases() {
 	esac
 
 	# --- nack, backoff, dead letter after MAX_RETRY_ATTEMPTS ---
-	nid=$($MADF send --to t_nack --type heartbeat --content "$HB")
+	nid=$($MADF send --new-agent --to t_nack --type heartbeat --content "$HB")
 	tries=
 	for i in 1 2 3; do
 		out=$($DRV claim t_nack 30 nack "boom $i")
@@ -101,7 +101,7 @@ bus_cases() {
 	eq "[$tr] status counts the dead letter" "$(jget "$st" 'j["dead_letter"]')" 1
 
 	# --- a failed message waiting out its backoff counts as retrying ---
-	$MADF send --to t_retry --type heartbeat --content "$HB" >/dev/null
+	$MADF send --new-agent --to t_retry --type heartbeat --content "$HB" >/dev/null
 	MADF_RETRY_BASE_MS=600000 MADF_RETRY_MAX_MS=600000 $DRV claim t_retry 30 nack "later" >/dev/null
 	st=$($MADF status --json)
 	eq "[$tr] status: retrying 1, processing 0, waiting 0" \
@@ -114,7 +114,7 @@ bus_cases() {
 	out=$($MADF show "$tid" --json)
 	eq "[$tr] it is a dead letter" "$(jget "$out" 'j["queue"]+" "+j["reason"]')" "dead-letter killed"
 	$MADF delete "$tid" >/dev/null
-	$MADF send --to t_retry --type heartbeat --content "$HB" >/dev/null
+	$MADF send --new-agent --to t_retry --type heartbeat --content "$HB" >/dev/null
 	MADF_RETRY_BASE_MS=600000 MADF_RETRY_MAX_MS=600000 $DRV claim t_retry 30 nack "later" >/dev/null
 	tid=$(jget "$($MADF ls retry t_retry --json)" 'j[0]["message_id"]')
 	out=$($MADF delete "$tid"); eq "[$tr] delete of a retrying message" "$out" "deleted $tid"
@@ -123,7 +123,7 @@ bus_cases() {
 		"$(jget "$st" '(j["inboxes"]["t_retry"]["retry"], j["inboxes"]["t_retry"]["processing"], j["inboxes"]["t_retry"]["depth"], j["dead_letter"])')" "(0, 0, 0, 1)"
 
 	# --- a permanent failure goes straight to the dead letters ---
-	rid=$($MADF send --to t_rej --type heartbeat --content "$HB")
+	rid=$($MADF send --new-agent --to t_rej --type heartbeat --content "$HB")
 	$DRV claim t_rej 30 reject "cannot ever work" >/dev/null
 	out=$($MADF show "$rid" --json)
 	eq "[$tr] a rejected message is dead at once" "$(jget "$out" 'j["queue"]+" "+j["reason"]+" "+str(j["attempts"])')" "dead-letter rejected 1"
@@ -136,8 +136,8 @@ bus_cases() {
 	$DRV raw t_raw "$T/bad.$tr.json"
 	$DRV raw t_raw "$T/malformed.$tr.json"
 	$DRV raw t_raw "$T/mis.$tr.json"
-	good=$($MADF send --to t_raw --type heartbeat --content "$HB")
-	out=$($MADF recv t_raw)
+	good=$($MADF send --new-agent --to t_raw --type heartbeat --content "$HB")
+	out=$($MADF recv --new-agent t_raw)
 	eq "[$tr] beside bad messages the good one is delivered, alone" \
 		"$(jget "[$out]" '[m["message_id"] for m in j]')" "['$good']"
 	dl=$($MADF ls dead-letter --json)
@@ -158,27 +158,27 @@ bus_cases() {
 	eq "[$tr] it waits in its original inbox again" "$(jget "$out" 'j["queue"]+" "+j["agent"]')" "inbox t_nack"
 	out=$($DRV claim t_nack 30 ack)
 	eq "[$tr] and is delivered as a first attempt" "$out" "$nid 0"
-	out=$($MADF retry "$rid" --to t_other); eq "[$tr] retry --to another inbox" "$out" "retried $rid"
-	out=$($MADF recv t_other --max 1)
+	out=$($MADF retry "$rid" --to t_other --new-agent); eq "[$tr] retry --to another inbox" "$out" "retried $rid"
+	out=$($MADF recv --new-agent t_other --max 1)
 	eq "[$tr] the other inbox gets it, addressed to it" "$(jget "$out" 'j["message_id"]+" "+j["to"]')" "$rid t_other"
-	kid=$($MADF send --to t_kill --type heartbeat --content "$HB")
+	kid=$($MADF send --new-agent --to t_kill --type heartbeat --content "$HB")
 	out=$($MADF kill "$kid" --reason "operator test"); eq "[$tr] kill of a waiting message" "$out" "killed $kid"
 	out=$($MADF show "$kid" --json)
 	eq "[$tr] the killed message is a dead letter with the reason" \
 		"$(jget "$out" 'j["reason"]+": "+j["error"]')" "killed: operator test"
 	out=$($MADF delete "$kid"); eq "[$tr] delete of a dead letter" "$out" "deleted $kid"
 	check_fails "[$tr] a deleted dead letter is gone" 1 $MADF show "$kid"
-	qid=$($MADF send --to t_rq --type heartbeat --content "$HB")
+	qid=$($MADF send --new-agent --to t_rq --type heartbeat --content "$HB")
 	$MADF kill "$qid" >/dev/null
 	$MADF show "$qid" --json | python3 -c 'import json,sys; m=json.load(sys.stdin)["message"]; m["to"]="t_rq2"; m["content"]["active_tasks"]=7; print(json.dumps(m))' >"$T/edit.$tr.json"
 	out=$($MADF requeue "$qid" "$T/edit.$tr.json"); eq "[$tr] requeue of an edited dead letter" "$out" "requeued $qid"
-	out=$($MADF recv t_rq2 --max 1)
+	out=$($MADF recv --new-agent t_rq2 --max 1)
 	eq "[$tr] the edited message reaches its new inbox" "$(jget "$out" 'j["message_id"]+" "+str(j["content"]["active_tasks"])')" "$qid 7"
 	st=$($MADF status --json)
 	eq "[$tr] no dead letters left" "$(jget "$st" 'j["dead_letter"]')" 0
 
 	# --- a consumer killed while it holds a claim loses nothing ---
-	hid=$($MADF send --to t_hold --type heartbeat --content "$HB")
+	hid=$($MADF send --new-agent --to t_hold --type heartbeat --content "$HB")
 	$DRV claim t_hold 30 hold >"$T/hold.$tr" &
 	hpid=$!
 	wait_for "[$tr] the holder claimed the message" 30 grep -q "$hid" "$T/hold.$tr"
@@ -191,16 +191,18 @@ bus_cases() {
 	st=$($MADF status --json)
 	eq "[$tr] and is gone once acked" "$(jget "$st" 'j["inboxes"]["t_hold"]["processing"]+j["inboxes"]["t_hold"]["depth"]')" 0
 
-	# --- expiry: a message whose timeout passed is dead-lettered ---
-	eid=$($MADF send --to t_exp --type heartbeat --timeout 1 --content "$HB")
+	# --- expiry: a message whose timeout passed is dead-lettered (a
+	# task_progress: an expired heartbeat is dropped and counted instead) ---
+	eid=$($MADF send --new-agent --to t_exp --type task_progress --timeout 1 \
+		--content '{"task_id":"t1","percent_complete":50,"current_step":"reading"}')
 	sleep 1.5
-	eq "[$tr] an expired message is not delivered" "$($MADF recv t_exp)" ""
+	eq "[$tr] an expired message is not delivered" "$($MADF recv --new-agent t_exp)" ""
 	out=$($MADF show "$eid" --json)
 	eq "[$tr] it is a dead letter, reason expired" "$(jget "$out" 'j["reason"]')" expired
 
 	# --- broadcast: one copy per agent, the sender left out ---
 	ninb=$(jget "$($MADF status --json)" 'len(j["inboxes"])')
-	out=$($MADF send --to broadcast --from t_basic --type heartbeat --content "$HB" 2>&1); rc=$?
+	out=$($MADF send --new-agent --to broadcast --from t_basic --type heartbeat --content "$HB" 2>&1); rc=$?
 	case $tr in
 	# The file bus lets broadcast copies past the inbox limit.
 	file) eq "[$tr] broadcast succeeds" "$rc" 0 ;;
@@ -213,7 +215,7 @@ bus_cases() {
 		"$(jget "$st" '(j["inboxes"]["research_agent_1"]["depth"], j["inboxes"]["validator_agent"]["depth"], j["inboxes"]["t_basic"]["depth"])')" "(1, 1, 0)"
 
 	# --- the console's overview counts, attached ---
-	for i in 1 2 3; do $MADF send --to t_con --type heartbeat --content "$HB" >/dev/null; done
+	for i in 1 2 3; do $MADF send --new-agent --to t_con --type heartbeat --content "$HB" >/dev/null; done
 	printf 'wait-for t_con\n' >"$T/script.$tr"
 	$MADF --log-dir "$T/logs" console --attach --script "$T/script.$tr" \
 		--dump-screen "$T/screen.$tr" 2>"$T/con.err.$tr"
@@ -322,7 +324,7 @@ hasnt "nor the user" "$out" "madfuser"
 plain=$NATS_URL
 NATS_EXTRA='authorization { user: madfuser, password: "s3cretPassw0rd" }' nats_start
 authed=nats://madfuser:s3cretPassw0rd@${NATS_URL#nats://}
-out=$($MADF --bus "$authed" send --to t_auth --type heartbeat --content "$HB" 2>&1)
+out=$($MADF --bus "$authed" send --new-agent --to t_auth --type heartbeat --content "$HB" 2>&1)
 eq "the URL's user and password log in" "$(echo "$out" | cut -c1-9)" "operator_"
 out=$($MADF --bus "$authed" ls inbox t_auth 2>&1)
 hasnt "ls does not show the password" "$out" "s3cretPassw0rd"
