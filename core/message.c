@@ -1,11 +1,10 @@
 /* Messages: the seed 002 envelope plus correlation_id, seed 003 spelling
  * normalised on read, table-driven validation of the envelope and of the
- * nine content schemas, canonical output, ids. */
-#include "core/message.h"
-#include "core/json_out.h"
-#include "core/message_compat.h"
-#include "core/schema.h"
-#include "core/util.h"
+ * nine content schemas, canonical output, ids. This file: names, errors,
+ * field rules, the envelope, output, lifecycle and ids; the content
+ * schemas and seed 003 content are in message_schema.c, behind
+ * core/message_priv.h. */
+#include "core/message_priv.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/json_out.h"
+#include "core/message_compat.h"
+#include "core/util.h"
 #include "core/banned.h"
 
 #define JSON_INT_MAX 9007199254740992.0 /* 2^53: exact in a double */
@@ -27,7 +29,6 @@ static const char RULE_AGENT[] =
 	"must be an agent name ([a-z0-9][a-z0-9_-]{0,63})";
 static const char RULE_TARGET[] =
 	"must be an agent name ([a-z0-9][a-z0-9_-]{0,63}) or broadcast";
-static const char RULE_TIME[] = "must be ISO 8601 with a time zone";
 static const char RULE_PRIORITY[] = "must be one of low, normal, high, urgent";
 
 /* ---- Names ---- */
@@ -115,7 +116,7 @@ static int type_from_alias(const char *s)
 }
 
 /* "a, b, c" from a NULL-terminated list. Caller frees. */
-static char *choices_join(const char *const *list)
+char *msg_choices_join(const char *const *list)
 {
 	struct sbuf b;
 	sbuf_init(&b);
@@ -124,7 +125,7 @@ static char *choices_join(const char *const *list)
 	return sbuf_detach(&b);
 }
 
-static char *type_choices(bool with_aliases)
+char *msg_type_choices(bool with_aliases)
 {
 	struct sbuf b;
 	sbuf_init(&b);
@@ -174,16 +175,7 @@ char *msg_errors_join(const struct msg_errors *e)
 	return sbuf_detach(&b);
 }
 
-/* A validation pass: errors go to errs (when not NULL), n counts them. */
-struct vctx {
-	struct msg_errors *errs;
-	int n;
-};
-
-static void verr(struct vctx *v, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void verr(struct vctx *v, const char *path, const char *fmt, ...)
+void msg_verr(struct vctx *v, const char *path, const char *fmt, ...)
 {
 	v->n++;
 	if (!v->errs || v->errs->count > MSG_ERRORS_MAX)
@@ -225,7 +217,7 @@ static bool valid_target(const char *s)
 	return s && (util_valid_agent_name(s) || !strcmp(s, "broadcast"));
 }
 
-static bool json_is_integer(double d)
+bool msg_json_is_integer(double d)
 {
 	return d == floor(d) && fabs(d) <= JSON_INT_MAX;
 }
@@ -234,7 +226,7 @@ static bool check_id(struct vctx *v, const char *label, const char *s)
 {
 	if (msg_valid_id(s))
 		return true;
-	verr(v, label, "%s", RULE_ID);
+	msg_verr(v, label, "%s", RULE_ID);
 	return false;
 }
 
@@ -243,7 +235,7 @@ static bool check_agent(struct vctx *v, const char *label, const char *s,
 {
 	if (target ? valid_target(s) : util_valid_agent_name(s))
 		return true;
-	verr(v, label, "%s", target ? RULE_TARGET : RULE_AGENT);
+	msg_verr(v, label, "%s", target ? RULE_TARGET : RULE_AGENT);
 	return false;
 }
 
@@ -254,580 +246,10 @@ static bool check_timestamp(struct vctx *v, const char *label, const char *s,
 	if (f == MSG_TIME_ZONED)
 		return true;
 	if (f == MSG_TIME_RANGE)
-		verr(v, label, "must be within years 1678..2261");
+		msg_verr(v, label, "must be within years 1678..2261");
 	else
-		verr(v, label, "%s", RULE_TIME);
+		msg_verr(v, label, "%s", RULE_TIME);
 	return false;
-}
-
-/* ---- Content schemas ---- */
-
-
-static const char *const accept_status[] = { "accepted", "rejected", "queued", NULL };
-static const char *const result_status[] = { "completed", "partial", "failed", NULL };
-static const char *const validation_types[] = { "cross_reference", "timing_check",
-						"fact_check", NULL };
-static const char *const issue_types[] = { "conflict", "timing_error", "stale_data", NULL };
-static const char *const levels[] = { "low", "medium", "high", "critical", NULL };
-static const char *const heartbeat_status[] = { "idle", "busy", "waiting", "stopping", NULL };
-static const char *const agent_status[] = { "healthy", "degraded", "error", "offline", NULL };
-
-static const struct field_spec task_assignment_fields[] = {
-	/* name                  kind         flags             min max choices items */
-	{ "task_type",           FK_STR,      REQ | F_NONEMPTY, 0, 0, NULL, NULL },
-	{ "focus_area",          FK_STR,      REQ,              0, 0, NULL, NULL },
-	{ "target_pairs",        FK_STR_LIST, REQ,              0, 0, NULL, NULL },
-	{ "timeframe",           FK_STR,      REQ,              0, 0, NULL, NULL },
-	{ "data_sources",        FK_STR_LIST, REQ,              0, 0, NULL, NULL },
-	{ "deadline",            FK_TIME,     REQ,              0, 0, NULL, NULL },
-	{ "output_format",       FK_STR,      REQ,              0, 0, NULL, NULL },
-	{ "special_instructions", FK_STR,     OPT,              0, 0, NULL, NULL },
-};
-
-static const struct field_spec task_acceptance_fields[] = {
-	{ "task_id",              FK_STR,  REQ,         0, 0, NULL, NULL },
-	{ "status",               FK_ENUM, REQ,         0, 0, accept_status, NULL },
-	{ "estimated_completion", FK_TIME, REQ,         0, 0, NULL, NULL },
-	{ "agent_capacity",       FK_NUM,  REQ | RANGE, 0, 1, NULL, NULL },
-	{ "rejection_reason",     FK_STR,  OPT,         0, 0, NULL, NULL },
-};
-
-static const struct field_spec task_progress_fields[] = {
-	{ "task_id",              FK_STR,  REQ,         0, 0,   NULL, NULL },
-	{ "percent_complete",     FK_NUM,  REQ | RANGE, 0, 100, NULL, NULL },
-	{ "current_step",         FK_STR,  REQ,         0, 0,   NULL, NULL },
-	{ "estimated_completion", FK_TIME, OPT,         0, 0,   NULL, NULL },
-	{ "items_done",           FK_INT,  OPT | F_MIN, 0, 0,   NULL, NULL },
-	{ "items_total",          FK_INT,  OPT | F_MIN, 0, 0,   NULL, NULL },
-};
-
-static const struct field_spec research_result_fields[] = {
-	{ "task_id",                FK_STR,      REQ,         0, 0, NULL, NULL },
-	{ "status",                 FK_ENUM,     REQ,         0, 0, result_status, NULL },
-	{ "execution_time_minutes", FK_NUM,      REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "data_points_collected",  FK_INT,      REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "sources_accessed",       FK_STR_LIST, REQ,         0, 0, NULL, NULL },
-	{ "key_findings",           FK_STR_LIST, REQ,         0, 0, NULL, NULL },
-	{ "raw_data",               FK_OBJ,      REQ,         0, 0, NULL, NULL },
-	{ "confidence_score",       FK_NUM,      REQ | RANGE, 0, 1, NULL, NULL },
-	{ "data_freshness_hours",   FK_NUM,      REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "warnings",               FK_STR_LIST, REQ,         0, 0, NULL, NULL },
-};
-
-static const struct field_spec validation_request_fields[] = {
-	{ "research_results_to_validate", FK_STR_LIST, REQ | F_NONEMPTY, 0, 0, NULL, NULL },
-	{ "validation_type",    FK_ENUM,     REQ, 0, 0, validation_types, NULL },
-	{ "validation_sources", FK_STR_LIST, REQ, 0, 0, NULL, NULL },
-	{ "priority_areas",     FK_STR_LIST, REQ, 0, 0, NULL, NULL },
-	{ "deadline",           FK_TIME,     REQ, 0, 0, NULL, NULL },
-};
-
-static const struct field_spec validation_issue_fields[] = {
-	{ "issue_type",     FK_ENUM, REQ,         0, 0, issue_types, NULL },
-	{ "severity",       FK_ENUM, REQ,         0, 0, levels, NULL },
-	{ "description",    FK_STR,  REQ,         0, 0, NULL, NULL },
-	{ "affected_data",  FK_OBJ,  REQ,         0, 0, NULL, NULL },
-	{ "recommendation", FK_STR,  REQ,         0, 0, NULL, NULL },
-	{ "confidence",     FK_NUM,  REQ | RANGE, 0, 1, NULL, NULL },
-};
-
-static const struct schema validation_issue = SCHEMA(validation_issue_fields, NULL);
-
-static const struct field_spec validation_result_fields[] = {
-	{ "validation_id",              FK_STR,      REQ,         0, 0, NULL, NULL },
-	{ "research_results_validated", FK_STR_LIST, REQ,         0, 0, NULL, NULL },
-	{ "overall_confidence",         FK_NUM,      REQ | RANGE, 0, 1, NULL, NULL },
-	{ "issues_found",               FK_OBJ_LIST, REQ,         0, 0, NULL, &validation_issue },
-	{ "validated_findings",         FK_STR_LIST, REQ,         0, 0, NULL, NULL },
-	{ "execution_time_minutes",     FK_NUM,      REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "sources_consulted",          FK_STR_LIST, REQ,         0, 0, NULL, NULL },
-};
-
-static const struct field_spec error_report_fields[] = {
-	{ "error_type",      FK_STR,  REQ, 0, 0, NULL, NULL },
-	{ "error_message",   FK_STR,  REQ, 0, 0, NULL, NULL },
-	{ "context",         FK_OBJ,  REQ, 0, 0, NULL, NULL },
-	{ "stack_trace",     FK_STR,  OPT, 0, 0, NULL, NULL },
-	{ "recovery_action", FK_STR,  OPT, 0, 0, NULL, NULL },
-	{ "impact_level",    FK_ENUM, REQ, 0, 0, levels, NULL },
-	{ "related_task_id", FK_STR,  OPT, 0, 0, NULL, NULL },
-};
-
-static const struct field_spec heartbeat_fields[] = {
-	{ "status",         FK_ENUM, REQ,         0, 0, heartbeat_status, NULL },
-	{ "uptime_seconds", FK_NUM,  REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "active_tasks",   FK_INT,  REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "current_task",   FK_STR,  OPT,         0, 0, NULL, NULL },
-	{ "pid",            FK_INT,  OPT | F_MIN, 1, 0, NULL, NULL },
-	{ "capacity",       FK_INT,  OPT | F_MIN, 1, 0, NULL, NULL },
-	{ "sequence",       FK_INT,  OPT | F_MIN, 0, 0, NULL, NULL },
-};
-
-static const struct field_spec system_status_fields[] = {
-	{ "agent_status",              FK_ENUM,    REQ,         0, 0, agent_status, NULL },
-	{ "cpu_usage_percent",         FK_NUM,     REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "memory_usage_mb",           FK_NUM,     REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "active_tasks",              FK_INT,     REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "completed_tasks_today",     FK_INT,     REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "error_count_today",         FK_INT,     REQ | F_MIN, 0, 0, NULL, NULL },
-	{ "last_successful_operation", FK_TIME,    REQ,         0, 0, NULL, NULL },
-	{ "performance_metrics",       FK_NUM_MAP, REQ,         0, 0, NULL, NULL },
-};
-
-static void acceptance_check(const cJSON *obj, const char *prefix,
-			     struct vctx *v);
-
-static const struct schema schemas[MSG_TYPE_COUNT] = {
-	[MSG_TASK_ASSIGNMENT] = SCHEMA(task_assignment_fields, NULL),
-	[MSG_TASK_ACCEPTANCE] = SCHEMA(task_acceptance_fields, acceptance_check),
-	[MSG_TASK_PROGRESS] = SCHEMA(task_progress_fields, NULL),
-	[MSG_RESEARCH_RESULT] = SCHEMA(research_result_fields, NULL),
-	[MSG_VALIDATION_REQUEST] = SCHEMA(validation_request_fields, NULL),
-	[MSG_VALIDATION_RESULT] = SCHEMA(validation_result_fields, NULL),
-	[MSG_ERROR_REPORT] = SCHEMA(error_report_fields, NULL),
-	[MSG_HEARTBEAT] = SCHEMA(heartbeat_fields, NULL),
-	[MSG_SYSTEM_STATUS] = SCHEMA(system_status_fields, NULL),
-};
-
-static const cJSON *get(const cJSON *obj, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
-}
-
-/* rejection_reason is required, and not empty, when status is rejected. */
-static void acceptance_check(const cJSON *obj, const char *prefix,
-			     struct vctx *v)
-{
-	const cJSON *st = get(obj, "status"), *why = get(obj, "rejection_reason");
-	if (!cJSON_IsString(st) || strcmp(st->valuestring, "rejected"))
-		return;
-	if (why && !cJSON_IsNull(why) &&
-	    (!cJSON_IsString(why) || why->valuestring[0]))
-		return;
-	char *path = json_path_join(prefix, "rejection_reason");
-	verr(v, path, "required when status is rejected");
-	free(path);
-}
-
-static void check_schema(const struct schema *sc, const cJSON *obj,
-			 const char *prefix, struct vctx *v);
-
-static bool kind_accepts(enum field_kind k, const cJSON *val)
-{
-	switch (k) {
-	case FK_STR:
-	case FK_ENUM:
-	case FK_TIME:
-		return cJSON_IsString(val);
-	case FK_INT:
-		return cJSON_IsNumber(val) && json_is_integer(val->valuedouble);
-	case FK_NUM:
-		return cJSON_IsNumber(val);
-	case FK_OBJ:
-	case FK_NUM_MAP:
-		return cJSON_IsObject(val);
-	case FK_STR_LIST:
-	case FK_OBJ_LIST:
-		return cJSON_IsArray(val);
-	}
-	return false;
-}
-
-static const char *kind_rule(enum field_kind k)
-{
-	switch (k) {
-	case FK_STR:
-	case FK_ENUM:
-	case FK_TIME:
-		return "must be a string";
-	case FK_INT:
-		return "must be an integer";
-	case FK_NUM:
-		return "must be a number";
-	case FK_OBJ:
-	case FK_NUM_MAP:
-		return "must be an object";
-	case FK_STR_LIST:
-	case FK_OBJ_LIST:
-		return "must be an array";
-	}
-	return "has the wrong type";
-}
-
-static void check_range(const struct field_spec *f, double d,
-			const char *path, struct vctx *v)
-{
-	bool low = (f->flags & F_MIN) && d < f->min;
-	bool high = (f->flags & F_MAX) && d > f->max;
-	if (!low && !high)
-		return;
-	if ((f->flags & RANGE) == RANGE)
-		verr(v, path, "must be within %g..%g", f->min, f->max);
-	else if (low)
-		verr(v, path, "must be >= %g", f->min);
-	else
-		verr(v, path, "must be <= %g", f->max);
-}
-
-static void check_enum(const struct field_spec *f, const char *s,
-		       const char *path, struct vctx *v)
-{
-	for (size_t i = 0; f->choices[i]; i++)
-		if (!strcmp(s, f->choices[i]))
-			return;
-	char *list = choices_join(f->choices);
-	verr(v, path, "must be one of %s", list);
-	free(list);
-}
-
-static void check_num_map(const cJSON *obj, const char *path, struct vctx *v)
-{
-	for (const cJSON *c = obj->child; c; c = c->next) {
-		if (cJSON_IsNumber(c))
-			continue;
-		char *p = json_path_join(path, c->string);
-		verr(v, p, "must be a number");
-		free(p);
-	}
-}
-
-static void check_list(const struct field_spec *f, const cJSON *arr,
-		       const char *path, struct vctx *v)
-{
-	if ((f->flags & F_NONEMPTY) && !arr->child) {
-		verr(v, path, "must not be empty");
-		return;
-	}
-	bool strings = f->kind == FK_STR_LIST;
-	size_t i = 0;
-	for (const cJSON *c = arr->child; c; c = c->next, i++) {
-		bool ok = strings ? cJSON_IsString(c) : cJSON_IsObject(c);
-		if (ok && strings)
-			continue;
-		char *p = xasprintf("%s[%zu]", path, i);
-		if (!ok)
-			verr(v, p, strings ? "must be a string" : "must be an object");
-		else
-			check_schema(f->items, c, p, v);
-		free(p);
-	}
-}
-
-static void check_field(const struct field_spec *f, const cJSON *val,
-			const char *path, struct vctx *v)
-{
-	enum msg_time_form t;
-	int64_t ns;
-	if (!val || (cJSON_IsNull(val) && !(f->flags & F_REQ))) {
-		if (!val && (f->flags & F_REQ))
-			verr(v, path, "required");
-		return;
-	}
-	if (!kind_accepts(f->kind, val)) {
-		verr(v, path, "%s", kind_rule(f->kind));
-		return;
-	}
-	switch (f->kind) {
-	case FK_STR:
-		if ((f->flags & F_NONEMPTY) && !val->valuestring[0])
-			verr(v, path, "must not be empty");
-		break;
-	case FK_ENUM:
-		check_enum(f, val->valuestring, path, v);
-		break;
-	case FK_TIME:
-		t = msg_time_read(val->valuestring, &ns);
-		if (t != MSG_TIME_ZONED && t != MSG_TIME_RANGE)
-			verr(v, path, "%s", RULE_TIME);
-		break;
-	case FK_INT:
-	case FK_NUM:
-		check_range(f, val->valuedouble, path, v);
-		break;
-	case FK_NUM_MAP:
-		check_num_map(val, path, v);
-		break;
-	case FK_STR_LIST:
-	case FK_OBJ_LIST:
-		check_list(f, val, path, v);
-		break;
-	case FK_OBJ:
-		break;
-	}
-}
-
-static void check_schema(const struct schema *sc, const cJSON *obj,
-			 const char *prefix, struct vctx *v)
-{
-	for (size_t i = 0; i < sc->count; i++) {
-		const struct field_spec *f = &sc->fields[i];
-		char *path = json_path_join(prefix, f->name);
-		check_field(f, get(obj, f->name), path, v);
-		free(path);
-	}
-	for (const cJSON *c = obj->child; sc->closed && c; c = c->next) {
-		size_t i = 0;
-		while (i < sc->count && strcmp(sc->fields[i].name, c->string))
-			i++;
-		if (i < sc->count)
-			continue;
-		char *path = json_path_join(prefix, c->string);
-		verr(v, path, "not allowed");
-		free(path);
-	}
-	if (sc->check)
-		sc->check(obj, prefix, v);
-}
-
-int schema_validate(const struct schema *sc, const cJSON *obj,
-		    const char *prefix, struct msg_errors *errs)
-{
-	struct vctx v = { .errs = errs, .n = 0 };
-	if (!cJSON_IsObject(obj))
-		verr(&v, prefix && prefix[0] ? prefix : "(top level)", "must be an object");
-	else
-		check_schema(sc, obj, prefix ? prefix : "", &v);
-	return v.n;
-}
-
-void schema_error(struct vctx *v, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *rule = xvasprintf(fmt, ap);
-	va_end(ap);
-	verr(v, path, "%s", rule);
-	free(rule);
-}
-
-static void content_validate(enum msg_type type, const cJSON *content,
-			     const char *prefix, struct vctx *v)
-{
-	if ((unsigned)type >= MSG_TYPE_COUNT) {
-		char *list = type_choices(false);
-		verr(v, "type", "must be one of %s", list);
-		free(list);
-	} else if (!cJSON_IsObject(content)) {
-		verr(v, prefix[0] ? prefix : "content", "must be an object");
-	} else {
-		check_schema(&schemas[type], content, prefix, v);
-	}
-}
-
-int msg_validate_content(enum msg_type type, const cJSON *content,
-			 const char *prefix, struct msg_errors *errs)
-{
-	struct vctx v = { .errs = errs, .n = 0 };
-	content_validate(type, content, prefix ? prefix : "content", &v);
-	return v.n;
-}
-
-/* ---- Seed 003 content onto the seed 002 schemas ----
- *
- * Applied only to messages that use seed 003's "payload" or
- * "message_type". A row applies when its 002 field (dst) is absent and its
- * 003 field (src) present; a consuming row then removes src. A field that
- * cannot be converted is moved as it is, so validation names what is wrong.
- *
- * task_assignment (003 TaskAssignment)
- *   target_market      -> target_pairs    ["AAA/BBB"] if it looks like a pair, else []
- *   target_market      -> focus_area
- *   time_window        -> timeframe       a string, or "START/END" from {start, end}
- *   mcp_tools          -> data_sources
- *   output_format defaults to "structured_json"; deadline, task_id,
- *   retry_count and context stay as they are.
- * research_result (003 ResearchResult)
- *   status defaults to "completed"
- *   processing_time    -> execution_time_minutes   seconds / 60
- *   market_data        -> data_points_collected    its length
- *   market_data        -> key_findings             each event's description
- *   market_data        -> raw_data                 {"market_data": [...]}
- *   sources            -> sources_accessed         strings, or "name"/"tool" of objects
- *   data_freshness_hours defaults to 0
- *   errors_encountered -> warnings
- *   confidence_score and task_id stay as they are.
- * error_report (003 AgentError)
- *   impact             -> impact_level
- *   mcp_tool           -> context.mcp_tool         (context created if absent)
- *   error_type, error_message and recovery_action stay as they are.
- */
-enum map_op {
-	MAP_MOVE,
-	MAP_PAIR,
-	MAP_WINDOW,
-	MAP_MINUTES,
-	MAP_COUNT,
-	MAP_FINDINGS,
-	MAP_WRAP,
-	MAP_NAMES,
-	MAP_INTO,    /* src into the object dst */
-	MAP_DEFAULT, /* src is the default value, as JSON */
-};
-
-struct content_map {
-	enum msg_type type;
-	enum map_op op;
-	const char *src;
-	const char *dst;
-	bool consume;
-};
-
-static const struct content_map content_maps[] = {
-	{ MSG_TASK_ASSIGNMENT, MAP_PAIR, "target_market", "target_pairs", false },
-	{ MSG_TASK_ASSIGNMENT, MAP_MOVE, "target_market", "focus_area", true },
-	{ MSG_TASK_ASSIGNMENT, MAP_WINDOW, "time_window", "timeframe", true },
-	{ MSG_TASK_ASSIGNMENT, MAP_MOVE, "mcp_tools", "data_sources", true },
-	{ MSG_TASK_ASSIGNMENT, MAP_DEFAULT, "\"structured_json\"", "output_format", false },
-	{ MSG_RESEARCH_RESULT, MAP_DEFAULT, "\"completed\"", "status", false },
-	{ MSG_RESEARCH_RESULT, MAP_MINUTES, "processing_time", "execution_time_minutes", true },
-	{ MSG_RESEARCH_RESULT, MAP_COUNT, "market_data", "data_points_collected", false },
-	{ MSG_RESEARCH_RESULT, MAP_FINDINGS, "market_data", "key_findings", false },
-	{ MSG_RESEARCH_RESULT, MAP_WRAP, "market_data", "raw_data", true },
-	{ MSG_RESEARCH_RESULT, MAP_NAMES, "sources", "sources_accessed", true },
-	{ MSG_RESEARCH_RESULT, MAP_DEFAULT, "0", "data_freshness_hours", false },
-	{ MSG_RESEARCH_RESULT, MAP_MOVE, "errors_encountered", "warnings", true },
-	{ MSG_ERROR_REPORT, MAP_MOVE, "impact", "impact_level", true },
-	{ MSG_ERROR_REPORT, MAP_INTO, "mcp_tool", "context", true },
-};
-
-static bool looks_like_pair(const char *s)
-{
-	for (int i = 0; i < 7; i++) {
-		bool ok = i == 3 ? s[i] == '/' : (s[i] >= 'A' && s[i] <= 'Z');
-		if (!ok)
-			return false;
-	}
-	return s[7] == '\0';
-}
-
-static cJSON *map_pair(const cJSON *src)
-{
-	if (!cJSON_IsString(src))
-		return NULL;
-	cJSON *a = cJSON_CreateArray();
-	if (looks_like_pair(src->valuestring))
-		cJSON_AddItemToArray(a, cJSON_CreateString(src->valuestring));
-	return a;
-}
-
-static cJSON *map_window(const cJSON *src)
-{
-	const cJSON *start = get(src, "start"), *end = get(src, "end");
-	if (!cJSON_IsObject(src) || !cJSON_IsString(start) ||
-	    !cJSON_IsString(end))
-		return cJSON_Duplicate(src, 1);
-	char *s = xasprintf("%s/%s", start->valuestring, end->valuestring);
-	cJSON *v = cJSON_CreateString(s);
-	free(s);
-	return v;
-}
-
-static cJSON *map_findings(const cJSON *src)
-{
-	if (!cJSON_IsArray(src))
-		return NULL;
-	cJSON *a = cJSON_CreateArray();
-	for (const cJSON *e = src->child; e; e = e->next) {
-		const cJSON *d = cJSON_IsObject(e) ? get(e, "description") : NULL;
-		if (cJSON_IsString(d))
-			cJSON_AddItemToArray(a, cJSON_CreateString(d->valuestring));
-	}
-	return a;
-}
-
-static cJSON *map_names(const cJSON *src)
-{
-	if (!cJSON_IsArray(src))
-		return cJSON_Duplicate(src, 1);
-	cJSON *a = cJSON_CreateArray();
-	for (const cJSON *e = src->child; e; e = e->next) {
-		const cJSON *n = NULL;
-		if (cJSON_IsObject(e)) {
-			n = get(e, "name");
-			if (!cJSON_IsString(n))
-				n = get(e, "tool");
-		}
-		cJSON_AddItemToArray(a, cJSON_IsString(n) ?
-				     cJSON_CreateString(n->valuestring) :
-				     cJSON_Duplicate(e, 1));
-	}
-	return a;
-}
-
-static cJSON *map_value(const struct content_map *r, const cJSON *src)
-{
-	cJSON *o;
-	switch (r->op) {
-	case MAP_MOVE:
-		return cJSON_Duplicate(src, 1);
-	case MAP_PAIR:
-		return map_pair(src);
-	case MAP_WINDOW:
-		return map_window(src);
-	case MAP_MINUTES:
-		if (!cJSON_IsNumber(src))
-			return cJSON_Duplicate(src, 1);
-		return cJSON_CreateNumber(src->valuedouble / 60);
-	case MAP_COUNT:
-		if (!cJSON_IsArray(src))
-			return NULL;
-		return cJSON_CreateNumber(cJSON_GetArraySize(src));
-	case MAP_FINDINGS:
-		return map_findings(src);
-	case MAP_WRAP:
-		o = cJSON_CreateObject();
-		cJSON_AddItemToObject(o, r->src, cJSON_Duplicate(src, 1));
-		return o;
-	case MAP_NAMES:
-		return map_names(src);
-	case MAP_INTO:
-	case MAP_DEFAULT:
-		break;
-	}
-	return NULL;
-}
-
-static void map_into(const struct content_map *r, cJSON *content)
-{
-	cJSON *src = cJSON_GetObjectItemCaseSensitive(content, r->src);
-	if (!src)
-		return;
-	cJSON *dst = cJSON_GetObjectItemCaseSensitive(content, r->dst);
-	if (!dst) {
-		dst = cJSON_CreateObject();
-		cJSON_AddItemToObject(content, r->dst, dst);
-	}
-	if (!cJSON_IsObject(dst) || get(dst, r->src))
-		return;
-	cJSON_AddItemToObject(dst, r->src, cJSON_DetachItemViaPointer(content, src));
-}
-
-static void map_row(const struct content_map *r, cJSON *content)
-{
-	if (r->op == MAP_INTO) {
-		map_into(r, content);
-		return;
-	}
-	if (get(content, r->dst))
-		return;
-	if (r->op == MAP_DEFAULT) {
-		cJSON_AddItemToObject(content, r->dst, cJSON_Parse(r->src));
-		return;
-	}
-	const cJSON *src = get(content, r->src);
-	cJSON *val = src ? map_value(r, src) : NULL;
-	if (!val)
-		return;
-	if (r->consume)
-		cJSON_DeleteItemFromObjectCaseSensitive(content, r->src);
-	cJSON_AddItemToObject(content, r->dst, val);
-}
-
-static void content_map_apply(enum msg_type type, cJSON *content)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(content_maps); i++)
-		if (content_maps[i].type == type)
-			map_row(&content_maps[i], content);
 }
 
 /* Nesting of a tree (a scalar is 0); bounded by the strict parse. */
@@ -907,7 +329,7 @@ static void env_check_unknown(const cJSON *root, struct vctx *v)
 		if (env_known(key))
 			continue;
 		char *path = json_path_join(NULL, key);
-		verr(v, path, "unknown field");
+		msg_verr(v, path, "unknown field");
 		free(path);
 	}
 }
@@ -917,7 +339,7 @@ static const char *env_string(struct env_read *r, const char *label,
 {
 	if (cJSON_IsString(item))
 		return item->valuestring;
-	verr(r->v, label, "must be a string");
+	msg_verr(r->v, label, "must be a string");
 	return NULL;
 }
 
@@ -950,8 +372,8 @@ static void env_read_type(struct env_read *r, const char *label,
 	bool alias = strcmp(label, "type") != 0;
 	int t = alias ? type_from_alias(s) : msg_type_from_name(s);
 	if (t < 0) {
-		char *list = type_choices(alias);
-		verr(r->v, label, "must be one of %s", list);
+		char *list = msg_type_choices(alias);
+		msg_verr(r->v, label, "must be one of %s", list);
 		free(list);
 		return;
 	}
@@ -972,20 +394,20 @@ static void env_read_priority(struct env_read *r, const char *label,
 	if (cJSON_IsString(item)) {
 		int p = msg_priority_from_name(item->valuestring);
 		if (p < 0)
-			verr(r->v, label, "%s", RULE_PRIORITY);
+			msg_verr(r->v, label, "%s", RULE_PRIORITY);
 		else
 			r->m->priority = (enum msg_priority)p;
 		return;
 	}
 	if (!cJSON_IsNumber(item)) {
-		verr(r->v, label, "must be a string or an integer");
+		msg_verr(r->v, label, "must be a string or an integer");
 		return;
 	}
 	double d = item->valuedouble;
-	if (!json_is_integer(d))
-		verr(r->v, label, "must be an integer");
+	if (!msg_json_is_integer(d))
+		msg_verr(r->v, label, "must be an integer");
 	else if (d < 1 || d > 5)
-		verr(r->v, label, "must be within 1..5");
+		msg_verr(r->v, label, "must be within 1..5");
 	else
 		r->m->priority = by_number[(int)d - 1];
 }
@@ -995,13 +417,13 @@ static void env_read_timeout(struct env_read *r, const char *label,
 {
 	if (cJSON_IsNull(item))
 		return;
-	if (!cJSON_IsNumber(item) || !json_is_integer(item->valuedouble)) {
-		verr(r->v, label, "must be an integer");
+	if (!cJSON_IsNumber(item) || !msg_json_is_integer(item->valuedouble)) {
+		msg_verr(r->v, label, "must be an integer");
 		return;
 	}
 	double d = item->valuedouble;
 	if (d < 1 || d > TIMEOUT_MAX)
-		verr(r->v, label, "must be within 1..%d", TIMEOUT_MAX);
+		msg_verr(r->v, label, "must be within 1..%d", TIMEOUT_MAX);
 	else
 		r->m->timeout_s = (int64_t)d;
 }
@@ -1038,7 +460,7 @@ static void env_read_field(struct env_read *r, enum env_slot slot,
 		if (cJSON_IsObject(item))
 			r->content = item;
 		else
-			verr(r->v, label, "must be an object");
+			msg_verr(r->v, label, "must be an object");
 		break;
 	case ENV_PRIORITY:
 		env_read_priority(r, label, item);
@@ -1067,12 +489,12 @@ static void env_read_all(cJSON *root, struct env_read *r)
 		cJSON *b = f->alias ?
 			   cJSON_GetObjectItemCaseSensitive(root, f->alias) : NULL;
 		if (a && b) {
-			verr(r->v, f->alias, "not allowed together with %s", f->name);
+			msg_verr(r->v, f->alias, "not allowed together with %s", f->name);
 			continue;
 		}
 		if (!a && !b) {
 			if (f->required)
-				verr(r->v, f->name, "required");
+				msg_verr(r->v, f->name, "required");
 			continue;
 		}
 		if (b && (f->slot == ENV_TYPE || f->slot == ENV_CONTENT))
@@ -1082,15 +504,15 @@ static void env_read_all(cJSON *root, struct env_read *r)
 	/* After the notes read in: they count towards MSG_NOTES_MAX. */
 	if (r->ts_naive &&
 	    msg_note_add(r->m, "timestamp" MSG_NOTE_ASSUMED_UTC) < 0)
-		verr(r->v, "notes", "at most %d notes, no room for %s",
-		     MSG_NOTES_MAX, "timestamp" MSG_NOTE_ASSUMED_UTC);
+		msg_verr(r->v, "notes", "at most %d notes, no room for %s",
+			 MSG_NOTES_MAX, "timestamp" MSG_NOTE_ASSUMED_UTC);
 }
 
 /* Times without a zone in the content's time fields, read as UTC and
  * noted. Top level only: no nested schema has a time field. */
 static void content_assume_utc(struct env_read *r)
 {
-	const struct schema *sc = &schemas[r->m->type];
+	const struct schema *sc = &msg_schemas[r->m->type];
 	for (size_t i = 0; i < sc->count; i++) {
 		const struct field_spec *f = &sc->fields[i];
 		if (f->kind != FK_TIME)
@@ -1098,8 +520,8 @@ static void content_assume_utc(struct env_read *r)
 		cJSON *item = cJSON_GetObjectItemCaseSensitive(r->m->content, f->name);
 		char *path = json_path_join("content", f->name);
 		if (msg_time_assume_utc(r->m, item, path) < 0)
-			verr(r->v, "notes", "at most %d notes, no room for %s%s",
-			     MSG_NOTES_MAX, path, MSG_NOTE_ASSUMED_UTC);
+			msg_verr(r->v, "notes", "at most %d notes, no room for %s%s",
+				 MSG_NOTES_MAX, path, MSG_NOTE_ASSUMED_UTC);
 		free(path);
 	}
 }
@@ -1111,15 +533,15 @@ static void env_check_content(struct env_read *r)
 	if (!r->type_ok)
 		return;
 	if (r->seed003) {
-		content_map_apply(m->type, m->content);
+		msg_content_map_apply(m->type, m->content);
 		if (1 + json_depth(m->content) > MSG_MAX_DEPTH) {
-			verr(r->v, "content", "nesting deeper than %d levels",
-			     MSG_MAX_DEPTH);
+			msg_verr(r->v, "content", "nesting deeper than %d levels",
+				 MSG_MAX_DEPTH);
 			return;
 		}
 	}
 	content_assume_utc(r);
-	content_validate(m->type, m->content, "content", r->v);
+	msg_content_validate(m->type, m->content, "content", r->v);
 }
 
 int msg_parse(const char *buf, size_t len, struct msg **out,
@@ -1128,8 +550,8 @@ int msg_parse(const char *buf, size_t len, struct msg **out,
 	struct vctx v = { .errs = errs, .n = 0 };
 	*out = NULL;
 	if (len > MSG_MAX_BYTES) {
-		verr(&v, "message", "is %zu bytes, over the %u-byte limit", len,
-		     MSG_MAX_BYTES);
+		msg_verr(&v, "message", "is %zu bytes, over the %u-byte limit", len,
+			 MSG_MAX_BYTES);
 		return -1;
 	}
 	char *err = NULL;
@@ -1140,7 +562,7 @@ int msg_parse(const char *buf, size_t len, struct msg **out,
 		return -1;
 	}
 	if (!cJSON_IsObject(root)) {
-		verr(&v, "message", "must be a JSON object");
+		msg_verr(&v, "message", "must be a JSON object");
 		cJSON_Delete(root);
 		return -1;
 	}
@@ -1180,20 +602,20 @@ int msg_validate(const struct msg *m, struct msg_errors *errs)
 	check_agent(&v, "from", m->from, false);
 	check_agent(&v, "to", m->to, true);
 	if (!m->timestamp)
-		verr(&v, "timestamp", "required");
+		msg_verr(&v, "timestamp", "required");
 	else
 		check_timestamp(&v, "timestamp", m->timestamp, &ns);
 	if (!m->content && (unsigned)m->type < MSG_TYPE_COUNT)
-		verr(&v, "content", "required");
+		msg_verr(&v, "content", "required");
 	else
-		content_validate(m->type, m->content, "content", &v);
+		msg_content_validate(m->type, m->content, "content", &v);
 	msg_check_tree(m->content, &v);
 	if ((unsigned)m->priority > PRIO_LOW)
-		verr(&v, "priority", "%s", RULE_PRIORITY);
+		msg_verr(&v, "priority", "%s", RULE_PRIORITY);
 	if (m->reply_to)
 		check_id(&v, "reply_to", m->reply_to);
 	if (m->timeout_s != -1 && (m->timeout_s < 1 || m->timeout_s > TIMEOUT_MAX))
-		verr(&v, "timeout", "must be within 1..%d", TIMEOUT_MAX);
+		msg_verr(&v, "timeout", "must be within 1..%d", TIMEOUT_MAX);
 	if (m->correlation_id)
 		check_id(&v, "correlation_id", m->correlation_id);
 	v.n += msg_notes_check(m, errs);
