@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "tui/cli.h"
+#include "server/serve.h"
 #include "core/banned.h"
 
 /* The options of `madf run weekly`, which the console takes too. */
@@ -76,6 +77,9 @@ const struct cli_cmd cli_commands[] = {
 	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
 	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
 	  cmd_tools },
+	{ "serve", "[--listen ADDR:PORT] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
+	  "the multi-agent conversation API (POST /api/chat/multi, Server-Sent Events) "
+	  "for bearer tokens made by `serve token add`", cmd_serve },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 
