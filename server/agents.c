@@ -45,6 +45,8 @@ cJSON *serve_agents_builtin_json(void)
 		cJSON_AddStringToObject(x, "role", builtin[i].role);
 		cJSON_AddStringToObject(x, "system", builtin[i].system);
 		cJSON_AddNumberToObject(x, "maxSteps", builtin[i].max_steps);
+		cJSON_AddArrayToObject(x, "tools");
+		cJSON_AddStringToObject(x, "onError", "skip");
 		cJSON_AddItemToArray(a, x);
 	}
 	return o;
@@ -57,6 +59,10 @@ void serve_agents_free(struct serve_agents *a)
 		free(a->v[i].description);
 		free(a->v[i].role);
 		free(a->v[i].system);
+		for (size_t k = 0; k < a->v[i].ntools; k++)
+			free(a->v[i].tools[k]);
+		free(a->v[i].tools);
+		free(a->v[i].on_error);
 	}
 	free(a->v);
 	free(a->path);
@@ -106,8 +112,29 @@ static int agents_from_json(const cJSON *j, const char *path, struct serve_agent
 					       "from 1 to %d", path, name, SERVE_STEPS_CAP);
 			ms = (int)steps->valuedouble;
 		}
+		const char *onerr = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "onError"));
+		if (cJSON_GetObjectItemCaseSensitive(it, "onError") &&
+		    (!onerr || (strcmp(onerr, "skip") && strcmp(onerr, "retry") &&
+				strcmp(onerr, "abort"))))
+			return err_set(err, "%s: agent \"%s\": \"onError\" must be skip, retry or "
+				       "abort", path, name);
+		const cJSON *tools = cJSON_GetObjectItemCaseSensitive(it, "tools");
+		if (tools && !cJSON_IsArray(tools))
+			return err_set(err, "%s: agent \"%s\": \"tools\" must be an array of tool "
+				       "names", path, name);
+		const cJSON *tn;
+		cJSON_ArrayForEach(tn, tools)
+			if (!cJSON_IsString(tn) || !*tn->valuestring)
+				return err_set(err, "%s: agent \"%s\": \"tools\" must be an array of "
+					       "tool names", path, name);
 		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 		struct serve_agent *a = &out->v[out->n++];
+		memset(a, 0, sizeof(*a));
+		cJSON_ArrayForEach(tn, tools) {
+			a->tools = xrealloc(a->tools, (a->ntools + 1) * sizeof(*a->tools));
+			a->tools[a->ntools++] = xstrdup(tn->valuestring);
+		}
+		a->on_error = xstrdup(onerr ? onerr : "skip");
 		a->name = xstrdup(name);
 		a->description = xstrdup(desc ? desc : "");
 		a->role = xstrdup(role ? role : "execution");

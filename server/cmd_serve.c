@@ -83,6 +83,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 	static const char *const fl[] = { "--behind-tls-proxy", NULL };
 	struct cli_opts o = { argc, argv, 1, "serve", wv, fl, 0 };
 	struct serve_options opt = { .listen = "127.0.0.1:8765", .data_dir = cli->data_dir,
+				     .log_dir = cli->log_dir, .mcp_config = cli->mcp_config,
 				     .verbose = cli->verbose };
 	const char *name, *val;
 	int r;

@@ -18,6 +18,7 @@
 #include "core/http.h"
 #include "core/llm.h"
 #include "core/message.h"
+#include "core/tools.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -42,6 +43,7 @@ struct conv {
 	int verbose;
 	struct serve_request req;
 	const struct llm_settings *llm;
+	struct tools *reg;
 	int64_t start_ns, deadline_ns;
 	long ping_ms;
 };
@@ -159,16 +161,43 @@ static void emit_error(struct conv *c, const char *code, const char *msg, const 
 
 /* ---- model calls ------------------------------------------------------------ */
 
+struct tool_use {
+	int index;
+	char *id, *name;
+	struct sbuf args;
+};
+
 struct call {
 	struct conv *c;
 	const char *agent;    /* NULL: the summarizer */
 	int round;
 	bool stream;          /* text goes out as chunks */
-	struct sbuf text;
+	struct sbuf text;     /* this call's text */
+	struct tool_use *uses; /* this call's tool calls */
+	size_t nuses;
 	bool ok;
 	char *error;
 	char *error_type;
 };
+
+static void call_on_tool_start(void *ctx, int index, const char *id, const char *name)
+{
+	struct call *k = ctx;
+	k->uses = xrealloc(k->uses, (k->nuses + 1) * sizeof(*k->uses));
+	struct tool_use *u = &k->uses[k->nuses++];
+	u->index = index;
+	u->id = xstrdup(id ? id : "");
+	u->name = xstrdup(name ? name : "");
+	sbuf_init(&u->args);
+}
+
+static void call_on_tool_args(void *ctx, int index, const char *json, size_t len)
+{
+	struct call *k = ctx;
+	for (size_t i = 0; i < k->nuses; i++)
+		if (k->uses[i].index == index)
+			sbuf_add(&k->uses[i].args, json, len);
+}
 
 static void call_on_text(void *ctx, const char *text, size_t len)
 {
@@ -197,9 +226,11 @@ static void call_on_done(void *ctx, const struct llm_result *res)
 	}
 }
 
-/* One model call: 0 with k->text, or -1 with k->error. */
-static int call_model(struct call *k, const char *model, const char *system,
-		      const char *prompt)
+/* One model call over msgs with tools: 0 with k->text and k->uses, or -1
+ * with k->error. */
+static int call_model_msgs(struct call *k, const char *model, const char *system,
+			   const struct llm_message *msgs, size_t nmsgs,
+			   const struct llm_tool *tools, size_t ntools)
 {
 	struct conv *c = k->c;
 	const struct llm_settings *s = c->llm;
@@ -216,16 +247,19 @@ static int call_model(struct call *k, const char *model, const char *system,
 		.total_timeout_ms = (long)left_ms,
 		.cancel = &c->cancel,
 	};
-	struct llm_message msg = { .role = "user", .content = prompt };
 	struct llm_request req = {
 		.model = model,
 		.system = system,
-		.messages = &msg,
-		.nmessages = 1,
+		.messages = msgs,
+		.nmessages = nmsgs,
 		.max_tokens = s->max_tokens ? s->max_tokens : 1024,
 		.temperature = -1,
+		.tools = tools,
+		.ntools = ntools,
 	};
-	struct llm_callbacks cb = { .on_text = call_on_text, .on_done = call_on_done, .ctx = k };
+	struct llm_callbacks cb = { .on_text = call_on_text, .on_tool_use_start = call_on_tool_start,
+				    .on_tool_use_args = call_on_tool_args,
+				    .on_done = call_on_done, .ctx = k };
 	struct http_multi *m = NULL;
 	char *err = NULL;
 	int r = 0;
@@ -244,11 +278,217 @@ static int call_model(struct call *k, const char *model, const char *system,
 	return r;
 }
 
-static void call_release(struct call *k)
+static int call_model(struct call *k, const char *model, const char *system,
+		      const char *prompt)
+{
+	struct llm_message msg = { .role = "user", .content = prompt };
+	return call_model_msgs(k, model, system, &msg, 1, NULL, 0);
+}
+
+/* Ready for the next call of the same turn: text, tool calls, error gone. */
+static void call_reset(struct call *k)
 {
 	sbuf_release(&k->text);
+	for (size_t i = 0; i < k->nuses; i++) {
+		free(k->uses[i].id);
+		free(k->uses[i].name);
+		sbuf_release(&k->uses[i].args);
+	}
+	free(k->uses);
+	k->uses = NULL;
+	k->nuses = 0;
 	free(k->error);
 	free(k->error_type);
+	k->error = k->error_type = NULL;
+	k->ok = false;
+}
+
+static void call_release(struct call *k)
+{
+	call_reset(k);
+}
+
+/* ---- one agent's turn: model calls and tool calls, up to maxSteps ---------- */
+
+#define TOOL_RESULT_MAX 16000 /* bytes of a tool result shown to the model */
+
+struct turn {
+	struct sbuf response;   /* the text of every step */
+	cJSON *tool_calls;      /* [{name, args, id}] */
+	int steps;
+	const char *finish;     /* "completed" or "max_steps" */
+	char *error;            /* when the turn failed */
+};
+
+struct keep {
+	void **v;
+	size_t n;
+};
+
+static void *keep(struct keep *k, void *p)
+{
+	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
+	k->v[k->n++] = p;
+	return p;
+}
+
+static void keep_free(struct keep *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i]);
+	free(k->v);
+}
+
+/* Runs tool call u (its id kept as id) of step for agent ag: the events,
+ * the model's "tool" message (*msg, its text kept in kp), the call
+ * recorded in t. */
+static void run_tool(struct conv *c, const struct serve_agent *ag, int round, int step,
+		     const struct tool_use *u, const char *id, char (*mapped)[65], struct turn *t,
+		     struct llm_message *msg, struct keep *kp)
+{
+	const char *regname = NULL;
+	for (size_t i = 0; i < ag->ntools; i++)
+		if (!strcmp(mapped[i], u->name))
+			regname = ag->tools[i];
+	char *perr = NULL;
+	cJSON *args = json_parse_strict(u->args.len ? u->args.data : "{}",
+					u->args.len ? u->args.len : 2, &perr);
+	cJSON *res = NULL;
+	char *err = NULL;
+	if (!regname)
+		err = xasprintf("the agent has no tool \"%s\"", u->name);
+	else if (!cJSON_IsObject(args))
+		err = xasprintf("%s: the arguments are not a JSON object%s%s", regname,
+				perr ? ": " : "", perr ? perr : "");
+	free(perr);
+	cJSON *tc = cJSON_CreateObject();
+	cJSON_AddStringToObject(tc, "name", regname ? regname : u->name);
+	cJSON_AddItemToObject(tc, "args", cJSON_IsObject(args) ? cJSON_Duplicate(args, true) :
+								  cJSON_CreateObject());
+	cJSON_AddStringToObject(tc, "id", id);
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "agent", ag->name);
+	cJSON_AddNumberToObject(d, "round", round);
+	cJSON_AddNumberToObject(d, "step", step);
+	cJSON_AddItemToObject(d, "toolCall", cJSON_Duplicate(tc, true));
+	emit(c, "agent_tool_call", d, false);
+	cJSON_AddItemToArray(t->tool_calls, tc);
+	if (!err && tools_call(c->reg, ag->name, regname, args, &res, &err) < 0 && !err)
+		err = xasprintf("%s failed", regname);
+	cJSON_Delete(args);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "agent", ag->name);
+	cJSON_AddNumberToObject(d, "round", round);
+	cJSON_AddNumberToObject(d, "step", step);
+	cJSON_AddStringToObject(d, "toolCallId", id);
+	char *text;
+	if (err) {
+		char *safe = util_sanitize(err, strlen(err), false);
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "error", safe);
+		cJSON_AddItemToObject(d, "result", r);
+		text = safe;
+		conv_log(c, "agent %s, round %d: tool %s: %s", ag->name, round,
+			 regname ? regname : u->name, safe);
+	} else {
+		text = cJSON_PrintUnformatted(res);
+		if (strlen(text) > TOOL_RESULT_MAX)
+			text[TOOL_RESULT_MAX] = '\0';
+		cJSON_AddItemToObject(d, "result", res);
+		res = NULL;
+	}
+	emit(c, "agent_tool_result", d, false);
+	cJSON_Delete(res);
+	*msg = (struct llm_message){ .role = "tool", .content = keep(kp, text),
+				     .tool_call_id = id, .is_error = err != NULL };
+	free(err);
+}
+
+/* One turn of agent ag in round: 0 with t filled, or -1 with t->error. */
+static int agent_turn(struct conv *c, const struct serve_agent *ag, int round,
+		      const char *prompt, struct turn *t)
+{
+	const struct llm_settings *s = c->llm;
+	const char *model = !strcmp(ag->role, "orchestrator") ? s->model_orchestrator :
+								 s->model_execution;
+	size_t nt = ag->ntools;
+	struct keep kp = { 0 };
+	struct llm_tool *lt = keep(&kp, xcalloc(nt + 1, sizeof(*lt)));
+	char (*mapped)[65] = keep(&kp, xcalloc(nt + 1, 65));
+	for (size_t i = 0; i < nt; i++) {
+		char *desc = NULL, *schema = NULL, *err = NULL;
+		if (tools_describe(c->reg, ag->tools[i], &desc, &schema, &err) < 0) {
+			free(err); /* checked at start; a tool gone since is described empty */
+			desc = xstrdup("");
+			schema = xstrdup("{\"type\":\"object\"}");
+		}
+		llm_tool_name(ag->tools[i], mapped[i]);
+		lt[i] = (struct llm_tool){ mapped[i], keep(&kp, desc), keep(&kp, schema) };
+	}
+	size_t cap = 1 + (size_t)ag->max_steps * 9, n = 0;
+	struct llm_message *msgs = keep(&kp, xcalloc(cap, sizeof(*msgs)));
+	msgs[n++] = (struct llm_message){ .role = "user", .content = prompt };
+	sbuf_init(&t->response);
+	t->tool_calls = cJSON_CreateArray();
+	t->finish = "completed";
+	int r = 0;
+	for (int step = 1; step <= ag->max_steps; step++) {
+		struct call k = { .c = c, .agent = ag->name, .round = round, .stream = true };
+		t->steps = step;
+		if (call_model_msgs(&k, model, ag->system, msgs, n, nt ? lt : NULL, nt) < 0) {
+			t->error = k.error;
+			k.error = NULL;
+			call_release(&k);
+			r = -1;
+			break;
+		}
+		if (k.text.len)
+			sbuf_add(&t->response, k.text.data, k.text.len);
+		if (!k.nuses || step == ag->max_steps) {
+			t->finish = k.nuses ? "max_steps" : "completed";
+			call_release(&k);
+			break;
+		}
+		/* The model's tool calls, run in order, answered in the conversation. */
+		size_t nu = k.nuses;
+		if (n + 1 + nu > cap) {
+			cap = n + 1 + nu;
+			struct llm_message *m2 = xrealloc(msgs, cap * sizeof(*msgs));
+			for (size_t i = 0; i < kp.n; i++)
+				if (kp.v[i] == msgs)
+					kp.v[i] = m2;
+			msgs = m2;
+		}
+		struct llm_tool_call *tc = keep(&kp, xcalloc(nu, sizeof(*tc)));
+		for (size_t i = 0; i < nu; i++) {
+			tc[i].id = keep(&kp, xstrdup(k.uses[i].id));
+			tc[i].name = keep(&kp, xstrdup(k.uses[i].name));
+			tc[i].arguments = keep(&kp, xstrndup(k.uses[i].args.data ? k.uses[i].args.data : "",
+							      k.uses[i].args.len));
+		}
+		msgs[n++] = (struct llm_message){ .role = "assistant",
+						  .content = keep(&kp, xstrndup(k.text.data ? k.text.data : "",
+										 k.text.len)),
+						  .tool_calls = tc, .ntool_calls = nu };
+		for (size_t i = 0; i < nu && !c->cancel; i++)
+			run_tool(c, ag, round, step, &k.uses[i], tc[i].id, mapped, t, &msgs[n++], &kp);
+		call_release(&k);
+		if (c->cancel) {
+			t->error = xstrdup("cancelled");
+			r = -1;
+			break;
+		}
+	}
+	keep_free(&kp);
+	return r;
+}
+
+static void turn_release(struct turn *t)
+{
+	sbuf_release(&t->response);
+	cJSON_Delete(t->tool_calls);
+	free(t->error);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- the conversation ------------------------------------------------------ */
@@ -390,44 +630,55 @@ static void run(struct conv *c)
 				sbuf_addf(&prompt, "\nWhat the agents said so far:\n%s", said.data);
 			sbuf_addf(&prompt, "\nRound %d of %d. You are %s; your turn.", round,
 				  r->rounds, ag->name);
-			struct call a = { .c = c, .agent = ag->name, .round = round, .stream = true };
-			const char *model = !strcmp(ag->role, "orchestrator") ? s->model_orchestrator :
-										 s->model_execution;
-			if (call_model(&a, model, ag->system, prompt.data) < 0) {
-				if (timed_out(c) || c->cancel) {
-					call_release(&a);
-					aborted = true;
+			struct turn t = { 0 };
+			int tries = !strcmp(ag->on_error, "retry") ? 2 : 1, rc = -1;
+			for (int attempt = 1; attempt <= tries && rc < 0; attempt++) {
+				turn_release(&t);
+				rc = agent_turn(c, ag, round, prompt.data, &t);
+				if (rc == 0 || timed_out(c) || c->cancel)
 					break;
-				}
+				const char *action = attempt < tries ? "retry" :
+						     !strcmp(ag->on_error, "abort") ? "abort" : "skip";
 				d = cJSON_CreateObject();
 				cJSON_AddStringToObject(d, "agent", ag->name);
 				cJSON_AddNumberToObject(d, "round", round);
-				char *safe = util_sanitize(a.error, strlen(a.error), false);
+				char *safe = util_sanitize(t.error, strlen(t.error), false);
 				cJSON_AddStringToObject(d, "error", safe);
-				free(safe);
-				cJSON_AddStringToObject(d, "action", "skip");
+				cJSON_AddStringToObject(d, "action", action);
 				emit(c, "agent_error", d, false);
-				conv_log(c, "agent %s, round %d: %s (skipped)", ag->name, round, a.error);
-				call_release(&a);
+				conv_log(c, "agent %s, round %d: %s (%s)", ag->name, round, safe, action);
+				if (!strcmp(action, "abort")) {
+					char *m = xasprintf("%s: %s", ag->name, safe);
+					emit_error(c, "AGENT_EXECUTION_FAILED", m, ag->name, round, false);
+					free(m);
+				}
+				free(safe);
+			}
+			if (rc < 0) {
+				turn_release(&t);
+				if (timed_out(c) || c->cancel || !strcmp(ag->on_error, "abort")) {
+					aborted = true;
+					break;
+				}
 				continue;
 			}
-			const char *resp = a.text.data ? a.text.data : "";
+			const char *resp = t.response.data ? t.response.data : "";
 			d = cJSON_CreateObject();
 			cJSON_AddStringToObject(d, "agent", ag->name);
 			cJSON_AddNumberToObject(d, "round", round);
 			cJSON_AddStringToObject(d, "response", resp);
-			cJSON_AddArrayToObject(d, "toolCalls");
-			cJSON_AddNumberToObject(d, "steps", 1);
-			cJSON_AddStringToObject(d, "finishReason", "completed");
+			cJSON_AddItemToObject(d, "toolCalls", cJSON_Duplicate(t.tool_calls, true));
+			cJSON_AddNumberToObject(d, "steps", t.steps);
+			cJSON_AddStringToObject(d, "finishReason", t.finish);
 			emit(c, "agent_complete", d, false);
 			cJSON *res = cJSON_CreateObject();
 			cJSON_AddStringToObject(res, "agent", ag->name);
 			cJSON_AddStringToObject(res, "response", resp);
-			cJSON_AddArrayToObject(res, "toolCalls");
-			cJSON_AddNumberToObject(res, "steps", 1);
+			cJSON_AddItemToObject(res, "toolCalls", cJSON_Duplicate(t.tool_calls, true));
+			cJSON_AddNumberToObject(res, "steps", t.steps);
 			cJSON_AddItemToArray(results, res);
 			sbuf_addf(&said, "- %s (round %d): %s\n", ag->name, round, resp);
-			call_release(&a);
+			turn_release(&t);
 		}
 		if (aborted) {
 			cJSON_Delete(results);
@@ -486,7 +737,7 @@ static void *conv_thread(void *arg)
 }
 
 struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			const char *user, int verbose)
+			struct tools *reg, const char *user, int verbose)
 {
 	struct conv *c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
@@ -505,6 +756,7 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	c->req = *req;
 	memset(req, 0, sizeof(*req));
 	c->llm = llm;
+	c->reg = reg;
 	c->start_ns = util_mono_ns();
 	c->deadline_ns = c->start_ns +
 			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
@@ -580,11 +832,14 @@ void conv_detach(void *cls)
 	struct conv *c = cls;
 	pthread_mutex_lock(&c->mu);
 	c->detached = true;
-	if (!c->finished) {
+	bool gone = !c->finished;
+	if (gone) {
 		c->cancel = 1;
 		c->finished = true; /* nobody reads the rest */
 	}
 	pthread_mutex_unlock(&c->mu);
+	if (gone)
+		conv_log(c, "the client disconnected: the conversation is cancelled");
 	conv_unref(c);
 }
 

@@ -20,7 +20,12 @@
 
 #include <microhttpd.h>
 
+#include "agents/data_tools.h"
 #include "agents/llm_agent.h"
+#include "agents/mcp_tools.h"
+#include "agents/runtime.h"
+#include "core/cache.h"
+#include "core/tools.h"
 #include "core/util.h"
 #include "tui/cli.h"
 #include "core/banned.h"
@@ -36,6 +41,9 @@ struct server {
 	char *hosts[4];            /* allowed Host values */
 	size_t nhosts;
 	char *origins;             /* MADF_SERVE_ORIGINS, comma-separated */
+	struct agent_env env;      /* the tool registry and its data sources */
+	bool env_open;
+	struct mcp_tools *mcp;
 	volatile int draining;
 };
 
@@ -233,7 +241,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			      "set ANTHROPIC_API_KEY and CLAUDE_MODEL_EXECUTION (or OPENAI_API_KEY "
 			      "and OPENAI_MODEL) for madf serve");
 	}
-	struct conv *c = conv_start(&rq, s->llm, who, s->opt->verbose);
+	struct conv *c = conv_start(&rq, s->llm, s->env.tools, who, s->opt->verbose);
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
 								   conv_read, c, conv_detach);
 	if (!r) {
@@ -330,8 +338,55 @@ out:
 	return fd;
 }
 
+static void tools_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	slog("warning: %s", msg);
+}
+
+/* The tool registry the agents call (the built-in data tools on the
+ * simulated sources, and the tools of the MCP servers of .mcp.json), and
+ * every agent's tools checked against it. */
+static int tools_setup(struct server *s, char **err)
+{
+	const struct serve_options *o = s->opt;
+	agent_env_init(&s->env, o->data_dir, o->log_dir);
+	s->env_open = true;
+	struct mcp_tools_opts mo = { .config_path = o->mcp_config, .log_dir = o->log_dir,
+				     .warn = tools_warn };
+	if (cache_open(s->env.data_dir, &s->env.cache, err) < 0 ||
+	    tools_open(s->env.data_dir, s->env.log_dir, s->env.cache, &s->env.tools, err) < 0 ||
+	    data_tools_register(&s->env, err) < 0 ||
+	    mcp_tools_open(s->env.tools, &mo, &s->mcp, err) < 0)
+		return -1;
+	for (size_t i = 0; i < s->agents.n; i++) {
+		const struct serve_agent *a = &s->agents.v[i];
+		for (size_t k = 0; k < a->ntools; k++) {
+			char *d = NULL, *sc = NULL, *e2 = NULL;
+			if (tools_describe(s->env.tools, a->tools[k], &d, &sc, &e2) < 0) {
+				free(e2);
+				return err_set(err, "%s: agent \"%s\": no tool \"%s\" in the registry "
+					       "(see madf tools list)", s->agents.path, a->name,
+					       a->tools[k]);
+			}
+			free(d);
+			free(sc);
+		}
+	}
+	return 0;
+}
+
 static void server_release(struct server *s)
 {
+	if (s->env_open) {
+		if (s->env.tools)
+			tools_save_usage(s->env.tools, NULL);
+		mcp_tools_free(&s->mcp);
+		data_tools_release(&s->env);
+		tools_free(&s->env.tools);
+		cache_free(&s->env.cache);
+		agent_env_release(&s->env);
+	}
 	free(s->tokens_path);
 	serve_agents_free(&s->agents);
 	llm_settings_free(&s->llm);
@@ -353,7 +408,7 @@ int serve_run(const struct serve_options *o, char **err)
 		slog("no tokens yet: make one with `madf serve token add USER`");
 	serve_tokens_free(&t);
 	if (serve_agents_load(o->data_dir, &s.agents, err) < 0 ||
-	    llm_settings_from_env(&s.llm, err) < 0) {
+	    llm_settings_from_env(&s.llm, err) < 0 || tools_setup(&s, err) < 0) {
 		server_release(&s);
 		return EXIT_FAIL;
 	}
@@ -396,7 +451,8 @@ int serve_run(const struct serve_options *o, char **err)
 	}
 	printf("%u\n", port);
 	fflush(stdout);
-	char *model = s.llm ? llm_settings_describe(s.llm) :
+	char *model = s.llm ? xasprintf("%s, orchestrator %s, execution %s", s.llm->provider_name,
+					s.llm->model_orchestrator, s.llm->model_execution) :
 		      xstrdup("no model configured: conversations are refused with 503");
 	slog("listening on http://%s%s (agents from %s; %s)", s.hosts[0], API_PATH,
 	     s.agents.path, model);

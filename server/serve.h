@@ -59,9 +59,12 @@ void serve_sha256(const void *data, size_t len, unsigned char out[32]);
 struct serve_agent {
 	char *name;
 	char *description;
-	char *role;    /* "orchestrator" or "execution" */
+	char *role;     /* "orchestrator" or "execution" */
 	char *system;
-	int max_steps;
+	int max_steps;  /* model calls per turn */
+	char **tools;   /* tool registry names the agent may call */
+	size_t ntools;
+	char *on_error; /* "skip", "retry" (once, then skip) or "abort" */
 };
 
 struct serve_agents {
@@ -70,10 +73,12 @@ struct serve_agents {
 	char *path;    /* where they came from, or "(built-in)" */
 };
 
-/* Loads the agent definitions: <data_dir>/serve-agents.json when it
- * exists, else the built-in ones (the seed's data-steward,
- * prospect-finder, contract-reader). 0 or -1 with *err naming the file
- * and what is wrong. */
+/* Loads the agent definitions of <data_dir>/serve-agents.json, writing
+ * the built-in ones there first when it does not exist (the seed's
+ * data-steward, prospect-finder, contract-reader). Each is {"name",
+ * "description"?, "role"? ("execution"), "system", "maxSteps"? (4, at most
+ * 10), "tools"? ([]), "onError"? ("skip")}. 0 or -1 with *err naming the
+ * file, the agent and what is wrong. */
 int serve_agents_load(const char *data_dir, struct serve_agents *out, char **err);
 void serve_agents_free(struct serve_agents *a);
 const struct serve_agent *serve_agents_find(const struct serve_agents *a, const char *name);

@@ -10,10 +10,13 @@
 #include "server/serve.h"
 
 struct llm_settings;
+struct tools;
 
 struct serve_options {
 	const char *listen;     /* ADDR:PORT; port 0: any free one */
 	const char *data_dir;
+	const char *log_dir;
+	const char *mcp_config; /* NULL: ./.mcp.json when there is one */
 	bool behind_tls_proxy;  /* a non-loopback address is allowed */
 	int verbose;
 };
@@ -29,9 +32,10 @@ int serve_run(const struct serve_options *o, char **err);
 struct conv;
 
 /* Starts a conversation of req (taken over; *req is emptied) for user with
- * the models of llm (which must outlive it). Never fails. */
+ * the models of llm and the tool registry reg (both must outlive it; the
+ * server waits for conv_alive() to reach 0). Never fails. */
 struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			const char *user, int verbose);
+			struct tools *reg, const char *user, int verbose);
 /* The content reader of the stream (libmicrohttpd's semantics): the next
  * whole event, a ": ping" comment after the keep-alive interval, -1 at the
  * end of the stream. Blocks. */

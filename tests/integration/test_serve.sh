@@ -260,6 +260,124 @@ else
 	fail "node is installed (the seed's client runs under it)"
 fi
 
+# --- agents with tools, maxSteps, and onError -----------------------------------------
+# Another data directory (the same tokens) whose agents file the operator
+# wrote: agents "of madf" get the replay's scripted tool-calling agent.
+D2=$T/d2
+mkdir -p "$D2"
+cp -p "$D/serve-tokens" "$D2/serve-tokens"
+cat >"$D2/serve-agents.json" <<'JSON'
+{"agents": [
+ {"name": "fx-desk", "system": "You are the FX desk of madf.", "tools": ["fx_rates"], "maxSteps": 3},
+ {"name": "tired", "system": "You are the tired desk of madf.", "tools": ["fx_rates"], "maxSteps": 1},
+ {"name": "fine", "system": "You answer."},
+ {"name": "skipper", "system": "FAIL-ME", "onError": "skip"},
+ {"name": "retrier", "system": "FAIL-ME", "onError": "retry"},
+ {"name": "aborter", "system": "FAIL-ME", "onError": "abort"}
+]}
+JSON
+MADF_DATA_DIR=$D2 ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 >"$T/t.port" 2>"$T/t.err" &
+t_pid=$!
+for _ in $(seq 1 200); do tport=$(head -1 "$T/t.port" 2>/dev/null); [ -n "$tport" ] && break; sleep 0.05; done
+curl -s -N -X POST "http://127.0.0.1:$tport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' -o "$T/s4.txt" --data-binary \
+	'{"agents":["fx-desk","tired"],"rounds":1,"messages":[{"role":"user","content":"pair USD/JPY, window 2024-01-02 to 2024-01-31"}]}'
+kill -TERM "$t_pid"; wait "$t_pid"
+eq "an agent with a tool: tool call and result between its chunks; one at maxSteps 1 stops" \
+	"$(check_stream "$T/s4.txt" | sed 's/ *agent_response_chunk//g; s/ *summarizer_chunk//g')" \
+	"conversation_start initiator_start initiator_complete round_start agent_start agent_tool_call agent_tool_result agent_complete agent_start agent_complete round_complete summarizer_start conversation_complete"
+tools=$(python3 - "$T/s4.txt" <<'PY'
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1], encoding="utf-8").read().split("\n\n") if b.startswith("data: ")]
+call = [e["data"] for e in ev if e["type"] == "agent_tool_call"][0]
+res = [e["data"] for e in ev if e["type"] == "agent_tool_result"][0]
+ac = [e["data"] for e in ev if e["type"] == "agent_complete"]
+pts = res["result"]["points"]
+print(call["agent"], call["step"], call["toolCall"]["name"], call["toolCall"]["args"]["pair"],
+      res["toolCallId"] == call["toolCall"]["id"], len(pts), pts[0][0], pts[-1][0],
+      ac[0]["steps"], ac[0]["finishReason"], ac[0]["toolCalls"][0]["name"],
+      ("%s on %s" % (pts[-1][1], pts[-1][0])) in ac[0]["response"],
+      ac[1]["agent"], ac[1]["steps"], ac[1]["finishReason"], ac[1]["toolCalls"])
+PY
+)
+eq "the tool call's fields, its result (the registry's fx_rates), the answer quoting it, maxSteps" "$tools" \
+	"fx-desk 1 fx_rates USD/JPY True 22 2024-01-02 2024-01-31 2 completed fx_rates True tired 1 max_steps []"
+
+# A model that refuses agents whose system prompt says FAIL-ME (400) and
+# answers the others.
+cat >"$T/failmodel.py" <<'PY'
+import json, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+def sse(ev, d): return ("event: %s\ndata: %s\n\n" % (ev, json.dumps(d))).encode()
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        if "FAIL-ME" in (req.get("system") or ""):
+            b = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
+                                                     "message": "refused for FAIL-ME"}}).encode()
+            self.send_response(400); self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(b))); self.end_headers(); self.wfile.write(b)
+            return
+        out = [sse("message_start", {"type": "message_start", "message": {"id": "m", "type": "message",
+               "role": "assistant", "content": [], "model": "f", "stop_reason": None,
+               "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+               sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "text", "text": ""}}),
+               sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "text_delta", "text": "fine."}}),
+               sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+               sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                                     "usage": {"output_tokens": 1}}),
+               sse("message_stop", {"type": "message_stop"})]
+        b = b"".join(out)
+        self.send_response(200); self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(b))); self.end_headers(); self.wfile.write(b)
+s = ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$T/failmodel.py" >"$T/fm.port" 2>/dev/null &
+fm_pid=$!
+for _ in $(seq 1 200); do fport=$(head -1 "$T/fm.port" 2>/dev/null); [ -n "$fport" ] && break; sleep 0.05; done
+MADF_DATA_DIR=$D2 ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$fport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 >"$T/f.port" 2>"$T/f.err" &
+f_pid=$!
+for _ in $(seq 1 200); do f2port=$(head -1 "$T/f.port" 2>/dev/null); [ -n "$f2port" ] && break; sleep 0.05; done
+FURL=http://127.0.0.1:$f2port/api/chat/multi
+curl -s -N -X POST "$FURL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
+	-o "$T/s5.txt" --data-binary \
+	'{"agents":["retrier","fine","skipper"],"rounds":1,"messages":[{"role":"user","content":"go"}]}'
+eq "retry, then skip; skip: the others go on and the conversation completes" \
+	"$(check_stream "$T/s5.txt" | sed 's/ *agent_response_chunk//g; s/ *summarizer_chunk//g')" \
+	"conversation_start initiator_start initiator_complete round_start agent_start agent_error agent_error agent_start agent_complete agent_start agent_error round_complete summarizer_start conversation_complete"
+eq "the agent_error events: agent, round, action, the model's error" \
+	"$(python3 -c '
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1]).read().split("\n\n") if b.startswith("data: ")]
+print(" ".join("%s/%s/%s/%s" % (d["agent"], d["round"], d["action"], "FAIL-ME" in d["error"]) for d in
+      [e["data"] for e in ev if e["type"] == "agent_error"]),
+      [r["agent"] for e in ev if e["type"] == "round_complete" for r in e["data"]["results"]])' "$T/s5.txt")" \
+	"retrier/1/retry/True retrier/1/skip/True skipper/1/skip/True ['fine']"
+curl -s -N -X POST "$FURL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
+	-o "$T/s6.txt" --data-binary \
+	'{"agents":["aborter","fine"],"rounds":2,"messages":[{"role":"user","content":"go"}]}'
+eq "abort: agent_error, then one error ends the stream" "$(check_stream "$T/s6.txt")" \
+	"conversation_start initiator_start initiator_complete round_start agent_start agent_error error"
+eq "the abort's error names the agent and round, AGENT_EXECUTION_FAILED, not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["agent"], d["round"], d["recoverable"])' "$T/s6.txt")" \
+	"AGENT_EXECUTION_FAILED aborter 1 False"
+kill -TERM "$f_pid"; wait "$f_pid"
+kill "$fm_pid" 2>/dev/null
+
+# An agents file naming a tool the registry lacks stops the server.
+mkdir -p "$T/d3"
+echo '{"agents":[{"name":"x","system":"s","tools":["no_such_tool"]}]}' >"$T/d3/serve-agents.json"
+out=$(MADF_DATA_DIR=$T/d3 "$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
+eq "an agent's unknown tool: serve refuses to start" "$rc" 1
+has "naming the agent and the tool" "$out" 'agent "x": no tool "no_such_tool"'
+
 # --- no model: 503 --------------------------------------------------------------------------
 "$MADF" serve --listen 127.0.0.1:0 >"$T/nm.port" 2>"$T/nm.err" &
 nm_pid=$!
@@ -283,6 +401,30 @@ while True:
 ' >"$T/hang.port" 2>/dev/null &
 hang_pid=$!
 for _ in $(seq 1 200); do hport=$(head -1 "$T/hang.port" 2>/dev/null); [ -n "$hport" ] && break; sleep 0.05; done
+# The conversation's wall-clock limit.
+env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$hport CLAUDE_MODEL_EXECUTION=claude-test \
+	MADF_SERVE_TIMEOUT_S=1 MADF_SERVE_PING_MS=100 "$MADF" serve --listen 127.0.0.1:0 >"$T/to.port" 2>"$T/to.err" &
+to_pid=$!
+for _ in $(seq 1 200); do toport=$(head -1 "$T/to.port" 2>/dev/null); [ -n "$toport" ] && break; sleep 0.05; done
+curl -s -N -X POST "http://127.0.0.1:$toport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s7.txt"
+eq "over MADF_SERVE_TIMEOUT_S: one error ends the stream" "$(check_stream "$T/s7.txt")" \
+	"conversation_start initiator_start error"
+eq "the error is CONVERSATION_TIMEOUT, not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/s7.txt")" \
+	"CONVERSATION_TIMEOUT False"
+# A client that goes away cancels its conversation (seen at the next
+# write: a keep-alive at the latest).
+curl -s -N -X POST "http://127.0.0.1:$toport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s8.txt" &
+c8=$!
+wait_for "a second stream starts" 30 grep -q initiator_start "$T/s8.txt"
+kill "$c8"; wait "$c8" 2>/dev/null
+wait_for "a client that disconnects: its conversation is cancelled (logged)" 30 \
+	grep -q "the client disconnected: the conversation is cancelled" "$T/to.err"
+kill -TERM "$to_pid"; wait "$to_pid"; rc=$?
+eq "and the server still stops cleanly" "$rc" 0
+
 env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$hport CLAUDE_MODEL_EXECUTION=claude-test \
 	MADF_SERVE_PING_MS=100 "$MADF" serve --listen 127.0.0.1:0 >"$T/d.port" 2>"$T/d.err" &
 d_pid=$!

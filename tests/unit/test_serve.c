@@ -166,18 +166,24 @@ static void test_agents_file(void **state)
 	assert_non_null(serve_agents_find(&a, "prospect-finder"));
 	assert_non_null(serve_agents_find(&a, "contract-reader"));
 	assert_int_equal(serve_agents_find(&a, "data-steward")->max_steps, SERVE_STEPS_DEFAULT);
+	assert_string_equal(serve_agents_find(&a, "data-steward")->on_error, "skip");
+	assert_int_equal(serve_agents_find(&a, "data-steward")->ntools, 0);
 	char *path = xasprintf("%s/serve-agents.json", dir);
 	assert_string_equal(a.path, path);
 	serve_agents_free(&a);
 
 	/* The operator's edit is what loads. */
 	const char *mine = "{\"agents\":[{\"name\":\"fx-analyst\",\"system\":\"You analyse FX.\","
-			   "\"role\":\"orchestrator\",\"maxSteps\":7}]}";
+			   "\"role\":\"orchestrator\",\"maxSteps\":7,\"tools\":[\"fx_rates\","
+			   "\"news_search\"],\"onError\":\"abort\"}]}";
 	assert_int_equal(util_write_file_atomic(path, mine, strlen(mine), false, &err), 0);
 	assert_int_equal(serve_agents_load(dir, &a, &err), 0);
 	assert_int_equal(a.n, 1);
 	assert_string_equal(a.v[0].role, "orchestrator");
 	assert_int_equal(a.v[0].max_steps, 7);
+	assert_int_equal(a.v[0].ntools, 2);
+	assert_string_equal(a.v[0].tools[1], "news_search");
+	assert_string_equal(a.v[0].on_error, "abort");
 	assert_null(serve_agents_find(&a, "data-steward"));
 	serve_agents_free(&a);
 
@@ -189,6 +195,9 @@ static void test_agents_file(void **state)
 		  "twice" },
 		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"role\":\"boss\"}]}", "role" },
 		{ "{\"agents\":[]}", "non-empty" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"onError\":\"panic\"}]}", "onError" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"tools\":\"fx_rates\"}]}", "tools" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"tools\":[1]}]}", "tools" },
 		{ "{\"agents\":[{\"name\":\"x\",\"name\":\"y\",\"system\":\"s\"}]}", "uplicate" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
