@@ -78,8 +78,8 @@ const struct cli_cmd cli_commands[] = {
 	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
 	  cmd_tools },
 	{ "serve", "[--listen ADDR:PORT] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
-	  "the multi-agent conversation API (POST /api/chat/multi, Server-Sent Events) "
-	  "for bearer tokens made by `serve token add`", cmd_serve },
+	  "the multi-agent conversation API (POST /api/chat/multi answering Server-Sent "
+	  "Events; default 127.0.0.1:8765) for the bearer tokens `serve token add` makes", cmd_serve },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 

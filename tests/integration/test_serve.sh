@@ -15,6 +15,12 @@ unset ANTHROPIC_API_KEY OPENAI_API_KEY CLAUDE_MODEL_EXECUTION CLAUDE_MODEL_ORCHE
 # jf FILE EXPR: a Python expression over the JSON in FILE (as j).
 jf() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
 
+# --- help -----------------------------------------------------------------
+has "madf --help lists serve" "$("$MADF" --help)" "serve"
+has "madf serve --help shows its usage" "$("$MADF" serve --help)" \
+	"usage: madf serve [--listen ADDR:PORT] [--behind-tls-proxy] | token add USER"
+check_fails "an unknown option of serve is a usage error" 2 "$MADF" serve --bogus
+
 # --- tokens ---------------------------------------------------------------
 "$MADF" serve token add alice >"$T/tok" 2>"$T/tok.err"; rc=$?
 eq "token add exits 0" "$rc" 0
