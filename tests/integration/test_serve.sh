@@ -33,7 +33,7 @@ eq "the token file is mode 600" "$(stat -c %a "$D/serve-tokens")" 600
 HASH=$(printf %s "$TOK" | sha256sum | cut -d' ' -f1)
 eq "the file holds the token's SHA-256 for alice" \
 	"$(grep -c "^alice $HASH " "$D/serve-tokens")" 1
-eq "the token itself is not in the file" "$(grep -c "${TOK#madf_}" "$D/serve-tokens")" 0
+eq "the token itself is not in the file" "$(grep -cF -e "${TOK#madf_}" "$D/serve-tokens")" 0
 "$MADF" serve token add bob >"$T/tok2" 2>/dev/null
 TOK2=$(cat "$T/tok2")
 list=$("$MADF" serve token list)
