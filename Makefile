@@ -25,7 +25,7 @@ TEST_PKGS := cmocka
 DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
              libcmocka-dev tmux python3 python3-pydantic python3-aiofiles \
-             libmicrohttpd-dev libgnutls28-dev
+             libmicrohttpd-dev libgnutls28-dev openssl
 # The python where Debian's python3-pydantic and python3-aiofiles are (the
 # seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
 # python3 on PATH may be another one.
@@ -81,6 +81,7 @@ all: madf
 $(DEPS_STAMP):
 	@mkdir -p build
 	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null && \
+	    command -v openssl >/dev/null && \
 	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles' 2>/dev/null; then \
 	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 

@@ -79,7 +79,7 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "token"))
 		return token_cmd(cli, argc, argv);
-	static const char *const wv[] = { "--listen", NULL };
+	static const char *const wv[] = { "--listen", "--tls-cert", "--tls-key", NULL };
 	static const char *const fl[] = { "--behind-tls-proxy", NULL };
 	struct cli_opts o = { argc, argv, 1, "serve", wv, fl, 0 };
 	struct serve_options opt = { .listen = "127.0.0.1:8765", .data_dir = cli->data_dir,
@@ -92,11 +92,17 @@ int cmd_serve(struct cli *cli, int argc, char **argv)
 			return cli_fail(EXIT_USAGE, "serve", "unexpected argument \"%s\"", val);
 		if (!strcmp(name, "--behind-tls-proxy"))
 			opt.behind_tls_proxy = true;
+		else if (!strcmp(name, "--tls-cert"))
+			opt.tls_cert = val;
+		else if (!strcmp(name, "--tls-key"))
+			opt.tls_key = val;
 		else
 			opt.listen = val;
 	}
 	if (r < 0)
 		return EXIT_USAGE;
+	if (!opt.tls_cert != !opt.tls_key)
+		return cli_fail(EXIT_USAGE, "serve", "--tls-cert and --tls-key go together");
 	char *err = NULL;
 	int rc = serve_run(&opt, &err);
 	if (rc != EXIT_OK) {

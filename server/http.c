@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,9 @@ struct server {
 	struct serve_agents agents;
 	struct llm_settings *llm;  /* NULL: no model (503) */
 	char *hosts[4];            /* allowed Host values */
+	char *extra_hosts;         /* MADF_SERVE_HOSTS, comma-separated */
+	unsigned port;
+	bool tls;
 	size_t nhosts;
 	char *origins;             /* MADF_SERVE_ORIGINS, comma-separated */
 	struct agent_env env;      /* the tool registry and its data sources */
@@ -98,6 +102,24 @@ static enum MHD_Result refuse(struct MHD_Connection *conn, int status, const cha
 	return send_error(conn, &e, NULL);
 }
 
+/* Whether the comma-separated list has item (case-insensitive). */
+static bool in_list(const char *list, const char *item, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+		while (k && *p == ' ')
+			p++, k--;
+		if (k == n && !strncasecmp(p, item, n))
+			return true;
+		p += k + (e ? 1 : 0);
+	}
+	return false;
+}
+
+/* host: the Host header's value, or an Origin's after the scheme. The
+ * server's own names with its port, or MADF_SERVE_HOSTS's names (with or
+ * without the port). */
 static bool host_ok(const struct server *s, const char *host)
 {
 	if (!host)
@@ -105,26 +127,23 @@ static bool host_ok(const struct server *s, const char *host)
 	for (size_t i = 0; i < s->nhosts; i++)
 		if (!strcasecmp(host, s->hosts[i]))
 			return true;
-	return false;
+	if (in_list(s->extra_hosts, host, strlen(host)))
+		return true;
+	char suffix[16];
+	snprintf(suffix, sizeof(suffix), ":%u", s->port);
+	size_t n = strlen(host), k = strlen(suffix);
+	return n > k && !strcasecmp(host + n - k, suffix) && in_list(s->extra_hosts, host, n - k);
 }
 
 static bool origin_ok(const struct server *s, const char *origin)
 {
 	if (!origin)
 		return true; /* not a browser */
-	if (!strncasecmp(origin, "http://", 7) && host_ok(s, origin + 7))
+	const char *scheme = s->tls ? "https://" : "http://";
+	size_t sl = strlen(scheme);
+	if (!strncasecmp(origin, scheme, sl) && host_ok(s, origin + sl))
 		return true;
-	if (!s->origins)
-		return false;
-	size_t n = strlen(origin);
-	for (const char *p = s->origins; *p;) {
-		const char *e = strchr(p, ',');
-		size_t k = e ? (size_t)(e - p) : strlen(p);
-		if (k == n && !strncasecmp(p, origin, n))
-			return true;
-		p += k + (e ? 1 : 0);
-	}
-	return false;
+	return in_list(s->origins, origin, strlen(origin));
 }
 
 /* The user of the request's bearer token, or NULL after answering 401. */
@@ -308,10 +327,10 @@ static int open_listener(const struct serve_options *o, unsigned *port, char **h
 		return -1;
 	}
 	int fd = -1;
-	if (!loopback(ai->ai_addr) && !o->behind_tls_proxy) {
+	if (!loopback(ai->ai_addr) && !o->behind_tls_proxy && !o->tls_cert) {
 		err_set(err, "--listen %s is beyond loopback: bearer tokens need TLS there. "
-			"madf serve has no TLS of its own yet; put it behind a TLS proxy and "
-			"pass --behind-tls-proxy", o->listen);
+			"Give --tls-cert and --tls-key, or --behind-tls-proxy when a TLS proxy "
+			"fronts madf", o->listen);
 		goto out;
 	}
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -376,6 +395,31 @@ static int tools_setup(struct server *s, char **err)
 	return 0;
 }
 
+/* Reads a PEM file for TLS; a key must be readable by its owner only. */
+static char *read_pem(const char *path, bool key, char **err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		err_set(err, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (key && (st.st_mode & 077)) {
+		err_set(err, "%s is accessible by group or others (mode %04o): run chmod 600 %s",
+			path, (unsigned)(st.st_mode & 07777), path);
+		return NULL;
+	}
+	if (util_read_file(path, (size_t)1 << 20, &buf, &len, err) < 0)
+		return NULL;
+	if (!strstr(buf, "-----BEGIN ")) {
+		err_set(err, "%s is not a PEM file", path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static void server_release(struct server *s)
 {
 	if (s->env_open) {
@@ -428,6 +472,19 @@ int serve_run(const struct serve_options *o, char **err)
 		s.hosts[s.nhosts++] = xasprintf("[::1]:%u", port);
 	free(host);
 	s.origins = getenv("MADF_SERVE_ORIGINS");
+	s.extra_hosts = getenv("MADF_SERVE_HOSTS");
+	s.port = port;
+	char *cert = NULL, *key = NULL;
+	if (o->tls_cert) {
+		if (!(cert = read_pem(o->tls_cert, false, err)) ||
+		    !(key = read_pem(o->tls_key, true, err))) {
+			free(cert);
+			close(fd);
+			server_release(&s);
+			return EXIT_FAIL;
+		}
+		s.tls = true;
+	}
 
 	/* The signals are taken by sigwait here; every thread inherits the mask. */
 	sigset_t set, old;
@@ -435,26 +492,42 @@ int serve_run(const struct serve_options *o, char **err)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
-			MHD_USE_ERROR_LOG,
-		0, NULL, NULL, on_request, &s, MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	struct MHD_Daemon *d;
+	if (s.tls)
+		d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, &s,
+				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
+				     MHD_OPTION_END);
+	else
+		d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
+				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
 	if (!d) {
+		if (key)
+			memset(key, 0, strlen(key));
+		free(cert);
+		free(key);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		close(fd);
 		server_release(&s);
-		return err_set(err, "cannot start the HTTP server on %s", o->listen) < 0 ?
-			       EXIT_FAIL : EXIT_FAIL;
+		err_set(err, "cannot start the HTTP server on %s%s", o->listen,
+			s.tls ? " (TLS: are the certificate and the key a pair of PEM files?)" : "");
+		return EXIT_FAIL;
 	}
 	printf("%u\n", port);
 	fflush(stdout);
 	char *model = s.llm ? xasprintf("%s, orchestrator %s, execution %s", s.llm->provider_name,
 					s.llm->model_orchestrator, s.llm->model_execution) :
 		      xstrdup("no model configured: conversations are refused with 503");
-	slog("listening on http://%s%s (agents from %s; %s)", s.hosts[0], API_PATH,
+	slog("listening on %s://%s%s (agents from %s; %s)", s.tls ? "https" : "http", s.hosts[0],
+	     API_PATH,
 	     s.agents.path, model);
 	free(model);
 	int sig = 0;
@@ -474,6 +547,10 @@ int serve_run(const struct serve_options *o, char **err)
 		nanosleep(&ts, NULL);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (key)
+		memset(key, 0, strlen(key));
+	free(cert);
+	free(key);
 	server_release(&s);
 	slog("stopped");
 	return EXIT_OK;

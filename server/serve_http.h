@@ -18,6 +18,8 @@ struct serve_options {
 	const char *log_dir;
 	const char *mcp_config; /* NULL: ./.mcp.json when there is one */
 	bool behind_tls_proxy;  /* a non-loopback address is allowed */
+	const char *tls_cert;   /* PEM files: HTTPS (GnuTLS); both or neither */
+	const char *tls_key;
 	int verbose;
 };
 

@@ -77,7 +77,7 @@ const struct cli_cmd cli_commands[] = {
 	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
 	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
 	  cmd_tools },
-	{ "serve", "[--listen ADDR:PORT] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
+	{ "serve", "[--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
 	  "the multi-agent conversation API (POST /api/chat/multi answering Server-Sent "
 	  "Events; default 127.0.0.1:8765) for the bearer tokens `serve token add` makes", cmd_serve },
 };

@@ -1,5 +1,5 @@
 # madf serve on 127.0.0.1 (a random port) against the project's LLM replay
-# server: tokens (shown once, stored hashed, 0600, refused when readable
+# server: HTTPS, tokens (shown once, stored hashed, 0600, refused when readable
 # by others, revoked), 401 with its header and the seed's body, the Host
 # and Origin allow-list, every validation error with its code and field,
 # 503 without a model, whole streams read by curl -N and by the seed's own
@@ -18,7 +18,7 @@ jf() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "
 # --- help -----------------------------------------------------------------
 has "madf --help lists serve" "$("$MADF" --help)" "serve"
 has "madf serve --help shows its usage" "$("$MADF" serve --help)" \
-	"usage: madf serve [--listen ADDR:PORT] [--behind-tls-proxy] | token add USER"
+	"usage: madf serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER"
 check_fails "an unknown option of serve is a usage error" 2 "$MADF" serve --bogus
 
 # --- tokens ---------------------------------------------------------------
@@ -54,7 +54,7 @@ check_fails "token list refuses it too" 1 "$MADF" serve token list
 chmod 600 "$D/serve-tokens"
 out=$("$MADF" serve --listen 0.0.0.0:0 2>&1); rc=$?
 eq "listening beyond loopback without TLS is refused" "$rc" 1
-has "naming --behind-tls-proxy" "$out" "--behind-tls-proxy"
+has "naming --tls-cert and --behind-tls-proxy" "$out" "Give --tls-cert and --tls-key, or --behind-tls-proxy"
 
 # --- a model: the replay server -----------------------------------------------
 KEY=sk-madf-serve-test-0123456789
@@ -383,6 +383,50 @@ echo '{"agents":[{"name":"x","system":"s","tools":["no_such_tool"]}]}' >"$T/d3/s
 out=$(MADF_DATA_DIR=$T/d3 "$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
 eq "an agent's unknown tool: serve refuses to start" "$rc" 1
 has "naming the agent and the tool" "$out" 'agent "x": no tool "no_such_tool"'
+
+# --- TLS ------------------------------------------------------------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost \
+	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -days 2 \
+	-keyout "$T/key.pem" -out "$T/cert.pem" >/dev/null 2>&1
+chmod 644 "$T/key.pem"
+out=$("$MADF" serve --listen 127.0.0.1:0 --tls-cert "$T/cert.pem" --tls-key "$T/key.pem" 2>&1); rc=$?
+eq "a TLS key others can read is refused" "$rc" 1
+has "naming the key and its mode" "$out" "key.pem is accessible by group or others (mode 0644)"
+chmod 600 "$T/key.pem"
+check_fails "--tls-cert without --tls-key is a usage error" 2 "$MADF" serve --tls-cert "$T/cert.pem"
+out=$("$MADF" serve --listen 127.0.0.1:0 --tls-cert "$T/cert.pem" --tls-key "$T/cert.pem" 2>&1); rc=$?
+eq "a certificate given as the key: serve does not start" "$rc" 1
+MADF_SERVE_HOSTS=madf.example ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 \
+	--tls-cert "$T/cert.pem" --tls-key "$T/key.pem" >"$T/tls.port" 2>"$T/tls.err" &
+tls_pid=$!
+for _ in $(seq 1 200); do sport=$(head -1 "$T/tls.port" 2>/dev/null); [ -n "$sport" ] && break; sleep 0.05; done
+SURL=https://127.0.0.1:$sport/api/chat/multi
+curl -s -N --cacert "$T/cert.pem" -X POST "$SURL" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s9.txt"
+eq "over HTTPS: the whole stream" "$(check_stream "$T/s9.txt" | awk '{print $1, $NF}')" \
+	"conversation_start conversation_complete"
+st=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$sport/api/chat/multi" \
+	-H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' --data-binary '{}')
+eq "plain HTTP to the TLS server gets no answer" "$st" 000
+st=$(curl -s --cacert "$T/cert.pem" -o /dev/null -w '%{http_code}' -X POST "$SURL" \
+	-H "Authorization: Bearer $TOK" -H "Origin: https://localhost:$sport" \
+	-H 'Content-Type: application/json' --data-binary '{}')
+eq "over HTTPS the server's own https:// Origin passes" "$st" 400
+st=$(curl -s --cacert "$T/cert.pem" -o /dev/null -w '%{http_code}' -X POST "$SURL" \
+	-H "Authorization: Bearer $TOK" -H "Host: madf.example:$sport" \
+	-H 'Content-Type: application/json' --data-binary '{}')
+eq "a Host listed in MADF_SERVE_HOSTS passes" "$st" 400
+st=$(curl -s --cacert "$T/cert.pem" -o /dev/null -w '%{http_code}' -X POST "$SURL" \
+	-H "Authorization: Bearer $TOK" -H "Host: other.example:$sport" \
+	-H 'Content-Type: application/json' --data-binary '{}')
+eq "one not listed does not" "$st" 403
+kill -TERM "$tls_pid"; wait "$tls_pid"
+"$MADF" serve --listen 0.0.0.0:0 --tls-cert "$T/cert.pem" --tls-key "$T/key.pem" \
+	>"$T/any.port" 2>"$T/any.err" &
+any_pid=$!
+wait_for "with TLS, serve may listen beyond loopback" 30 test -s "$T/any.port"
+kill -TERM "$any_pid"; wait "$any_pid"
 
 # --- no model: 503 --------------------------------------------------------------------------
 "$MADF" serve --listen 127.0.0.1:0 >"$T/nm.port" 2>"$T/nm.err" &
