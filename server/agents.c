@@ -1,6 +1,6 @@
 /* The conversation agents of madf serve: definitions in
  * <data_dir>/serve-agents.json, which the operator edits (written with the
- * seed's three on first use). */
+ * seed's three and madf's two research personas on first use). */
 #include "server/serve.h"
 
 #include <errno.h>
@@ -18,20 +18,32 @@
 static const struct {
 	const char *name, *description, *role, *system;
 	int max_steps;
+	const char *tools[3];
 } builtin[] = {
 	{ "data-steward", "Finds, cleans and explains the data the goal needs", "execution",
 	  "You are data-steward, a data steward in a multi-agent team. You find the records "
 	  "the goal needs, say what they contain, how complete and how fresh they are, and "
 	  "what filters you would apply. Be concrete and brief; build on what the other "
-	  "agents said.", 4 },
+	  "agents said.", 4, { NULL } },
 	{ "prospect-finder", "Scores and ranks prospects against the goal", "execution",
 	  "You are prospect-finder, a sales analyst in a multi-agent team. From what the "
 	  "team has found, you identify, score and rank prospects and say why each one "
-	  "qualifies. Be concrete and brief; build on what the other agents said.", 4 },
+	  "qualifies. Be concrete and brief; build on what the other agents said.", 4, { NULL } },
 	{ "contract-reader", "Reads contracts and terms for obligations and risks", "execution",
 	  "You are contract-reader, a contracts analyst in a multi-agent team. You read the "
 	  "contracts and terms the goal touches and report obligations, renewal dates and "
-	  "risks. Be concrete and brief; build on what the other agents said.", 4 },
+	  "risks. Be concrete and brief; build on what the other agents said.", 4, { NULL } },
+	/* madf's own research personas, on the registry's data tools. */
+	{ "fx-researcher", "madf's FX researcher: exchange-rate moves from fx_rates", "execution",
+	  "You are fx-researcher, the FX market researcher of a multi-agent team. Use fx_rates "
+	  "(pair like USD/JPY, start and end dates YYYY-MM-DD) to get the closes the goal "
+	  "needs, and report the move in figures: first and last close, change in percent. "
+	  "Never invent a figure the tool did not return.", 4, { "fx_rates" } },
+	{ "news-researcher", "madf's news researcher: the stories behind the moves", "execution",
+	  "You are news-researcher, the news researcher of a multi-agent team. Use news_search "
+	  "(start and end dates, topics) and news_get (id) to find the stories that explain "
+	  "what the goal asks about, and cite each by its id and title.", 4,
+	  { "news_search", "news_get" } },
 };
 
 cJSON *serve_agents_builtin_json(void)
@@ -45,7 +57,9 @@ cJSON *serve_agents_builtin_json(void)
 		cJSON_AddStringToObject(x, "role", builtin[i].role);
 		cJSON_AddStringToObject(x, "system", builtin[i].system);
 		cJSON_AddNumberToObject(x, "maxSteps", builtin[i].max_steps);
-		cJSON_AddArrayToObject(x, "tools");
+		cJSON *tl = cJSON_AddArrayToObject(x, "tools");
+		for (size_t k = 0; k < ARRAY_SIZE(builtin[i].tools) && builtin[i].tools[k]; k++)
+			cJSON_AddItemToArray(tl, cJSON_CreateString(builtin[i].tools[k]));
 		cJSON_AddStringToObject(x, "onError", "skip");
 		cJSON_AddItemToArray(a, x);
 	}

@@ -75,7 +75,8 @@ struct serve_agents {
 
 /* Loads the agent definitions of <data_dir>/serve-agents.json, writing
  * the built-in ones there first when it does not exist (the seed's
- * data-steward, prospect-finder, contract-reader). Each is {"name",
+ * data-steward, prospect-finder, contract-reader, and madf's
+ * fx-researcher and news-researcher with the registry's data tools). Each is {"name",
  * "description"?, "role"? ("execution"), "system", "maxSteps"? (4, at most
  * 10), "tools"? ([]), "onError"? ("skip")}. 0 or -1 with *err naming the
  * file, the agent and what is wrong. */

@@ -67,9 +67,9 @@ serve "madf serve" env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.
 trap 'kill "$server_pid" "$replay_pid" ${hang_pid:-} 2>/dev/null; wait 2>/dev/null; cleanup' EXIT
 ok "madf serve listens on 127.0.0.1:$port"
 URL=http://127.0.0.1:$port/api/chat/multi
-eq "the agents file the operator edits was written with the seed's three" \
-	"$(jf "$D/serve-agents.json" '",".join(a["name"] for a in j["agents"])')" \
-	"data-steward,prospect-finder,contract-reader"
+eq "the agents file the operator edits was written with the seed's three and madf's researchers" \
+	"$(jf "$D/serve-agents.json" '",".join(a["name"] + ":" + "+".join(a["tools"]) for a in j["agents"])')" \
+	"data-steward:,prospect-finder:,contract-reader:,fx-researcher:fx_rates,news-researcher:news_search+news_get"
 
 # post NAME BODY [CURL ARGS...]: POSTs BODY (a file with @) with alice's
 # token; the status in $st, the body in $T/NAME.json, headers in $T/NAME.h.
@@ -129,7 +129,7 @@ v "no agents" "{\"agents\":[],\"rounds\":1,$M}" VALIDATION_ERROR agents
 v "six agents" "{\"agents\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\"],\"rounds\":1,$M}" VALIDATION_ERROR agents
 v "an unknown agent" "{\"agents\":[\"nobody\"],\"rounds\":1,$M}" AGENT_NOT_FOUND agents
 has "the unknown agent is named with the known ones" "$(jf "$T/val.json" 'j["details"]["message"]')" \
-	'unknown agent "nobody" (known: data-steward, prospect-finder, contract-reader)'
+	'unknown agent "nobody" (known: data-steward, prospect-finder, contract-reader, fx-researcher, news-researcher)'
 v "rounds 0" "{\"agents\":[\"data-steward\"],\"rounds\":0,$M}" VALIDATION_ERROR rounds
 v "rounds 1.5" "{\"agents\":[\"data-steward\"],\"rounds\":1.5,$M}" VALIDATION_ERROR rounds
 v "rounds as a string" "{\"agents\":[\"data-steward\"],\"rounds\":\"2\",$M}" VALIDATION_ERROR rounds

@@ -161,7 +161,12 @@ static void test_agents_file(void **state)
 	struct serve_agents a;
 	/* First use writes the seed's three into the file the operator edits. */
 	assert_int_equal(serve_agents_load(dir, &a, &err), 0);
-	assert_int_equal(a.n, 3);
+	assert_int_equal(a.n, 5);
+	const struct serve_agent *fx = serve_agents_find(&a, "fx-researcher");
+	assert_non_null(fx);
+	assert_int_equal(fx->ntools, 1);
+	assert_string_equal(fx->tools[0], "fx_rates");
+	assert_int_equal(serve_agents_find(&a, "news-researcher")->ntools, 2);
 	assert_non_null(serve_agents_find(&a, "data-steward"));
 	assert_non_null(serve_agents_find(&a, "prospect-finder"));
 	assert_non_null(serve_agents_find(&a, "contract-reader"));
