@@ -551,6 +551,14 @@ int serve_run(const struct serve_options *o, char **err)
 		memset(key, 0, strlen(key));
 	free(cert);
 	free(key);
+	size_t left = conv_alive();
+	if (left) {
+		/* A conversation stuck in a tool call still uses the registry and
+		 * the settings: they are left to the process's exit, not freed. */
+		slog("stopped; %zu conversation%s still finishing a call at exit", left,
+		     left == 1 ? "" : "s");
+		return EXIT_OK;
+	}
 	server_release(&s);
 	slog("stopped");
 	return EXIT_OK;
