@@ -310,8 +310,9 @@ PY
 eq "the tool call's fields, its result (the registry's fx_rates), the answer quoting it, maxSteps" "$tools" \
 	"fx-desk 1 fx_rates USD/JPY True 22 2024-01-02 2024-01-31 2 completed fx_rates True tired 1 max_steps []"
 
-# A model that refuses agents whose system prompt says FAIL-ME (400) and
-# answers the others.
+# A model that refuses agents whose system prompt says FAIL-ME (400),
+# answers the initiator with its JSON (in a Markdown fence) and the others
+# with "fine.".
 cat >"$T/failmodel.py" <<'PY'
 import json, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -326,13 +327,18 @@ class H(BaseHTTPRequestHandler):
             self.send_response(400); self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(b))); self.end_headers(); self.wfile.write(b)
             return
+        text = "fine."
+        if "initiator" in (req.get("system") or ""):
+            text = ('Here is the plan:\n```json\n{"goal": "Rank healthcare prospects", '
+                    '"strategy": "Data first, then scoring", '
+                    '"successCriteria": ["10 prospects", "next steps"]}\n```')
         out = [sse("message_start", {"type": "message_start", "message": {"id": "m", "type": "message",
                "role": "assistant", "content": [], "model": "f", "stop_reason": None,
                "usage": {"input_tokens": 1, "output_tokens": 1}}}),
                sse("content_block_start", {"type": "content_block_start", "index": 0,
                                            "content_block": {"type": "text", "text": ""}}),
                sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                           "delta": {"type": "text_delta", "text": "fine."}}),
+                                           "delta": {"type": "text_delta", "text": text}}),
                sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
                sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
                                      "usage": {"output_tokens": 1}}),
@@ -366,6 +372,14 @@ print(" ".join("%s/%s/%s/%s" % (d["agent"], d["round"], d["action"], "FAIL-ME" i
       [e["data"] for e in ev if e["type"] == "agent_error"]),
       [r["agent"] for e in ev if e["type"] == "round_complete" for r in e["data"]["results"]])' "$T/s5.txt")" \
 	"retrier/1/retry/True retrier/1/skip/True skipper/1/skip/True ['fine']"
+eq "an initiator answering JSON: goal, strategy and criteria from it, the goal in round_start" \
+	"$(python3 -c '
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1]).read().split("\n\n") if b.startswith("data: ")]
+i = [e["data"] for e in ev if e["type"] == "initiator_complete"][0]
+r = [e["data"] for e in ev if e["type"] == "round_start"][0]
+print(i["goal"], "|", i["strategy"], "|", i["successCriteria"], "|", r["goal"])' "$T/s5.txt")" \
+	"Rank healthcare prospects | Data first, then scoring | ['10 prospects', 'next steps'] | Rank healthcare prospects"
 curl -s -N -X POST "$FURL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
 	-o "$T/s6.txt" --data-binary \
 	'{"agents":["aborter","fine"],"rounds":2,"messages":[{"role":"user","content":"go"}]}'
