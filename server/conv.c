@@ -105,10 +105,9 @@ static void conv_unref(struct conv *c)
 }
 
 /* Queues one event of type with data (taken): timestamp, seq and sessionId
- * are added to data. A terminal event (conversation_complete, error that
- * is not recoverable... or any event with terminal set) finishes the
- * stream; nothing is queued after it. Returns false when the stream is
- * already finished. */
+ * are added to data. A terminal event (conversation_complete or error)
+ * finishes the stream; nothing is queued after it. Returns false when the
+ * stream is already finished. */
 static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
 {
 	char ts[40];
