@@ -24,12 +24,13 @@ VERSION := 0.1.0
 # that show each is there (the stamp rule checks them).
 REVIEW_PKGS := cppcheck flawfinder shellcheck universal-ctags cloc pmccabe graphviz
 REVIEW_CMDS := cppcheck flawfinder shellcheck ctags cloc pmccabe dot
-PKGS      := libcjson ncursesw libcurl expat libcmark-gfm libnats
+PKGS      := libcjson ncursesw libcurl expat libcmark-gfm libnats libmicrohttpd gnutls
 TEST_PKGS := cmocka
 DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
              libcmocka-dev tmux python3 python3-pydantic python3-aiofiles \
-             libnats-dev nats-server $(REVIEW_PKGS)
+             libnats-dev nats-server libmicrohttpd-dev libgnutls28-dev openssl \
+             $(REVIEW_PKGS)
 # The python where Debian's python3-pydantic and python3-aiofiles are (the
 # seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
 # python3 on PATH may be another one.
@@ -68,10 +69,12 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 CORE_SRC   := $(sort $(wildcard core/*.c))
 AGENTS_SRC := $(sort $(wildcard agents/*.c))
 TUI_SRC    := $(sort $(filter-out tui/main.c,$(wildcard tui/*.c)))
+SERVER_SRC := $(sort $(wildcard server/*.c))
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
 AGENTS_OBJ := $(AGENTS_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o)
-LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ) $(SERVER_OBJ)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Programs the integration tests drive (not tests themselves).
@@ -85,8 +88,8 @@ ifneq ($(strip $(shell cat $(DEPS_STAMP) 2>/dev/null)),$(strip $(DEB_PKGS)))
   $(shell rm -f $(DEPS_STAMP))
 endif
 
-.PHONY: all run test unit integration check-core deps install uninstall clean fuzz fuzz-build \
-        fuzz-seeds bench
+.PHONY: all run test unit integration check-core check-server deps install uninstall clean fuzz \
+        fuzz-build fuzz-seeds bench
 all: madf
 
 # Installs what the build needs when a library is missing (Debian), or names
@@ -96,6 +99,7 @@ $(DEPS_STAMP):
 	@if pkg-config --exists $(PKGS) $(TEST_PKGS) 2>/dev/null && command -v tmux >/dev/null && command -v python3 >/dev/null && \
 	    for c in $(REVIEW_CMDS); do command -v $$c; done | [ "$$(wc -l)" -eq $(words $(REVIEW_CMDS)) ] && \
 	    { command -v nats-server || test -x /usr/sbin/nats-server; } >/dev/null && \
+	    command -v openssl >/dev/null && \
 	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles' 2>/dev/null; then \
 	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 
@@ -140,8 +144,13 @@ check-core:
 	@if grep -nE '#include *[<"]((n?curses|ncursesw/curses|panel)\.h|tui/|agents/)' core/*.c core/*.h; then \
 	  echo "core/ must not include curses, tui/ or agents/" >&2; exit 1; fi
 
+# server/ (madf serve, the HTTP API) is headless: it never includes curses.
+check-server:
+	@if grep -nE '#include *[<"]((n?curses|ncursesw/curses|panel)\.h)' server/*.c server/*.h; then \
+	  echo "server/ must not include curses" >&2; exit 1; fi
+
 # Every test, unit and integration, under ASan/UBSan; ends with "N passed, N failed".
-test: check-core
+test: check-core check-server
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined WERROR=1 testbins
 	@$(MAKE) --no-print-directory WERROR=1 madf
 	@MADF_BIN=$(CURDIR)/build/san/madf UNIT_DIR=$(CURDIR)/build/san/tests sh tests/run.sh

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "tui/cli.h"
+#include "server/serve.h"
 #include "core/banned.h"
 
 /* The options of `madf run weekly`, which the console takes too. */
@@ -82,6 +83,9 @@ const struct cli_cmd cli_commands[] = {
 	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
 	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
 	  cmd_tools },
+	{ "serve", "[--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
+	  "the multi-agent conversation API (POST /api/chat/multi answering Server-Sent "
+	  "Events; default 127.0.0.1:8765) for the bearer tokens `serve token add` makes", cmd_serve },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 

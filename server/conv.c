@@ -1,0 +1,862 @@
+/* One multi-agent conversation of madf serve: the initiator refines the
+ * goal, the agents take turns each round, the summarizer streams the
+ * summary; every step is an SSE event of seed 004, queued whole for the
+ * connection's thread. */
+#include "server/serve_http.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "agents/llm_agent.h"
+#include "core/http.h"
+#include "core/llm.h"
+#include "core/message.h"
+#include "core/tools.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+struct event {
+	struct event *next;
+	char *text;   /* "data: {...}\n\n" */
+	size_t len, off;
+};
+
+struct conv {
+	struct conv *next_alive;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int refs;
+	struct event *head, *tail;
+	bool finished;   /* the terminal event is queued */
+	bool detached;   /* the client is gone */
+	volatile sig_atomic_t cancel;
+	long seq;
+	char session[40];
+	char *user;
+	int verbose;
+	struct serve_request req;
+	const struct llm_settings *llm;
+	struct tools *reg;
+	int64_t start_ns, deadline_ns;
+	long ping_ms;
+};
+
+static pthread_mutex_t alive_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct conv *alive;
+static size_t nalive;
+
+static long env_long_or(const char *name, long def, long lo, long hi)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	return errno || *end || x < lo || x > hi ? def : x;
+}
+
+static void conv_log(const struct conv *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void conv_log(const struct conv *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *safe = util_sanitize(m, strlen(m), false);
+	fprintf(stderr, "madf: serve: session %s (%s): %s\n", c->session, c->user, safe);
+	free(safe);
+	free(m);
+}
+
+static void conv_unref(struct conv *c)
+{
+	pthread_mutex_lock(&c->mu);
+	bool last = --c->refs == 0;
+	pthread_mutex_unlock(&c->mu);
+	if (!last)
+		return;
+	pthread_mutex_lock(&alive_mu);
+	for (struct conv **p = &alive; *p; p = &(*p)->next_alive)
+		if (*p == c) {
+			*p = c->next_alive;
+			break;
+		}
+	nalive--;
+	pthread_mutex_unlock(&alive_mu);
+	for (struct event *e = c->head, *n; e; e = n) {
+		n = e->next;
+		free(e->text);
+		free(e);
+	}
+	serve_request_release(&c->req);
+	free(c->user);
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+/* Queues one event of type with data (taken): timestamp, seq and sessionId
+ * are added to data. A terminal event (conversation_complete or error)
+ * finishes the stream; nothing is queued after it. Returns false when the
+ * stream is already finished. */
+static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
+{
+	char ts[40];
+	util_iso8601(util_now_ns(), ts, sizeof(ts));
+	pthread_mutex_lock(&c->mu);
+	if (c->finished) {
+		pthread_mutex_unlock(&c->mu);
+		cJSON_Delete(data);
+		return false;
+	}
+	cJSON_AddStringToObject(data, "timestamp", ts);
+	cJSON_AddNumberToObject(data, "seq", (double)++c->seq);
+	cJSON_AddStringToObject(data, "sessionId", c->session);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", type);
+	cJSON_AddItemToObject(o, "data", data);
+	char *json = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	struct event *e = xcalloc(1, sizeof(*e));
+	e->text = xasprintf("data: %s\n\n", json);
+	e->len = strlen(e->text);
+	free(json);
+	if (c->tail)
+		c->tail->next = e;
+	else
+		c->head = e;
+	c->tail = e;
+	if (terminal)
+		c->finished = true;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return true;
+}
+
+static void emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
+		       int round, bool recoverable)
+{
+	cJSON *d = cJSON_CreateObject();
+	char *safe = util_sanitize(msg, strlen(msg), false);
+	cJSON_AddStringToObject(d, "error", safe);
+	free(safe);
+	cJSON_AddStringToObject(d, "code", code);
+	if (agent)
+		cJSON_AddStringToObject(d, "agent", agent);
+	if (round > 0)
+		cJSON_AddNumberToObject(d, "round", round);
+	cJSON_AddBoolToObject(d, "recoverable", recoverable);
+	emit(c, "error", d, true);
+}
+
+/* ---- model calls ------------------------------------------------------------ */
+
+struct tool_use {
+	int index;
+	char *id, *name;
+	struct sbuf args;
+};
+
+struct call {
+	struct conv *c;
+	const char *agent;    /* NULL: the summarizer */
+	int round;
+	bool stream;          /* text goes out as chunks */
+	struct sbuf text;     /* this call's text */
+	struct tool_use *uses; /* this call's tool calls */
+	size_t nuses;
+	bool ok;
+	char *error;
+	char *error_type;
+};
+
+static void call_on_tool_start(void *ctx, int index, const char *id, const char *name)
+{
+	struct call *k = ctx;
+	k->uses = xrealloc(k->uses, (k->nuses + 1) * sizeof(*k->uses));
+	struct tool_use *u = &k->uses[k->nuses++];
+	u->index = index;
+	u->id = xstrdup(id ? id : "");
+	u->name = xstrdup(name ? name : "");
+	sbuf_init(&u->args);
+}
+
+static void call_on_tool_args(void *ctx, int index, const char *json, size_t len)
+{
+	struct call *k = ctx;
+	for (size_t i = 0; i < k->nuses; i++)
+		if (k->uses[i].index == index)
+			sbuf_add(&k->uses[i].args, json, len);
+}
+
+static void call_on_text(void *ctx, const char *text, size_t len)
+{
+	struct call *k = ctx;
+	sbuf_add(&k->text, text, len);
+	if (!k->stream || !len)
+		return;
+	cJSON *d = cJSON_CreateObject();
+	if (k->agent) {
+		cJSON_AddStringToObject(d, "agent", k->agent);
+		cJSON_AddNumberToObject(d, "round", k->round);
+	}
+	char *chunk = xstrndup(text, len);
+	cJSON_AddStringToObject(d, "chunk", chunk);
+	free(chunk);
+	emit(k->c, k->agent ? "agent_response_chunk" : "summarizer_chunk", d, false);
+}
+
+static void call_on_done(void *ctx, const struct llm_result *res)
+{
+	struct call *k = ctx;
+	k->ok = res->ok;
+	if (!res->ok) {
+		k->error = xstrdup(res->error ? res->error : "the model call failed");
+		k->error_type = xstrdup(res->error_type ? res->error_type : "error");
+	}
+}
+
+/* One model call over msgs with tools: 0 with k->text and k->uses, or -1
+ * with k->error. */
+static int call_model_msgs(struct call *k, const char *model, const char *system,
+			   const struct llm_message *msgs, size_t nmsgs,
+			   const struct llm_tool *tools, size_t ntools)
+{
+	struct conv *c = k->c;
+	const struct llm_settings *s = c->llm;
+	int64_t left_ms = (c->deadline_ns - util_mono_ns()) / 1000000;
+	if (left_ms <= 0) {
+		k->error = xstrdup("the conversation took too long");
+		k->error_type = xstrdup("timeout");
+		return -1;
+	}
+	struct llm_config cfg = {
+		.provider = s->provider,
+		.base_url = s->base_url,
+		.api_key = s->api_key,
+		.total_timeout_ms = (long)left_ms,
+		.cancel = &c->cancel,
+	};
+	struct llm_request req = {
+		.model = model,
+		.system = system,
+		.messages = msgs,
+		.nmessages = nmsgs,
+		.max_tokens = s->max_tokens ? s->max_tokens : 1024,
+		.temperature = -1,
+		.tools = tools,
+		.ntools = ntools,
+	};
+	struct llm_callbacks cb = { .on_text = call_on_text, .on_tool_use_start = call_on_tool_start,
+				    .on_tool_use_args = call_on_tool_args,
+				    .on_done = call_on_done, .ctx = k };
+	struct http_multi *m = NULL;
+	char *err = NULL;
+	int r = 0;
+	sbuf_init(&k->text);
+	if (http_multi_new(&m, &err) < 0 || llm_call_start(m, &cfg, &req, &cb, &err) < 0 ||
+	    http_multi_run(m, &err) < 0) {
+		k->error = err ? err : xstrdup("the model call failed");
+		k->error_type = xstrdup("error");
+		err = NULL;
+		r = -1;
+	} else if (!k->ok) {
+		r = -1;
+	}
+	free(err);
+	http_multi_free(&m);
+	return r;
+}
+
+static int call_model(struct call *k, const char *model, const char *system,
+		      const char *prompt)
+{
+	struct llm_message msg = { .role = "user", .content = prompt };
+	return call_model_msgs(k, model, system, &msg, 1, NULL, 0);
+}
+
+/* Ready for the next call of the same turn: text, tool calls, error gone. */
+static void call_reset(struct call *k)
+{
+	sbuf_release(&k->text);
+	for (size_t i = 0; i < k->nuses; i++) {
+		free(k->uses[i].id);
+		free(k->uses[i].name);
+		sbuf_release(&k->uses[i].args);
+	}
+	free(k->uses);
+	k->uses = NULL;
+	k->nuses = 0;
+	free(k->error);
+	free(k->error_type);
+	k->error = k->error_type = NULL;
+	k->ok = false;
+}
+
+static void call_release(struct call *k)
+{
+	call_reset(k);
+}
+
+/* ---- one agent's turn: model calls and tool calls, up to maxSteps ---------- */
+
+#define TOOL_RESULT_MAX 16000 /* bytes of a tool result shown to the model */
+
+struct turn {
+	struct sbuf response;   /* the text of every step */
+	cJSON *tool_calls;      /* [{name, args, id}] */
+	int steps;
+	const char *finish;     /* "completed" or "max_steps" */
+	char *error;            /* when the turn failed */
+};
+
+struct keep {
+	void **v;
+	size_t n;
+};
+
+static void *keep(struct keep *k, void *p)
+{
+	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
+	k->v[k->n++] = p;
+	return p;
+}
+
+static void keep_free(struct keep *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i]);
+	free(k->v);
+}
+
+/* Runs tool call u (its id kept as id) of step for agent ag: the events,
+ * the model's "tool" message (*msg, its text kept in kp), the call
+ * recorded in t. */
+static void run_tool(struct conv *c, const struct serve_agent *ag, int round, int step,
+		     const struct tool_use *u, const char *id, char (*mapped)[65], struct turn *t,
+		     struct llm_message *msg, struct keep *kp)
+{
+	const char *regname = NULL;
+	for (size_t i = 0; i < ag->ntools; i++)
+		if (!strcmp(mapped[i], u->name))
+			regname = ag->tools[i];
+	char *perr = NULL;
+	cJSON *args = json_parse_strict(u->args.len ? u->args.data : "{}",
+					u->args.len ? u->args.len : 2, &perr);
+	cJSON *res = NULL;
+	char *err = NULL;
+	if (!regname)
+		err = xasprintf("the agent has no tool \"%s\"", u->name);
+	else if (!cJSON_IsObject(args))
+		err = xasprintf("%s: the arguments are not a JSON object%s%s", regname,
+				perr ? ": " : "", perr ? perr : "");
+	free(perr);
+	cJSON *tc = cJSON_CreateObject();
+	cJSON_AddStringToObject(tc, "name", regname ? regname : u->name);
+	cJSON_AddItemToObject(tc, "args", cJSON_IsObject(args) ? cJSON_Duplicate(args, true) :
+								  cJSON_CreateObject());
+	cJSON_AddStringToObject(tc, "id", id);
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "agent", ag->name);
+	cJSON_AddNumberToObject(d, "round", round);
+	cJSON_AddNumberToObject(d, "step", step);
+	cJSON_AddItemToObject(d, "toolCall", cJSON_Duplicate(tc, true));
+	emit(c, "agent_tool_call", d, false);
+	cJSON_AddItemToArray(t->tool_calls, tc);
+	if (!err && tools_call(c->reg, ag->name, regname, args, &res, &err) < 0 && !err)
+		err = xasprintf("%s failed", regname);
+	cJSON_Delete(args);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "agent", ag->name);
+	cJSON_AddNumberToObject(d, "round", round);
+	cJSON_AddNumberToObject(d, "step", step);
+	cJSON_AddStringToObject(d, "toolCallId", id);
+	char *text;
+	if (err) {
+		char *safe = util_sanitize(err, strlen(err), false);
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "error", safe);
+		cJSON_AddItemToObject(d, "result", r);
+		text = safe;
+		conv_log(c, "agent %s, round %d: tool %s: %s", ag->name, round,
+			 regname ? regname : u->name, safe);
+	} else {
+		text = cJSON_PrintUnformatted(res);
+		if (strlen(text) > TOOL_RESULT_MAX)
+			text[TOOL_RESULT_MAX] = '\0';
+		cJSON_AddItemToObject(d, "result", res);
+		res = NULL;
+	}
+	emit(c, "agent_tool_result", d, false);
+	cJSON_Delete(res);
+	*msg = (struct llm_message){ .role = "tool", .content = keep(kp, text),
+				     .tool_call_id = id, .is_error = err != NULL };
+	free(err);
+}
+
+/* One turn of agent ag in round: 0 with t filled, or -1 with t->error. */
+static int agent_turn(struct conv *c, const struct serve_agent *ag, int round,
+		      const char *prompt, struct turn *t)
+{
+	const struct llm_settings *s = c->llm;
+	const char *model = !strcmp(ag->role, "orchestrator") ? s->model_orchestrator :
+								 s->model_execution;
+	size_t nt = ag->ntools;
+	struct keep kp = { 0 };
+	struct llm_tool *lt = keep(&kp, xcalloc(nt + 1, sizeof(*lt)));
+	char (*mapped)[65] = keep(&kp, xcalloc(nt + 1, 65));
+	for (size_t i = 0; i < nt; i++) {
+		char *desc = NULL, *schema = NULL, *err = NULL;
+		if (tools_describe(c->reg, ag->tools[i], &desc, &schema, &err) < 0) {
+			free(err); /* checked at start; a tool gone since is described empty */
+			desc = xstrdup("");
+			schema = xstrdup("{\"type\":\"object\"}");
+		}
+		llm_tool_name(ag->tools[i], mapped[i]);
+		lt[i] = (struct llm_tool){ mapped[i], keep(&kp, desc), keep(&kp, schema) };
+	}
+	size_t cap = 1 + (size_t)ag->max_steps * 9, n = 0;
+	struct llm_message *msgs = keep(&kp, xcalloc(cap, sizeof(*msgs)));
+	msgs[n++] = (struct llm_message){ .role = "user", .content = prompt };
+	sbuf_init(&t->response);
+	t->tool_calls = cJSON_CreateArray();
+	t->finish = "completed";
+	int r = 0;
+	for (int step = 1; step <= ag->max_steps; step++) {
+		struct call k = { .c = c, .agent = ag->name, .round = round, .stream = true };
+		t->steps = step;
+		if (call_model_msgs(&k, model, ag->system, msgs, n, nt ? lt : NULL, nt) < 0) {
+			t->error = k.error;
+			k.error = NULL;
+			call_release(&k);
+			r = -1;
+			break;
+		}
+		if (k.text.len)
+			sbuf_add(&t->response, k.text.data, k.text.len);
+		if (!k.nuses || step == ag->max_steps) {
+			t->finish = k.nuses ? "max_steps" : "completed";
+			call_release(&k);
+			break;
+		}
+		/* The model's tool calls, run in order, answered in the conversation. */
+		size_t nu = k.nuses;
+		if (n + 1 + nu > cap) {
+			cap = n + 1 + nu;
+			struct llm_message *m2 = xrealloc(msgs, cap * sizeof(*msgs));
+			for (size_t i = 0; i < kp.n; i++)
+				if (kp.v[i] == msgs)
+					kp.v[i] = m2;
+			msgs = m2;
+		}
+		struct llm_tool_call *tc = keep(&kp, xcalloc(nu, sizeof(*tc)));
+		for (size_t i = 0; i < nu; i++) {
+			tc[i].id = keep(&kp, xstrdup(k.uses[i].id));
+			tc[i].name = keep(&kp, xstrdup(k.uses[i].name));
+			tc[i].arguments = keep(&kp, xstrndup(k.uses[i].args.data ? k.uses[i].args.data : "",
+							      k.uses[i].args.len));
+		}
+		msgs[n++] = (struct llm_message){ .role = "assistant",
+						  .content = keep(&kp, xstrndup(k.text.data ? k.text.data : "",
+										 k.text.len)),
+						  .tool_calls = tc, .ntool_calls = nu };
+		for (size_t i = 0; i < nu && !c->cancel; i++)
+			run_tool(c, ag, round, step, &k.uses[i], tc[i].id, mapped, t, &msgs[n++], &kp);
+		call_release(&k);
+		if (c->cancel) {
+			t->error = xstrdup("cancelled");
+			r = -1;
+			break;
+		}
+	}
+	keep_free(&kp);
+	return r;
+}
+
+static void turn_release(struct turn *t)
+{
+	sbuf_release(&t->response);
+	cJSON_Delete(t->tool_calls);
+	free(t->error);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- the conversation ------------------------------------------------------ */
+
+static const char INITIATOR_SYSTEM[] =
+	"You are the initiator of a multi-agent conversation. Refine the user's request "
+	"into a goal the agents can work on together. Answer with JSON only, no prose: "
+	"{\"goal\": string, \"strategy\": string, \"successCriteria\": [string, ...]}.";
+static const char SUMMARIZER_SYSTEM[] =
+	"You are the summarizer of a multi-agent conversation. From what the agents said, "
+	"write the final answer to the user: what was found, and the next steps.";
+
+/* The request's messages as a transcript (system messages included). */
+static void add_transcript(struct sbuf *b, const struct serve_request *r)
+{
+	sbuf_addstr(b, "The conversation so far:\n");
+	for (size_t i = 0; i < r->nmessages; i++)
+		sbuf_addf(b, "[%s] %s\n", r->messages[i].role, r->messages[i].content);
+}
+
+struct plan {
+	char *goal, *strategy;
+	cJSON *criteria; /* array of strings */
+};
+
+/* The initiator's answer as JSON, or its text as the goal. */
+static void plan_from_text(struct conv *c, const char *text, struct plan *p)
+{
+	const char *a = strchr(text, '{'), *z = strrchr(text, '}');
+	cJSON *j = NULL;
+	if (a && z && z > a) {
+		char *perr = NULL;
+		j = json_parse_strict(a, (size_t)(z - a + 1), &perr);
+		free(perr);
+	}
+	const char *goal = j ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "goal")) : NULL;
+	if (goal && *goal) {
+		const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "strategy"));
+		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "successCriteria");
+		p->goal = xstrdup(goal);
+		p->strategy = xstrdup(st ? st : "");
+		p->criteria = cJSON_CreateArray();
+		const cJSON *it;
+		cJSON_ArrayForEach(it, sc)
+			if (cJSON_IsString(it))
+				cJSON_AddItemToArray(p->criteria, cJSON_CreateString(it->valuestring));
+	} else {
+		conv_log(c, "warning: the initiator did not answer with the goal as JSON; "
+			    "its text is the goal");
+		p->goal = xstrdup(text);
+		p->strategy = xstrdup("");
+		p->criteria = cJSON_CreateArray();
+	}
+	cJSON_Delete(j);
+}
+
+static bool timed_out(struct conv *c)
+{
+	return util_mono_ns() >= c->deadline_ns;
+}
+
+/* Ends the stream after a failed call of the initiator or summarizer. */
+static void fail_call(struct conv *c, struct call *k, const char *who)
+{
+	if (timed_out(c) || (k->error_type && !strcmp(k->error_type, "timeout")))
+		emit_error(c, "CONVERSATION_TIMEOUT", "the conversation took too long", NULL, 0,
+			   false);
+	else {
+		char *m = xasprintf("%s: %s", who, k->error ? k->error : "failed");
+		emit_error(c, "AGENT_EXECUTION_FAILED", m, NULL, 0, false);
+		free(m);
+	}
+	conv_log(c, "%s failed: %s", who, k->error ? k->error : "?");
+}
+
+static void run(struct conv *c)
+{
+	const struct serve_request *r = &c->req;
+	const struct llm_settings *s = c->llm;
+	cJSON *names = cJSON_CreateArray(); /* owned here; copied into events */
+	for (size_t i = 0; i < r->nagents; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(r->agents[i]->name));
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddItemToObject(d, "agents", cJSON_Duplicate(names, true));
+	cJSON_AddNumberToObject(d, "rounds", r->rounds);
+	emit(c, "conversation_start", d, false);
+
+	/* The initiator. */
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "agent", "initiator");
+	emit(c, "initiator_start", d, false);
+	struct sbuf prompt;
+	sbuf_init(&prompt);
+	add_transcript(&prompt, r);
+	struct call k = { .c = c };
+	if (call_model(&k, s->model_orchestrator, INITIATOR_SYSTEM, prompt.data) < 0) {
+		fail_call(c, &k, "initiator");
+		call_release(&k);
+		sbuf_release(&prompt);
+		cJSON_Delete(names);
+		return;
+	}
+	struct plan p = { 0 };
+	plan_from_text(c, k.text.data ? k.text.data : "", &p);
+	call_release(&k);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "goal", p.goal);
+	cJSON_AddStringToObject(d, "strategy", p.strategy);
+	cJSON_AddItemToObject(d, "successCriteria", cJSON_Duplicate(p.criteria, true));
+	emit(c, "initiator_complete", d, false);
+
+	/* The rounds: each agent sees the goal and what was said before. */
+	struct sbuf said;
+	sbuf_init(&said);
+	bool aborted = false;
+	for (int round = 1; round <= r->rounds && !aborted; round++) {
+		d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "round", round);
+		cJSON_AddItemToObject(d, "agents", cJSON_Duplicate(names, true));
+		cJSON_AddStringToObject(d, "goal", p.goal);
+		emit(c, "round_start", d, false);
+		cJSON *results = cJSON_CreateArray();
+		for (size_t i = 0; i < r->nagents; i++) {
+			const struct serve_agent *ag = r->agents[i];
+			if (timed_out(c) || c->cancel) {
+				aborted = true;
+				break;
+			}
+			d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "agent", ag->name);
+			cJSON_AddNumberToObject(d, "round", round);
+			cJSON_AddNumberToObject(d, "maxSteps", ag->max_steps);
+			emit(c, "agent_start", d, false);
+			sbuf_release(&prompt);
+			sbuf_init(&prompt);
+			add_transcript(&prompt, r);
+			sbuf_addf(&prompt, "\nGoal: %s\nStrategy: %s\n", p.goal, p.strategy);
+			if (said.len)
+				sbuf_addf(&prompt, "\nWhat the agents said so far:\n%s", said.data);
+			sbuf_addf(&prompt, "\nRound %d of %d. You are %s; your turn.", round,
+				  r->rounds, ag->name);
+			struct turn t = { 0 };
+			int tries = !strcmp(ag->on_error, "retry") ? 2 : 1, rc = -1;
+			for (int attempt = 1; attempt <= tries && rc < 0; attempt++) {
+				turn_release(&t);
+				rc = agent_turn(c, ag, round, prompt.data, &t);
+				if (rc == 0 || timed_out(c) || c->cancel)
+					break;
+				const char *action = attempt < tries ? "retry" :
+						     !strcmp(ag->on_error, "abort") ? "abort" : "skip";
+				d = cJSON_CreateObject();
+				cJSON_AddStringToObject(d, "agent", ag->name);
+				cJSON_AddNumberToObject(d, "round", round);
+				char *safe = util_sanitize(t.error, strlen(t.error), false);
+				cJSON_AddStringToObject(d, "error", safe);
+				cJSON_AddStringToObject(d, "action", action);
+				emit(c, "agent_error", d, false);
+				conv_log(c, "agent %s, round %d: %s (%s)", ag->name, round, safe, action);
+				if (!strcmp(action, "abort")) {
+					char *m = xasprintf("%s: %s", ag->name, safe);
+					emit_error(c, "AGENT_EXECUTION_FAILED", m, ag->name, round, false);
+					free(m);
+				}
+				free(safe);
+			}
+			if (rc < 0) {
+				turn_release(&t);
+				if (timed_out(c) || c->cancel || !strcmp(ag->on_error, "abort")) {
+					aborted = true;
+					break;
+				}
+				continue;
+			}
+			const char *resp = t.response.data ? t.response.data : "";
+			d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "agent", ag->name);
+			cJSON_AddNumberToObject(d, "round", round);
+			cJSON_AddStringToObject(d, "response", resp);
+			cJSON_AddItemToObject(d, "toolCalls", cJSON_Duplicate(t.tool_calls, true));
+			cJSON_AddNumberToObject(d, "steps", t.steps);
+			cJSON_AddStringToObject(d, "finishReason", t.finish);
+			emit(c, "agent_complete", d, false);
+			cJSON *res = cJSON_CreateObject();
+			cJSON_AddStringToObject(res, "agent", ag->name);
+			cJSON_AddStringToObject(res, "response", resp);
+			cJSON_AddItemToObject(res, "toolCalls", cJSON_Duplicate(t.tool_calls, true));
+			cJSON_AddNumberToObject(res, "steps", t.steps);
+			cJSON_AddItemToArray(results, res);
+			sbuf_addf(&said, "- %s (round %d): %s\n", ag->name, round, resp);
+			turn_release(&t);
+		}
+		if (aborted) {
+			cJSON_Delete(results);
+			break;
+		}
+		d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "round", round);
+		cJSON_AddItemToObject(d, "results", results);
+		emit(c, "round_complete", d, false);
+	}
+	if (aborted) {
+		if (timed_out(c))
+			emit_error(c, "CONVERSATION_TIMEOUT", "the conversation took too long", NULL,
+				   0, false);
+		/* A cancel (client gone, or shutdown) has its terminal event already. */
+	} else {
+		/* The summarizer. */
+		d = cJSON_CreateObject();
+		emit(c, "summarizer_start", d, false);
+		sbuf_release(&prompt);
+		sbuf_init(&prompt);
+		add_transcript(&prompt, r);
+		sbuf_addf(&prompt, "\nGoal: %s\n\nWhat the agents said:\n%s", p.goal,
+			  said.data ? said.data : "(nothing)\n");
+		struct call z = { .c = c, .stream = true };
+		if (call_model(&z, s->model_orchestrator, SUMMARIZER_SYSTEM, prompt.data) < 0) {
+			fail_call(c, &z, "summarizer");
+		} else {
+			d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "summary", z.text.data ? z.text.data : "");
+			cJSON_AddNumberToObject(d, "totalRounds", r->rounds);
+			cJSON_AddNumberToObject(d, "totalAgents", (double)r->nagents);
+			cJSON_AddNumberToObject(d, "executionTime",
+						(double)((util_mono_ns() - c->start_ns) / 1000000) / 1000.0);
+			emit(c, "conversation_complete", d, true);
+			conv_log(c, "complete");
+		}
+		call_release(&z);
+	}
+	sbuf_release(&said);
+	sbuf_release(&prompt);
+	free(p.goal);
+	free(p.strategy);
+	cJSON_Delete(p.criteria);
+	cJSON_Delete(names);
+}
+
+static void *conv_thread(void *arg)
+{
+	struct conv *c = arg;
+	run(c);
+	/* Whatever happened, the stream ends: a terminal event if none yet. */
+	emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0, false);
+	conv_unref(c);
+	return NULL;
+}
+
+struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
+			struct tools *reg, const char *user, int verbose)
+{
+	struct conv *c = xcalloc(1, sizeof(*c));
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	c->refs = 2; /* the thread and the stream */
+	unsigned char rnd[12];
+	util_random(rnd, sizeof(rnd));
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(c->session + 2 * i, 3, "%02x", rnd[i]);
+	c->user = xstrdup(user);
+	c->verbose = verbose;
+	c->req = *req;
+	memset(req, 0, sizeof(*req));
+	c->llm = llm;
+	c->reg = reg;
+	c->start_ns = util_mono_ns();
+	c->deadline_ns = c->start_ns +
+			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
+	c->ping_ms = env_long_or("MADF_SERVE_PING_MS", 15000, 10, 15000);
+	pthread_mutex_lock(&alive_mu);
+	c->next_alive = alive;
+	alive = c;
+	nalive++;
+	pthread_mutex_unlock(&alive_mu);
+	conv_log(c, "started: %zu agent%s, %d round%s", c->req.nagents,
+		 c->req.nagents == 1 ? "" : "s", c->req.rounds, c->req.rounds == 1 ? "" : "s");
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, conv_thread, c) != 0) {
+		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
+			   NULL, 0, false);
+		conv_unref(c);
+	}
+	pthread_attr_destroy(&at);
+	return c;
+}
+
+ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	(void)pos;
+	struct conv *c = cls;
+	pthread_mutex_lock(&c->mu);
+	if (!c->head && !c->finished) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += c->ping_ms / 1000;
+		ts.tv_nsec += (c->ping_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		int w = 0;
+		while (!c->head && !c->finished && w != ETIMEDOUT)
+			w = pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+	}
+	ssize_t n;
+	if (c->head) {
+		/* One whole event per write when it fits (it nearly always does). */
+		struct event *e = c->head;
+		size_t k = e->len - e->off;
+		if (k > max)
+			k = max;
+		memcpy(buf, e->text + e->off, k);
+		e->off += k;
+		if (e->off == e->len) {
+			c->head = e->next;
+			if (!c->head)
+				c->tail = NULL;
+			free(e->text);
+			free(e);
+		}
+		n = (ssize_t)k;
+	} else if (c->finished) {
+		n = -1; /* MHD_CONTENT_READER_END_OF_STREAM */
+	} else {
+		static const char ping[] = ": ping\n\n";
+		n = (ssize_t)(sizeof(ping) - 1 < max ? sizeof(ping) - 1 : max);
+		memcpy(buf, ping, (size_t)n);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
+void conv_detach(void *cls)
+{
+	struct conv *c = cls;
+	pthread_mutex_lock(&c->mu);
+	c->detached = true;
+	bool gone = !c->finished;
+	if (gone) {
+		c->cancel = 1;
+		c->finished = true; /* nobody reads the rest */
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (gone)
+		conv_log(c, "the client disconnected: the conversation is cancelled");
+	conv_unref(c);
+}
+
+void conv_shutdown_all(void)
+{
+	pthread_mutex_lock(&alive_mu);
+	for (struct conv *c = alive; c; c = c->next_alive) {
+		emit_error(c, "SERVER_SHUTDOWN", "the server is shutting down; start the "
+			   "conversation again", NULL, 0, true);
+		c->cancel = 1;
+	}
+	pthread_mutex_unlock(&alive_mu);
+}
+
+size_t conv_alive(void)
+{
+	pthread_mutex_lock(&alive_mu);
+	size_t n = nalive;
+	pthread_mutex_unlock(&alive_mu);
+	return n;
+}

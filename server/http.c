@@ -1,0 +1,565 @@
+/* madf serve's HTTP server: libmicrohttpd, one thread per connection (a
+ * stream's reader blocks on its conversation's queue), POST
+ * /api/chat/multi with bearer tokens, Host and Origin allow-lists, the
+ * seed's error bodies, and a draining shutdown on SIGTERM. */
+#include "server/serve_http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "agents/data_tools.h"
+#include "agents/llm_agent.h"
+#include "agents/mcp_tools.h"
+#include "agents/runtime.h"
+#include "core/cache.h"
+#include "core/tools.h"
+#include "core/util.h"
+#include "tui/cli.h"
+#include "core/banned.h"
+
+#define API_PATH "/api/chat/multi"
+#define MAX_CONNECTIONS 64
+
+struct server {
+	const struct serve_options *opt;
+	char *tokens_path;
+	struct serve_agents agents;
+	struct llm_settings *llm;  /* NULL: no model (503) */
+	char *hosts[4];            /* allowed Host values */
+	char *extra_hosts;         /* MADF_SERVE_HOSTS, comma-separated */
+	unsigned port;
+	bool tls;
+	size_t nhosts;
+	char *origins;             /* MADF_SERVE_ORIGINS, comma-separated */
+	struct agent_env env;      /* the tool registry and its data sources */
+	bool env_open;
+	struct mcp_tools *mcp;
+	volatile int draining;
+};
+
+struct req {
+	struct sbuf body;
+	bool too_big;
+};
+
+static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void slog(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *m = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *safe = util_sanitize(m, strlen(m), false);
+	fprintf(stderr, "madf: serve: %s\n", safe);
+	free(safe);
+	free(m);
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *conn, int status, char *body,
+				 const char *www_auth)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (www_auth)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www_auth);
+	if (status == 405)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST");
+	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *conn, struct serve_error *e,
+				  const char *www_auth)
+{
+	char *body = serve_error_body(e);
+	enum MHD_Result r = send_json(conn, e->status, body, www_auth);
+	serve_error_release(e);
+	return r;
+}
+
+static enum MHD_Result refuse(struct MHD_Connection *conn, int status, const char *code,
+			      const char *error, const char *field, const char *message)
+{
+	struct serve_error e = { .status = status, .code = code, .error = error, .field = field,
+				 .message = message ? xstrdup(message) : NULL };
+	return send_error(conn, &e, NULL);
+}
+
+/* Whether the comma-separated list has item (case-insensitive). */
+static bool in_list(const char *list, const char *item, size_t n)
+{
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t k = e ? (size_t)(e - p) : strlen(p);
+		while (k && *p == ' ')
+			p++, k--;
+		if (k == n && !strncasecmp(p, item, n))
+			return true;
+		p += k + (e ? 1 : 0);
+	}
+	return false;
+}
+
+/* host: the Host header's value, or an Origin's after the scheme. The
+ * server's own names with its port, or MADF_SERVE_HOSTS's names (with or
+ * without the port). */
+static bool host_ok(const struct server *s, const char *host)
+{
+	if (!host)
+		return false;
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (!strcasecmp(host, s->hosts[i]))
+			return true;
+	if (in_list(s->extra_hosts, host, strlen(host)))
+		return true;
+	char suffix[16];
+	snprintf(suffix, sizeof(suffix), ":%u", s->port);
+	size_t n = strlen(host), k = strlen(suffix);
+	return n > k && !strcasecmp(host + n - k, suffix) && in_list(s->extra_hosts, host, n - k);
+}
+
+static bool origin_ok(const struct server *s, const char *origin)
+{
+	if (!origin)
+		return true; /* not a browser */
+	const char *scheme = s->tls ? "https://" : "http://";
+	size_t sl = strlen(scheme);
+	if (!strncasecmp(origin, scheme, sl) && host_ok(s, origin + sl))
+		return true;
+	return in_list(s->origins, origin, strlen(origin));
+}
+
+/* The user of the request's bearer token, or NULL after answering 401. */
+static const char *authenticate(struct server *s, struct MHD_Connection *conn,
+				struct serve_tokens *t, enum MHD_Result *ret)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
+	char *err = NULL;
+	if (serve_tokens_load(s->tokens_path, t, &err) < 0) {
+		slog("%s", err);
+		free(err);
+		*ret = refuse(conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+			      "the server's token file cannot be read (see its log)");
+		return NULL;
+	}
+	const char *user = NULL;
+	bool bearer = h && !strncasecmp(h, "Bearer ", 7);
+	if (bearer) {
+		const char *tok = h + 7;
+		while (*tok == ' ')
+			tok++;
+		user = serve_tokens_check(t, tok, strlen(tok));
+	}
+	if (!user) {
+		struct serve_error e = {
+			.status = 401, .code = "UNAUTHORIZED", .error = "Authentication required",
+			.field = "Authorization",
+			.message = xstrdup(bearer ? "the bearer token is not valid" :
+					   "an Authorization: Bearer token is required"),
+		};
+		*ret = send_error(conn, &e, bearer ? "Bearer realm=\"madf\", error=\"invalid_token\"" :
+					       "Bearer realm=\"madf\"");
+	}
+	return user;
+}
+
+static bool json_type(const char *ct)
+{
+	if (!ct)
+		return false;
+	size_t n = strlen("application/json");
+	if (strncasecmp(ct, "application/json", n))
+		return false;
+	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload, size_t *upload_size, void **con_cls)
+{
+	(void)version;
+	struct server *s = cls;
+	struct req *q = *con_cls;
+	if (!q) {
+		q = xcalloc(1, sizeof(*q));
+		sbuf_init(&q->body);
+		*con_cls = q;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (q->body.len + *upload_size > SERVE_BODY_MAX)
+			q->too_big = true;
+		else
+			sbuf_add(&q->body, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (!host_ok(s, host))
+		return refuse(conn, 403, "FORBIDDEN", "Host not allowed", "Host",
+			      "the Host header is not one this server answers to");
+	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	if (!origin_ok(s, origin))
+		return refuse(conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
+			      "this Origin is not allowed (MADF_SERVE_ORIGINS lists more)");
+	if (strcmp(url, API_PATH))
+		return refuse(conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
+	if (strcmp(method, "POST"))
+		return refuse(conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
+			      "use POST");
+	if (s->draining)
+		return refuse(conn, 503, "SERVER_SHUTDOWN", "The server is shutting down", NULL,
+			      NULL);
+	struct serve_tokens t;
+	enum MHD_Result ret = MHD_NO;
+	const char *user = authenticate(s, conn, &t, &ret);
+	if (!user) {
+		serve_tokens_free(&t);
+		return ret;
+	}
+	char who[SERVE_USER_MAX + 1];
+	util_strlcpy(who, user, sizeof(who));
+	serve_tokens_free(&t);
+	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (!json_type(ct))
+		return refuse(conn, 400, "VALIDATION_ERROR", "Invalid request format",
+			      "Content-Type", "the body must be application/json");
+	if (q->too_big) {
+		char *m = xasprintf("the body is over %zu bytes", SERVE_BODY_MAX);
+		ret = refuse(conn, 400, "VALIDATION_ERROR", "Invalid request format", "body", m);
+		free(m);
+		return ret;
+	}
+	struct serve_request rq;
+	struct serve_error e;
+	if (serve_request_parse(q->body.data ? q->body.data : "", q->body.len, &s->agents, &rq,
+				&e) < 0)
+		return send_error(conn, &e, NULL);
+	if (!s->llm) {
+		serve_request_release(&rq);
+		return refuse(conn, 503, "MODEL_NOT_CONFIGURED", "No model configured", NULL,
+			      "set ANTHROPIC_API_KEY and CLAUDE_MODEL_EXECUTION (or OPENAI_API_KEY "
+			      "and OPENAI_MODEL) for madf serve");
+	}
+	struct conv *c = conv_start(&rq, s->llm, s->env.tools, who, s->opt->verbose);
+	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
+								   conv_read, c, conv_detach);
+	if (!r) {
+		conv_detach(c);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	struct req *q = *con_cls;
+	if (q) {
+		sbuf_release(&q->body);
+		free(q);
+		*con_cls = NULL;
+	}
+}
+
+static bool loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);
+	return false;
+}
+
+/* Opens the listening socket of ADDR:PORT; its fd and port, or -1. */
+static int open_listener(const struct serve_options *o, unsigned *port, char **host_out,
+			 char **err)
+{
+	const char *colon = strrchr(o->listen, ':');
+	if (!colon || colon == o->listen || !colon[1])
+		return err_set(err, "--listen: \"%s\" is not ADDR:PORT", o->listen);
+	char *host = xstrndup(o->listen, (size_t)(colon - o->listen));
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host) - 2);
+		host[strlen(host) - 2] = '\0';
+	}
+	char *end;
+	errno = 0;
+	long p = strtol(colon + 1, &end, 10);
+	if (errno || *end || p < 0 || p > 65535) {
+		free(host);
+		return err_set(err, "--listen: \"%s\" is not a port (0 to 65535)", colon + 1);
+	}
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *ai = NULL;
+	int g = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (g != 0) {
+		err_set(err, "--listen: %s: %s", host, gai_strerror(g));
+		free(host);
+		return -1;
+	}
+	int fd = -1;
+	if (!loopback(ai->ai_addr) && !o->behind_tls_proxy && !o->tls_cert) {
+		err_set(err, "--listen %s is beyond loopback: bearer tokens need TLS there. "
+			"Give --tls-cert and --tls-key, or --behind-tls-proxy when a TLS proxy "
+			"fronts madf", o->listen);
+		goto out;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 64) < 0) {
+		err_set(err, "cannot listen on %s: %s", o->listen, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		goto out;
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &sl);
+	*port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+						((struct sockaddr_in6 *)&ss)->sin6_port);
+	*host_out = host;
+	host = NULL;
+out:
+	freeaddrinfo(ai);
+	free(host);
+	return fd;
+}
+
+static void tools_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	slog("warning: %s", msg);
+}
+
+/* The tool registry the agents call (the built-in data tools on the
+ * simulated sources, and the tools of the MCP servers of .mcp.json), and
+ * every agent's tools checked against it. */
+static int tools_setup(struct server *s, char **err)
+{
+	const struct serve_options *o = s->opt;
+	agent_env_init(&s->env, o->data_dir, o->log_dir);
+	s->env_open = true;
+	struct mcp_tools_opts mo = { .config_path = o->mcp_config, .log_dir = o->log_dir,
+				     .warn = tools_warn };
+	if (cache_open(s->env.data_dir, &s->env.cache, err) < 0 ||
+	    tools_open(s->env.data_dir, s->env.log_dir, s->env.cache, &s->env.tools, err) < 0 ||
+	    data_tools_register(&s->env, err) < 0 ||
+	    mcp_tools_open(s->env.tools, &mo, &s->mcp, err) < 0)
+		return -1;
+	for (size_t i = 0; i < s->agents.n; i++) {
+		const struct serve_agent *a = &s->agents.v[i];
+		for (size_t k = 0; k < a->ntools; k++) {
+			char *d = NULL, *sc = NULL, *e2 = NULL;
+			if (tools_describe(s->env.tools, a->tools[k], &d, &sc, &e2) < 0) {
+				free(e2);
+				return err_set(err, "%s: agent \"%s\": no tool \"%s\" in the registry "
+					       "(see madf tools list)", s->agents.path, a->name,
+					       a->tools[k]);
+			}
+			free(d);
+			free(sc);
+		}
+	}
+	return 0;
+}
+
+/* Reads a PEM file for TLS; a key must be readable by its owner only. */
+static char *read_pem(const char *path, bool key, char **err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		err_set(err, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (key && (st.st_mode & 077)) {
+		err_set(err, "%s is accessible by group or others (mode %04o): run chmod 600 %s",
+			path, (unsigned)(st.st_mode & 07777), path);
+		return NULL;
+	}
+	if (util_read_file(path, (size_t)1 << 20, &buf, &len, err) < 0)
+		return NULL;
+	if (!strstr(buf, "-----BEGIN ")) {
+		err_set(err, "%s is not a PEM file", path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void server_release(struct server *s)
+{
+	if (s->env_open) {
+		if (s->env.tools)
+			tools_save_usage(s->env.tools, NULL);
+		mcp_tools_free(&s->mcp);
+		data_tools_release(&s->env);
+		tools_free(&s->env.tools);
+		cache_free(&s->env.cache);
+		agent_env_release(&s->env);
+	}
+	free(s->tokens_path);
+	serve_agents_free(&s->agents);
+	llm_settings_free(&s->llm);
+	for (size_t i = 0; i < s->nhosts; i++)
+		free(s->hosts[i]);
+}
+
+int serve_run(const struct serve_options *o, char **err)
+{
+	struct server s = { .opt = o };
+	s.tokens_path = serve_tokens_path(o->data_dir);
+	struct serve_tokens t;
+	/* A token file others can read stops the server here, not per request. */
+	if (serve_tokens_load(s.tokens_path, &t, err) < 0) {
+		server_release(&s);
+		return EXIT_FAIL;
+	}
+	if (!t.n)
+		slog("no tokens yet: make one with `madf serve token add USER`");
+	serve_tokens_free(&t);
+	if (serve_agents_load(o->data_dir, &s.agents, err) < 0 ||
+	    llm_settings_from_env(&s.llm, err) < 0 || tools_setup(&s, err) < 0) {
+		server_release(&s);
+		return EXIT_FAIL;
+	}
+	unsigned port = 0;
+	char *host = NULL;
+	int fd = open_listener(o, &port, &host, err);
+	if (fd < 0) {
+		server_release(&s);
+		return EXIT_FAIL;
+	}
+	bool v6 = strchr(host, ':') != NULL;
+	s.hosts[s.nhosts++] = xasprintf(v6 ? "[%s]:%u" : "%s:%u", host, port);
+	s.hosts[s.nhosts++] = xasprintf("localhost:%u", port);
+	if (strcmp(host, "127.0.0.1"))
+		s.hosts[s.nhosts++] = xasprintf("127.0.0.1:%u", port);
+	if (strcmp(host, "::1"))
+		s.hosts[s.nhosts++] = xasprintf("[::1]:%u", port);
+	free(host);
+	s.origins = getenv("MADF_SERVE_ORIGINS");
+	s.extra_hosts = getenv("MADF_SERVE_HOSTS");
+	s.port = port;
+	char *cert = NULL, *key = NULL;
+	if (o->tls_cert) {
+		if (!(cert = read_pem(o->tls_cert, false, err)) ||
+		    !(key = read_pem(o->tls_key, true, err))) {
+			free(cert);
+			close(fd);
+			server_release(&s);
+			return EXIT_FAIL;
+		}
+		s.tls = true;
+	}
+
+	/* The signals are taken by sigwait here; every thread inherits the mask. */
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	struct MHD_Daemon *d;
+	if (s.tls)
+		d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, &s,
+				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
+				     MHD_OPTION_END);
+	else
+		d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
+				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
+	if (!d) {
+		if (key)
+			memset(key, 0, strlen(key));
+		free(cert);
+		free(key);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		close(fd);
+		server_release(&s);
+		err_set(err, "cannot start the HTTP server on %s%s", o->listen,
+			s.tls ? " (TLS: are the certificate and the key a pair of PEM files?)" : "");
+		return EXIT_FAIL;
+	}
+	printf("%u\n", port);
+	fflush(stdout);
+	char *model = s.llm ? xasprintf("%s, orchestrator %s, execution %s", s.llm->provider_name,
+					s.llm->model_orchestrator, s.llm->model_execution) :
+		      xstrdup("no model configured: conversations are refused with 503");
+	slog("listening on %s://%s%s (agents from %s; %s)", s.tls ? "https" : "http", s.hosts[0],
+	     API_PATH,
+	     s.agents.path, model);
+	free(model);
+	int sig = 0;
+	sigwait(&set, &sig);
+	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	s.draining = 1;
+	conv_shutdown_all();
+	/* The streams read their final event and close; the conversations'
+	 * threads see the cancel. Bounded: a stuck client does not hold us. */
+	for (int i = 0; i < 200 && conv_alive(); i++) {
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(d);
+	for (int i = 0; i < 200 && conv_alive(); i++) {
+		struct timespec ts = { 0, 50 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (key)
+		memset(key, 0, strlen(key));
+	free(cert);
+	free(key);
+	size_t left = conv_alive();
+	if (left) {
+		/* A conversation stuck in a tool call still uses the registry and
+		 * the settings: they are left to the process's exit, not freed. */
+		slog("stopped; %zu conversation%s still finishing a call at exit", left,
+		     left == 1 ? "" : "s");
+		return EXIT_OK;
+	}
+	server_release(&s);
+	slog("stopped");
+	return EXIT_OK;
+}

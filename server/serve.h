@@ -1,0 +1,129 @@
+/* madf serve: the multi-agent conversation API of seed 004 over HTTP
+ * (POST /api/chat/multi answering Server-Sent Events), its bearer tokens,
+ * the request's validation and the conversations' runner. Headless: no
+ * curses here. */
+#ifndef MADF_SERVE_H
+#define MADF_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+/* ---- tokens (server/token.c) ---------------------------------------------
+ * <data_dir>/serve-tokens, mode 0600, one token a line:
+ *   USER SHA256-HEX CREATED
+ * The token itself is never stored: it is printed once by token add. */
+
+#define SERVE_USER_MAX 64
+
+struct serve_token {
+	char user[SERVE_USER_MAX + 1];
+	unsigned char hash[32];
+	char created[32];
+};
+
+struct serve_tokens {
+	struct serve_token *v;
+	size_t n;
+};
+
+/* The token file's path in data_dir (caller frees). */
+char *serve_tokens_path(const char *data_dir);
+/* Users: [A-Za-z0-9._@-]{1,64}. */
+bool serve_user_ok(const char *user);
+/* Loads path into *out (a missing file: no tokens). -1 with *err when the
+ * file is group- or world-accessible, not a regular file, or malformed. */
+int serve_tokens_load(const char *path, struct serve_tokens *out, char **err);
+void serve_tokens_free(struct serve_tokens *t);
+/* Adds a new random token for user, stored as its hash; *token (caller
+ * frees) is the only copy of the token. 0 or -1 with *err. */
+int serve_token_add(const char *path, const char *user, char **token, char **err);
+/* Removes every token of user; *removed says how many. 0 or -1 with *err
+ * (user has none is an error). */
+int serve_token_revoke(const char *path, const char *user, size_t *removed, char **err);
+/* The user whose token this is (a pointer into t), or NULL. Compares the
+ * token's SHA-256 with every entry in constant time. */
+const char *serve_tokens_check(const struct serve_tokens *t, const char *token, size_t len);
+/* SHA-256 of data (GnuTLS). */
+void serve_sha256(const void *data, size_t len, unsigned char out[32]);
+
+/* ---- conversation agents (server/agents.c) ------------------------------- */
+
+#define SERVE_MAX_AGENTS 5
+#define SERVE_MAX_ROUNDS 10
+#define SERVE_STEPS_DEFAULT 4
+#define SERVE_STEPS_CAP 10
+
+struct serve_agent {
+	char *name;
+	char *description;
+	char *role;     /* "orchestrator" or "execution" */
+	char *system;
+	int max_steps;  /* model calls per turn */
+	char **tools;   /* tool registry names the agent may call */
+	size_t ntools;
+	char *on_error; /* "skip", "retry" (once, then skip) or "abort" */
+};
+
+struct serve_agents {
+	struct serve_agent *v;
+	size_t n;
+	char *path;    /* where they came from, or "(built-in)" */
+};
+
+/* Loads the agent definitions of <data_dir>/serve-agents.json, writing
+ * the built-in ones there first when it does not exist (the seed's
+ * data-steward, prospect-finder, contract-reader, and madf's
+ * fx-researcher and news-researcher with the registry's data tools). Each is {"name",
+ * "description"?, "role"? ("execution"), "system", "maxSteps"? (4, at most
+ * 10), "tools"? ([]), "onError"? ("skip")}. 0 or -1 with *err naming the
+ * file, the agent and what is wrong. */
+int serve_agents_load(const char *data_dir, struct serve_agents *out, char **err);
+void serve_agents_free(struct serve_agents *a);
+const struct serve_agent *serve_agents_find(const struct serve_agents *a, const char *name);
+/* The built-in definitions as the file's JSON (new object). */
+cJSON *serve_agents_builtin_json(void);
+
+/* ---- validation (server/validate.c) -------------------------------------- */
+
+#define SERVE_BODY_MAX ((size_t)1 << 20)
+
+struct serve_message {
+	char *role;
+	char *content;
+};
+
+struct serve_request {
+	const struct serve_agent *agents[SERVE_MAX_AGENTS];
+	size_t nagents;
+	int rounds;
+	struct serve_message *messages;
+	size_t nmessages;
+};
+
+/* Why a request is refused: the HTTP status and the seed's error body. */
+struct serve_error {
+	int status;          /* 400, 401, 413, 415, 429, 503, ... */
+	const char *code;    /* VALIDATION_ERROR, AGENT_NOT_FOUND, ... */
+	const char *error;   /* the short "error" text */
+	const char *field;   /* details.field, NULL: no details */
+	char *message;       /* details.message (owned) */
+};
+
+void serve_error_release(struct serve_error *e);
+/* {"error","code","details":{"field","message"},"timestamp"} as text
+ * (caller frees). */
+char *serve_error_body(const struct serve_error *e);
+/* Parses and validates a request body. 0 with *out, or -1 with *e. */
+int serve_request_parse(const char *body, size_t len, const struct serve_agents *agents,
+			struct serve_request *out, struct serve_error *e);
+void serve_request_release(struct serve_request *r);
+
+/* ---- the command (server/cmd_serve.c) ------------------------------------ */
+
+struct cli;
+int cmd_serve(struct cli *cli, int argc, char **argv);
+
+#endif

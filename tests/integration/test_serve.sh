@@ -1,0 +1,513 @@
+# madf serve on 127.0.0.1 (a random port) against the project's LLM replay
+# server: HTTPS, tokens (shown once, stored hashed, 0600, refused when readable
+# by others, revoked), 401 with its header and the seed's body, the Host
+# and Origin allow-list, every validation error with its code and field,
+# 503 without a model, whole streams read by curl -N and by the seed's own
+# JavaScript client under node (the event sequence, seq, sessionId,
+# exactly one terminal event), an agent's failure, keep-alives, and
+# SIGTERM draining an open stream with a recoverable error.
+. tests/integration/lib.sh
+
+mkdir -p "$T/cwd"
+cd "$T/cwd" || exit 1
+unset ANTHROPIC_API_KEY OPENAI_API_KEY CLAUDE_MODEL_EXECUTION CLAUDE_MODEL_ORCHESTRATOR \
+	OPENAI_MODEL ANTHROPIC_BASE_URL OPENAI_BASE_URL MADF_SERVE_ORIGINS 2>/dev/null || true
+# jf FILE EXPR: a Python expression over the JSON in FILE (as j).
+jf() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
+
+# --- help -----------------------------------------------------------------
+has "madf --help lists serve" "$("$MADF" --help)" "serve"
+has "madf serve --help shows its usage" "$("$MADF" serve --help)" \
+	"usage: madf serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER"
+check_fails "an unknown option of serve is a usage error" 2 "$MADF" serve --bogus
+
+# --- tokens ---------------------------------------------------------------
+"$MADF" serve token add alice >"$T/tok" 2>"$T/tok.err"; rc=$?
+eq "token add exits 0" "$rc" 0
+TOK=$(cat "$T/tok")
+eq "token add prints one line, the token" "$(wc -l <"$T/tok" | tr -d ' ')" 1
+has "the token has madf_ and 43 base64url characters" \
+	"$(printf %s "$TOK" | grep -cE '^madf_[A-Za-z0-9_-]{43}$')" 1
+has "token add says where the hash went" "$(cat "$T/tok.err")" "serve-tokens"
+eq "the token file is mode 600" "$(stat -c %a "$D/serve-tokens")" 600
+HASH=$(printf %s "$TOK" | sha256sum | cut -d' ' -f1)
+eq "the file holds the token's SHA-256 for alice" \
+	"$(grep -c "^alice $HASH " "$D/serve-tokens")" 1
+eq "the token itself is not in the file" "$(grep -cF -e "${TOK#madf_}" "$D/serve-tokens")" 0
+"$MADF" serve token add bob >"$T/tok2" 2>/dev/null
+TOK2=$(cat "$T/tok2")
+list=$("$MADF" serve token list)
+has "token list shows alice" "$list" "alice"
+has "token list shows the hash prefix" "$list" "$(echo "$HASH" | cut -c1-16)"
+hasnt "token list never shows a token" "$list" "$TOK"
+eq "token list --json: two users" \
+	"$("$MADF" serve token list --json | python3 -c 'import json,sys; print(",".join(t["user"] for t in json.load(sys.stdin)))')" \
+	"alice,bob"
+check_fails "token add refuses a bad user name" 1 "$MADF" serve token add "a b"
+check_fails "token revoke of an unknown user fails" 1 "$MADF" serve token revoke nobody
+check_fails "serve token with no subcommand is a usage error" 2 "$MADF" serve token
+chmod 644 "$D/serve-tokens"
+out=$("$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
+eq "serve refuses to start on a world-readable token file" "$rc" 1
+has "and says the mode and what to do" "$out" "mode 0644): run chmod 600"
+check_fails "token list refuses it too" 1 "$MADF" serve token list
+chmod 600 "$D/serve-tokens"
+out=$("$MADF" serve --listen 0.0.0.0:0 2>&1); rc=$?
+eq "listening beyond loopback without TLS is refused" "$rc" 1
+has "naming --tls-cert and --behind-tls-proxy" "$out" "Give --tls-cert and --tls-key, or --behind-tls-proxy"
+
+# --- a model: the replay server -----------------------------------------------
+KEY=sk-madf-serve-test-0123456789
+LOG=$T/requests.jsonl
+python3 "$TOP/tests/integration/llm_replay.py" --key "$KEY" --log "$LOG" >"$T/replay.port" 2>"$T/replay.err" &
+replay_pid=$!
+for _ in $(seq 1 200); do rport=$(head -1 "$T/replay.port" 2>/dev/null); [ -n "$rport" ] && break; sleep 0.05; done
+serve "madf serve" env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0
+trap 'kill "$server_pid" "$replay_pid" ${hang_pid:-} 2>/dev/null; wait 2>/dev/null; cleanup' EXIT
+ok "madf serve listens on 127.0.0.1:$port"
+URL=http://127.0.0.1:$port/api/chat/multi
+eq "the agents file the operator edits was written with the seed's three and madf's researchers" \
+	"$(jf "$D/serve-agents.json" '",".join(a["name"] + ":" + "+".join(a["tools"]) for a in j["agents"])')" \
+	"data-steward:,prospect-finder:,contract-reader:,fx-researcher:fx_rates,news-researcher:news_search+news_get"
+
+# post NAME BODY [CURL ARGS...]: POSTs BODY (a file with @) with alice's
+# token; the status in $st, the body in $T/NAME.json, headers in $T/NAME.h.
+# The content type is $CT (application/json unless set).
+post() {
+	_n=$1 _b=$2; shift 2
+	st=$(curl -s -o "$T/$_n.json" -D "$T/$_n.h" -w '%{http_code}' -X POST "$URL" \
+		-H "Authorization: Bearer $TOK" -H "Content-Type: ${CT:-application/json}" "$@" \
+		--data-binary "$_b")
+}
+GOOD='{"agents":["data-steward","prospect-finder"],"rounds":1,"messages":[{"role":"user","content":"find prospects"}]}'
+
+# --- authentication -------------------------------------------------------------
+st=$(curl -s -o "$T/a.json" -D "$T/a.h" -w '%{http_code}' -X POST "$URL" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD")
+eq "no token: 401" "$st" 401
+has "no token: WWW-Authenticate: Bearer" "$(cat "$T/a.h")" 'WWW-Authenticate: Bearer realm="madf"'
+eq "no token: the seed's body" "$(jf "$T/a.json" 'j["code"], j["details"]["field"], bool(j["error"]), bool(j["timestamp"])')" \
+	"UNAUTHORIZED Authorization True True"
+st=$(curl -s -o "$T/a.json" -D "$T/a.h" -w '%{http_code}' -X POST "$URL" \
+	-H "Authorization: Bearer ${TOK}x" -H 'Content-Type: application/json' --data-binary "$GOOD")
+eq "a wrong token: 401" "$st" 401
+has "a wrong token: error=\"invalid_token\"" "$(cat "$T/a.h")" 'error="invalid_token"'
+st=$(curl -s -o "$T/a.json" -w '%{http_code}' -X POST "$URL?token=$TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD")
+eq "a token in the query string is not accepted" "$st" 401
+st=$(curl -s -o "$T/a.json" -w '%{http_code}' -X POST "$URL" \
+	-H "Authorization: Basic $TOK" -H 'Content-Type: application/json' --data-binary "$GOOD")
+eq "another scheme: 401" "$st" 401
+"$MADF" serve token revoke bob >/dev/null
+st=$(curl -s -o "$T/a.json" -w '%{http_code}' -X POST "$URL" \
+	-H "Authorization: Bearer $TOK2" -H 'Content-Type: application/json' --data-binary "$GOOD")
+eq "a revoked token is refused at once (no restart)" "$st" 401
+hasnt "the server's log never shows a token" "$(cat "$T/serve.err")" "$TOK"
+
+# --- Host, Origin, routes ---------------------------------------------------------
+post host "$GOOD" -H "Host: evil.example:$port"
+eq "a foreign Host: 403 (DNS rebinding)" "$st $(jf "$T/host.json" 'j["details"]["field"]')" "403 Host"
+post origin "$GOOD" -H "Origin: http://evil.example"
+eq "a foreign Origin: 403" "$st $(jf "$T/origin.json" 'j["details"]["field"]')" "403 Origin"
+post origin2 '{}' -H "Origin: http://localhost:$port"
+eq "the server's own Origin passes (to validation)" "$st" 400
+st=$(curl -s -o /dev/null -w '%{http_code}' "$URL" -H "Authorization: Bearer $TOK")
+eq "GET: 405" "$st" 405
+st=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$port/api/other" -H "Authorization: Bearer $TOK")
+eq "another path: 404" "$st" 404
+
+# --- validation: every code with its field -------------------------------------------
+# v DESC BODY CODE FIELD [CURL ARGS]
+v() {
+	_d=$1 _b=$2 _c=$3 _f=$4; shift 4
+	post val "$_b" "$@"
+	eq "$_d: 400 $_c $_f" "$st $(jf "$T/val.json" 'j["code"], j["details"]["field"]')" "400 $_c $_f"
+}
+M='"messages":[{"role":"user","content":"hi"}]'
+v "no agents" "{\"agents\":[],\"rounds\":1,$M}" VALIDATION_ERROR agents
+v "six agents" "{\"agents\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\"],\"rounds\":1,$M}" VALIDATION_ERROR agents
+v "an unknown agent" "{\"agents\":[\"nobody\"],\"rounds\":1,$M}" AGENT_NOT_FOUND agents
+has "the unknown agent is named with the known ones" "$(jf "$T/val.json" 'j["details"]["message"]')" \
+	'unknown agent "nobody" (known: data-steward, prospect-finder, contract-reader, fx-researcher, news-researcher)'
+v "rounds 0" "{\"agents\":[\"data-steward\"],\"rounds\":0,$M}" VALIDATION_ERROR rounds
+v "rounds 1.5" "{\"agents\":[\"data-steward\"],\"rounds\":1.5,$M}" VALIDATION_ERROR rounds
+v "rounds as a string" "{\"agents\":[\"data-steward\"],\"rounds\":\"2\",$M}" VALIDATION_ERROR rounds
+v "rounds 11" "{\"agents\":[\"data-steward\"],\"rounds\":11,$M}" MAX_ROUNDS_EXCEEDED rounds
+v "no messages" '{"agents":["data-steward"],"rounds":1,"messages":[]}' VALIDATION_ERROR messages
+v "no user message" '{"agents":["data-steward"],"rounds":1,"messages":[{"role":"system","content":"x"}]}' \
+	VALIDATION_ERROR messages
+v "a bad role" '{"agents":["data-steward"],"rounds":1,"messages":[{"role":"bot","content":"x"}]}' \
+	VALIDATION_ERROR messages
+v "content not a string" '{"agents":["data-steward"],"rounds":1,"messages":[{"role":"user","content":["x"]}]}' \
+	VALIDATION_ERROR messages
+v "bad JSON" '{"agents":["data-steward"],' VALIDATION_ERROR body
+v "duplicate keys" "{\"agents\":[\"data-steward\"],\"rounds\":1,\"rounds\":1,$M}" VALIDATION_ERROR body
+CT=text/plain
+v "a wrong content type" "$GOOD" VALIDATION_ERROR Content-Type
+CT=application/jsonx
+v "a content type that only starts like JSON" "$GOOD" VALIDATION_ERROR Content-Type
+CT='application/json; charset=utf-8'
+v "JSON with a charset is JSON (to the body's check)" '{"agents":' VALIDATION_ERROR body
+CT=
+python3 -c "import sys; sys.stdout.write('{\"agents\":[\"data-steward\"],\"rounds\":1,$M,\"pad\":\"' + 'x' * (1 << 20) + '\"}')" >"$T/big.json"
+v "a body over 1 MB" "@$T/big.json" VALIDATION_ERROR body
+has "which says so" "$(jf "$T/val.json" 'j["details"]["message"]')" "over 1048576 bytes"
+
+# --- a whole stream ------------------------------------------------------------------
+# check_stream FILE: the events' types (one line), after checking the
+# framing: every block one "data: " line of JSON with data.timestamp,
+# data.seq 1, 2, ... and one data.sessionId.
+check_stream() {
+	python3 - "$1" <<'PY'
+import json, sys
+raw = open(sys.argv[1], encoding="utf-8").read()
+blocks = [b for b in raw.split("\n\n") if b]
+types, seqs, sess = [], [], set()
+for b in blocks:
+    if b.startswith(":"):
+        continue
+    assert b.startswith("data: ") and "\n" not in b, "bad block: %r" % b[:80]
+    e = json.loads(b[6:])
+    d = e["data"]
+    assert d["timestamp"], b
+    seqs.append(d["seq"]); sess.add(d["sessionId"]); types.append(e["type"])
+assert seqs == list(range(1, len(seqs) + 1)), seqs
+assert len(sess) == 1, sess
+print(" ".join(types))
+PY
+}
+curl -s -N -X POST "$URL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
+	--data-binary "$GOOD" -D "$T/s.h" -o "$T/s1.txt"
+has "the stream is text/event-stream" "$(cat "$T/s.h")" "Content-Type: text/event-stream"
+has "the stream is not cached" "$(cat "$T/s.h")" "Cache-Control: no-cache"
+hasnt "the stream has no Content-Length" "$(cat "$T/s.h")" "Content-Length"
+seq1=$(check_stream "$T/s1.txt")
+C="agent_response_chunk agent_response_chunk agent_response_chunk agent_response_chunk"
+S="summarizer_chunk summarizer_chunk summarizer_chunk summarizer_chunk"
+eq "the seed's event sequence, framed whole, seq 1..n, one sessionId" "$seq1" \
+	"conversation_start initiator_start initiator_complete round_start agent_start $C agent_complete agent_start $C agent_complete round_complete summarizer_start $S conversation_complete"
+fields=$(python3 - "$T/s1.txt" <<'PY'
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1], encoding="utf-8").read().split("\n\n") if b.startswith("data: ")]
+by = lambda t: [e["data"] for e in ev if e["type"] == t]
+start = by("conversation_start")[0]
+ini = by("initiator_complete")[0]
+ac = by("agent_complete")
+chunks = "".join(d["chunk"] for d in by("agent_response_chunk") if d["agent"] == "data-steward")
+done = by("conversation_complete")[0]
+rc = by("round_complete")[0]
+print(start["agents"], start["rounds"], by("agent_start")[0]["maxSteps"],
+      ini["goal"] == "Hello, world! \u00e9t\u00e9 \u2014 done.\nSecond line.", ini["successCriteria"],
+      ac[0]["agent"], ac[0]["response"] == chunks, ac[0]["finishReason"],
+      [r["agent"] for r in rc["results"]], done["totalRounds"], done["totalAgents"],
+      done["summary"] == "".join(d["chunk"] for d in by("summarizer_chunk")),
+      isinstance(done["executionTime"], (int, float)))
+PY
+)
+eq "the events' fields: agents, rounds, maxSteps, the goal (the initiator's text, not JSON), responses equal to their chunks, results, totals, summary" \
+	"$fields" \
+	"['data-steward', 'prospect-finder'] 1 4 True [] data-steward True completed ['data-steward', 'prospect-finder'] 1 2 True True"
+has "the initiator's answer that is not JSON is logged as a warning" "$(cat "$T/serve.err")" \
+	"did not answer with the goal as JSON"
+nmodel=$(grep -c '"path": "/v1/messages"' "$LOG")
+eq "one model call each: initiator, 2 agents, summarizer" "$nmodel" 4
+has "the agents' model calls carry their system prompt" "$(cat "$LOG")" "You are prospect-finder"
+
+# The model failing: the initiator's error ends the stream with one error.
+BAD='{"agents":["contract-reader"],"rounds":2,"messages":[{"role":"user","content":"case:error please"}]}'
+curl -s -N -X POST "$URL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
+	--data-binary "$BAD" -o "$T/s2.txt"
+eq "a failing model: start, initiator, then one error" "$(check_stream "$T/s2.txt")" \
+	"conversation_start initiator_start error"
+eq "the error is AGENT_EXECUTION_FAILED, not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/s2.txt")" \
+	"AGENT_EXECUTION_FAILED False"
+
+# --- the seed's own JavaScript client under node --------------------------------------
+if command -v node >/dev/null 2>&1; then
+	# The seed's "JavaScript/TypeScript Example", types dropped, with the
+	# URL and the Authorization header added; handleMultiAgentEvent records.
+	cat >"$T/seed_client.mjs" <<'JS'
+const [url, token, body] = process.argv.slice(2);
+const seen = [];
+function handleMultiAgentEvent(event) { seen.push(event.type); }
+async function startMultiAgentConversation(request) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Authorization': 'Bearer ' + token },
+    body: JSON.stringify(request)
+  });
+
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+
+  while (true) {
+    const { done, value } = await reader?.read() || {};
+    if (done) break;
+
+    const chunk = decoder.decode(value);
+    const lines = chunk.split('\n\n');
+
+    for (const line of lines) {
+      if (line.startsWith('data: ')) {
+        const event = JSON.parse(line.substring(6));
+        handleMultiAgentEvent(event);
+      }
+    }
+  }
+}
+await startMultiAgentConversation(JSON.parse(body));
+console.log(seen.join(' '));
+JS
+	js=$(node "$T/seed_client.mjs" "$URL" "$TOK" "$GOOD" 2>&1)
+	eq "the seed's JavaScript client reads every event of the stream" "$js" "$seq1"
+else
+	fail "node is installed (the seed's client runs under it)"
+fi
+
+# --- agents with tools, maxSteps, and onError -----------------------------------------
+# Another data directory (the same tokens) whose agents file the operator
+# wrote: agents "of madf" get the replay's scripted tool-calling agent.
+D2=$T/d2
+mkdir -p "$D2"
+cp -p "$D/serve-tokens" "$D2/serve-tokens"
+cat >"$D2/serve-agents.json" <<'JSON'
+{"agents": [
+ {"name": "fx-desk", "system": "You are the FX desk of madf.", "tools": ["fx_rates"], "maxSteps": 3},
+ {"name": "tired", "system": "You are the tired desk of madf.", "tools": ["fx_rates"], "maxSteps": 1},
+ {"name": "fine", "system": "You answer."},
+ {"name": "skipper", "system": "FAIL-ME", "onError": "skip"},
+ {"name": "retrier", "system": "FAIL-ME", "onError": "retry"},
+ {"name": "aborter", "system": "FAIL-ME", "onError": "abort"}
+]}
+JSON
+MADF_DATA_DIR=$D2 ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 >"$T/t.port" 2>"$T/t.err" &
+t_pid=$!
+for _ in $(seq 1 200); do tport=$(head -1 "$T/t.port" 2>/dev/null); [ -n "$tport" ] && break; sleep 0.05; done
+curl -s -N -X POST "http://127.0.0.1:$tport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' -o "$T/s4.txt" --data-binary \
+	'{"agents":["fx-desk","tired"],"rounds":1,"messages":[{"role":"user","content":"pair USD/JPY, window 2024-01-02 to 2024-01-31"}]}'
+kill -TERM "$t_pid"; wait "$t_pid"
+eq "an agent with a tool: tool call and result between its chunks; one at maxSteps 1 stops" \
+	"$(check_stream "$T/s4.txt" | sed 's/ *agent_response_chunk//g; s/ *summarizer_chunk//g')" \
+	"conversation_start initiator_start initiator_complete round_start agent_start agent_tool_call agent_tool_result agent_complete agent_start agent_complete round_complete summarizer_start conversation_complete"
+tools=$(python3 - "$T/s4.txt" <<'PY'
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1], encoding="utf-8").read().split("\n\n") if b.startswith("data: ")]
+call = [e["data"] for e in ev if e["type"] == "agent_tool_call"][0]
+res = [e["data"] for e in ev if e["type"] == "agent_tool_result"][0]
+ac = [e["data"] for e in ev if e["type"] == "agent_complete"]
+pts = res["result"]["points"]
+print(call["agent"], call["step"], call["toolCall"]["name"], call["toolCall"]["args"]["pair"],
+      res["toolCallId"] == call["toolCall"]["id"], len(pts), pts[0][0], pts[-1][0],
+      ac[0]["steps"], ac[0]["finishReason"], ac[0]["toolCalls"][0]["name"],
+      ("%s on %s" % (pts[-1][1], pts[-1][0])) in ac[0]["response"],
+      ac[1]["agent"], ac[1]["steps"], ac[1]["finishReason"], ac[1]["toolCalls"])
+PY
+)
+eq "the tool call's fields, its result (the registry's fx_rates), the answer quoting it, maxSteps" "$tools" \
+	"fx-desk 1 fx_rates USD/JPY True 22 2024-01-02 2024-01-31 2 completed fx_rates True tired 1 max_steps []"
+
+# A model that refuses agents whose system prompt says FAIL-ME (400),
+# answers the initiator with its JSON (in a Markdown fence) and the others
+# with "fine.".
+cat >"$T/failmodel.py" <<'PY'
+import json, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+def sse(ev, d): return ("event: %s\ndata: %s\n\n" % (ev, json.dumps(d))).encode()
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        if "FAIL-ME" in (req.get("system") or ""):
+            b = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
+                                                     "message": "refused for FAIL-ME"}}).encode()
+            self.send_response(400); self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(b))); self.end_headers(); self.wfile.write(b)
+            return
+        text = "fine."
+        if "initiator" in (req.get("system") or ""):
+            text = ('Here is the plan:\n```json\n{"goal": "Rank healthcare prospects", '
+                    '"strategy": "Data first, then scoring", '
+                    '"successCriteria": ["10 prospects", "next steps"]}\n```')
+        out = [sse("message_start", {"type": "message_start", "message": {"id": "m", "type": "message",
+               "role": "assistant", "content": [], "model": "f", "stop_reason": None,
+               "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+               sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "text", "text": ""}}),
+               sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "text_delta", "text": text}}),
+               sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+               sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                                     "usage": {"output_tokens": 1}}),
+               sse("message_stop", {"type": "message_stop"})]
+        b = b"".join(out)
+        self.send_response(200); self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(b))); self.end_headers(); self.wfile.write(b)
+s = ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$T/failmodel.py" >"$T/fm.port" 2>/dev/null &
+fm_pid=$!
+for _ in $(seq 1 200); do fport=$(head -1 "$T/fm.port" 2>/dev/null); [ -n "$fport" ] && break; sleep 0.05; done
+MADF_DATA_DIR=$D2 ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$fport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 >"$T/f.port" 2>"$T/f.err" &
+f_pid=$!
+for _ in $(seq 1 200); do f2port=$(head -1 "$T/f.port" 2>/dev/null); [ -n "$f2port" ] && break; sleep 0.05; done
+FURL=http://127.0.0.1:$f2port/api/chat/multi
+curl -s -N -X POST "$FURL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
+	-o "$T/s5.txt" --data-binary \
+	'{"agents":["retrier","fine","skipper"],"rounds":1,"messages":[{"role":"user","content":"go"}]}'
+eq "retry, then skip; skip: the others go on and the conversation completes" \
+	"$(check_stream "$T/s5.txt" | sed 's/ *agent_response_chunk//g; s/ *summarizer_chunk//g')" \
+	"conversation_start initiator_start initiator_complete round_start agent_start agent_error agent_error agent_start agent_complete agent_start agent_error round_complete summarizer_start conversation_complete"
+eq "the agent_error events: agent, round, action, the model's error" \
+	"$(python3 -c '
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1]).read().split("\n\n") if b.startswith("data: ")]
+print(" ".join("%s/%s/%s/%s" % (d["agent"], d["round"], d["action"], "FAIL-ME" in d["error"]) for d in
+      [e["data"] for e in ev if e["type"] == "agent_error"]),
+      [r["agent"] for e in ev if e["type"] == "round_complete" for r in e["data"]["results"]])' "$T/s5.txt")" \
+	"retrier/1/retry/True retrier/1/skip/True skipper/1/skip/True ['fine']"
+eq "an initiator answering JSON: goal, strategy and criteria from it, the goal in round_start" \
+	"$(python3 -c '
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1]).read().split("\n\n") if b.startswith("data: ")]
+i = [e["data"] for e in ev if e["type"] == "initiator_complete"][0]
+r = [e["data"] for e in ev if e["type"] == "round_start"][0]
+print(i["goal"], "|", i["strategy"], "|", i["successCriteria"], "|", r["goal"])' "$T/s5.txt")" \
+	"Rank healthcare prospects | Data first, then scoring | ['10 prospects', 'next steps'] | Rank healthcare prospects"
+curl -s -N -X POST "$FURL" -H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' \
+	-o "$T/s6.txt" --data-binary \
+	'{"agents":["aborter","fine"],"rounds":2,"messages":[{"role":"user","content":"go"}]}'
+eq "abort: agent_error, then one error ends the stream" "$(check_stream "$T/s6.txt")" \
+	"conversation_start initiator_start initiator_complete round_start agent_start agent_error error"
+eq "the abort's error names the agent and round, AGENT_EXECUTION_FAILED, not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["agent"], d["round"], d["recoverable"])' "$T/s6.txt")" \
+	"AGENT_EXECUTION_FAILED aborter 1 False"
+kill -TERM "$f_pid"; wait "$f_pid"
+kill "$fm_pid" 2>/dev/null
+
+# An agents file naming a tool the registry lacks stops the server.
+mkdir -p "$T/d3"
+echo '{"agents":[{"name":"x","system":"s","tools":["no_such_tool"]}]}' >"$T/d3/serve-agents.json"
+out=$(MADF_DATA_DIR=$T/d3 "$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
+eq "an agent's unknown tool: serve refuses to start" "$rc" 1
+has "naming the agent and the tool" "$out" 'agent "x": no tool "no_such_tool"'
+
+# --- TLS ------------------------------------------------------------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost \
+	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -days 2 \
+	-keyout "$T/key.pem" -out "$T/cert.pem" >/dev/null 2>&1
+chmod 644 "$T/key.pem"
+out=$("$MADF" serve --listen 127.0.0.1:0 --tls-cert "$T/cert.pem" --tls-key "$T/key.pem" 2>&1); rc=$?
+eq "a TLS key others can read is refused" "$rc" 1
+has "naming the key and its mode" "$out" "key.pem is accessible by group or others (mode 0644)"
+chmod 600 "$T/key.pem"
+check_fails "--tls-cert without --tls-key is a usage error" 2 "$MADF" serve --tls-cert "$T/cert.pem"
+out=$("$MADF" serve --listen 127.0.0.1:0 --tls-cert "$T/cert.pem" --tls-key "$T/cert.pem" 2>&1); rc=$?
+eq "a certificate given as the key: serve does not start" "$rc" 1
+MADF_SERVE_HOSTS=madf.example ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 \
+	--tls-cert "$T/cert.pem" --tls-key "$T/key.pem" >"$T/tls.port" 2>"$T/tls.err" &
+tls_pid=$!
+for _ in $(seq 1 200); do sport=$(head -1 "$T/tls.port" 2>/dev/null); [ -n "$sport" ] && break; sleep 0.05; done
+SURL=https://127.0.0.1:$sport/api/chat/multi
+curl -s -N --cacert "$T/cert.pem" -X POST "$SURL" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s9.txt"
+eq "over HTTPS: the whole stream" "$(check_stream "$T/s9.txt" | awk '{print $1, $NF}')" \
+	"conversation_start conversation_complete"
+st=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$sport/api/chat/multi" \
+	-H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' --data-binary '{}')
+eq "plain HTTP to the TLS server gets no answer" "$st" 000
+st=$(curl -s --cacert "$T/cert.pem" -o /dev/null -w '%{http_code}' -X POST "$SURL" \
+	-H "Authorization: Bearer $TOK" -H "Origin: https://localhost:$sport" \
+	-H 'Content-Type: application/json' --data-binary '{}')
+eq "over HTTPS the server's own https:// Origin passes" "$st" 400
+st=$(curl -s --cacert "$T/cert.pem" -o /dev/null -w '%{http_code}' -X POST "$SURL" \
+	-H "Authorization: Bearer $TOK" -H "Host: madf.example:$sport" \
+	-H 'Content-Type: application/json' --data-binary '{}')
+eq "a Host listed in MADF_SERVE_HOSTS passes" "$st" 400
+st=$(curl -s --cacert "$T/cert.pem" -o /dev/null -w '%{http_code}' -X POST "$SURL" \
+	-H "Authorization: Bearer $TOK" -H "Host: other.example:$sport" \
+	-H 'Content-Type: application/json' --data-binary '{}')
+eq "one not listed does not" "$st" 403
+kill -TERM "$tls_pid"; wait "$tls_pid"
+"$MADF" serve --listen 0.0.0.0:0 --tls-cert "$T/cert.pem" --tls-key "$T/key.pem" \
+	>"$T/any.port" 2>"$T/any.err" &
+any_pid=$!
+wait_for "with TLS, serve may listen beyond loopback" 30 test -s "$T/any.port"
+kill -TERM "$any_pid"; wait "$any_pid"
+
+# --- no model: 503 --------------------------------------------------------------------------
+"$MADF" serve --listen 127.0.0.1:0 >"$T/nm.port" 2>"$T/nm.err" &
+nm_pid=$!
+for _ in $(seq 1 200); do nport=$(head -1 "$T/nm.port" 2>/dev/null); [ -n "$nport" ] && break; sleep 0.05; done
+st=$(curl -s -o "$T/nm.json" -w '%{http_code}' -X POST "http://127.0.0.1:$nport/api/chat/multi" \
+	-H "Authorization: Bearer $TOK" -H 'Content-Type: application/json' --data-binary "$GOOD")
+eq "no model configured: 503 MODEL_NOT_CONFIGURED" "$st $(jf "$T/nm.json" 'j["code"]')" "503 MODEL_NOT_CONFIGURED"
+has "which names what to set" "$(jf "$T/nm.json" 'j["details"]["message"]')" "CLAUDE_MODEL_EXECUTION"
+kill -TERM "$nm_pid"; wait "$nm_pid"; rc=$?
+eq "SIGTERM stops an idle server with exit 0" "$rc" 0
+
+# --- keep-alives and SIGTERM draining an open stream ----------------------------------------
+# A model that accepts and never answers: the conversation waits on it.
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)
+' >"$T/hang.port" 2>/dev/null &
+hang_pid=$!
+for _ in $(seq 1 200); do hport=$(head -1 "$T/hang.port" 2>/dev/null); [ -n "$hport" ] && break; sleep 0.05; done
+# The conversation's wall-clock limit.
+env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$hport CLAUDE_MODEL_EXECUTION=claude-test \
+	MADF_SERVE_TIMEOUT_S=1 MADF_SERVE_PING_MS=100 "$MADF" serve --listen 127.0.0.1:0 >"$T/to.port" 2>"$T/to.err" &
+to_pid=$!
+for _ in $(seq 1 200); do toport=$(head -1 "$T/to.port" 2>/dev/null); [ -n "$toport" ] && break; sleep 0.05; done
+curl -s -N -X POST "http://127.0.0.1:$toport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s7.txt"
+eq "over MADF_SERVE_TIMEOUT_S: one error ends the stream" "$(check_stream "$T/s7.txt")" \
+	"conversation_start initiator_start error"
+eq "the error is CONVERSATION_TIMEOUT, not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/s7.txt")" \
+	"CONVERSATION_TIMEOUT False"
+# A client that goes away cancels its conversation (seen at the next
+# write: a keep-alive at the latest).
+curl -s -N -X POST "http://127.0.0.1:$toport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s8.txt" &
+c8=$!
+wait_for "a second stream starts" 30 grep -q initiator_start "$T/s8.txt"
+kill "$c8"; wait "$c8" 2>/dev/null
+wait_for "a client that disconnects: its conversation is cancelled (logged)" 30 \
+	grep -q "the client disconnected: the conversation is cancelled" "$T/to.err"
+kill -TERM "$to_pid"; wait "$to_pid"; rc=$?
+eq "and the server still stops cleanly" "$rc" 0
+
+env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$hport CLAUDE_MODEL_EXECUTION=claude-test \
+	MADF_SERVE_PING_MS=100 "$MADF" serve --listen 127.0.0.1:0 >"$T/d.port" 2>"$T/d.err" &
+d_pid=$!
+for _ in $(seq 1 200); do dport=$(head -1 "$T/d.port" 2>/dev/null); [ -n "$dport" ] && break; sleep 0.05; done
+curl -s -N -X POST "http://127.0.0.1:$dport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" -o "$T/s3.txt" &
+curl_pid=$!
+wait_for "a waiting stream gets \": ping\" keep-alives" 30 grep -q '^: ping$' "$T/s3.txt"
+kill -TERM "$d_pid"
+wait "$curl_pid"; crc=$?
+wait "$d_pid"; rc=$?
+eq "SIGTERM: the server exits 0 after draining" "$rc" 0
+eq "SIGTERM: the client's stream ended cleanly" "$crc" 0
+eq "SIGTERM: the open stream ends with one error" "$(check_stream "$T/s3.txt")" \
+	"conversation_start initiator_start error"
+eq "SIGTERM: the error is recoverable (SERVER_SHUTDOWN)" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/s3.txt")" \
+	"SERVER_SHUTDOWN True"
+has "SIGTERM: the log says it drained" "$(cat "$T/d.err")" "draining"
+kill "$hang_pid" 2>/dev/null
+
+done_testing

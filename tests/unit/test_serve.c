@@ -1,0 +1,321 @@
+/* madf serve's pieces without a socket: SHA-256, tokens (stored hashed,
+ * 0600, refused when others can read them, checked, revoked), the agent
+ * definitions file, and the request's validation with the seed's codes
+ * and fields. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "core/util.h"
+#include "server/serve.h"
+
+#include "core/banned.h"
+
+static char *tmpdir(void)
+{
+	char *d = xstrdup("/tmp/madf-test-serve-XXXXXX");
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void hex(const unsigned char *h, char out[65])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+static void test_sha256(void **state)
+{
+	(void)state;
+	unsigned char h[32];
+	char x[65];
+	serve_sha256("abc", 3, h);
+	hex(h, x);
+	assert_string_equal(x, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	serve_sha256("", 0, h);
+	hex(h, x);
+	assert_string_equal(x, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+static void test_tokens(void **state)
+{
+	(void)state;
+	char *dir = tmpdir();
+	char *path = serve_tokens_path(dir);
+	char *err = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL;
+	assert_int_equal(serve_token_add(path, "alice", &t1, &err), 0);
+	assert_int_equal(serve_token_add(path, "bob", &t2, &err), 0);
+	assert_int_equal(serve_token_add(path, "alice", &t3, &err), 0);
+	assert_string_not_equal(t1, t3);
+	assert_true(strlen(t1) > 40);
+
+	/* Mode 0600, and the token itself is nowhere in the file. */
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(util_read_file(path, 1 << 20, &buf, &len, &err), 0);
+	assert_null(strstr(buf, t1));
+	assert_null(strstr(buf, t1 + 5));
+	unsigned char h[32];
+	char x[65];
+	serve_sha256(t2, strlen(t2), h);
+	hex(h, x);
+	assert_non_null(strstr(buf, x)); /* its hash is */
+	free(buf);
+
+	struct serve_tokens t;
+	assert_int_equal(serve_tokens_load(path, &t, &err), 0);
+	assert_int_equal(t.n, 3);
+	const char *u = serve_tokens_check(&t, t1, strlen(t1));
+	assert_non_null(u);
+	assert_string_equal(u, "alice");
+	u = serve_tokens_check(&t, t2, strlen(t2));
+	assert_non_null(u);
+	assert_string_equal(u, "bob");
+	assert_null(serve_tokens_check(&t, t2, strlen(t2) - 1));
+	assert_null(serve_tokens_check(&t, "madf_nope", 9));
+	assert_null(serve_tokens_check(&t, "", 0));
+	serve_tokens_free(&t);
+
+	/* Revoke removes both of alice's tokens and leaves bob's. */
+	size_t n = 0;
+	assert_int_equal(serve_token_revoke(path, "alice", &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(serve_token_revoke(path, "alice", &n, &err), -1);
+	assert_non_null(strstr(err, "no token"));
+	free(err);
+	err = NULL;
+	assert_int_equal(serve_tokens_load(path, &t, &err), 0);
+	assert_int_equal(t.n, 1);
+	assert_null(serve_tokens_check(&t, t1, strlen(t1)));
+	assert_non_null(serve_tokens_check(&t, t2, strlen(t2)));
+	serve_tokens_free(&t);
+
+	/* Group- or world-readable: refused, naming the file and the mode. */
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(serve_tokens_load(path, &t, &err), -1);
+	assert_non_null(strstr(err, "0640"));
+	assert_non_null(strstr(err, path));
+	free(err);
+	err = NULL;
+	char *t4 = NULL;
+	assert_int_equal(serve_token_add(path, "carol", &t4, &err), -1);
+	assert_null(t4);
+	free(err);
+	err = NULL;
+	assert_int_equal(chmod(path, 0604), 0);
+	assert_int_equal(serve_tokens_load(path, &t, &err), -1);
+	free(err);
+	err = NULL;
+	assert_int_equal(chmod(path, 0600), 0);
+
+	/* Bad user names and a malformed line. */
+	char *tok = NULL;
+	assert_int_equal(serve_token_add(path, "a b", &tok, &err), -1);
+	assert_null(tok);
+	free(err);
+	err = NULL;
+	assert_false(serve_user_ok(""));
+	assert_false(serve_user_ok("x\ny"));
+	assert_true(serve_user_ok("ops@example.com"));
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("dave not-a-hash\n", f);
+	fclose(f);
+	assert_int_equal(serve_tokens_load(path, &t, &err), -1);
+	assert_non_null(strstr(err, ":3:"));
+	free(err);
+
+	/* No file: no tokens, no error. */
+	char *none = xasprintf("%s/none", dir);
+	err = NULL;
+	assert_int_equal(serve_tokens_load(none, &t, &err), 0);
+	assert_int_equal(t.n, 0);
+	free(none);
+	free(t1);
+	free(t2);
+	free(t3);
+	free(path);
+	util_rm_tree(dir);
+	free(dir);
+}
+
+static void test_agents_file(void **state)
+{
+	(void)state;
+	char *dir = tmpdir();
+	char *err = NULL;
+	struct serve_agents a;
+	/* First use writes the seed's three into the file the operator edits. */
+	assert_int_equal(serve_agents_load(dir, &a, &err), 0);
+	assert_int_equal(a.n, 5);
+	const struct serve_agent *fx = serve_agents_find(&a, "fx-researcher");
+	assert_non_null(fx);
+	assert_int_equal(fx->ntools, 1);
+	assert_string_equal(fx->tools[0], "fx_rates");
+	assert_int_equal(serve_agents_find(&a, "news-researcher")->ntools, 2);
+	assert_non_null(serve_agents_find(&a, "data-steward"));
+	assert_non_null(serve_agents_find(&a, "prospect-finder"));
+	assert_non_null(serve_agents_find(&a, "contract-reader"));
+	assert_int_equal(serve_agents_find(&a, "data-steward")->max_steps, SERVE_STEPS_DEFAULT);
+	assert_string_equal(serve_agents_find(&a, "data-steward")->on_error, "skip");
+	assert_int_equal(serve_agents_find(&a, "data-steward")->ntools, 0);
+	char *path = xasprintf("%s/serve-agents.json", dir);
+	assert_string_equal(a.path, path);
+	serve_agents_free(&a);
+
+	/* The operator's edit is what loads. */
+	const char *mine = "{\"agents\":[{\"name\":\"fx-analyst\",\"system\":\"You analyse FX.\","
+			   "\"role\":\"orchestrator\",\"maxSteps\":7,\"tools\":[\"fx_rates\","
+			   "\"news_search\"],\"onError\":\"abort\"}]}";
+	assert_int_equal(util_write_file_atomic(path, mine, strlen(mine), false, &err), 0);
+	assert_int_equal(serve_agents_load(dir, &a, &err), 0);
+	assert_int_equal(a.n, 1);
+	assert_string_equal(a.v[0].role, "orchestrator");
+	assert_int_equal(a.v[0].max_steps, 7);
+	assert_int_equal(a.v[0].ntools, 2);
+	assert_string_equal(a.v[0].tools[1], "news_search");
+	assert_string_equal(a.v[0].on_error, "abort");
+	assert_null(serve_agents_find(&a, "data-steward"));
+	serve_agents_free(&a);
+
+	static const char *const bad[][2] = {
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"maxSteps\":11}]}", "maxSteps" },
+		{ "{\"agents\":[{\"name\":\"Bad Name\",\"system\":\"s\"}]}", "name" },
+		{ "{\"agents\":[{\"name\":\"x\"}]}", "system" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\"},{\"name\":\"x\",\"system\":\"s\"}]}",
+		  "twice" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"role\":\"boss\"}]}", "role" },
+		{ "{\"agents\":[]}", "non-empty" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"onError\":\"panic\"}]}", "onError" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"tools\":\"fx_rates\"}]}", "tools" },
+		{ "{\"agents\":[{\"name\":\"x\",\"system\":\"s\",\"tools\":[1]}]}", "tools" },
+		{ "{\"agents\":[{\"name\":\"x\",\"name\":\"y\",\"system\":\"s\"}]}", "uplicate" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(util_write_file_atomic(path, bad[i][0], strlen(bad[i][0]), false,
+							&err), 0);
+		assert_int_equal(serve_agents_load(dir, &a, &err), -1);
+		if (!strstr(err, bad[i][1]))
+			fail_msg("case %zu: \"%s\" does not say %s", i, err, bad[i][1]);
+		assert_non_null(strstr(err, path));
+		free(err);
+		err = NULL;
+	}
+	free(path);
+	util_rm_tree(dir);
+	free(dir);
+}
+
+/* Validates body; returns the error's code and field ("OK" when valid). */
+static void expect(const struct serve_agents *ag, const char *body, const char *code,
+		   const char *field)
+{
+	struct serve_request r;
+	struct serve_error e;
+	int rc = serve_request_parse(body, strlen(body), ag, &r, &e);
+	if (!strcmp(code, "OK")) {
+		if (rc != 0)
+			fail_msg("%s: refused: %s %s %s", body, e.code, e.field, e.message);
+		serve_request_release(&r);
+		return;
+	}
+	if (rc != -1)
+		fail_msg("%s: accepted", body);
+	assert_int_equal(e.status, 400);
+	if (strcmp(e.code, code) || strcmp(e.field, field))
+		fail_msg("%s: %s/%s (%s), expected %s/%s", body, e.code, e.field, e.message, code,
+			 field);
+	assert_true(e.message && *e.message);
+	/* The seed's body. */
+	char *s = serve_error_body(&e);
+	cJSON *j = cJSON_Parse(s);
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(j, "code")), code);
+	cJSON *d = cJSON_GetObjectItem(j, "details");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(d, "field")), field);
+	assert_non_null(cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")));
+	assert_non_null(cJSON_GetStringValue(cJSON_GetObjectItem(j, "timestamp")));
+	cJSON_Delete(j);
+	free(s);
+	serve_error_release(&e);
+}
+
+static void test_validation(void **state)
+{
+	(void)state;
+	char *dir = tmpdir();
+	char *err = NULL;
+	struct serve_agents ag;
+	assert_int_equal(serve_agents_load(dir, &ag, &err), 0);
+#define M "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]"
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1," M "}", "OK", NULL);
+	expect(&ag, "{\"agents\":[\"data-steward\",\"prospect-finder\",\"contract-reader\"],"
+		    "\"rounds\":10,\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+		    "{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":\"t\",\"toolCalls\":[]},"
+		    "{\"role\":\"assistant\",\"content\":\"\"}]}", "OK", NULL);
+	/* agents */
+	expect(&ag, "{\"rounds\":1," M "}", "VALIDATION_ERROR", "agents");
+	expect(&ag, "{\"agents\":[],\"rounds\":1," M "}", "VALIDATION_ERROR", "agents");
+	expect(&ag, "{\"agents\":\"data-steward\",\"rounds\":1," M "}", "VALIDATION_ERROR", "agents");
+	expect(&ag, "{\"agents\":[1],\"rounds\":1," M "}", "VALIDATION_ERROR", "agents");
+	expect(&ag, "{\"agents\":[\"data-steward\",\"data-steward\"],\"rounds\":1," M "}",
+	       "VALIDATION_ERROR", "agents");
+	expect(&ag, "{\"agents\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\"],\"rounds\":1," M "}",
+	       "VALIDATION_ERROR", "agents");
+	expect(&ag, "{\"agents\":[\"nobody\"],\"rounds\":1," M "}", "AGENT_NOT_FOUND", "agents");
+	/* rounds */
+	expect(&ag, "{\"agents\":[\"data-steward\"]," M "}", "VALIDATION_ERROR", "rounds");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":0," M "}", "VALIDATION_ERROR", "rounds");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":-3," M "}", "VALIDATION_ERROR", "rounds");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":2.5," M "}", "VALIDATION_ERROR", "rounds");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":\"3\"," M "}", "VALIDATION_ERROR", "rounds");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":11," M "}", "MAX_ROUNDS_EXCEEDED", "rounds");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1e300," M "}", "MAX_ROUNDS_EXCEEDED", "rounds");
+	/* messages */
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1}", "VALIDATION_ERROR", "messages");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1,\"messages\":[]}", "VALIDATION_ERROR",
+	       "messages");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1,\"messages\":[{\"role\":\"assistant\","
+		    "\"content\":\"x\"}]}", "VALIDATION_ERROR", "messages");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1,\"messages\":[{\"role\":\"tool\","
+		    "\"content\":\"x\"}]}", "VALIDATION_ERROR", "messages");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1,\"messages\":[{\"role\":\"user\","
+		    "\"content\":5}]}", "VALIDATION_ERROR", "messages");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1,\"messages\":[\"hi\"]}",
+	       "VALIDATION_ERROR", "messages");
+	/* the body */
+	expect(&ag, "{\"agents\":[\"data-steward\"],", "VALIDATION_ERROR", "body");
+	expect(&ag, "[1]", "VALIDATION_ERROR", "body");
+	expect(&ag, "", "VALIDATION_ERROR", "body");
+	expect(&ag, "{\"agents\":[\"data-steward\"],\"rounds\":1,\"rounds\":2," M "}",
+	       "VALIDATION_ERROR", "body");
+#undef M
+	serve_agents_free(&ag);
+	util_rm_tree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_agents_file),
+		cmocka_unit_test(test_validation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
