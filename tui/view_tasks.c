@@ -136,10 +136,18 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 	cJSON *run;
 	cJSON *st = tasks_load(c, &run);
 	char line[256];
-	if (run)
-		snprintf(line, sizeof(line), " run %s   status %s   %d tasks   (r reassigns to the other researcher)",
+	if (run) { /* the keys are on the hint line below the list */
+		int queued = 0;
+		const cJSON *t;
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+			queued += !strcmp(jstr(t, "status"), "queued");
+		char q[48] = "";
+		if (queued)
+			snprintf(q, sizeof(q), "   %d queued for capacity", queued);
+		snprintf(line, sizeof(line), " run %s   status %s   %d tasks%s",
 			 jstr(run, "run_id"), *jstr(run, "status") ? jstr(run, "status") : "starting",
-			 cJSON_GetArraySize(cJSON_GetObjectItem(run, "tasks")));
+			 cJSON_GetArraySize(cJSON_GetObjectItem(run, "tasks")), q);
+	}
 	else
 		snprintf(line, sizeof(line), " no run in %s/state/product_manager-state.json yet",
 			 c->cli->data_dir);

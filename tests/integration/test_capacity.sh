@@ -193,6 +193,8 @@ wait-for GBPUSD-market'
 row=$(grep 'GBPUSD-market' "$T/screen")
 eq "Tasks view: the waiting task is queued, for research_agent_1, 0 attempts" \
 	"$(echo "$row" | awk '{ print $4, $5, $6 }')" "research_agent_1 queued 0"
+has "Tasks view: its header counts the tasks queued for capacity" \
+	"$(grep ' run weekly-q ' "$T/screen")" "2 tasks   1 queued for capacity"
 con 'wait-for queued for capacity'
 has "overview: the product_manager's row says how many tasks wait" \
 	"$(grep '^ *product_manager' "$T/screen")" "3 tasks queued for capacity"
