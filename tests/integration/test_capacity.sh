@@ -91,7 +91,8 @@ print(len(ts), all(t["status"] == "done" and t.get("result") and not {"window", 
 use_dir c2
 out=$($MADF run weekly --as-of 1987-03-27 --pairs USD/JPY,USD/DEM $SRC \
 	--report-dir "$T/c2/rep" 2>"$T/c2.err"); rc=$?
-eq "USD/DEM: the run exits 0" "$rc" 0
+eq "USD/DEM: the run exits 1 (a task failed, for missing data)" "$rc" 1
+has "... and says which on stderr" "$(cat "$T/c2.err")" "USDDEM-market"
 REASON="no data for USD/DEM in fred-daily-1971-2017.csv between 1987-03-20 and 1987-03-27"
 eq "USDDEM-market failed after one attempt" \
 	"$(py '[(t["status"], t["attempts"]) for t in run["tasks"] if t["task_id"] == "USDDEM-market"]')" \
@@ -192,7 +193,7 @@ con '2
 wait-for GBPUSD-market'
 row=$(grep 'GBPUSD-market' "$T/screen")
 eq "Tasks view: the waiting task is queued, for research_agent_1, 0 attempts" \
-	"$(echo "$row" | awk '{ print $4, $5, $6 }')" "research_agent_1 queued 0"
+	"$(echo "$row" | awk '{ print $4, $5, $7 }')" "research_agent_1 queued 0"
 has "Tasks view: its header counts the tasks queued for capacity" \
 	"$(grep ' run weekly-q ' "$T/screen")" "2 tasks   1 queued for capacity"
 con 'wait-for queued for capacity'
