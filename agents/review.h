@@ -21,6 +21,15 @@
 #include <cJSON.h>
 
 #include "agents/runtime.h"
+#include "core/json_out.h"
+
+/* o's string field k (borrowed), or "" when absent or not a string: jstr
+ * for the crew's findings, whose text fields are compared and printed. */
+static inline const char *review_str(const cJSON *o, const char *k)
+{
+	const char *s = jstr(o, k);
+	return s ? s : "";
+}
 
 /* The crew's roles (not started by `madf run weekly`; `madf agent NAME`
  * runs one alone). */
@@ -73,6 +82,10 @@ void review_limits_default(struct review_limits *l);
  * (no such directory), 413 (over l's files or bytes). */
 int review_scan(const char *root, const struct review_limits *l, cJSON **out,
 		char **err);
+
+/* Appends the formatted note, stripped of control characters, to the
+ * notes array (the crew's notes for the report). */
+void review_note(cJSON *notes, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The language ("c", "shell", "other") of root/relpath and whether it is
  * valid UTF-8 (false when unreadable). */

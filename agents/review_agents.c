@@ -5,7 +5,6 @@
 #include "agents/review.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,19 +132,6 @@ struct work {
 	cJSON *notes, *status; /* status: {"tool": "ok" | "missing" | "failed: ..."} */
 };
 
-static void wnote(struct work *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void wnote(struct work *w, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = xvasprintf(fmt, ap);
-	va_end(ap);
-	char *clean = util_sanitize(s, strlen(s), false);
-	cJSON_AddItemToArray(w->notes, cJSON_CreateString(clean));
-	free(clean);
-	free(s);
-}
-
 /* Files of one language (lang NULL: all; utf8_only: valid UTF-8 only). */
 static cJSON *files_of(struct work *w, const cJSON *input, const char *lang, bool utf8_only,
 		       const char *tool)
@@ -158,7 +144,7 @@ static cJSON *files_of(struct work *w, const cJSON *input, const char *lang, boo
 		if (lang && strcmp(l, lang))
 			continue;
 		if (utf8_only && !utf8) {
-			wnote(w, "%s: not valid UTF-8: %s skipped it", f->valuestring, tool);
+			review_note(w->notes, "%s: not valid UTF-8: %s skipped it", f->valuestring, tool);
 			continue;
 		}
 		cJSON_AddItemToArray(out, cJSON_CreateString(f->valuestring));
@@ -187,7 +173,7 @@ static cJSON *call(struct work *w, const char *tool, cJSON *files, const char *s
 		r = tools_call(w->tools, w->agent, tool, args, &res, &err);
 		if (r == 0 || !err || (!strstr(err, "(transient)") && !strstr(err, "transient)")))
 			break;
-		wnote(w, "%s: %s; attempt %d of 3", tool, err, attempt + 1);
+		review_note(w->notes, "%s: %s; attempt %d of 3", tool, err, attempt + 1);
 	}
 	cJSON_Delete(args);
 	const char *name = strchr(tool, '.') ? strchr(tool, '.') + 1 : tool;
@@ -197,7 +183,7 @@ static cJSON *call(struct work *w, const char *tool, cJSON *files, const char *s
 		char *st = missing ? xstrdup("missing") : xasprintf("failed: %s", err ? err : "?");
 		cJSON_AddStringToObject(w->status, name, st);
 		free(st);
-		wnote(w, "%s %s: skipped %s", name, missing ? "is not installed (make deps installs it)" : "failed", skipped);
+		review_note(w->notes, "%s %s: skipped %s", name, missing ? "is not installed (make deps installs it)" : "failed", skipped);
 		free(err);
 		return NULL;
 	}
@@ -208,26 +194,14 @@ static cJSON *call(struct work *w, const char *tool, cJSON *files, const char *s
 	return cJSON_IsArray(items) ? items : (cJSON_Delete(items), cJSON_CreateArray());
 }
 
-static const char *sget(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double nget(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 /* " in function f()" when ctags knows the function holding file:line. */
 static char *in_function(const cJSON *funcs, const char *file, long line)
 {
 	const cJSON *f;
 	cJSON_ArrayForEach(f, funcs)
-		if (!strcmp(sget(f, "file"), file) && line >= (long)nget(f, "line") &&
-		    line <= (long)nget(f, "end"))
-			return xasprintf(" in %s()", sget(f, "name"));
+		if (!strcmp(review_str(f, "file"), file) && line >= (long)jnum(f, "line", 0) &&
+		    line <= (long)jnum(f, "end", 0))
+			return xasprintf(" in %s()", review_str(f, "name"));
 	return xstrdup("");
 }
 
@@ -279,10 +253,10 @@ static const char *remedy_of(const char *cwe)
 static int raw_cmp(const void *a, const void *b)
 {
 	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	int c = strcmp(sget(x, "file"), sget(y, "file"));
+	int c = strcmp(review_str(x, "file"), review_str(y, "file"));
 	if (c)
 		return c;
-	double d = nget(x, "line") - nget(y, "line");
+	double d = jnum(x, "line", 0) - jnum(y, "line", 0);
 	return d < 0 ? -1 : d > 0;
 }
 
@@ -313,11 +287,11 @@ static bool cwe_in(const char *cwe, const char *const *list)
  * its caller's format (vsnprintf and kin), a member or key named system. */
 static bool lexical_call(struct work *w, const cJSON *ff)
 {
-	const char *rule = sget(ff, "rule"), *slash = strchr(rule, '/');
+	const char *rule = review_str(ff, "rule"), *slash = strchr(rule, '/');
 	const char *fn = slash ? slash + 1 : rule;
-	if (!strcmp(sget(ff, "cwe"), "CWE-134") && fn[0] == 'v')
+	if (!strcmp(review_str(ff, "cwe"), "CWE-134") && fn[0] == 'v')
 		return false;
-	char *text = review_line_text(w->root, sget(ff, "file"), (long)nget(ff, "line"));
+	char *text = review_line_text(w->root, review_str(ff, "file"), (long)jnum(ff, "line", 0));
 	bool call = false;
 	size_t n = strlen(fn);
 	for (const char *p = strstr(text, fn); p && n; p = strstr(p + 1, fn)) {
@@ -356,7 +330,7 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 		while (items && (c = cJSON_DetachItemFromArray(items, 0))) {
 			/* cppcheck's style and portability remarks are the
 			 * improvement agent's */
-			if (t == 0 && nget(c, "level") < 4)
+			if (t == 0 && jnum(c, "level", 0) < 4)
 				cJSON_Delete(c);
 			else
 				cJSON_AddItemToArray(raw, c);
@@ -374,20 +348,20 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 		/* one line: v[i..j) */
 		const cJSON *cpp_err = NULL, *cpp_warn = NULL, *ff = NULL, *sec = NULL;
 		for (size_t k = i; k < j; k++) {
-			const char *t = sget(v[k], "tool");
-			int lvl = (int)nget(v[k], "level");
+			const char *t = review_str(v[k], "tool");
+			int lvl = (int)jnum(v[k], "level", 0);
 			if (!strcmp(t, "cppcheck") && lvl >= 5 && !cpp_err)
 				cpp_err = v[k];
 			else if (!strcmp(t, "cppcheck") && lvl == 4 && !cpp_warn)
 				cpp_warn = v[k];
-			else if (!strcmp(t, "flawfinder") && (!ff || lvl > nget(ff, "level")))
+			else if (!strcmp(t, "flawfinder") && (!ff || lvl > jnum(ff, "level", 0)))
 				ff = v[k];
 			else if (!strcmp(t, "secrets") && !sec)
 				sec = v[k];
 		}
 		const cJSON *cpp = cpp_err ? cpp_err : cpp_warn;
-		const char *file = sget(v[i], "file");
-		long line = (long)nget(v[i], "line");
+		const char *file = review_str(v[i], "file");
+		long line = (long)jnum(v[i], "line", 0);
 		char *why = NULL;
 		const cJSON *lead = NULL;
 		const char *sev = "high";
@@ -395,29 +369,29 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 			lead = cpp;
 			sev = "critical";
 			why = xasprintf("cppcheck (%s) and flawfinder (%s) agree on this line",
-					sget(cpp, "rule"), sget(ff, "rule"));
+					review_str(cpp, "rule"), review_str(ff, "rule"));
 		} else if (cpp_err && !cJSON_IsNull(cJSON_GetObjectItem(cpp_err, "cwe"))) {
 			lead = cpp_err;
 			sev = "critical";
 			why = xasprintf("cppcheck reports it at error severity (%s), its "
-					"path-sensitive check for this defect class", sget(cpp_err, "rule"));
+					"path-sensitive check for this defect class", review_str(cpp_err, "rule"));
 		} else if (sec) {
 			lead = sec;
-			sev = !strcmp(sget(sec, "rule"), "pattern") ? "critical" : "high";
-			why = xstrdup(!strcmp(sget(sec, "rule"), "pattern")
+			sev = !strcmp(review_str(sec, "rule"), "pattern") ? "critical" : "high";
+			why = xstrdup(!strcmp(review_str(sec, "rule"), "pattern")
 					      ? "the literal matches a credential format exactly"
 					      : "a high-entropy literal under a secret's name");
-		} else if (ff && nget(ff, "level") >= 4 && cwe_in(sget(ff, "cwe"), lexical_sure) &&
+		} else if (ff && jnum(ff, "level", 0) >= 4 && cwe_in(review_str(ff, "cwe"), lexical_sure) &&
 			   lexical_call(w, ff)) {
 			lead = ff;
 			why = xasprintf("flawfinder level %d on %s, a class it only reports when the "
-					"argument is not a constant", (int)nget(ff, "level"), sget(ff, "cwe"));
+					"argument is not a constant", (int)jnum(ff, "level", 0), review_str(ff, "cwe"));
 		}
 		if (lead) {
-			const char *cwe = sget(lead, "cwe");
+			const char *cwe = review_str(lead, "cwe");
 			char *fn = in_function(funcs, file, line);
-			char *desc = xasprintf("%s (%s %s)%s. Kept: %s.", sget(lead, "message"),
-					       sget(lead, "tool"), sget(lead, "rule"), fn, why);
+			char *desc = xasprintf("%s (%s %s)%s. Kept: %s.", review_str(lead, "message"),
+					       review_str(lead, "tool"), review_str(lead, "rule"), fn, why);
 			add_finding(out, FINDING_CRITICAL, sev, desc, file, line, remedy_of(cwe),
 				    *cwe ? cwe : "https://cwe.mitre.org/");
 			free(desc);
@@ -429,9 +403,9 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 		i = j;
 	}
 	if (dropped)
-		wnote(w, "critical: %d single-tool hit%s below the confidence bar left out "
-		      "(flawfinder under level 4, outside its sure classes or not on a call, "
-		      "cppcheck warnings without agreement)", dropped, dropped == 1 ? "" : "s");
+		review_note(w->notes, "critical: %d single-tool hit%s below the confidence bar left out "
+			    "(flawfinder under level 4, outside its sure classes or not on a call, "
+			    "cppcheck warnings without agreement)", dropped, dropped == 1 ? "" : "s");
 	free(v);
 	cJSON_Delete(raw);
 	cJSON_Delete(funcs);
@@ -447,7 +421,7 @@ static void improvement_run(struct work *w, const cJSON *input, cJSON *out)
 				    "C style, portability and performance checks");
 		cJSON *c;
 		while (items && (c = cJSON_DetachItemFromArray(items, 0))) {
-			if (nget(c, "level") < 5)
+			if (jnum(c, "level", 0) < 5)
 				cJSON_AddItemToArray(raw, c);
 			else
 				cJSON_Delete(c); /* errors are the critical agent's */
@@ -465,22 +439,22 @@ static void improvement_run(struct work *w, const cJSON *input, cJSON *out)
 	size_t n;
 	cJSON **v = sorted(raw, &n);
 	for (size_t i = 0; i < n; i++) {
-		const char *tool = sget(v[i], "tool"), *rule = sget(v[i], "rule");
-		int lvl = (int)nget(v[i], "level");
+		const char *tool = review_str(v[i], "tool"), *rule = review_str(v[i], "rule");
+		int lvl = (int)jnum(v[i], "level", 0);
 		const char *sev = lvl >= 4 ? "medium" : "low";
 		char *ref, *advice;
 		if (!strcmp(tool, "shellcheck")) {
 			ref = xasprintf("https://www.shellcheck.net/wiki/%s", rule);
-			advice = xasprintf("Apply shellcheck's advice (%s): %s", rule, sget(v[i], "message"));
+			advice = xasprintf("Apply shellcheck's advice (%s): %s", rule, review_str(v[i], "message"));
 		} else {
-			const char *cwe = sget(v[i], "cwe");
+			const char *cwe = review_str(v[i], "cwe");
 			ref = *cwe ? xstrdup(cwe) : xasprintf("cppcheck:%s", rule);
 			advice = xasprintf("Resolve cppcheck's %s here, or suppress it with a "
 					   "justified // cppcheck-suppress %s", rule, rule);
 		}
-		char *desc = xasprintf("%s (%s %s)", sget(v[i], "message"), tool, rule);
-		add_finding(out, FINDING_IMPROVEMENT, sev, desc, sget(v[i], "file"),
-			    (long)nget(v[i], "line"), advice, ref);
+		char *desc = xasprintf("%s (%s %s)", review_str(v[i], "message"), tool, rule);
+		add_finding(out, FINDING_IMPROVEMENT, sev, desc, review_str(v[i], "file"),
+			    (long)jnum(v[i], "line", 0), advice, ref);
 		free(desc);
 		free(advice);
 		free(ref);
@@ -500,13 +474,13 @@ static void debt_run(struct work *w, const cJSON *input, cJSON *out)
 				    "the TODO/FIXME scan");
 		const cJSON *c;
 		cJSON_ArrayForEach(c, items) {
-			long line = (long)nget(c, "line");
-			char *fn = in_function(funcs, sget(c, "file"), line);
-			const char *text = sget(c, "message");
-			char *desc = xasprintf("%s comment%s: %s", sget(c, "rule"), fn,
+			long line = (long)jnum(c, "line", 0);
+			char *fn = in_function(funcs, review_str(c, "file"), line);
+			const char *text = review_str(c, "message");
+			char *desc = xasprintf("%s comment%s: %s", review_str(c, "rule"), fn,
 					       *text ? text : "(no text)");
-			add_finding(out, FINDING_DEBT, !strcmp(sget(c, "rule"), "TODO") ? "low" : "medium",
-				    desc, sget(c, "file"), line,
+			add_finding(out, FINDING_DEBT, !strcmp(review_str(c, "rule"), "TODO") ? "low" : "medium",
+				    desc, review_str(c, "file"), line,
 				    "Do it, or move it to the issue tracker and remove the comment.",
 				    "CWE-546");
 			free(desc);
@@ -519,13 +493,13 @@ static void debt_run(struct work *w, const cJSON *input, cJSON *out)
 				    "the complexity check");
 		const cJSON *c;
 		cJSON_ArrayForEach(c, items) {
-			int cc = (int)nget(c, "complexity");
+			int cc = (int)jnum(c, "complexity", 0);
 			if (cc <= COMPLEXITY_MAX)
 				continue;
 			char *desc = xasprintf("%s() has cyclomatic complexity %d (over %d)",
-					       sget(c, "name"), cc, COMPLEXITY_MAX);
+					       review_str(c, "name"), cc, COMPLEXITY_MAX);
 			add_finding(out, FINDING_DEBT, cc > 2 * COMPLEXITY_MAX ? "high" : "medium", desc,
-				    sget(c, "file"), (long)nget(c, "line"),
+				    review_str(c, "file"), (long)jnum(c, "line", 0),
 				    "Split it into smaller functions, or replace the branches with a table.",
 				    "CWE-1121");
 			free(desc);
@@ -537,12 +511,12 @@ static void debt_run(struct work *w, const cJSON *input, cJSON *out)
 				    "the file size check");
 		const cJSON *c;
 		cJSON_ArrayForEach(c, items) {
-			int code = (int)nget(c, "code");
+			int code = (int)jnum(c, "code", 0);
 			if (code <= FILE_LINES_MAX)
 				continue;
 			char *desc = xasprintf("%d lines of %s code in one file (over %d)", code,
-					       sget(c, "language"), FILE_LINES_MAX);
-			add_finding(out, FINDING_DEBT, "medium", desc, sget(c, "file"), 1,
+					       review_str(c, "language"), FILE_LINES_MAX);
+			add_finding(out, FINDING_DEBT, "medium", desc, review_str(c, "file"), 1,
 				    "Split the file by responsibility.", "CWE-1080");
 			free(desc);
 		}
@@ -561,7 +535,7 @@ static const char *const sev_order[] = { "critical", "high", "medium", "low", NU
 
 static int sev_rank(const cJSON *f)
 {
-	const char *s = sget(f, "severity");
+	const char *s = review_str(f, "severity");
 	for (int i = 0; sev_order[i]; i++)
 		if (!strcmp(s, sev_order[i]))
 			return i;
@@ -590,7 +564,7 @@ static void cap(struct work *w, const char *part, cJSON *out, long max)
 			cJSON_Delete(cJSON_DetachItemViaPointer(out, v[i]));
 	free(v);
 	free(keep);
-	wnote(w, "%s: %ld findings over the cap of %ld left out", part, n - max, max);
+	review_note(w->notes, "%s: %ld findings over the cap of %ld left out", part, n - max, max);
 }
 
 int review_part_run(enum review_part part, struct tools *tools, const char *agent,
@@ -602,7 +576,7 @@ int review_part_run(enum review_part part, struct tools *tools, const char *agen
 		return st;
 	if (part == REVIEW_DOCUMENTATION)
 		return review_docs_run(tools, agent, input, result, err);
-	struct work w = { tools, agent, sget(input, "root"), cJSON_CreateArray(), cJSON_CreateObject() };
+	struct work w = { tools, agent, review_str(input, "root"), cJSON_CreateArray(), cJSON_CreateObject() };
 	cJSON *out = cJSON_CreateArray();
 	if (part == REVIEW_CRITICAL)
 		critical_run(&w, input, out);
@@ -610,7 +584,7 @@ int review_part_run(enum review_part part, struct tools *tools, const char *agen
 		improvement_run(&w, input, out);
 	else
 		debt_run(&w, input, out);
-	cap(&w, review_part_name(part), out, (long)nget(input, "max_findings"));
+	cap(&w, review_part_name(part), out, (long)jnum(input, "max_findings", 0));
 	struct msg_errors e = { 0 };
 	if (finding_list_validate(out, (int)(part - REVIEW_DEBT), review_part_name(part), &e)) {
 		*err = msg_errors_join(&e);

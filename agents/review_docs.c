@@ -13,18 +13,6 @@
 #include "core/util.h"
 #include "core/banned.h"
 
-static const char *sget(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double nget(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 /* A tool's items, or NULL with *why (new) saying why. */
 static cJSON *items_of(struct tools *t, const char *agent, const char *tool, const cJSON *args,
 		       cJSON *status, char **why)
@@ -187,7 +175,7 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 		    cJSON **result, char **err)
 {
 	(void)err;
-	const char *root = sget(input, "root");
+	const char *root = review_str(input, "root");
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(input, "files");
 	cJSON *notes = cJSON_CreateArray(), *status = cJSON_CreateObject();
 	cJSON *docs = cJSON_CreateObject();
@@ -234,11 +222,11 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 		cJSON *langs = cJSON_CreateObject();
 		const cJSON *c;
 		cJSON_ArrayForEach(c, cloc) {
-			cJSON *l = cJSON_GetObjectItemCaseSensitive(langs, sget(c, "language"));
+			cJSON *l = cJSON_GetObjectItemCaseSensitive(langs, review_str(c, "language"));
 			if (l)
-				cJSON_SetNumberValue(l, l->valuedouble + nget(c, "code"));
+				cJSON_SetNumberValue(l, l->valuedouble + jnum(c, "code", 0));
 			else
-				cJSON_AddNumberToObject(langs, sget(c, "language"), nget(c, "code"));
+				cJSON_AddNumberToObject(langs, review_str(c, "language"), jnum(c, "code", 0));
 		}
 		sbuf_addstr(&b, "; lines of code by language:");
 		cJSON_ArrayForEach(c, langs)
@@ -252,8 +240,8 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 		sbuf_addstr(&b, "\n## Functions\n\n| File | Function | Lines |\n|---|---|---|\n");
 		const cJSON *c;
 		cJSON_ArrayForEach(c, funcs)
-			sbuf_addf(&b, "| `%s` | `%s()` | %d-%d |\n", sget(c, "file"), sget(c, "name"),
-				  (int)nget(c, "line"), (int)nget(c, "end"));
+			sbuf_addf(&b, "| `%s` | `%s()` | %d-%d |\n", review_str(c, "file"), review_str(c, "name"),
+				  (int)jnum(c, "line", 0), (int)jnum(c, "end", 0));
 	}
 	sbuf_addstr(&b, "\n## Building\n\n");
 	if (has_file(files, "Makefile"))
@@ -264,8 +252,8 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 		sbuf_addstr(&b, "\n## HTTP API\n\nSee `openapi.yaml`.\n\n");
 		const cJSON *r;
 		cJSON_ArrayForEach(r, routes)
-			sbuf_addf(&b, "- `%s %s` (`%s:%d`)\n", sget(r, "method"), sget(r, "path"),
-				  sget(r, "file"), (int)nget(r, "line"));
+			sbuf_addf(&b, "- `%s %s` (`%s:%d`)\n", review_str(r, "method"), review_str(r, "path"),
+				  review_str(r, "file"), (int)jnum(r, "line", 0));
 	}
 	sbuf_addstr(&b, "\n## Architecture\n\nThe include graph: `diagram.svg`.\n");
 	cJSON_AddStringToObject(docs, "README.md", b.data);
@@ -299,7 +287,7 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 	cJSON_AddStringToObject(dargs, "dot", dot);
 	cJSON *svg = items_of(tools, agent, "review.dot", dargs, status, &why);
 	if (svg && cJSON_IsString(cJSON_GetObjectItem(svg, "svg"))) {
-		cJSON_AddStringToObject(docs, "diagram.svg", sget(svg, "svg"));
+		cJSON_AddStringToObject(docs, "diagram.svg", review_str(svg, "svg"));
 	} else {
 		char *clean = util_sanitize(why ? why : "?", strlen(why ? why : "?"), false);
 		char *md = xasprintf("# Architecture diagram\n\nNot generated: %s.\n\nThe graph in "
@@ -326,17 +314,17 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 		cJSON *seen = cJSON_CreateObject();
 		const cJSON *r;
 		cJSON_ArrayForEach(r, routes) {
-			if (cJSON_GetObjectItemCaseSensitive(seen, sget(r, "path")))
+			if (cJSON_GetObjectItemCaseSensitive(seen, review_str(r, "path")))
 				continue;
-			cJSON_AddTrueToObject(seen, sget(r, "path"));
-			sbuf_addf(&b, "  \"%s\":\n", sget(r, "path"));
+			cJSON_AddTrueToObject(seen, review_str(r, "path"));
+			sbuf_addf(&b, "  \"%s\":\n", review_str(r, "path"));
 			const cJSON *r2;
 			cJSON_ArrayForEach(r2, routes)
-				if (!strcmp(sget(r2, "path"), sget(r, "path")))
+				if (!strcmp(review_str(r2, "path"), review_str(r, "path")))
 					sbuf_addf(&b, "    %s:\n      summary: \"found at %s:%d\"\n"
 						      "      responses:\n        \"200\":\n"
 						      "          description: OK\n",
-						  sget(r2, "method"), sget(r2, "file"), (int)nget(r2, "line"));
+						  review_str(r2, "method"), review_str(r2, "file"), (int)jnum(r2, "line", 0));
 		}
 		cJSON_Delete(seen);
 		cJSON_AddStringToObject(docs, "openapi.yaml", b.data);

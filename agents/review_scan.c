@@ -97,15 +97,14 @@ struct walk {
 	char *err;
 };
 
-static void note(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct walk *w, const char *fmt, ...)
+void review_note(cJSON *notes, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
 	char *clean = util_sanitize(s, strlen(s), false);
-	cJSON_AddItemToArray(w->notes, cJSON_CreateString(clean));
+	cJSON_AddItemToArray(notes, cJSON_CreateString(clean));
 	free(clean);
 	free(s);
 }
@@ -120,8 +119,8 @@ static void walk_dir(struct walk *w, const char *rel, int depth)
 	char *abs = rel[0] ? xasprintf("%s/%s", w->root, rel) : xstrdup(w->root);
 	DIR *d = opendir(abs);
 	if (!d) {
-		note(w, "%s: cannot read the directory (%s): skipped", rel[0] ? rel : ".",
-		     strerror(errno));
+		review_note(w->notes, "%s: cannot read the directory (%s): skipped", rel[0] ? rel : ".",
+			    strerror(errno));
 		free(abs);
 		return;
 	}
@@ -145,42 +144,42 @@ static void walk_dir(struct walk *w, const char *rel, int depth)
 		for (const char *c = names[i]; *c && !odd; c++)
 			odd = (unsigned char)*c < 0x20 || *c == 0x7f;
 		if (odd) {
-			note(w, "%s: a name that is not valid UTF-8 or has control characters: skipped", r);
+			review_note(w->notes, "%s: a name that is not valid UTF-8 or has control characters: skipped", r);
 		} else if (lstat(p, &st) < 0) {
-			note(w, "%s: cannot stat (%s): skipped", r, strerror(errno));
+			review_note(w->notes, "%s: cannot stat (%s): skipped", r, strerror(errno));
 		} else if (S_ISLNK(st.st_mode)) {
 			char *target = realpath(p, NULL);
 			size_t rl = strlen(w->root);
 			bool inside = target && !strncmp(target, w->root, rl) &&
 				      (target[rl] == '/' || !target[rl]);
 			if (inside)
-				note(w, "%s: a symbolic link inside the tree: not followed (its target is reviewed at its own path)", r);
+				review_note(w->notes, "%s: a symbolic link inside the tree: not followed (its target is reviewed at its own path)", r);
 			else
-				note(w, "%s: a symbolic link leaving the tree: not followed", r);
+				review_note(w->notes, "%s: a symbolic link leaving the tree: not followed", r);
 			free(target);
 		} else if (S_ISDIR(st.st_mode)) {
 			if (depth >= 64)
-				note(w, "%s: deeper than 64 directories: skipped", r);
+				review_note(w->notes, "%s: deeper than 64 directories: skipped", r);
 			else
 				walk_dir(w, r, depth + 1);
 		} else if (!S_ISREG(st.st_mode)) {
-			note(w, "%s: not a regular file: skipped", r);
+			review_note(w->notes, "%s: not a regular file: skipped", r);
 		} else if (st.st_size > w->l->max_file_bytes) {
-			note(w, "%s: %lld bytes, over the %ld-byte limit per file: skipped (huge file)",
-			     r, (long long)st.st_size, w->l->max_file_bytes);
+			review_note(w->notes, "%s: %lld bytes, over the %ld-byte limit per file: skipped (huge file)",
+				    r, (long long)st.st_size, w->l->max_file_bytes);
 		} else {
 			char *buf = NULL;
 			size_t len = 0;
 			char *e2 = NULL;
 			if (util_read_file(p, (size_t)w->l->max_file_bytes, &buf, &len, &e2) < 0) {
-				note(w, "%s: cannot read (%s): skipped", r, e2 ? e2 : "?");
+				review_note(w->notes, "%s: cannot read (%s): skipped", r, e2 ? e2 : "?");
 				free(e2);
 			} else if (memchr(buf, 0, len)) {
-				note(w, "%s: a binary file (NUL bytes): skipped", r);
+				review_note(w->notes, "%s: a binary file (NUL bytes): skipped", r);
 			} else {
 				bool utf8 = utf8_valid((const unsigned char *)buf, len);
 				if (!utf8)
-					note(w, "%s: not valid UTF-8: reviewed as bytes", r);
+					review_note(w->notes, "%s: not valid UTF-8: reviewed as bytes", r);
 				w->nfiles++;
 				w->bytes += (long)len;
 				cJSON *f = cJSON_CreateObject();
@@ -234,7 +233,7 @@ int review_scan(const char *root, const struct review_limits *l, cJSON **out,
 		return w.status;
 	}
 	if (w.nfiles == 0)
-		note(&w, "no files to review: the tree is empty (after the skipped files)");
+		review_note(w.notes, "no files to review: the tree is empty (after the skipped files)");
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "root", real);
 	cJSON_AddItemToObject(o, "files", w.files);

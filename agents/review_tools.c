@@ -134,6 +134,34 @@ static int run_prog(struct argv_b *a, const char *root, int ok_max, bool want_st
 	return 0;
 }
 
+/* Runs argv0 (the program and its fixed arguments, NULL-terminated) over
+ * args.files in args.root; its stdout (stderr when stderr_too) into *text,
+ * caller frees. A status above ok_exit is a failure. */
+static int tool_run(const cJSON *args, const char *const *argv0, int ok_exit, bool stderr_too,
+		    char **text, char **err)
+{
+	struct argv_b a = { 0 };
+	for (size_t i = 0; argv0[i]; i++)
+		av_add(&a, argv0[i]);
+	int r = add_files(&a, args, err) < 0 ? -1
+		: run_prog(&a, root_of(args), ok_exit, stderr_too, text, err);
+	av_free(&a);
+	return r;
+}
+
+/* tool_run, then its output parsed as JSON (if_empty stands for no output
+ * when not NULL); *j is NULL when the output is not JSON. Caller frees *j. */
+static int tool_run_json(const cJSON *args, const char *const *argv0, int ok_exit,
+			 const char *if_empty, cJSON **j, char **err)
+{
+	char *text = NULL;
+	if (tool_run(args, argv0, ok_exit, false, &text, err) < 0)
+		return -1;
+	*j = cJSON_Parse(if_empty && !text[0] ? if_empty : text);
+	free(text);
+	return 0;
+}
+
 static cJSON *raw_new(const char *tool, const char *rule, int level, const char *file,
 		      long line, const char *message, const char *cwe)
 {
@@ -158,6 +186,23 @@ static cJSON *items_result(cJSON *items)
 	return r;
 }
 
+/* tool_run, then fn(items, line) for each non-empty line of the output
+ * (the line is fn's to cut up); *result {"items": [...]}, caller frees. */
+static int tool_lines(const cJSON *args, const char *const *argv0, int ok_exit, bool stderr_too,
+		      void (*fn)(cJSON *items, char *line), cJSON **result, char **err)
+{
+	char *text = NULL;
+	if (tool_run(args, argv0, ok_exit, stderr_too, &text, err) < 0)
+		return -1;
+	cJSON *items = cJSON_CreateArray();
+	char *save = NULL;
+	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+		fn(items, ln);
+	free(text);
+	*result = items_result(items);
+	return 0;
+}
+
 /* ---- cppcheck ---- */
 
 static int severity_level(const char *s)
@@ -173,41 +218,32 @@ static int severity_level(const char *s)
 	return 1;
 }
 
+static void cppcheck_line(cJSON *items, char *ln)
+{
+	char *f[6];
+	int k = 0;
+	char *s2 = NULL;
+	for (char *t = strtok_r(ln, "\t", &s2); t && k < 6; t = k < 5 ? strtok_r(NULL, "\t", &s2) : strtok_r(NULL, "\n", &s2))
+		f[k++] = t;
+	if (k < 6 || !strcmp(f[3], "missingInclude") || !strcmp(f[3], "missingIncludeSystem") ||
+	    !strcmp(f[2], "information"))
+		return;
+	/* the rest of the line is the message, tabs included */
+	char *cwe = atoi(f[4]) > 0 ? xasprintf("CWE-%d", atoi(f[4])) : NULL;
+	cJSON_AddItemToArray(items, raw_new("cppcheck", f[3], severity_level(f[2]), f[0],
+					    atol(f[1]), f[5], cwe));
+	free(cwe);
+}
+
 static int tool_cppcheck(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	(void)ctx;
-	struct argv_b a = { 0 };
-	av_add(&a, "cppcheck");
-	av_add(&a, "--enable=warning,style,performance,portability");
-	av_add(&a, "--inline-suppr");
-	av_add(&a, "--quiet");
-	av_add(&a, "--template={file}\\t{line}\\t{severity}\\t{id}\\t{cwe}\\t{message}");
-	char *text = NULL;
-	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, true, &text, err) < 0) {
-		av_free(&a);
-		return -1;
-	}
-	av_free(&a);
-	cJSON *items = cJSON_CreateArray();
-	char *save = NULL;
-	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
-		char *f[6];
-		int k = 0;
-		char *s2 = NULL;
-		for (char *t = strtok_r(ln, "\t", &s2); t && k < 6; t = k < 5 ? strtok_r(NULL, "\t", &s2) : strtok_r(NULL, "\n", &s2))
-			f[k++] = t;
-		if (k < 6 || !strcmp(f[3], "missingInclude") || !strcmp(f[3], "missingIncludeSystem") ||
-		    !strcmp(f[2], "information"))
-			continue;
-		/* the rest of the line is the message, tabs included */
-		char *cwe = atoi(f[4]) > 0 ? xasprintf("CWE-%d", atoi(f[4])) : NULL;
-		cJSON_AddItemToArray(items, raw_new("cppcheck", f[3], severity_level(f[2]), f[0],
-						    atol(f[1]), f[5], cwe));
-		free(cwe);
-	}
-	free(text);
-	*result = items_result(items);
-	return 0;
+	static const char *const argv0[] = {
+		"cppcheck", "--enable=warning,style,performance,portability", "--inline-suppr",
+		"--quiet", "--template={file}\\t{line}\\t{severity}\\t{id}\\t{cwe}\\t{message}",
+		NULL
+	};
+	return tool_lines(args, argv0, 0, true, cppcheck_line, result, err);
 }
 
 /* ---- flawfinder (SARIF output) ---- */
@@ -226,18 +262,10 @@ static char *first_cwe(const char *s)
 static int tool_flawfinder(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	(void)ctx;
-	struct argv_b a = { 0 };
-	av_add(&a, "flawfinder");
-	av_add(&a, "--sarif");
-	av_add(&a, "--quiet");
-	char *text = NULL;
-	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
-		av_free(&a);
+	static const char *const argv0[] = { "flawfinder", "--sarif", "--quiet", NULL };
+	cJSON *j = NULL;
+	if (tool_run_json(args, argv0, 0, NULL, &j, err) < 0)
 		return -1;
-	}
-	av_free(&a);
-	cJSON *j = cJSON_Parse(text);
-	free(text);
 	const cJSON *runs = cJSON_GetObjectItemCaseSensitive(j, "runs");
 	const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 0), "results");
 	if (!cJSON_IsArray(res)) {
@@ -281,19 +309,11 @@ static int tool_flawfinder(void *ctx, const cJSON *args, cJSON **result, char **
 static int tool_shellcheck(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	(void)ctx;
-	struct argv_b a = { 0 };
-	av_add(&a, "shellcheck");
-	av_add(&a, "-f");
-	av_add(&a, "json1");
-	char *text = NULL;
+	static const char *const argv0[] = { "shellcheck", "-f", "json1", NULL };
+	cJSON *j = NULL;
 	/* 1: findings; above: it could not check */
-	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 1, false, &text, err) < 0) {
-		av_free(&a);
+	if (tool_run_json(args, argv0, 1, NULL, &j, err) < 0)
 		return -1;
-	}
-	av_free(&a);
-	cJSON *j = cJSON_Parse(text);
-	free(text);
 	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "comments");
 	if (!cJSON_IsArray(cs)) {
 		cJSON_Delete(j);
@@ -325,45 +345,34 @@ static int tool_shellcheck(void *ctx, const cJSON *args, cJSON **result, char **
 
 /* ---- universal-ctags: functions and their spans ---- */
 
+static void ctags_line(cJSON *items, char *ln)
+{
+	cJSON *t = cJSON_Parse(ln);
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(t, "kind");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(t, "path");
+	const cJSON *line = cJSON_GetObjectItemCaseSensitive(t, "line");
+	const cJSON *end = cJSON_GetObjectItemCaseSensitive(t, "end");
+	if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "function") &&
+	    cJSON_IsString(name) && cJSON_IsString(path) && cJSON_IsNumber(line)) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", name->valuestring);
+		cJSON_AddStringToObject(o, "file", rel(path->valuestring));
+		cJSON_AddNumberToObject(o, "line", line->valuedouble);
+		cJSON_AddNumberToObject(o, "end", cJSON_IsNumber(end) ? end->valuedouble
+								    : line->valuedouble);
+		cJSON_AddItemToArray(items, o);
+	}
+	cJSON_Delete(t);
+}
+
 static int tool_ctags(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	(void)ctx;
-	struct argv_b a = { 0 };
-	av_add(&a, "ctags");
-	av_add(&a, "--output-format=json");
-	av_add(&a, "--fields=+ne");
-	av_add(&a, "-o");
-	av_add(&a, "-");
-	char *text = NULL;
-	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
-		av_free(&a);
-		return -1;
-	}
-	av_free(&a);
-	cJSON *items = cJSON_CreateArray();
-	char *save = NULL;
-	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
-		cJSON *t = cJSON_Parse(ln);
-		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(t, "kind");
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
-		const cJSON *path = cJSON_GetObjectItemCaseSensitive(t, "path");
-		const cJSON *line = cJSON_GetObjectItemCaseSensitive(t, "line");
-		const cJSON *end = cJSON_GetObjectItemCaseSensitive(t, "end");
-		if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "function") &&
-		    cJSON_IsString(name) && cJSON_IsString(path) && cJSON_IsNumber(line)) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "name", name->valuestring);
-			cJSON_AddStringToObject(o, "file", rel(path->valuestring));
-			cJSON_AddNumberToObject(o, "line", line->valuedouble);
-			cJSON_AddNumberToObject(o, "end", cJSON_IsNumber(end) ? end->valuedouble
-									    : line->valuedouble);
-			cJSON_AddItemToArray(items, o);
-		}
-		cJSON_Delete(t);
-	}
-	free(text);
-	*result = items_result(items);
-	return 0;
+	static const char *const argv0[] = {
+		"ctags", "--output-format=json", "--fields=+ne", "-o", "-", NULL
+	};
+	return tool_lines(args, argv0, 0, false, ctags_line, result, err);
 }
 
 /* ---- cloc: lines per file ---- */
@@ -371,19 +380,10 @@ static int tool_ctags(void *ctx, const cJSON *args, cJSON **result, char **err)
 static int tool_cloc(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	(void)ctx;
-	struct argv_b a = { 0 };
-	av_add(&a, "cloc");
-	av_add(&a, "--json");
-	av_add(&a, "--by-file");
-	av_add(&a, "--quiet");
-	char *text = NULL;
-	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
-		av_free(&a);
+	static const char *const argv0[] = { "cloc", "--json", "--by-file", "--quiet", NULL };
+	cJSON *j = NULL;
+	if (tool_run_json(args, argv0, 0, "{}", &j, err) < 0)
 		return -1;
-	}
-	av_free(&a);
-	cJSON *j = cJSON_Parse(text[0] ? text : "{}");
-	free(text);
 	if (!cJSON_IsObject(j)) {
 		cJSON_Delete(j);
 		return err_set(err, "cloc: unexpected output");
@@ -411,42 +411,33 @@ static int tool_cloc(void *ctx, const cJSON *args, cJSON **result, char **err)
 
 /* ---- pmccabe: complexity per function ---- */
 
+static void pmccabe_line(cJSON *items, char *ln)
+{
+	/* modified traditional statements first_line lines file(line): name */
+	long mod, trad, stmts, first, nlines;
+	int used = 0;
+	if (sscanf(ln, "%ld %ld %ld %ld %ld %n", &mod, &trad, &stmts, &first, &nlines,
+		   &used) < 5 || !used)
+		return;
+	char *loc = ln + used, *paren = strrchr(loc, '('), *colon = strstr(loc, "): ");
+	if (!paren || !colon || colon < paren)
+		return;
+	char *file = xstrndup(loc, (size_t)(paren - loc));
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", rel(file));
+	cJSON_AddNumberToObject(o, "line", (double)first);
+	cJSON_AddStringToObject(o, "name", colon + 3);
+	cJSON_AddNumberToObject(o, "complexity", (double)trad);
+	cJSON_AddNumberToObject(o, "lines", (double)nlines);
+	cJSON_AddItemToArray(items, o);
+	free(file);
+}
+
 static int tool_pmccabe(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
 	(void)ctx;
-	struct argv_b a = { 0 };
-	av_add(&a, "pmccabe");
-	char *text = NULL;
-	if (add_files(&a, args, err) < 0 || run_prog(&a, root_of(args), 0, false, &text, err) < 0) {
-		av_free(&a);
-		return -1;
-	}
-	av_free(&a);
-	cJSON *items = cJSON_CreateArray();
-	char *save = NULL;
-	for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
-		/* modified traditional statements first_line lines file(line): name */
-		long mod, trad, stmts, first, nlines;
-		int used = 0;
-		if (sscanf(ln, "%ld %ld %ld %ld %ld %n", &mod, &trad, &stmts, &first, &nlines,
-			   &used) < 5 || !used)
-			continue;
-		char *loc = ln + used, *paren = strrchr(loc, '('), *colon = strstr(loc, "): ");
-		if (!paren || !colon || colon < paren)
-			continue;
-		char *file = xstrndup(loc, (size_t)(paren - loc));
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "file", rel(file));
-		cJSON_AddNumberToObject(o, "line", (double)first);
-		cJSON_AddStringToObject(o, "name", colon + 3);
-		cJSON_AddNumberToObject(o, "complexity", (double)trad);
-		cJSON_AddNumberToObject(o, "lines", (double)nlines);
-		cJSON_AddItemToArray(items, o);
-		free(file);
-	}
-	free(text);
-	*result = items_result(items);
-	return 0;
+	static const char *const argv0[] = { "pmccabe", NULL };
+	return tool_lines(args, argv0, 0, false, pmccabe_line, result, err);
 }
 
 /* ---- dot: a graph to SVG ---- */
