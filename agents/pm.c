@@ -433,6 +433,19 @@ static void detect_conflicts(struct agent *a, cJSON *run)
 	}
 }
 
+/* The validation checks every finding of the run against independent
+ * evidence (a scan of the news around each act), more than one research
+ * task does: its deadline is the task timeout, at least
+ * PM_VALIDATION_MIN_S, and it moves on while the validator says it is
+ * still checking (task_progress "in_progress"). */
+#define PM_VALIDATION_MIN_S 20
+static int64_t validation_deadline(const struct agent *a)
+{
+	int64_t s = a->env->task_timeout_s > PM_VALIDATION_MIN_S ? a->env->task_timeout_s :
+								     PM_VALIDATION_MIN_S;
+	return util_now_ns() + s * NS;
+}
+
 static void maybe_validate(struct agent *a, cJSON *run)
 {
 	cJSON *v = jobj(run, "validation");
@@ -450,7 +463,7 @@ static void maybe_validate(struct agent *a, cJSON *run)
 	msg_new_id(a->name, id);
 	jset_str(v, "status", "requested");
 	jset_str(v, "request_id", id);
-	jset_num(v, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+	jset_num(v, "deadline_ns", (double)validation_deadline(a));
 	index_add(a, id, jstr(run, "run_id"), "validation");
 	set_phase(run, "validating");
 	save(a);
@@ -932,7 +945,7 @@ static void control_stage(struct agent *a, const struct msg *m, cJSON *run, cons
 		if (approve && cJSON_IsNumber(xc) && xc->valuedouble >= 0)
 			cJSON_AddNumberToObject(ac, "extra_cost_usd", xc->valuedouble);
 		jset_str(o, "status", "requested");
-		jset_num(o, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
+		jset_num(o, "deadline_ns", (double)validation_deadline(a));
 		decision(a, action, stage, "%s by %s: the validator's LLM review %s", action, m->from,
 			 approve ? "resumes with more budget" :
 			 "is dropped; the deterministic verdicts go on");
@@ -1225,6 +1238,13 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && !t && what &&
 		    !strcmp(what, "validation")) {
 			cJSON *v = jobj(run, "validation");
+			if (status_is(v, "requested") && status_is(m->content, "in_progress") &&
+			    !strcmp(jstr(v, "request_id") ? jstr(v, "request_id") : "",
+				    jstr(m->content, "task_id"))) {
+				/* still checking: its deadline moves on */
+				jset_num(v, "deadline_ns", (double)validation_deadline(a));
+				state_dirty = true;
+			}
 			if (status_is(v, "requested") && status_is(m->content, "awaiting_approval") &&
 			    !strcmp(jstr(v, "request_id") ? jstr(v, "request_id") : "",
 				    jstr(m->content, "task_id"))) {

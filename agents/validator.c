@@ -112,7 +112,22 @@ struct act_news {
 	struct vev_story *st;
 	struct ev_story *ev;
 	size_t n;
+	/* the request being validated, for progress while the work is long */
+	const struct msg *req;
+	int done, total;
+	int64_t said; /* monotonic time of the last progress sent */
 };
+
+static void validation_progress(struct agent *a, const struct msg *m, int done, int total);
+
+/* At most one progress a second: the product_manager moves the deadline on. */
+static void act_progress(struct agent *a, struct act_news *an)
+{
+	if (an->req && util_mono_ns() - an->said > 1000000000LL) {
+		validation_progress(a, an->req, an->done, an->total);
+		an->said = util_mono_ns();
+	}
+}
 
 static void act_news_release(struct act_news *an)
 {
@@ -169,6 +184,7 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	an->ev = xcalloc(cap, sizeof(*an->ev));
 	cJSON_ArrayForEach(s, arr) {
 		struct vev_story *v = &an->st[an->n];
+		act_progress(a, an);
 		if (!story_view(s, v))
 			continue;
 		events_extract(v->title, v->body, v->pub_day, &an->ev[an->n]);
@@ -571,6 +587,25 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
 	free(corr);
 }
 
+/* Progress of validation request m: done of total findings checked. The
+ * product_manager takes it as a sign of life and moves the validation's
+ * deadline on, so that checking many findings against independent
+ * evidence does not look like a validator that died. */
+static void validation_progress(struct agent *a, const struct msg *m, int done, int total)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "task_id", m->id);
+	cJSON_AddNumberToObject(p, "percent_complete", total > 0 ? 100.0 * done / total : 0);
+	char *step = xasprintf("checked %d of %d findings", done, total);
+	cJSON_AddStringToObject(p, "current_step", step);
+	free(step);
+	cJSON_AddStringToObject(p, "status", "in_progress");
+	cJSON_AddNumberToObject(p, "items_done", done);
+	cJSON_AddNumberToObject(p, "items_total", total);
+	agent_send(a, m->from, MSG_TASK_PROGRESS, p, NULL, m->id, m->correlation_id, PRIO_HIGH,
+		   NULL, NULL);
+}
+
 static int validator_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
@@ -632,12 +667,15 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON *issues = cJSON_CreateArray(), *validated = cJSON_CreateArray();
 	cJSON *verdicts = cJSON_CreateArray();
 	int n = 0, confirmed = 0;
-	struct act_news an = { 0 };
+	struct act_news an = { .req = m, .said = started,
+			       .total = cJSON_GetArraySize(cJSON_GetObjectItem(m->content, "findings")) };
 	const cJSON *f;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(m->content, "findings")) {
 		const char *kind = jstr(f, "kind"), *id = jstr(f, "id");
 		if (!id)
 			continue;
+		an.done = n;
+		act_progress(a, &an); /* a long validation says it works on */
 		char *why = NULL;
 		const char *v;
 		if (kind && !strcmp(kind, "market"))
