@@ -46,6 +46,9 @@ struct conv {
 	struct tools *reg;
 	int64_t start_ns, deadline_ns;
 	long ping_ms;
+	struct serve_limits *lim;
+	long resv;
+	int rounds_started; /* what the limits count; the rest is refunded */
 };
 
 static pthread_mutex_t alive_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -609,6 +612,7 @@ static void run(struct conv *c)
 		cJSON_AddItemToObject(d, "agents", cJSON_Duplicate(names, true));
 		cJSON_AddStringToObject(d, "goal", p.goal);
 		emit(c, "round_start", d, false);
+		c->rounds_started = round;
 		cJSON *results = cJSON_CreateArray();
 		for (size_t i = 0; i < r->nagents; i++) {
 			const struct serve_agent *ag = r->agents[i];
@@ -731,12 +735,14 @@ static void *conv_thread(void *arg)
 	run(c);
 	/* Whatever happened, the stream ends: a terminal event if none yet. */
 	emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0, false);
+	serve_limits_end(c->lim, c->user, c->resv, c->rounds_started, util_now_ns() / 1000000000LL);
 	conv_unref(c);
 	return NULL;
 }
 
 struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			struct tools *reg, const char *user, int verbose)
+			struct tools *reg, const char *user, int verbose,
+			struct serve_limits *lim, long resv)
 {
 	struct conv *c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
@@ -756,6 +762,8 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	memset(req, 0, sizeof(*req));
 	c->llm = llm;
 	c->reg = reg;
+	c->lim = lim;
+	c->resv = resv;
 	c->start_ns = util_mono_ns();
 	c->deadline_ns = c->start_ns +
 			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
@@ -774,6 +782,7 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	if (pthread_create(&t, &at, conv_thread, c) != 0) {
 		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
 			   NULL, 0, false);
+		serve_limits_end(lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
 		conv_unref(c);
 	}
 	pthread_attr_destroy(&at);

@@ -12,6 +12,9 @@ mkdir -p "$T/cwd"
 cd "$T/cwd" || exit 1
 unset ANTHROPIC_API_KEY OPENAI_API_KEY CLAUDE_MODEL_EXECUTION CLAUDE_MODEL_ORCHESTRATOR \
 	OPENAI_MODEL ANTHROPIC_BASE_URL OPENAI_BASE_URL MADF_SERVE_ORIGINS 2>/dev/null || true
+# The limits per user are tested in their own section with their own
+# users; the other servers here get room for every conversation they run.
+export MADF_SERVE_CONV_PER_HOUR=1000 MADF_SERVE_CONCURRENT=100 MADF_SERVE_ROUNDS_PER_DAY=100000
 # jf FILE EXPR: a Python expression over the JSON in FILE (as j).
 jf() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
 
@@ -508,6 +511,133 @@ eq "SIGTERM: the error is recoverable (SERVER_SHUTDOWN)" \
 	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/s3.txt")" \
 	"SERVER_SHUTDOWN True"
 has "SIGTERM: the log says it drained" "$(cat "$T/d.err")" "draining"
+# --- limits per user: 5 conversations an hour, 2 at once, 100 rounds a day ---------------------
+# lim PORT TOKEN NAME BODY [CURL ARGS]: a POST; status in $st, headers in $T/NAME.h.
+lim() {
+	_p=$1 _k=$2 _n=$3 _b=$4; shift 4
+	st=$(curl -s -o "$T/$_n.json" -D "$T/$_n.h" -w '%{http_code}' -X POST \
+		"http://127.0.0.1:$_p/api/chat/multi" -H "Authorization: Bearer $_k" \
+		-H 'Content-Type: application/json' "$@" --data-binary "$_b")
+}
+# hdr NAME FIELD: a header's value in $T/NAME.h.
+hdr() { grep -i "^$2:" "$T/$1.h" | head -1 | cut -d' ' -f2- | tr -d '\r'; }
+# rl NAME: the RateLimit field's r values, and whether each t is within
+# its window.
+rl() {
+	python3 -c '
+import re, sys
+items = dict((m.group(1), dict(kv.split("=") for kv in m.group(2).split(";") if kv))
+             for m in re.finditer(r"\"([a-z-]+)\";([^,]*)", sys.argv[1]))
+out = []
+for name, w in (("conv-hour", 3600), ("concurrent", None), ("rounds-day", 86400)):
+    p = items.get(name, {})
+    t = "" if w is None else (" t-ok" if "t" in p and 0 < int(p["t"]) <= w else " t-bad")
+    out.append("%s=%s%s" % (name, p.get("r", "?"), t))
+print(" ".join(out))' "$(hdr "$1" RateLimit)"
+}
+last_event() { check_stream "$1" | awk '{print $NF}'; }
+"$MADF" serve token add carol >"$T/tok3" 2>/dev/null; TOK3=$(cat "$T/tok3")
+"$MADF" serve token add dave >"$T/tok4" 2>/dev/null; TOK4=$(cat "$T/tok4")
+"$MADF" serve token add erin >"$T/tok5" 2>/dev/null; TOK5=$(cat "$T/tok5")
+"$MADF" serve token add frank >"$T/tok6" 2>/dev/null; TOK6=$(cat "$T/tok6")
+# lserve NAME MODEL-PORT ENV...: a server with the limits' defaults (plus
+# ENV); its port in $lport, its pid in $lpid.
+lserve() {
+	_n=$1 _m=$2; shift 2
+	env -u MADF_SERVE_CONV_PER_HOUR -u MADF_SERVE_CONCURRENT -u MADF_SERVE_ROUNDS_PER_DAY \
+		ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$_m \
+		CLAUDE_MODEL_EXECUTION=claude-test "$@" "$MADF" serve --listen 127.0.0.1:0 \
+		>"$T/$_n.port" 2>"$T/$_n.err" &
+	lpid=$!
+	lport=
+	for _ in $(seq 1 200); do lport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$lport" ] && break; sleep 0.05; done
+}
+lserve l1 "$rport"
+eq "every response has RateLimit-Policy with the seed's three limits (defaults; a 401 here)" \
+	"$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:$lport/api/chat/multi" | grep -i '^RateLimit-Policy:' | tr -d '\r')" \
+	'RateLimit-Policy: "conv-hour";q=5;w=3600, "concurrent";q=2;qu="concurrent-requests", "rounds-day";q=100;w=86400;madf-unit="rounds"'
+lim "$lport" "$TOK3" lv '{}'
+eq "a refused request (400) carries the user's RateLimit, nothing used yet" "$st $(rl lv)" \
+	"400 conv-hour=5 t-ok concurrent=2 rounds-day=100 t-ok"
+for i in 1 2 3 4 5; do
+	lim "$lport" "$TOK3" "l$i" "$GOOD"
+	eq "conversation $i of the hour: 200, to conversation_complete" "$st $(last_event "$T/l$i.json")" \
+		"200 conversation_complete"
+done
+eq "the 1st stream's RateLimit counts it (4 left this hour, 1 round reserved, 1 running)" \
+	"$(rl l1)" "conv-hour=4 t-ok concurrent=1 rounds-day=99 t-ok"
+eq "the 5th stream's RateLimit: none left this hour" "$(rl l5)" \
+	"conv-hour=0 t-ok concurrent=1 rounds-day=95 t-ok"
+lim "$lport" "$TOK3" l6 "$GOOD"
+eq "the 6th conversation of the hour: 429 RATE_LIMIT_EXCEEDED naming conv-hour" \
+	"$st $(jf "$T/l6.json" 'j["code"], j["details"]["field"]')" "429 RATE_LIMIT_EXCEEDED conv-hour"
+eq "its Retry-After is when the hour's oldest conversation leaves the window (1..3600 s)" \
+	"$(python3 -c 'import sys; print(0 < int(sys.argv[1]) <= 3600)' "$(hdr l6 Retry-After)")" True
+eq "its RateLimit: conv-hour r=0, none running" "$(rl l6)" \
+	"conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
+lim "$lport" "$TOK6" l6b "$GOOD"
+eq "another user is not limited by carol's hour" "$st $(rl l6b)" "200 conv-hour=4 t-ok concurrent=1 rounds-day=99 t-ok"
+eq "serve-limits.json keeps carol's 5 conversations and 5 rounds" \
+	"$(jf "$D/serve-limits.json" 'len(j["users"]["carol"]["conversations"]), sum(r["n"] for r in j["users"]["carol"]["rounds"])')" \
+	"5 5"
+kill -TERM "$lpid"; wait "$lpid"
+lserve l2 "$rport"
+lim "$lport" "$TOK3" l7 "$GOOD"
+eq "after a restart: still 429 for carol's hour" "$st $(jf "$T/l7.json" 'j["details"]["field"]')" "429 conv-hour"
+eq "after a restart: the counts are kept" "$(rl l7)" "conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
+kill -TERM "$lpid"; wait "$lpid"
+# The same data with 7 rounds a day: carol has 2 left.
+lserve l3 "$rport" MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_ROUNDS_PER_DAY=7
+R2='{"agents":["data-steward"],"rounds":2,"messages":[{"role":"user","content":"find prospects"}]}'
+R3='{"agents":["data-steward"],"rounds":3,"messages":[{"role":"user","content":"find prospects"}]}'
+R4='{"agents":["data-steward"],"rounds":4,"messages":[{"role":"user","content":"find prospects"}]}'
+lim "$lport" "$TOK3" l8 "$R3"
+eq "rounds past the day's quota: 429 naming rounds-day" \
+	"$st $(jf "$T/l8.json" 'j["code"], j["details"]["field"]')" "429 RATE_LIMIT_EXCEEDED rounds-day"
+eq "its Retry-After is when the day's first rounds leave the window" \
+	"$(python3 -c 'import sys; print(86000 < int(sys.argv[1]) <= 86400)' "$(hdr l8 Retry-After)")" True
+eq "its RateLimit: 2 rounds left of 7 (the policy from the environment)" \
+	"$(rl l8) $(hdr l8 RateLimit-Policy | grep -o '"rounds-day";q=7')" \
+	"conv-hour=95 t-ok concurrent=2 rounds-day=2 t-ok \"rounds-day\";q=7"
+lim "$lport" "$TOK3" l9 "$R2"
+eq "the 2 rounds left are admitted" "$st $(rl l9)" "200 conv-hour=94 t-ok concurrent=1 rounds-day=0 t-ok"
+kill -TERM "$lpid"; wait "$lpid"
+# A conversation that ends early (its wall-clock limit, in the initiator)
+# gets its rounds back.
+lserve l4 "$hport" MADF_SERVE_TIMEOUT_S=1 MADF_SERVE_ROUNDS_PER_DAY=4
+lim "$lport" "$TOK4" r1 "$R3" -N
+eq "dave's 3 rounds are reserved at admission" "$st $(rl r1)" "200 conv-hour=4 t-ok concurrent=1 rounds-day=1 t-ok"
+eq "and the conversation ends early (timeout in the initiator)" "$(last_event "$T/r1.json")" error
+wait_for "the rounds it did not start are refunded (serve-limits.json)" 30 \
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(sum(r["n"] for r in j["users"]["dave"]["rounds"]) != 0)' "$D/serve-limits.json"
+lim "$lport" "$TOK4" r2 "$R4" -N
+eq "so 4 rounds fit in the day's 4 again" "$st $(rl r2)" "200 conv-hour=3 t-ok concurrent=1 rounds-day=0 t-ok"
+kill -TERM "$lpid"; wait "$lpid"
+# 2 at once: two conversations waiting on a model that never answers.
+lserve l5 "$hport" MADF_SERVE_PING_MS=100
+curl -s -N -o "$T/c1.json" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK5" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" &
+cc1=$!
+curl -s -N -o "$T/c2.json" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK5" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" &
+cc2=$!
+wait_for "two of erin's conversations run" 30 sh -c "grep -q initiator_start '$T/c1.json' && grep -q initiator_start '$T/c2.json'"
+lim "$lport" "$TOK5" c3 "$GOOD"
+eq "the 3rd at once: 429 naming concurrent" "$st $(jf "$T/c3.json" 'j["code"], j["details"]["field"]')" \
+	"429 RATE_LIMIT_EXCEEDED concurrent"
+eq "its Retry-After and RateLimit" "$(hdr c3 Retry-After) $(rl c3)" \
+	"30 conv-hour=3 t-ok concurrent=0 rounds-day=98 t-ok"
+kill "$cc1"; wait "$cc1" 2>/dev/null
+# The next keep-alive finds the client gone; its conversation ends.
+c4() {
+	st=$(curl -s -m 2 -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$lport/api/chat/multi" \
+		-H "Authorization: Bearer $TOK5" -H 'Content-Type: application/json' --data-binary "$GOOD")
+	[ "$st" = 200 ]
+}
+wait_for "once one ends, another is admitted" 30 c4
+kill -TERM "$lpid"; wait "$lpid"
+kill "$cc2" 2>/dev/null; wait "$cc2" 2>/dev/null
+
 kill "$hang_pid" 2>/dev/null
 
 done_testing
