@@ -48,6 +48,10 @@ struct conv {
 	long ping_ms;
 	struct serve_limits *lim;
 	long resv;
+	size_t queued;      /* bytes queued and not yet read */
+	size_t queued_peak; /* the most queued before the terminal event */
+	size_t queue_cap;   /* MADF_SERVE_QUEUE_BYTES */
+	bool overflowed;    /* the client read too slowly: the stream ended */
 	int rounds_started; /* what the limits count; the rest is refunded */
 };
 
@@ -107,20 +111,12 @@ static void conv_unref(struct conv *c)
 	free(c);
 }
 
-/* Queues one event of type with data (taken): timestamp, seq and sessionId
- * are added to data. A terminal event (conversation_complete or error)
- * finishes the stream; nothing is queued after it. Returns false when the
- * stream is already finished. */
-static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
+/* The event's text (caller frees): data (taken) with timestamp, seq and
+ * sessionId added. Under c->mu (seq). */
+static char *event_text(struct conv *c, const char *type, cJSON *data)
 {
 	char ts[40];
 	util_iso8601(util_now_ns(), ts, sizeof(ts));
-	pthread_mutex_lock(&c->mu);
-	if (c->finished) {
-		pthread_mutex_unlock(&c->mu);
-		cJSON_Delete(data);
-		return false;
-	}
 	cJSON_AddStringToObject(data, "timestamp", ts);
 	cJSON_AddNumberToObject(data, "seq", (double)++c->seq);
 	cJSON_AddStringToObject(data, "sessionId", c->session);
@@ -129,18 +125,68 @@ static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
 	cJSON_AddItemToObject(o, "data", data);
 	char *json = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	struct event *e = xcalloc(1, sizeof(*e));
-	e->text = xasprintf("data: %s\n\n", json);
-	e->len = strlen(e->text);
+	char *text = xasprintf("data: %s\n\n", json);
 	free(json);
+	return text;
+}
+
+/* Appends text (taken) to the queue. Under c->mu. */
+static void queue_text(struct conv *c, char *text)
+{
+	struct event *e = xcalloc(1, sizeof(*e));
+	e->text = text;
+	e->len = strlen(text);
 	if (c->tail)
 		c->tail->next = e;
 	else
 		c->head = e;
 	c->tail = e;
+	c->queued += e->len;
+	pthread_cond_broadcast(&c->cv);
+}
+
+/* Queues one event of type with data (taken): timestamp, seq and sessionId
+ * are added to data. A terminal event (conversation_complete or error)
+ * finishes the stream; nothing is queued after it. The queue is bounded:
+ * an event that would take the bytes not yet read past queue_cap (unless
+ * the queue is empty) is not queued; the stream ends instead with a
+ * recoverable error STREAM_BACKLOG after what is queued, and the
+ * conversation is cancelled (a client that reads too slowly never makes
+ * the server grow). Returns false when the stream is already finished. */
+static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->finished) {
+		pthread_mutex_unlock(&c->mu);
+		cJSON_Delete(data);
+		return false;
+	}
+	char *text = event_text(c, type, data);
+	size_t len = strlen(text);
+	if (!terminal && c->queued && c->queued + len > c->queue_cap) {
+		free(text);
+		c->seq--; /* not sent */
+		size_t was = c->queued;
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "error", "the client reads the stream too slowly; "
+				       "start the conversation again");
+		cJSON_AddStringToObject(d, "code", "STREAM_BACKLOG");
+		cJSON_AddBoolToObject(d, "recoverable", true);
+		queue_text(c, event_text(c, "error", d));
+		c->finished = true;
+		c->overflowed = true;
+		c->cancel = 1;
+		pthread_mutex_unlock(&c->mu);
+		conv_log(c, "the client reads too slowly: %zu bytes queued, the next event would "
+			    "pass MADF_SERVE_QUEUE_BYTES (%zu); the stream ends with STREAM_BACKLOG "
+			    "and the conversation is cancelled", was, c->queue_cap);
+		return false;
+	}
+	queue_text(c, text);
+	if (!terminal && c->queued > c->queued_peak)
+		c->queued_peak = c->queued;
 	if (terminal)
 		c->finished = true;
-	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 	return true;
 }
@@ -768,6 +814,7 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	c->deadline_ns = c->start_ns +
 			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
 	c->ping_ms = env_long_or("MADF_SERVE_PING_MS", 15000, 10, 15000);
+	c->queue_cap = (size_t)env_long_or("MADF_SERVE_QUEUE_BYTES", 1L << 20, 256, 1L << 30);
 	pthread_mutex_lock(&alive_mu);
 	c->next_alive = alive;
 	alive = c;
@@ -809,14 +856,21 @@ ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max)
 	}
 	ssize_t n;
 	if (c->head) {
-		/* One whole event per write when it fits (it nearly always does). */
-		struct event *e = c->head;
-		size_t k = e->len - e->off;
-		if (k > max)
-			k = max;
-		memcpy(buf, e->text + e->off, k);
-		e->off += k;
-		if (e->off == e->len) {
+		/* Whole events while they fit (the first one in pieces only when
+		 * it alone is over max, which it nearly never is). */
+		size_t k = 0;
+		while (c->head && k < max) {
+			struct event *e = c->head;
+			size_t left = e->len - e->off;
+			if (k && left > max - k)
+				break;
+			size_t take = left < max - k ? left : max - k;
+			memcpy(buf + k, e->text + e->off, take);
+			e->off += take;
+			k += take;
+			c->queued -= take;
+			if (e->off < e->len)
+				break;
 			c->head = e->next;
 			if (!c->head)
 				c->tail = NULL;
@@ -845,9 +899,11 @@ void conv_detach(void *cls)
 		c->cancel = 1;
 		c->finished = true; /* nobody reads the rest */
 	}
+	size_t peak = c->queued_peak;
 	pthread_mutex_unlock(&c->mu);
 	if (gone)
 		conv_log(c, "the client disconnected: the conversation is cancelled");
+	conv_log(c, "the stream closed; its queue peaked at %zu bytes", peak);
 	conv_unref(c);
 }
 
