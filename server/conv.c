@@ -191,7 +191,7 @@ static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
 	return true;
 }
 
-static void emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
+static bool emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
 		       int round, bool recoverable)
 {
 	cJSON *d = cJSON_CreateObject();
@@ -204,7 +204,7 @@ static void emit_error(struct conv *c, const char *code, const char *msg, const 
 	if (round > 0)
 		cJSON_AddNumberToObject(d, "round", round);
 	cJSON_AddBoolToObject(d, "recoverable", recoverable);
-	emit(c, "error", d, true);
+	return emit(c, "error", d, true);
 }
 
 /* ---- model calls ------------------------------------------------------------ */
@@ -916,6 +916,24 @@ void conv_shutdown_all(void)
 		c->cancel = 1;
 	}
 	pthread_mutex_unlock(&alive_mu);
+}
+
+int conv_cancel(const char *session, const char *user)
+{
+	int rc = -1;
+	pthread_mutex_lock(&alive_mu);
+	for (struct conv *c = alive; c; c = c->next_alive) {
+		if (strcmp(c->session, session) || strcmp(c->user, user))
+			continue;
+		if (emit_error(c, "CANCELLED", "cancelled", NULL, 0, false)) {
+			c->cancel = 1;
+			conv_log(c, "cancelled by its owner");
+			rc = 0;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&alive_mu);
+	return rc;
 }
 
 size_t conv_alive(void)

@@ -216,6 +216,26 @@ static bool json_type(const char *ct)
 	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
+/* The session of API_PATH/{sessionId}/cancel (24 hex digits, as
+ * conv_start makes them; a pointer into a static copy per thread), or
+ * NULL. */
+static const char *cancel_session(const char *url)
+{
+	static _Thread_local char id[25];
+	size_t n = strlen(API_PATH);
+	if (strncmp(url, API_PATH "/", n + 1))
+		return NULL;
+	const char *p = url + n + 1;
+	if (strlen(p) != 24 + strlen("/cancel") || strcmp(p + 24, "/cancel"))
+		return NULL;
+	for (int i = 0; i < 24; i++)
+		if (!strchr("0123456789abcdef", p[i]) || !p[i])
+			return NULL;
+	memcpy(id, p, 24);
+	id[24] = '\0';
+	return id;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version,
 				  const char *upload, size_t *upload_size, void **con_cls)
@@ -246,7 +266,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!origin_ok(s, origin))
 		return refuse(q, conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
 			      "this Origin is not allowed (MADF_SERVE_ORIGINS lists more)");
-	if (strcmp(url, API_PATH))
+	const char *session = cancel_session(url);
+	if (strcmp(url, API_PATH) && !session)
 		return refuse(q, conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
 	if (strcmp(method, "POST"))
 		return refuse(q, conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
@@ -263,6 +284,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	util_strlcpy(q->user, user, sizeof(q->user));
 	serve_tokens_free(&t);
+	if (session) {
+		if (conv_cancel(session, q->user) < 0)
+			return refuse(q, conn, 404, "NOT_FOUND", "Not found", "sessionId",
+				      "you have no running conversation with this sessionId");
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "sessionId", session);
+		cJSON_AddBoolToObject(o, "cancelled", true);
+		char *body = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		return send_json(q, conn, 200, body, NULL);
+	}
 	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!json_type(ct))

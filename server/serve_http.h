@@ -50,6 +50,11 @@ ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max);
 void conv_detach(void *cls);
 /* SIGTERM: every conversation ends with a recoverable `error` event. */
 void conv_shutdown_all(void);
+/* POST .../{session}/cancel: the running conversation session of user
+ * ends its stream with one non-recoverable error CANCELLED and stops. 0, or
+ * -1 when user has no such conversation running (unknown, another user's,
+ * or ended). */
+int conv_cancel(const char *session, const char *user);
 /* Conversations still alive (threads or streams). */
 size_t conv_alive(void);
 

@@ -9,7 +9,7 @@
 # user (RateLimit-Policy and RateLimit, 429 with Retry-After at the 6th
 # conversation, the 3rd at once, the rounds of the day, kept across a
 # restart, refunded at an early end); a client that reads nothing meeting
-# the stream's queue cap while another is served.
+# the stream's queue cap while another is served; cancel by the owner only.
 . tests/integration/lib.sh
 
 mkdir -p "$T/cwd"
@@ -743,6 +743,44 @@ eq "that server stops cleanly" "$rc" 0
 kill "$big_pid" 2>/dev/null
 eq "the limits' and the queue's servers logged no sanitizer report" \
 	"$(cat "$T"/l?.err "$T"/q1.err | grep -c 'Sanitizer\|runtime error')" 0
+
+# --- cancel: POST /api/chat/multi/{sessionId}/cancel by its owner ---------------------------------
+"$MADF" serve token add gina >"$T/tok7" 2>/dev/null; TOK7=$(cat "$T/tok7")
+lserve k1 "$hport" MADF_SERVE_PING_MS=100
+curl -s -N -o "$T/k1.txt" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK7" \
+	-H 'Content-Type: application/json' --data-binary "$R3" &
+kc=$!
+wait_for "gina's conversation runs (waiting on the model)" 30 grep -q initiator_start "$T/k1.txt"
+SID=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n\n")[0][6:])["data"]["sessionId"])' "$T/k1.txt")
+KURL=http://127.0.0.1:$lport/api/chat/multi/$SID/cancel
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST "$KURL")
+eq "cancel without a token: 401" "$st" 401
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST "$KURL" -H "Authorization: Bearer $TOK6")
+eq "cancel of another user's conversation: 404 naming sessionId" \
+	"$st $(jf "$T/k.json" 'j["code"], j["details"]["field"]')" "404 NOT_FOUND sessionId"
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST \
+	"http://127.0.0.1:$lport/api/chat/multi/000000000000000000000000/cancel" -H "Authorization: Bearer $TOK7")
+eq "cancel of an unknown session: 404" "$st" 404
+st=$(curl -s -o /dev/null -w '%{http_code}' "$KURL" -H "Authorization: Bearer $TOK7")
+eq "cancel with GET: 405" "$st" 405
+has "the other user's attempt left the stream running" "$(check_stream "$T/k1.txt")" "conversation_start initiator_start"
+hasnt "(no error in it)" "$(check_stream "$T/k1.txt")" "error"
+st=$(curl -s -o "$T/k.json" -D "$T/k.h" -w '%{http_code}' -X POST "$KURL" -H "Authorization: Bearer $TOK7")
+eq "cancel by its owner: 200 {sessionId, cancelled}" "$st $(jf "$T/k.json" 'j["sessionId"] == "'"$SID"'", j["cancelled"]')" \
+	"200 True True"
+wait "$kc"; crc=$?
+eq "the stream then closes cleanly" "$crc" 0
+eq "with exactly one final error" "$(check_stream "$T/k1.txt")" "conversation_start initiator_start error"
+eq "the error is CANCELLED (\"cancelled\"), not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["error"], d["recoverable"])' "$T/k1.txt")" \
+	"CANCELLED cancelled False"
+wait_for "its 3 reserved rounds are refunded" 30 \
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(sum(r["n"] for r in j["users"]["gina"]["rounds"]) != 0)' "$D/serve-limits.json"
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST "$KURL" -H "Authorization: Bearer $TOK7")
+eq "cancelling it again: 404 (it has ended)" "$st" 404
+kill -TERM "$lpid"; wait "$lpid"; rc=$?
+eq "the server stops cleanly after a cancel" "$rc" 0
+hasnt "no sanitizer report" "$(cat "$T/k1.err")" "Sanitizer"
 
 kill "$hang_pid" 2>/dev/null
 
