@@ -46,6 +46,13 @@ struct conv {
 	struct tools *reg;
 	int64_t start_ns, deadline_ns;
 	long ping_ms;
+	struct serve_limits *lim;
+	long resv;
+	size_t queued;      /* bytes queued and not yet read */
+	size_t queued_peak; /* the most queued before the terminal event */
+	size_t queue_cap;   /* MADF_SERVE_QUEUE_BYTES */
+	bool overflowed;    /* the client read too slowly: the stream ended */
+	int rounds_started; /* what the limits count; the rest is refunded */
 };
 
 static pthread_mutex_t alive_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -104,20 +111,12 @@ static void conv_unref(struct conv *c)
 	free(c);
 }
 
-/* Queues one event of type with data (taken): timestamp, seq and sessionId
- * are added to data. A terminal event (conversation_complete or error)
- * finishes the stream; nothing is queued after it. Returns false when the
- * stream is already finished. */
-static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
+/* The event's text (caller frees): data (taken) with timestamp, seq and
+ * sessionId added. Under c->mu (seq). */
+static char *event_text(struct conv *c, const char *type, cJSON *data)
 {
 	char ts[40];
 	util_iso8601(util_now_ns(), ts, sizeof(ts));
-	pthread_mutex_lock(&c->mu);
-	if (c->finished) {
-		pthread_mutex_unlock(&c->mu);
-		cJSON_Delete(data);
-		return false;
-	}
 	cJSON_AddStringToObject(data, "timestamp", ts);
 	cJSON_AddNumberToObject(data, "seq", (double)++c->seq);
 	cJSON_AddStringToObject(data, "sessionId", c->session);
@@ -126,23 +125,73 @@ static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
 	cJSON_AddItemToObject(o, "data", data);
 	char *json = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	struct event *e = xcalloc(1, sizeof(*e));
-	e->text = xasprintf("data: %s\n\n", json);
-	e->len = strlen(e->text);
+	char *text = xasprintf("data: %s\n\n", json);
 	free(json);
+	return text;
+}
+
+/* Appends text (taken) to the queue. Under c->mu. */
+static void queue_text(struct conv *c, char *text)
+{
+	struct event *e = xcalloc(1, sizeof(*e));
+	e->text = text;
+	e->len = strlen(text);
 	if (c->tail)
 		c->tail->next = e;
 	else
 		c->head = e;
 	c->tail = e;
+	c->queued += e->len;
+	pthread_cond_broadcast(&c->cv);
+}
+
+/* Queues one event of type with data (taken): timestamp, seq and sessionId
+ * are added to data. A terminal event (conversation_complete or error)
+ * finishes the stream; nothing is queued after it. The queue is bounded:
+ * an event that would take the bytes not yet read past queue_cap (unless
+ * the queue is empty) is not queued; the stream ends instead with a
+ * recoverable error STREAM_BACKLOG after what is queued, and the
+ * conversation is cancelled (a client that reads too slowly never makes
+ * the server grow). Returns false when the stream is already finished. */
+static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->finished) {
+		pthread_mutex_unlock(&c->mu);
+		cJSON_Delete(data);
+		return false;
+	}
+	char *text = event_text(c, type, data);
+	size_t len = strlen(text);
+	if (!terminal && c->queued && c->queued + len > c->queue_cap) {
+		free(text);
+		c->seq--; /* not sent */
+		size_t was = c->queued;
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "error", "the client reads the stream too slowly; "
+				       "start the conversation again");
+		cJSON_AddStringToObject(d, "code", "STREAM_BACKLOG");
+		cJSON_AddBoolToObject(d, "recoverable", true);
+		queue_text(c, event_text(c, "error", d));
+		c->finished = true;
+		c->overflowed = true;
+		c->cancel = 1;
+		pthread_mutex_unlock(&c->mu);
+		conv_log(c, "the client reads too slowly: %zu bytes queued, the next event would "
+			    "pass MADF_SERVE_QUEUE_BYTES (%zu); the stream ends with STREAM_BACKLOG "
+			    "and the conversation is cancelled", was, c->queue_cap);
+		return false;
+	}
+	queue_text(c, text);
+	if (!terminal && c->queued > c->queued_peak)
+		c->queued_peak = c->queued;
 	if (terminal)
 		c->finished = true;
-	pthread_cond_broadcast(&c->cv);
 	pthread_mutex_unlock(&c->mu);
 	return true;
 }
 
-static void emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
+static bool emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
 		       int round, bool recoverable)
 {
 	cJSON *d = cJSON_CreateObject();
@@ -155,7 +204,7 @@ static void emit_error(struct conv *c, const char *code, const char *msg, const 
 	if (round > 0)
 		cJSON_AddNumberToObject(d, "round", round);
 	cJSON_AddBoolToObject(d, "recoverable", recoverable);
-	emit(c, "error", d, true);
+	return emit(c, "error", d, true);
 }
 
 /* ---- model calls ------------------------------------------------------------ */
@@ -609,6 +658,7 @@ static void run(struct conv *c)
 		cJSON_AddItemToObject(d, "agents", cJSON_Duplicate(names, true));
 		cJSON_AddStringToObject(d, "goal", p.goal);
 		emit(c, "round_start", d, false);
+		c->rounds_started = round;
 		cJSON *results = cJSON_CreateArray();
 		for (size_t i = 0; i < r->nagents; i++) {
 			const struct serve_agent *ag = r->agents[i];
@@ -731,12 +781,14 @@ static void *conv_thread(void *arg)
 	run(c);
 	/* Whatever happened, the stream ends: a terminal event if none yet. */
 	emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0, false);
+	serve_limits_end(c->lim, c->user, c->resv, c->rounds_started, util_now_ns() / 1000000000LL);
 	conv_unref(c);
 	return NULL;
 }
 
 struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			struct tools *reg, const char *user, int verbose)
+			struct tools *reg, const char *user, int verbose,
+			struct serve_limits *lim, long resv)
 {
 	struct conv *c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
@@ -756,10 +808,13 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	memset(req, 0, sizeof(*req));
 	c->llm = llm;
 	c->reg = reg;
+	c->lim = lim;
+	c->resv = resv;
 	c->start_ns = util_mono_ns();
 	c->deadline_ns = c->start_ns +
 			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
 	c->ping_ms = env_long_or("MADF_SERVE_PING_MS", 15000, 10, 15000);
+	c->queue_cap = (size_t)env_long_or("MADF_SERVE_QUEUE_BYTES", 1L << 20, 256, 1L << 30);
 	pthread_mutex_lock(&alive_mu);
 	c->next_alive = alive;
 	alive = c;
@@ -774,6 +829,7 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	if (pthread_create(&t, &at, conv_thread, c) != 0) {
 		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
 			   NULL, 0, false);
+		serve_limits_end(lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
 		conv_unref(c);
 	}
 	pthread_attr_destroy(&at);
@@ -800,14 +856,21 @@ ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max)
 	}
 	ssize_t n;
 	if (c->head) {
-		/* One whole event per write when it fits (it nearly always does). */
-		struct event *e = c->head;
-		size_t k = e->len - e->off;
-		if (k > max)
-			k = max;
-		memcpy(buf, e->text + e->off, k);
-		e->off += k;
-		if (e->off == e->len) {
+		/* Whole events while they fit (the first one in pieces only when
+		 * it alone is over max, which it nearly never is). */
+		size_t k = 0;
+		while (c->head && k < max) {
+			struct event *e = c->head;
+			size_t left = e->len - e->off;
+			if (k && left > max - k)
+				break;
+			size_t take = left < max - k ? left : max - k;
+			memcpy(buf + k, e->text + e->off, take);
+			e->off += take;
+			k += take;
+			c->queued -= take;
+			if (e->off < e->len)
+				break;
 			c->head = e->next;
 			if (!c->head)
 				c->tail = NULL;
@@ -836,9 +899,11 @@ void conv_detach(void *cls)
 		c->cancel = 1;
 		c->finished = true; /* nobody reads the rest */
 	}
+	size_t peak = c->queued_peak;
 	pthread_mutex_unlock(&c->mu);
 	if (gone)
 		conv_log(c, "the client disconnected: the conversation is cancelled");
+	conv_log(c, "the stream closed; its queue peaked at %zu bytes", peak);
 	conv_unref(c);
 }
 
@@ -851,6 +916,24 @@ void conv_shutdown_all(void)
 		c->cancel = 1;
 	}
 	pthread_mutex_unlock(&alive_mu);
+}
+
+int conv_cancel(const char *session, const char *user)
+{
+	int rc = -1;
+	pthread_mutex_lock(&alive_mu);
+	for (struct conv *c = alive; c; c = c->next_alive) {
+		if (strcmp(c->session, session) || strcmp(c->user, user))
+			continue;
+		if (emit_error(c, "CANCELLED", "cancelled", NULL, 0, false)) {
+			c->cancel = 1;
+			conv_log(c, "cancelled by its owner");
+			rc = 0;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&alive_mu);
+	return rc;
 }
 
 size_t conv_alive(void)

@@ -48,12 +48,16 @@ struct server {
 	struct agent_env env;      /* the tool registry and its data sources */
 	bool env_open;
 	struct mcp_tools *mcp;
+	struct serve_limits *limits;
 	volatile int draining;
 };
 
 struct req {
+	struct server *s;
 	struct sbuf body;
 	bool too_big;
+	char user[SERVE_USER_MAX + 1]; /* once authenticated */
+	long retry_after;              /* a 429's Retry-After */
 };
 
 static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,11 +73,31 @@ static void slog(const char *fmt, ...)
 	free(m);
 }
 
-static enum MHD_Result send_json(struct MHD_Connection *conn, int status, char *body,
-				 const char *www_auth)
+/* The rate-limit fields every response carries: the policy always, the
+ * user's remaining quota once the request is authenticated. */
+static void add_limit_headers(const struct req *q, struct MHD_Response *r)
+{
+	char *v = serve_limits_policy_header(q->s->limits);
+	MHD_add_response_header(r, "RateLimit-Policy", v);
+	free(v);
+	if (q->user[0]) {
+		v = serve_limits_header(q->s->limits, q->user, util_now_ns() / 1000000000LL);
+		MHD_add_response_header(r, "RateLimit", v);
+		free(v);
+	}
+}
+
+static enum MHD_Result send_json(struct req *q, struct MHD_Connection *conn, int status,
+				 char *body, const char *www_auth)
 {
 	struct MHD_Response *r =
 		MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	add_limit_headers(q, r);
+	if (status == 429) {
+		char ra[24];
+		snprintf(ra, sizeof(ra), "%ld", q->retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (www_auth)
@@ -85,21 +109,22 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, int status, char *
 	return ret;
 }
 
-static enum MHD_Result send_error(struct MHD_Connection *conn, struct serve_error *e,
-				  const char *www_auth)
+static enum MHD_Result send_error(struct req *q, struct MHD_Connection *conn,
+				  struct serve_error *e, const char *www_auth)
 {
 	char *body = serve_error_body(e);
-	enum MHD_Result r = send_json(conn, e->status, body, www_auth);
+	enum MHD_Result r = send_json(q, conn, e->status, body, www_auth);
 	serve_error_release(e);
 	return r;
 }
 
-static enum MHD_Result refuse(struct MHD_Connection *conn, int status, const char *code,
+static enum MHD_Result refuse(struct req *q, struct MHD_Connection *conn, int status,
+			      const char *code,
 			      const char *error, const char *field, const char *message)
 {
 	struct serve_error e = { .status = status, .code = code, .error = error, .field = field,
 				 .message = message ? xstrdup(message) : NULL };
-	return send_error(conn, &e, NULL);
+	return send_error(q, conn, &e, NULL);
 }
 
 /* Whether the comma-separated list has item (case-insensitive). */
@@ -147,7 +172,7 @@ static bool origin_ok(const struct server *s, const char *origin)
 }
 
 /* The user of the request's bearer token, or NULL after answering 401. */
-static const char *authenticate(struct server *s, struct MHD_Connection *conn,
+static const char *authenticate(struct server *s, struct req *q, struct MHD_Connection *conn,
 				struct serve_tokens *t, enum MHD_Result *ret)
 {
 	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -156,7 +181,7 @@ static const char *authenticate(struct server *s, struct MHD_Connection *conn,
 	if (serve_tokens_load(s->tokens_path, t, &err) < 0) {
 		slog("%s", err);
 		free(err);
-		*ret = refuse(conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+		*ret = refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
 			      "the server's token file cannot be read (see its log)");
 		return NULL;
 	}
@@ -175,7 +200,7 @@ static const char *authenticate(struct server *s, struct MHD_Connection *conn,
 			.message = xstrdup(bearer ? "the bearer token is not valid" :
 					   "an Authorization: Bearer token is required"),
 		};
-		*ret = send_error(conn, &e, bearer ? "Bearer realm=\"madf\", error=\"invalid_token\"" :
+		*ret = send_error(q, conn, &e, bearer ? "Bearer realm=\"madf\", error=\"invalid_token\"" :
 					       "Bearer realm=\"madf\"");
 	}
 	return user;
@@ -191,6 +216,26 @@ static bool json_type(const char *ct)
 	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
+/* The session of API_PATH/{sessionId}/cancel (24 hex digits, as
+ * conv_start makes them; a pointer into a static copy per thread), or
+ * NULL. */
+static const char *cancel_session(const char *url)
+{
+	static _Thread_local char id[25];
+	size_t n = strlen(API_PATH);
+	if (strncmp(url, API_PATH "/", n + 1))
+		return NULL;
+	const char *p = url + n + 1;
+	if (strlen(p) != 24 + strlen("/cancel") || strcmp(p + 24, "/cancel"))
+		return NULL;
+	for (int i = 0; i < 24; i++)
+		if (!strchr("0123456789abcdef", p[i]) || !p[i])
+			return NULL;
+	memcpy(id, p, 24);
+	id[24] = '\0';
+	return id;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version,
 				  const char *upload, size_t *upload_size, void **con_cls)
@@ -200,6 +245,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct req *q = *con_cls;
 	if (!q) {
 		q = xcalloc(1, sizeof(*q));
+		q->s = s;
 		sbuf_init(&q->body);
 		*con_cls = q;
 		return MHD_YES;
@@ -214,38 +260,49 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!host_ok(s, host))
-		return refuse(conn, 403, "FORBIDDEN", "Host not allowed", "Host",
+		return refuse(q, conn, 403, "FORBIDDEN", "Host not allowed", "Host",
 			      "the Host header is not one this server answers to");
 	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	if (!origin_ok(s, origin))
-		return refuse(conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
+		return refuse(q, conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
 			      "this Origin is not allowed (MADF_SERVE_ORIGINS lists more)");
-	if (strcmp(url, API_PATH))
-		return refuse(conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
+	const char *session = cancel_session(url);
+	if (strcmp(url, API_PATH) && !session)
+		return refuse(q, conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
 	if (strcmp(method, "POST"))
-		return refuse(conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
+		return refuse(q, conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
 			      "use POST");
 	if (s->draining)
-		return refuse(conn, 503, "SERVER_SHUTDOWN", "The server is shutting down", NULL,
+		return refuse(q, conn, 503, "SERVER_SHUTDOWN", "The server is shutting down", NULL,
 			      NULL);
 	struct serve_tokens t;
 	enum MHD_Result ret = MHD_NO;
-	const char *user = authenticate(s, conn, &t, &ret);
+	const char *user = authenticate(s, q, conn, &t, &ret);
 	if (!user) {
 		serve_tokens_free(&t);
 		return ret;
 	}
-	char who[SERVE_USER_MAX + 1];
-	util_strlcpy(who, user, sizeof(who));
+	util_strlcpy(q->user, user, sizeof(q->user));
 	serve_tokens_free(&t);
+	if (session) {
+		if (conv_cancel(session, q->user) < 0)
+			return refuse(q, conn, 404, "NOT_FOUND", "Not found", "sessionId",
+				      "you have no running conversation with this sessionId");
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "sessionId", session);
+		cJSON_AddBoolToObject(o, "cancelled", true);
+		char *body = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		return send_json(q, conn, 200, body, NULL);
+	}
 	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (!json_type(ct))
-		return refuse(conn, 400, "VALIDATION_ERROR", "Invalid request format",
+		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format",
 			      "Content-Type", "the body must be application/json");
 	if (q->too_big) {
 		char *m = xasprintf("the body is over %zu bytes", SERVE_BODY_MAX);
-		ret = refuse(conn, 400, "VALIDATION_ERROR", "Invalid request format", "body", m);
+		ret = refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format", "body", m);
 		free(m);
 		return ret;
 	}
@@ -253,14 +310,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct serve_error e;
 	if (serve_request_parse(q->body.data ? q->body.data : "", q->body.len, &s->agents, &rq,
 				&e) < 0)
-		return send_error(conn, &e, NULL);
+		return send_error(q, conn, &e, NULL);
 	if (!s->llm) {
 		serve_request_release(&rq);
-		return refuse(conn, 503, "MODEL_NOT_CONFIGURED", "No model configured", NULL,
+		return refuse(q, conn, 503, "MODEL_NOT_CONFIGURED", "No model configured", NULL,
 			      "set ANTHROPIC_API_KEY and CLAUDE_MODEL_EXECUTION (or OPENAI_API_KEY "
 			      "and OPENAI_MODEL) for madf serve");
 	}
-	struct conv *c = conv_start(&rq, s->llm, s->env.tools, who, s->opt->verbose);
+	long resv = 0;
+	const char *which = NULL;
+	char *err = NULL;
+	int a = serve_limits_admit(s->limits, q->user, rq.rounds, util_now_ns() / 1000000000LL,
+				   &resv, &which, &q->retry_after, &err);
+	if (a != 0) {
+		serve_request_release(&rq);
+		if (a < 0) {
+			slog("%s", err);
+			free(err);
+			return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+				      "the server cannot record the rate limits (see its log)");
+		}
+		const struct serve_limits_policy *p = serve_limits_policy_of(s->limits);
+		char *m = !strcmp(which, "conv-hour") ?
+			  xasprintf("%ld conversations an hour: try again in %ld s",
+				    p->conv_per_hour, q->retry_after) :
+			  !strcmp(which, "concurrent") ?
+			  xasprintf("%ld conversations at once: wait for one to end", p->concurrent) :
+			  xasprintf("%ld rounds a day: %d more do not fit; try again in %ld s",
+				    p->rounds_per_day, rq.rounds, q->retry_after);
+		ret = refuse(q, conn, 429, "RATE_LIMIT_EXCEEDED", "Rate limit exceeded", which, m);
+		free(m);
+		return ret;
+	}
+	struct conv *c = conv_start(&rq, s->llm, s->env.tools, q->user, s->opt->verbose,
+				    s->limits, resv);
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
 								   conv_read, c, conv_detach);
 	if (!r) {
@@ -270,6 +353,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	add_limit_headers(q, r);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -432,6 +516,7 @@ static void server_release(struct server *s)
 		agent_env_release(&s->env);
 	}
 	free(s->tokens_path);
+	serve_limits_free(&s->limits);
 	serve_agents_free(&s->agents);
 	llm_settings_free(&s->llm);
 	for (size_t i = 0; i < s->nhosts; i++)
@@ -452,6 +537,7 @@ int serve_run(const struct serve_options *o, char **err)
 		slog("no tokens yet: make one with `madf serve token add USER`");
 	serve_tokens_free(&t);
 	if (serve_agents_load(o->data_dir, &s.agents, err) < 0 ||
+	    serve_limits_open(o->data_dir, NULL, &s.limits, err) < 0 ||
 	    llm_settings_from_env(&s.llm, err) < 0 || tools_setup(&s, err) < 0) {
 		server_release(&s);
 		return EXIT_FAIL;

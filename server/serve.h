@@ -121,6 +121,49 @@ int serve_request_parse(const char *body, size_t len, const struct serve_agents 
 			struct serve_request *out, struct serve_error *e);
 void serve_request_release(struct serve_request *r);
 
+/* ---- limits per user (server/limits.c) -------------------------------------
+ * The seed's rate limits, per token's user: conversations started in the
+ * last hour, conversations running at once, rounds reserved in the last 24
+ * hours (the request's rounds, at admission; the rounds a conversation did
+ * not start are refunded when it ends). Persisted in
+ * <data_dir>/serve-limits.json (written atomically at every change), so a
+ * restart keeps the hour's and the day's counts; running conversations are
+ * not persisted (a restart ends them). Thread-safe. */
+
+#define SERVE_LIMITS_FILE "serve-limits.json"
+
+struct serve_limits_policy {
+	long conv_per_hour; /* MADF_SERVE_CONV_PER_HOUR, 5 */
+	long concurrent;    /* MADF_SERVE_CONCURRENT, 2 */
+	long rounds_per_day; /* MADF_SERVE_ROUNDS_PER_DAY, 100 */
+};
+
+struct serve_limits;
+
+/* Opens the limits of data_dir with policy p (NULL: the defaults, then the
+ * environment's MADF_SERVE_*). -1 with *err when the file is malformed (it
+ * is left as it is). *out is freed by serve_limits_free. */
+int serve_limits_open(const char *data_dir, const struct serve_limits_policy *p,
+		      struct serve_limits **out, char **err);
+void serve_limits_free(struct serve_limits **l);
+/* The policy from the environment (defaults for unset or bad values). */
+void serve_limits_policy_env(struct serve_limits_policy *p);
+/* Admits a conversation of rounds for user at now: 0 with *resv (its
+ * reservation), or 1 when a limit is reached, with *which ("conv-hour",
+ * "concurrent" or "rounds-day") and *retry_after (seconds, >= 1). -1 with
+ * *err when the file cannot be written (nothing is counted then). */
+int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int64_t now,
+		       long *resv, const char **which, long *retry_after, char **err);
+/* The conversation of resv ended at now having started rounds_used rounds:
+ * the rest is refunded, and it no longer runs. */
+void serve_limits_end(struct serve_limits *l, const char *user, long resv, int rounds_used,
+		      int64_t now);
+const struct serve_limits_policy *serve_limits_policy_of(const struct serve_limits *l);
+/* The RateLimit-Policy value (caller frees). */
+char *serve_limits_policy_header(const struct serve_limits *l);
+/* The RateLimit value for user at now (caller frees). */
+char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now);
+
 /* ---- the command (server/cmd_serve.c) ------------------------------------ */
 
 struct cli;

@@ -35,9 +35,12 @@ struct conv;
 
 /* Starts a conversation of req (taken over; *req is emptied) for user with
  * the models of llm and the tool registry reg (both must outlive it; the
- * server waits for conv_alive() to reach 0). Never fails. */
+ * server waits for conv_alive() to reach 0). When its thread ends, the
+ * reservation resv of lim (outliving it too) ends with the rounds it
+ * started (the rest refunded). Never fails. */
 struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			struct tools *reg, const char *user, int verbose);
+			struct tools *reg, const char *user, int verbose,
+			struct serve_limits *lim, long resv);
 /* The content reader of the stream (libmicrohttpd's semantics): the next
  * whole event, a ": ping" comment after the keep-alive interval, -1 at the
  * end of the stream. Blocks. */
@@ -47,6 +50,11 @@ ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max);
 void conv_detach(void *cls);
 /* SIGTERM: every conversation ends with a recoverable `error` event. */
 void conv_shutdown_all(void);
+/* POST .../{session}/cancel: the running conversation session of user
+ * ends its stream with one non-recoverable error CANCELLED and stops. 0, or
+ * -1 when user has no such conversation running (unknown, another user's,
+ * or ended). */
+int conv_cancel(const char *session, const char *user);
 /* Conversations still alive (threads or streams). */
 size_t conv_alive(void);
 

@@ -5,13 +5,20 @@
 # 503 without a model, whole streams read by curl -N and by the seed's own
 # JavaScript client under node (the event sequence, seq, sessionId,
 # exactly one terminal event), an agent's failure, keep-alives, and
-# SIGTERM draining an open stream with a recoverable error.
+# SIGTERM draining an open stream with a recoverable error; the limits per
+# user (RateLimit-Policy and RateLimit, 429 with Retry-After at the 6th
+# conversation, the 3rd at once, the rounds of the day, kept across a
+# restart, refunded at an early end); a client that reads nothing meeting
+# the stream's queue cap while another is served; cancel by the owner only.
 . tests/integration/lib.sh
 
 mkdir -p "$T/cwd"
 cd "$T/cwd" || exit 1
 unset ANTHROPIC_API_KEY OPENAI_API_KEY CLAUDE_MODEL_EXECUTION CLAUDE_MODEL_ORCHESTRATOR \
 	OPENAI_MODEL ANTHROPIC_BASE_URL OPENAI_BASE_URL MADF_SERVE_ORIGINS 2>/dev/null || true
+# The limits per user are tested in their own section with their own
+# users; the other servers here get room for every conversation they run.
+export MADF_SERVE_CONV_PER_HOUR=1000 MADF_SERVE_CONCURRENT=100 MADF_SERVE_ROUNDS_PER_DAY=100000
 # jf FILE EXPR: a Python expression over the JSON in FILE (as j).
 jf() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1; }
 
@@ -508,6 +515,273 @@ eq "SIGTERM: the error is recoverable (SERVER_SHUTDOWN)" \
 	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/s3.txt")" \
 	"SERVER_SHUTDOWN True"
 has "SIGTERM: the log says it drained" "$(cat "$T/d.err")" "draining"
+# --- limits per user: 5 conversations an hour, 2 at once, 100 rounds a day ---------------------
+# lim PORT TOKEN NAME BODY [CURL ARGS]: a POST; status in $st, headers in $T/NAME.h.
+lim() {
+	_p=$1 _k=$2 _n=$3 _b=$4; shift 4
+	st=$(curl -s -o "$T/$_n.json" -D "$T/$_n.h" -w '%{http_code}' -X POST \
+		"http://127.0.0.1:$_p/api/chat/multi" -H "Authorization: Bearer $_k" \
+		-H 'Content-Type: application/json' "$@" --data-binary "$_b")
+}
+# hdr NAME FIELD: a header's value in $T/NAME.h.
+hdr() { grep -i "^$2:" "$T/$1.h" | head -1 | cut -d' ' -f2- | tr -d '\r'; }
+# rl NAME: the RateLimit field's r values, and whether each t is within
+# its window.
+rl() {
+	python3 -c '
+import re, sys
+items = dict((m.group(1), dict(kv.split("=") for kv in m.group(2).split(";") if kv))
+             for m in re.finditer(r"\"([a-z-]+)\";([^,]*)", sys.argv[1]))
+out = []
+for name, w in (("conv-hour", 3600), ("concurrent", None), ("rounds-day", 86400)):
+    p = items.get(name, {})
+    t = "" if w is None else (" t-ok" if "t" in p and 0 < int(p["t"]) <= w else " t-bad")
+    out.append("%s=%s%s" % (name, p.get("r", "?"), t))
+print(" ".join(out))' "$(hdr "$1" RateLimit)"
+}
+last_event() { check_stream "$1" | awk '{print $NF}'; }
+"$MADF" serve token add carol >"$T/tok3" 2>/dev/null; TOK3=$(cat "$T/tok3")
+"$MADF" serve token add dave >"$T/tok4" 2>/dev/null; TOK4=$(cat "$T/tok4")
+"$MADF" serve token add erin >"$T/tok5" 2>/dev/null; TOK5=$(cat "$T/tok5")
+"$MADF" serve token add frank >"$T/tok6" 2>/dev/null; TOK6=$(cat "$T/tok6")
+# lserve NAME MODEL-PORT ENV...: a server with the limits' defaults (plus
+# ENV); its port in $lport, its pid in $lpid.
+lserve() {
+	_n=$1 _m=$2; shift 2
+	env -u MADF_SERVE_CONV_PER_HOUR -u MADF_SERVE_CONCURRENT -u MADF_SERVE_ROUNDS_PER_DAY \
+		ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$_m \
+		CLAUDE_MODEL_EXECUTION=claude-test "$@" "$MADF" serve --listen 127.0.0.1:0 \
+		>"$T/$_n.port" 2>"$T/$_n.err" &
+	lpid=$!
+	lport=
+	for _ in $(seq 1 200); do lport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$lport" ] && break; sleep 0.05; done
+}
+lserve l1 "$rport"
+eq "every response has RateLimit-Policy with the seed's three limits (defaults; a 401 here)" \
+	"$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:$lport/api/chat/multi" | grep -i '^RateLimit-Policy:' | tr -d '\r')" \
+	'RateLimit-Policy: "conv-hour";q=5;w=3600, "concurrent";q=2;qu="concurrent-requests", "rounds-day";q=100;w=86400;madf-unit="rounds"'
+lim "$lport" "$TOK3" lv '{}'
+eq "a refused request (400) carries the user's RateLimit, nothing used yet" "$st $(rl lv)" \
+	"400 conv-hour=5 t-ok concurrent=2 rounds-day=100 t-ok"
+for i in 1 2 3 4 5; do
+	lim "$lport" "$TOK3" "l$i" "$GOOD"
+	eq "conversation $i of the hour: 200, to conversation_complete" "$st $(last_event "$T/l$i.json")" \
+		"200 conversation_complete"
+done
+eq "the 1st stream's RateLimit counts it (4 left this hour, 1 round reserved, 1 running)" \
+	"$(rl l1)" "conv-hour=4 t-ok concurrent=1 rounds-day=99 t-ok"
+eq "the 5th stream's RateLimit: none left this hour" "$(rl l5)" \
+	"conv-hour=0 t-ok concurrent=1 rounds-day=95 t-ok"
+lim "$lport" "$TOK3" l6 "$GOOD"
+eq "the 6th conversation of the hour: 429 RATE_LIMIT_EXCEEDED naming conv-hour" \
+	"$st $(jf "$T/l6.json" 'j["code"], j["details"]["field"]')" "429 RATE_LIMIT_EXCEEDED conv-hour"
+eq "its Retry-After is when the hour's oldest conversation leaves the window (1..3600 s)" \
+	"$(python3 -c 'import sys; print(0 < int(sys.argv[1]) <= 3600)' "$(hdr l6 Retry-After)")" True
+eq "its RateLimit: conv-hour r=0, none running" "$(rl l6)" \
+	"conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
+lim "$lport" "$TOK6" l6b "$GOOD"
+eq "another user is not limited by carol's hour" "$st $(rl l6b)" "200 conv-hour=4 t-ok concurrent=1 rounds-day=99 t-ok"
+eq "serve-limits.json keeps carol's 5 conversations and 5 rounds" \
+	"$(jf "$D/serve-limits.json" 'len(j["users"]["carol"]["conversations"]), sum(r["n"] for r in j["users"]["carol"]["rounds"])')" \
+	"5 5"
+kill -TERM "$lpid"; wait "$lpid"
+lserve l2 "$rport"
+lim "$lport" "$TOK3" l7 "$GOOD"
+eq "after a restart: still 429 for carol's hour" "$st $(jf "$T/l7.json" 'j["details"]["field"]')" "429 conv-hour"
+eq "after a restart: the counts are kept" "$(rl l7)" "conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
+kill -TERM "$lpid"; wait "$lpid"
+# The same data with 7 rounds a day: carol has 2 left.
+lserve l3 "$rport" MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_ROUNDS_PER_DAY=7
+R2='{"agents":["data-steward"],"rounds":2,"messages":[{"role":"user","content":"find prospects"}]}'
+R3='{"agents":["data-steward"],"rounds":3,"messages":[{"role":"user","content":"find prospects"}]}'
+R4='{"agents":["data-steward"],"rounds":4,"messages":[{"role":"user","content":"find prospects"}]}'
+lim "$lport" "$TOK3" l8 "$R3"
+eq "rounds past the day's quota: 429 naming rounds-day" \
+	"$st $(jf "$T/l8.json" 'j["code"], j["details"]["field"]')" "429 RATE_LIMIT_EXCEEDED rounds-day"
+eq "its Retry-After is when the day's first rounds leave the window" \
+	"$(python3 -c 'import sys; print(86000 < int(sys.argv[1]) <= 86400)' "$(hdr l8 Retry-After)")" True
+eq "its RateLimit: 2 rounds left of 7 (the policy from the environment)" \
+	"$(rl l8) $(hdr l8 RateLimit-Policy | grep -o '"rounds-day";q=7')" \
+	"conv-hour=95 t-ok concurrent=2 rounds-day=2 t-ok \"rounds-day\";q=7"
+lim "$lport" "$TOK3" l9 "$R2"
+eq "the 2 rounds left are admitted" "$st $(rl l9)" "200 conv-hour=94 t-ok concurrent=1 rounds-day=0 t-ok"
+kill -TERM "$lpid"; wait "$lpid"
+# A conversation that ends early (its wall-clock limit, in the initiator)
+# gets its rounds back.
+lserve l4 "$hport" MADF_SERVE_TIMEOUT_S=1 MADF_SERVE_ROUNDS_PER_DAY=4
+lim "$lport" "$TOK4" r1 "$R3" -N
+eq "dave's 3 rounds are reserved at admission" "$st $(rl r1)" "200 conv-hour=4 t-ok concurrent=1 rounds-day=1 t-ok"
+eq "and the conversation ends early (timeout in the initiator)" "$(last_event "$T/r1.json")" error
+wait_for "the rounds it did not start are refunded (serve-limits.json)" 30 \
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(sum(r["n"] for r in j["users"]["dave"]["rounds"]) != 0)' "$D/serve-limits.json"
+lim "$lport" "$TOK4" r2 "$R4" -N
+eq "so 4 rounds fit in the day's 4 again" "$st $(rl r2)" "200 conv-hour=3 t-ok concurrent=1 rounds-day=0 t-ok"
+kill -TERM "$lpid"; wait "$lpid"
+# 2 at once: two conversations waiting on a model that never answers.
+lserve l5 "$hport" MADF_SERVE_PING_MS=100
+curl -s -N -o "$T/c1.json" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK5" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" &
+cc1=$!
+curl -s -N -o "$T/c2.json" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK5" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD" &
+cc2=$!
+wait_for "two of erin's conversations run" 30 sh -c "grep -q initiator_start '$T/c1.json' && grep -q initiator_start '$T/c2.json'"
+lim "$lport" "$TOK5" c3 "$GOOD"
+eq "the 3rd at once: 429 naming concurrent" "$st $(jf "$T/c3.json" 'j["code"], j["details"]["field"]')" \
+	"429 RATE_LIMIT_EXCEEDED concurrent"
+eq "its Retry-After and RateLimit" "$(hdr c3 Retry-After) $(rl c3)" \
+	"30 conv-hour=3 t-ok concurrent=0 rounds-day=98 t-ok"
+kill "$cc1"; wait "$cc1" 2>/dev/null
+# The next keep-alive finds the client gone; its conversation ends.
+c4() {
+	st=$(curl -s -m 2 -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$lport/api/chat/multi" \
+		-H "Authorization: Bearer $TOK5" -H 'Content-Type: application/json' --data-binary "$GOOD")
+	[ "$st" = 200 ]
+}
+wait_for "once one ends, another is admitted" 30 c4
+kill -TERM "$lpid"; wait "$lpid"
+kill "$cc2" 2>/dev/null; wait "$cc2" 2>/dev/null
+
+# --- a bounded queue per stream: a client that reads nothing -------------------------------------
+# A model whose agents answer with about 8 MB of text in 256-byte deltas
+# when the conversation says "big" (the initiator and the summarizer answer
+# briefly), far more than the sockets' buffers hold.
+cat >"$T/big_model.py" <<'PY'
+import json, sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+def sse(ev, d):
+    return ("event: %s\ndata: %s\n\n" % (ev, json.dumps(d))).encode()
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        system = req.get("system") or ""
+        system = system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
+        prompt = json.dumps(req["messages"])
+        if "initiator" in system:
+            parts = ['{"goal": "g", "strategy": "s", "successCriteria": []}']
+        elif "big" in prompt and "summarizer" not in system:
+            parts = ["x" * 256] * 32000
+        else:
+            parts = ["a short answer"]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        out = [sse("message_start", {"type": "message_start", "message": {"id": "m", "type": "message",
+               "role": "assistant", "content": [], "model": "big", "stop_reason": None,
+               "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+               sse("content_block_start", {"type": "content_block_start", "index": 0,
+                   "content_block": {"type": "text", "text": ""}})]
+        out += [sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "text_delta", "text": p}}) for p in parts]
+        out += [sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                    "usage": {"output_tokens": 1}}),
+                sse("message_stop", {"type": "message_stop"})]
+        try:
+            self.wfile.write(b"".join(out))
+        except OSError:
+            pass
+s = ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+python3 "$T/big_model.py" >"$T/big.port" 2>"$T/big.err" &
+big_pid=$!
+for _ in $(seq 1 200); do bport=$(head -1 "$T/big.port" 2>/dev/null); [ -n "$bport" ] && break; sleep 0.05; done
+lserve q1 "$bport" MADF_SERVE_QUEUE_BYTES=65536 MADF_SERVE_PING_MS=100
+# The slow client: a 2 KB receive buffer, reads nothing until $T/go
+# appears (20 s at most), then everything.
+BIG='{"agents":["data-steward"],"rounds":1,"messages":[{"role":"user","content":"something big"}]}'
+python3 - "$lport" "$TOK6" "$BIG" "$T/go" "$T/slow.txt" <<'PY' &
+import os, socket, sys, time
+port, tok, body, go, out = sys.argv[1:]
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+s.connect(("127.0.0.1", int(port)))
+s.sendall(("POST /api/chat/multi HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nAuthorization: Bearer %s\r\n"
+           "Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+           % (port, tok, len(body), body)).encode())
+end = time.time() + 20
+while not os.path.exists(go) and time.time() < end:
+    time.sleep(0.05)
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+open(out, "wb").write(data)
+PY
+slow_pid=$!
+wait_for "a client that reads nothing: its queue reaches the cap and the stream ends (logged)" 60 \
+	grep -q "the client reads too slowly: .* MADF_SERVE_QUEUE_BYTES (65536)" "$T/q1.err"
+lim "$lport" "$TOK4" q2 "$R2"
+eq "meanwhile another client is served to the end" "$st $(last_event "$T/q2.json")" "200 conversation_complete"
+touch "$T/go"
+wait "$slow_pid"
+# The body is chunked: the events are whole lines between the chunk sizes.
+python3 - "$T/slow.txt" >"$T/slow.res" <<'PY'
+import json, sys
+raw = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
+head, _, body = raw.partition("\r\n\r\n")
+events = [json.loads(l[6:]) for l in body.split("\n") if l.startswith("data: {")]
+last = events[-1]["data"]
+print(head.split("\r\n")[0], len(events), events[0]["type"], events[-1]["type"], last.get("code"),
+      last.get("recoverable"), [e["data"]["seq"] for e in events] == list(range(1, len(events) + 1)))
+PY
+eq "the slow client gets what was queued, then one recoverable STREAM_BACKLOG error, seq unbroken" \
+	"$(cut -d' ' -f1-3,5- "$T/slow.res")" "HTTP/1.1 200 OK conversation_start error STREAM_BACKLOG True True"
+peak=$(sed -n 's/.*the stream closed; its queue peaked at \([0-9]*\) bytes.*/\1/p' "$T/q1.err" | sort -n | tail -1)
+eq "the server's queue for it never passed the cap (peak ${peak:-?} <= 65536)" \
+	"$(python3 -c 'import sys; print(0 < int(sys.argv[1] or 0) <= 65536)' "$peak")" True
+eq "its conversation was cancelled: no conversation_complete for it in the log" \
+	"$(grep -c ' complete$' "$T/q1.err")" 1
+kill -TERM "$lpid"; wait "$lpid"; rc=$?
+eq "that server stops cleanly" "$rc" 0
+kill "$big_pid" 2>/dev/null
+eq "the limits' and the queue's servers logged no sanitizer report" \
+	"$(cat "$T"/l?.err "$T"/q1.err | grep -c 'Sanitizer\|runtime error')" 0
+
+# --- cancel: POST /api/chat/multi/{sessionId}/cancel by its owner ---------------------------------
+"$MADF" serve token add gina >"$T/tok7" 2>/dev/null; TOK7=$(cat "$T/tok7")
+lserve k1 "$hport" MADF_SERVE_PING_MS=100
+curl -s -N -o "$T/k1.txt" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK7" \
+	-H 'Content-Type: application/json' --data-binary "$R3" &
+kc=$!
+wait_for "gina's conversation runs (waiting on the model)" 30 grep -q initiator_start "$T/k1.txt"
+SID=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n\n")[0][6:])["data"]["sessionId"])' "$T/k1.txt")
+KURL=http://127.0.0.1:$lport/api/chat/multi/$SID/cancel
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST "$KURL")
+eq "cancel without a token: 401" "$st" 401
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST "$KURL" -H "Authorization: Bearer $TOK6")
+eq "cancel of another user's conversation: 404 naming sessionId" \
+	"$st $(jf "$T/k.json" 'j["code"], j["details"]["field"]')" "404 NOT_FOUND sessionId"
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST \
+	"http://127.0.0.1:$lport/api/chat/multi/000000000000000000000000/cancel" -H "Authorization: Bearer $TOK7")
+eq "cancel of an unknown session: 404" "$st" 404
+st=$(curl -s -o /dev/null -w '%{http_code}' "$KURL" -H "Authorization: Bearer $TOK7")
+eq "cancel with GET: 405" "$st" 405
+has "the other user's attempt left the stream running" "$(check_stream "$T/k1.txt")" "conversation_start initiator_start"
+hasnt "(no error in it)" "$(check_stream "$T/k1.txt")" "error"
+st=$(curl -s -o "$T/k.json" -D "$T/k.h" -w '%{http_code}' -X POST "$KURL" -H "Authorization: Bearer $TOK7")
+eq "cancel by its owner: 200 {sessionId, cancelled}" "$st $(jf "$T/k.json" 'j["sessionId"] == "'"$SID"'", j["cancelled"]')" \
+	"200 True True"
+wait "$kc"; crc=$?
+eq "the stream then closes cleanly" "$crc" 0
+eq "with exactly one final error" "$(check_stream "$T/k1.txt")" "conversation_start initiator_start error"
+eq "the error is CANCELLED (\"cancelled\"), not recoverable" \
+	"$(python3 -c 'import json,sys; b=[x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]; d=json.loads(b[6:])["data"]; print(d["code"], d["error"], d["recoverable"])' "$T/k1.txt")" \
+	"CANCELLED cancelled False"
+wait_for "its 3 reserved rounds are refunded" 30 \
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(sum(r["n"] for r in j["users"]["gina"]["rounds"]) != 0)' "$D/serve-limits.json"
+st=$(curl -s -o "$T/k.json" -w '%{http_code}' -X POST "$KURL" -H "Authorization: Bearer $TOK7")
+eq "cancelling it again: 404 (it has ended)" "$st" 404
+kill -TERM "$lpid"; wait "$lpid"; rc=$?
+eq "the server stops cleanly after a cancel" "$rc" 0
+hasnt "no sanitizer report" "$(cat "$T/k1.err")" "Sanitizer"
+
 kill "$hang_pid" 2>/dev/null
 
 done_testing

@@ -309,6 +309,84 @@ static void test_validation(void **state)
 	free(dir);
 }
 
+/* The limits: the sliding windows at given times, the refund, the
+ * Retry-After of each limit, the file kept across a reopen, a malformed
+ * file refused and left alone. */
+static void test_limits(void **state)
+{
+	(void)state;
+	char *dir = tmpdir();
+	struct serve_limits_policy p = { .conv_per_hour = 3, .concurrent = 2, .rounds_per_day = 10 };
+	struct serve_limits *l = NULL;
+	char *err = NULL;
+	assert_int_equal(serve_limits_open(dir, &p, &l, &err), 0);
+	long r1 = 0, r2 = 0, r3 = 0, ra = 0;
+	const char *which = NULL;
+	int64_t t0 = 1700000000;
+	assert_int_equal(serve_limits_admit(l, "u", 4, t0, &r1, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 4, t0 + 10, &r2, &which, &ra, &err), 0);
+	/* 2 running: the 3rd at once is refused */
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 20, &r3, &which, &ra, &err), 1);
+	assert_string_equal(which, "concurrent");
+	assert_int_equal(ra, 30);
+	char *h = serve_limits_header(l, "u", t0 + 20);
+	assert_string_equal(h, "\"conv-hour\";r=1;t=3580, \"concurrent\";r=0, \"rounds-day\";r=2;t=86380");
+	free(h);
+	/* r1 ends having started 1 of its 4 rounds: 3 come back */
+	serve_limits_end(l, "u", r1, 1, t0 + 30);
+	h = serve_limits_header(l, "u", t0 + 30);
+	assert_string_equal(h, "\"conv-hour\";r=1;t=3570, \"concurrent\";r=1, \"rounds-day\";r=5;t=86370");
+	free(h);
+	/* 6 rounds do not fit in 5: 1 more is free when r1's 1 round leaves */
+	assert_int_equal(serve_limits_admit(l, "u", 6, t0 + 40, &r3, &which, &ra, &err), 1);
+	assert_string_equal(which, "rounds-day");
+	assert_int_equal(ra, 86400 - 40);
+	/* 9 rounds: r1's and r2's have to leave */
+	assert_int_equal(serve_limits_admit(l, "u", 9, t0 + 40, &r3, &which, &ra, &err), 1);
+	assert_int_equal(ra, 86400 + 10 - 40);
+	assert_int_equal(serve_limits_admit(l, "u", 5, t0 + 50, &r3, &which, &ra, &err), 0);
+	serve_limits_end(l, "u", r2, 4, t0 + 60);
+	serve_limits_end(l, "u", r3, 5, t0 + 60);
+	/* the hour's 3 are used: free again when the first leaves the hour */
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 100, &r3, &which, &ra, &err), 1);
+	assert_string_equal(which, "conv-hour");
+	assert_int_equal(ra, 3500);
+	/* another user has their own */
+	assert_int_equal(serve_limits_admit(l, "v", 1, t0 + 100, &r3, &which, &ra, &err), 0);
+	serve_limits_free(&l);
+	assert_null(l);
+	/* reopened: the counts are kept (running ones are not) */
+	assert_int_equal(serve_limits_open(dir, &p, &l, &err), 0);
+	h = serve_limits_header(l, "u", t0 + 100);
+	assert_string_equal(h, "\"conv-hour\";r=0;t=3500, \"concurrent\";r=2, \"rounds-day\";r=0;t=86300");
+	free(h);
+	/* an hour later the conversations are free, a day later the rounds */
+	h = serve_limits_header(l, "u", t0 + 3600 + 50);
+	assert_string_equal(h, "\"conv-hour\";r=3;t=3600, \"concurrent\";r=2, \"rounds-day\";r=0;t=82750");
+	free(h);
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 86400 + 50, &r3, &which, &ra, &err), 0);
+	h = serve_limits_policy_header(l);
+	assert_string_equal(h, "\"conv-hour\";q=3;w=3600, \"concurrent\";q=2;qu=\"concurrent-requests\", "
+			       "\"rounds-day\";q=10;w=86400;madf-unit=\"rounds\"");
+	free(h);
+	serve_limits_free(&l);
+	/* a malformed file stops the server and is left as it is */
+	char *path = xasprintf("%s/%s", dir, SERVE_LIMITS_FILE);
+	const char bad[] = "{\"users\":{\"u\":{\"conversations\":\"x\",\"rounds\":[]}}}";
+	assert_int_equal(util_write_file_atomic(path, bad, strlen(bad), false, &err), 0);
+	assert_int_equal(serve_limits_open(dir, &p, &l, &err), -1);
+	assert_non_null(strstr(err, "serve-limits.json: user \"u\""));
+	free(err);
+	char *back = NULL;
+	size_t n = 0;
+	assert_int_equal(util_read_file(path, 4096, &back, &n, NULL), 0);
+	assert_string_equal(back, bad);
+	free(back);
+	free(path);
+	util_rm_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_agents_file),
 		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

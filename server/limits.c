@@ -1,0 +1,346 @@
+/* madf serve's limits per user (seed 004: 5 conversations an hour, 2 at
+ * once, 100 rounds a day), kept as sliding logs in
+ * <data_dir>/serve-limits.json and told to clients in the IETF
+ * RateLimit-Policy and RateLimit fields
+ * (draft-ietf-httpapi-ratelimit-headers-11). */
+#include "server/serve.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "core/message.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+#define HOUR 3600
+#define DAY 86400
+
+struct rounds_entry {
+	int64_t t;
+	long id;
+	int n;
+};
+
+struct user_limits {
+	char *user;
+	int64_t *starts;          /* conversations started (epoch seconds) */
+	size_t nstarts;
+	struct rounds_entry *rounds; /* rounds reserved */
+	size_t nrounds;
+	long active;              /* running now (not persisted) */
+};
+
+struct serve_limits {
+	pthread_mutex_t mu;
+	char *path;
+	struct serve_limits_policy p;
+	struct user_limits *u;
+	size_t nu;
+	long next_id;
+};
+
+static long env_limit(const char *name, long def)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	return errno || *end || x < 1 || x > 1000000000L ? def : x;
+}
+
+void serve_limits_policy_env(struct serve_limits_policy *p)
+{
+	p->conv_per_hour = env_limit("MADF_SERVE_CONV_PER_HOUR", 5);
+	p->concurrent = env_limit("MADF_SERVE_CONCURRENT", 2);
+	p->rounds_per_day = env_limit("MADF_SERVE_ROUNDS_PER_DAY", 100);
+}
+
+static struct user_limits *user_get(struct serve_limits *l, const char *user, bool add)
+{
+	for (size_t i = 0; i < l->nu; i++)
+		if (!strcmp(l->u[i].user, user))
+			return &l->u[i];
+	if (!add)
+		return NULL;
+	l->u = xrealloc(l->u, (l->nu + 1) * sizeof(*l->u));
+	struct user_limits *u = &l->u[l->nu++];
+	memset(u, 0, sizeof(*u));
+	u->user = xstrdup(user);
+	return u;
+}
+
+/* Drops what is out of its window at now. */
+static void user_prune(struct user_limits *u, int64_t now)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < u->nstarts; i++)
+		if (u->starts[i] > now - HOUR)
+			u->starts[k++] = u->starts[i];
+	u->nstarts = k;
+	k = 0;
+	for (size_t i = 0; i < u->nrounds; i++)
+		if (u->rounds[i].t > now - DAY && u->rounds[i].n > 0)
+			u->rounds[k++] = u->rounds[i];
+	u->nrounds = k;
+}
+
+static long rounds_used(const struct user_limits *u)
+{
+	long n = 0;
+	for (size_t i = 0; i < u->nrounds; i++)
+		n += u->rounds[i].n;
+	return n;
+}
+
+static int limits_save(struct serve_limits *l, char **err)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddNumberToObject(root, "version", 1);
+	cJSON *users = cJSON_AddObjectToObject(root, "users");
+	for (size_t i = 0; i < l->nu; i++) {
+		const struct user_limits *u = &l->u[i];
+		if (!u->nstarts && !u->nrounds)
+			continue;
+		cJSON *o = cJSON_AddObjectToObject(users, u->user);
+		cJSON *s = cJSON_AddArrayToObject(o, "conversations");
+		for (size_t k = 0; k < u->nstarts; k++)
+			cJSON_AddItemToArray(s, cJSON_CreateNumber((double)u->starts[k]));
+		cJSON *r = cJSON_AddArrayToObject(o, "rounds");
+		for (size_t k = 0; k < u->nrounds; k++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "t", (double)u->rounds[k].t);
+			cJSON_AddNumberToObject(e, "n", u->rounds[k].n);
+			cJSON_AddNumberToObject(e, "id", (double)u->rounds[k].id);
+			cJSON_AddItemToArray(r, e);
+		}
+	}
+	char *text = cJSON_Print(root);
+	cJSON_Delete(root);
+	int rc = util_write_file_atomic(l->path, text, strlen(text), false, err);
+	free(text);
+	return rc;
+}
+
+static bool num_ok(const cJSON *j)
+{
+	return cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble < 1e15;
+}
+
+static int limits_load(struct serve_limits *l, char **err)
+{
+	if (access(l->path, F_OK) < 0)
+		return 0;
+	char *buf = NULL, *perr = NULL;
+	size_t len = 0;
+	if (util_read_file(l->path, (size_t)16 << 20, &buf, &len, err) < 0)
+		return -1;
+	cJSON *root = json_parse_strict(buf, len, &perr);
+	free(buf);
+	const cJSON *users = cJSON_GetObjectItemCaseSensitive(root, "users");
+	if (!cJSON_IsObject(users)) {
+		err_set(err, "%s: %s (fix or remove it)", l->path,
+			perr ? perr : "no \"users\" object");
+		free(perr);
+		cJSON_Delete(root);
+		return -1;
+	}
+	const cJSON *o;
+	cJSON_ArrayForEach(o, users) {
+		if (!serve_user_ok(o->string))
+			goto bad;
+		struct user_limits *u = user_get(l, o->string, true);
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "conversations");
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "rounds");
+		if (!cJSON_IsArray(s) || !cJSON_IsArray(r))
+			goto bad;
+		const cJSON *e;
+		cJSON_ArrayForEach(e, s) {
+			if (!num_ok(e))
+				goto bad;
+			u->starts = xrealloc(u->starts, (u->nstarts + 1) * sizeof(*u->starts));
+			u->starts[u->nstarts++] = (int64_t)e->valuedouble;
+		}
+		cJSON_ArrayForEach(e, r) {
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "t");
+			const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "n");
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+			if (!num_ok(t) || !num_ok(n) || !num_ok(id) || n->valuedouble > 1000)
+				goto bad;
+			u->rounds = xrealloc(u->rounds, (u->nrounds + 1) * sizeof(*u->rounds));
+			u->rounds[u->nrounds++] = (struct rounds_entry){
+				(int64_t)t->valuedouble, (long)id->valuedouble, (int)n->valuedouble };
+			if ((long)id->valuedouble >= l->next_id)
+				l->next_id = (long)id->valuedouble + 1;
+		}
+	}
+	cJSON_Delete(root);
+	return 0;
+bad:
+	err_set(err, "%s: user \"%s\": not {\"conversations\": [seconds], \"rounds\": "
+		"[{\"t\", \"n\", \"id\"}]} (fix or remove it)", l->path,
+		serve_user_ok(o->string) ? o->string : "(a bad user name)");
+	cJSON_Delete(root);
+	return -1;
+}
+
+int serve_limits_open(const char *data_dir, const struct serve_limits_policy *p,
+		      struct serve_limits **out, char **err)
+{
+	struct serve_limits *l = xcalloc(1, sizeof(*l));
+	pthread_mutex_init(&l->mu, NULL);
+	l->path = xasprintf("%s/%s", data_dir, SERVE_LIMITS_FILE);
+	l->next_id = 1;
+	if (p)
+		l->p = *p;
+	else
+		serve_limits_policy_env(&l->p);
+	if (limits_load(l, err) < 0) {
+		serve_limits_free(&l);
+		return -1;
+	}
+	*out = l;
+	return 0;
+}
+
+void serve_limits_free(struct serve_limits **lp)
+{
+	struct serve_limits *l = *lp;
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nu; i++) {
+		free(l->u[i].user);
+		free(l->u[i].starts);
+		free(l->u[i].rounds);
+	}
+	free(l->u);
+	free(l->path);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+	*lp = NULL;
+}
+
+int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int64_t now,
+		       long *resv, const char **which, long *retry_after, char **err)
+{
+	pthread_mutex_lock(&l->mu);
+	struct user_limits *u = user_get(l, user, true);
+	user_prune(u, now);
+	int rc = 1;
+	if ((long)u->nstarts >= l->p.conv_per_hour) {
+		/* The oldest start leaves the hour's window first. */
+		int64_t oldest = u->starts[0];
+		for (size_t i = 1; i < u->nstarts; i++)
+			if (u->starts[i] < oldest)
+				oldest = u->starts[i];
+		*which = "conv-hour";
+		*retry_after = (long)(oldest + HOUR - now);
+	} else if (u->active >= l->p.concurrent) {
+		*which = "concurrent";
+		*retry_after = 30; /* no clock frees it: a conversation has to end */
+	} else if (rounds_used(u) + rounds > l->p.rounds_per_day) {
+		/* When enough of the day's reservations leave the window: the
+		 * reservations in the order they expire. */
+		long need = rounds_used(u) + rounds - l->p.rounds_per_day, freed = 0;
+		int64_t at = now + DAY, last = INT64_MIN;
+		while (freed < need) {
+			int64_t next = INT64_MAX;
+			for (size_t i = 0; i < u->nrounds; i++)
+				if (u->rounds[i].t > last && u->rounds[i].t < next)
+					next = u->rounds[i].t;
+			if (next == INT64_MAX)
+				break; /* more than the whole quota: a day */
+			for (size_t i = 0; i < u->nrounds; i++)
+				if (u->rounds[i].t == next)
+					freed += u->rounds[i].n;
+			last = next;
+			if (freed >= need)
+				at = next + DAY;
+		}
+		*which = "rounds-day";
+		*retry_after = (long)(at - now);
+	} else {
+		u->starts = xrealloc(u->starts, (u->nstarts + 1) * sizeof(*u->starts));
+		u->starts[u->nstarts++] = now;
+		u->rounds = xrealloc(u->rounds, (u->nrounds + 1) * sizeof(*u->rounds));
+		u->rounds[u->nrounds++] = (struct rounds_entry){ now, l->next_id, rounds };
+		if (limits_save(l, err) < 0) {
+			u->nstarts--;
+			u->nrounds--;
+			rc = -1;
+		} else {
+			*resv = l->next_id++;
+			u->active++;
+			rc = 0;
+		}
+	}
+	if (rc == 1 && *retry_after < 1)
+		*retry_after = 1;
+	pthread_mutex_unlock(&l->mu);
+	return rc;
+}
+
+void serve_limits_end(struct serve_limits *l, const char *user, long resv, int used,
+		      int64_t now)
+{
+	pthread_mutex_lock(&l->mu);
+	struct user_limits *u = user_get(l, user, false);
+	if (u) {
+		if (u->active > 0)
+			u->active--;
+		for (size_t i = 0; i < u->nrounds; i++)
+			if (u->rounds[i].id == resv && used < u->rounds[i].n)
+				u->rounds[i].n = used < 0 ? 0 : used;
+		user_prune(u, now);
+		char *err = NULL;
+		if (limits_save(l, &err) < 0) {
+			fprintf(stderr, "madf: serve: warning: %s\n", err);
+			free(err);
+		}
+	}
+	pthread_mutex_unlock(&l->mu);
+}
+
+const struct serve_limits_policy *serve_limits_policy_of(const struct serve_limits *l)
+{
+	return &l->p;
+}
+
+char *serve_limits_policy_header(const struct serve_limits *l)
+{
+	return xasprintf("\"conv-hour\";q=%ld;w=%d, \"concurrent\";q=%ld;qu=\"concurrent-requests\", "
+			 "\"rounds-day\";q=%ld;w=%d;madf-unit=\"rounds\"",
+			 l->p.conv_per_hour, HOUR, l->p.concurrent, l->p.rounds_per_day, DAY);
+}
+
+char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now)
+{
+	pthread_mutex_lock(&l->mu);
+	struct user_limits *u = user_get(l, user, true);
+	user_prune(u, now);
+	/* t: seconds until the window's oldest entry leaves it (the whole
+	 * window when it is empty). */
+	int64_t th = HOUR, td = DAY;
+	for (size_t i = 0; i < u->nstarts; i++)
+		if (u->starts[i] + HOUR - now < th)
+			th = u->starts[i] + HOUR - now;
+	for (size_t i = 0; i < u->nrounds; i++)
+		if (u->rounds[i].t + DAY - now < td)
+			td = u->rounds[i].t + DAY - now;
+	long rh = l->p.conv_per_hour - (long)u->nstarts;
+	long rc = l->p.concurrent - u->active;
+	long rd = l->p.rounds_per_day - rounds_used(u);
+	char *s = xasprintf("\"conv-hour\";r=%ld;t=%lld, \"concurrent\";r=%ld, "
+			    "\"rounds-day\";r=%ld;t=%lld",
+			    rh < 0 ? 0 : rh, (long long)th, rc < 0 ? 0 : rc, rd < 0 ? 0 : rd,
+			    (long long)td);
+	pthread_mutex_unlock(&l->mu);
+	return s;
+}
