@@ -21,6 +21,7 @@
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 #define API_WAIT_MS 5000
+#define PUBLISH_RETRY_S 20
 /* The stream's MaxMsgSize counts headers too. */
 #define HEADER_ROOM (64 * 1024)
 
@@ -457,16 +458,20 @@ static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr
 	jsPubOptions_Init(&po);
 	po.MsgId = dedup;
 	natsStatus s = NATS_OK;
-	for (int i = 0; i < 3; i++) {
+	/* A timeout or no responders: a leader election (in a cluster, some
+	 * 5 s after the stream leader dies) or a reconnect. Retried with the
+	 * same id (stored once) for up to PUBLISH_RETRY_S. */
+	int64_t end = util_mono_ns() + PUBLISH_RETRY_S * NS_PER_S;
+	for (int i = 0;; i++) {
 		jsPubAck *pa = NULL;
 		*jerr = 0;
 		s = js_PublishMsg(&pa, nb->js, m, &po, jerr);
 		if (s == NATS_OK && dup)
 			*dup = pa && pa->Duplicate;
 		jsPubAck_Destroy(pa);
-		if (s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS)
+		if ((s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS) || util_mono_ns() >= end)
 			break;
-		poll(NULL, 0, 200 * (i + 1));
+		poll(NULL, 0, i < 4 ? 200 * (i + 1) : 1000);
 	}
 	*st = s;
 	return s == NATS_OK ? 0 : -1;

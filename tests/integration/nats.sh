@@ -39,12 +39,13 @@ EOC
 	exit 1
 }
 
-# nats_stream_state URL STREAM: prints "LAST_SEQ MSGS" of a JetStream
-# stream, asked over the NATS protocol ($JS.API.STREAM.INFO), or "error ...".
+# nats_stream_state URL STREAM [EXPR]: prints "LAST_SEQ MSGS" of a JetStream
+# stream, asked over the NATS protocol ($JS.API.STREAM.INFO), or EXPR of
+# the reply r (a Python expression: r["cluster"]["leader"]), or "error ...".
 nats_stream_state() {
-	python3 - "$1" "$2" <<'EOP'
+	python3 - "$1" "$2" "${3:-}" <<'EOP'
 import json, socket, sys
-host, port = sys.argv[1].split("//")[1].rsplit(":", 1)
+host, port = sys.argv[1].split("//")[1].split(",")[0].rsplit(":", 1)
 s = socket.create_connection((host, int(port)), timeout=10)
 f = s.makefile("rb")
 f.readline()  # INFO
@@ -61,6 +62,10 @@ while True:
         r = json.loads(f.read(n + 2)[:n])
         if "error" in r:
             print("error", r["error"].get("description", "?")); sys.exit(1)
-        print(r["state"]["last_seq"], r["state"]["messages"]); break
+        if sys.argv[3]:
+            print(eval(sys.argv[3]))
+        else:
+            print(r["state"]["last_seq"], r["state"]["messages"])
+        break
 EOP
 }
