@@ -24,7 +24,7 @@ static char *drop_path(const char *root)
 	return xasprintf("%s/dropped/expired.jsonl", root);
 }
 
-void bus_drop_note(const char *root, const struct msg *m, const char *agent)
+char *bus_drop_line(const struct msg *m, const char *agent)
 {
 	char now[40];
 	util_iso8601(util_now_ns(), now, sizeof(now));
@@ -39,9 +39,15 @@ void bus_drop_note(const char *root, const struct msg *m, const char *agent)
 	cJSON_AddStringToObject(o, "dropped_at", now);
 	char *line = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	size_t len = strlen(line);
 	char *buf = xasprintf("%s\n", line);
 	cJSON_free(line);
+	return buf;
+}
+
+void bus_drop_note(const char *root, const struct msg *m, const char *agent)
+{
+	char *buf = bus_drop_line(m, agent);
+	size_t len = strlen(buf) - 1;
 	char *path = drop_path(root);
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == ENOENT) {

@@ -15,6 +15,10 @@
 /* True for the message types an expiry drops instead of dead-lettering. */
 bool bus_drop_type(enum msg_type t);
 
+/* m's record as one JSON line, newline included (caller frees): id, type,
+ * from, to, inbox (agent), sent, timeout_s, dropped_at (now). */
+char *bus_drop_line(const struct msg *m, const char *agent);
+
 /* Appends m's line (id, type, from, to, inbox, sent, dropped_at) under
  * root (<data_dir>/messages). Best effort: the drop itself is done. */
 void bus_drop_note(const char *root, const struct msg *m, const char *agent);

@@ -14,12 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/bus_drop.h"
 #include "core/util.h"
 #include "core/banned.h"
 
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 #define API_WAIT_MS 5000
+#define PUBLISH_RETRY_S 20
 /* The stream's MaxMsgSize counts headers too. */
 #define HEADER_ROOM (64 * 1024)
 
@@ -39,6 +41,11 @@ void nats_stream_name(const struct natsbus *nb, const char *agent, char *buf,
 void nats_dlq_stream(const struct natsbus *nb, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s_dlq", nb->prefix);
+}
+
+void nats_drop_stream(const struct natsbus *nb, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s_drop", nb->prefix);
 }
 
 static void att_stream(const struct natsbus *nb, char *buf, size_t size)
@@ -278,6 +285,22 @@ int bus_nats_open(struct bus *b, char **err)
 			sc.MaxMsgSize = 64 * 1024;
 			r = add_stream(nb, &sc, err);
 		}
+		if (r == 0) {
+			/* expired heartbeats dropped: one record each (the
+			 * newest kept); the count is the last sequence */
+			jsStreamConfig_Init(&sc);
+			nats_drop_stream(nb, name, sizeof(name));
+			snprintf(subj, sizeof(subj), "%s.dropped.*", nb->prefix);
+			sc.Name = name;
+			sc.Subjects = subs;
+			sc.SubjectsLen = 1;
+			sc.Retention = js_LimitsPolicy;
+			sc.Storage = js_FileStorage;
+			sc.MaxMsgs = DROP_KEEP;
+			sc.MaxMsgSize = 64 * 1024;
+			sc.Replicas = replicas();
+			r = add_stream(nb, &sc, err);
+		}
 	}
 	char host[64] = "";
 	gethostname(host, sizeof(host) - 1);
@@ -435,16 +458,20 @@ static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr
 	jsPubOptions_Init(&po);
 	po.MsgId = dedup;
 	natsStatus s = NATS_OK;
-	for (int i = 0; i < 3; i++) {
+	/* A timeout or no responders: a leader election (in a cluster, some
+	 * 5 s after the stream leader dies) or a reconnect. Retried with the
+	 * same id (stored once) for up to PUBLISH_RETRY_S. */
+	int64_t end = util_mono_ns() + PUBLISH_RETRY_S * NS_PER_S;
+	for (int i = 0;; i++) {
 		jsPubAck *pa = NULL;
 		*jerr = 0;
 		s = js_PublishMsg(&pa, nb->js, m, &po, jerr);
 		if (s == NATS_OK && dup)
 			*dup = pa && pa->Duplicate;
 		jsPubAck_Destroy(pa);
-		if (s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS)
+		if ((s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS) || util_mono_ns() >= end)
 			break;
-		poll(NULL, 0, 200 * (i + 1));
+		poll(NULL, 0, i < 4 ? 200 * (i + 1) : 1000);
 	}
 	*st = s;
 	return s == NATS_OK ? 0 : -1;
@@ -792,6 +819,34 @@ static int claimed_dead(struct bus_consumer *c, const char *reply, uint64_t seq,
 	return r;
 }
 
+/* An expired heartbeat or system_status: recorded in the drop stream
+ * (deduplicated, so that a redelivery after a crash counts once), then
+ * taken off the inbox. Not a dead letter. */
+static int claimed_drop(struct bus_consumer *c, const char *reply, uint64_t seq,
+			int nd, const struct msg *m, char **err)
+{
+	struct natsbus *nb = NB(c->bus);
+	char subj[NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "%s.dropped.%s", nb->prefix, c->agent);
+	char *line = bus_drop_line(m, c->agent);
+	char *dedup = xasprintf("drop:%s:%llu", c->stream, (unsigned long long)seq);
+	natsMsg *nm = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = natsMsg_Create(&nm, subj, NULL, line, (int)strlen(line) - 1);
+	if (s == NATS_OK)
+		publish(c->bus, nm, dedup, &jerr, &s, NULL);
+	natsMsg_Destroy(nm);
+	free(dedup);
+	free(line);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, jerr, "cannot record a dropped message of %s",
+				 c->agent);
+	int r = answer(c, reply, "+ACK", true, err);
+	if (r == 0 && nd > 1)
+		att_drop(c, seq);
+	return r;
+}
+
 /* One no-wait pull from the consumer of priority p: 1 with *out, 0 when
  * nothing is there, -1 on error. */
 static int pull(struct bus_consumer *c, int p, natsMsg **out, char **err)
@@ -861,6 +916,17 @@ static int nats_claim(struct bus_consumer *c, struct bus_delivery **dp, char **e
 					  (long long)m->timeout_s, m->timestamp);
 		}
 		msg_errors_release(&errs);
+		if (reason && !strcmp(reason, "expired") && bus_drop_type(m->type)) {
+			/* nobody needs a stale heartbeat: dropped and counted */
+			int r = claimed_drop(c, reply, seq, nd, m, err);
+			free(error);
+			msg_free(&m);
+			natsMsg_Destroy(nm);
+			if (r < 0)
+				return -1;
+			p = -1;
+			continue;
+		}
 		if (reason) {
 			int r = claimed_dead(c, reply, seq, data, len, reason, error,
 					     nd - 1, m, mid, err);

@@ -6,6 +6,8 @@
  *   claim / lease   one delivery of the pull consumer <A>_<prio>
  *                   (AckWait = the lease, MaxDeliver = attempts + 1)
  *   dead letters    stream <P>_dlq, subjects <P>.dlq.<A>, reason headers
+ *   dropped         stream <P>_drop, subjects <P>.dropped.<A>: expired
+ *                   heartbeats and system_status, counted, not dead
  *   failures        stream <P>_att, subjects <P>.att.<A>.<seq>: one
  *                   record per failed attempt (first and last failure)
  * P is MADF_NATS_PREFIX (default "madf"). */
@@ -58,6 +60,11 @@ struct nats_bell {
 void nats_stream_name(const struct natsbus *nb, const char *agent, char *buf,
 		      size_t size);
 void nats_dlq_stream(const struct natsbus *nb, char *buf, size_t size);
+/* Expired heartbeats and system_status dropped on receipt: stream <P>_drop,
+ * subjects <P>.dropped.<A>, one JSON record each (as bus_drop_note's line),
+ * the newest DROP_KEEP kept; the count is the stream's last sequence. */
+void nats_drop_stream(const struct natsbus *nb, char *buf, size_t size);
+#define DROP_KEEP 100000
 
 /* A one-line error from a NATS status (and JetStream code), the user and
  * password of the URL redacted. Returns -1. */

@@ -652,6 +652,12 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 	out->dead_letter = (size_t)si->State.Msgs;
 	out->dead_gen = si->State.LastSeq * 1000003u + (si->State.LastSeq - si->State.Msgs);
 	jsStreamInfo_Destroy(si);
+	char drop[NATS_NAME_MAX];
+	nats_drop_stream(nb, drop, sizeof(drop));
+	si = NULL;
+	if (js_GetStreamInfo(&si, nb->js, drop, NULL, NULL) == NATS_OK)
+		out->expired_dropped = si->State.LastSeq;
+	jsStreamInfo_Destroy(si);
 	return 0;
 }
 
@@ -691,6 +697,7 @@ int nats_monitor_process(struct bus_monitor *m)
 		return 0;
 	bool same = s.nagents == m->snap.nagents && s.processing == m->snap.processing &&
 		    s.retry == m->snap.retry && s.dead_letter == m->snap.dead_letter &&
+		    s.expired_dropped == m->snap.expired_dropped &&
 		    s.dead_gen == m->snap.dead_gen &&
 		    (!s.nagents || !memcmp(s.agents, m->snap.agents,
 					   s.nagents * sizeof(*s.agents)));

@@ -3,6 +3,10 @@
  *   bus_driver send-many AGENT N    sends N heartbeats in one process;
  *                                   prints "sent K" and the first error
  *   bus_driver send-id AGENT ID     sends a heartbeat with message id ID
+ *   bus_driver send-seq AGENT PFX N sends N heartbeats with the ids
+ *                                   PFX_000000... and the content's
+ *                                   "sequence" the id's number; prints
+ *                                   "sent K" and the first error
  *   bus_driver claim AGENT WAIT_S [ack|nack ERROR|reject ERROR|hold]
  *                                   claims one message (waiting up to
  *                                   WAIT_S), prints "ID ATTEMPTS", then
@@ -74,6 +78,24 @@ int main(int argc, char **argv)
 		long n = atol(argv[3]), sent = 0;
 		for (long i = 0; i < n; i++) {
 			struct msg *m = heartbeat(agent);
+			int r = bus_send(b, m, &err);
+			msg_free(&m);
+			if (r < 0) {
+				rc = 1;
+				break;
+			}
+			sent++;
+		}
+		printf("sent %ld\n", sent);
+		if (err)
+			printf("error %s\n", err);
+		free(err);
+	} else if (!strcmp(argv[1], "send-seq") && argc == 5) {
+		long n = atol(argv[4]), sent = 0;
+		for (long i = 0; i < n; i++) {
+			struct msg *m = heartbeat(agent);
+			snprintf(m->id, sizeof(m->id), "%s_%06ld", argv[3], i);
+			cJSON_AddNumberToObject(m->content, "sequence", (double)i);
 			int r = bus_send(b, m, &err);
 			msg_free(&m);
 			if (r < 0) {

@@ -38,3 +38,34 @@ EOC
 	done_testing
 	exit 1
 }
+
+# nats_stream_state URL STREAM [EXPR]: prints "LAST_SEQ MSGS" of a JetStream
+# stream, asked over the NATS protocol ($JS.API.STREAM.INFO), or EXPR of
+# the reply r (a Python expression: r["cluster"]["leader"]), or "error ...".
+nats_stream_state() {
+	python3 - "$1" "$2" "${3:-}" <<'EOP'
+import json, socket, sys
+host, port = sys.argv[1].split("//")[1].split(",")[0].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=10)
+f = s.makefile("rb")
+f.readline()  # INFO
+s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.madf_t 1\r\n'
+          b"PUB $JS.API.STREAM.INFO." + sys.argv[2].encode() + b" _INBOX.madf_t 0\r\n\r\n")
+while True:
+    line = f.readline()
+    if not line:
+        print("error: no reply"); sys.exit(1)
+    if line.startswith(b"PING"):
+        s.sendall(b"PONG\r\n")
+    elif line.startswith(b"MSG "):
+        n = int(line.split()[-1])
+        r = json.loads(f.read(n + 2)[:n])
+        if "error" in r:
+            print("error", r["error"].get("description", "?")); sys.exit(1)
+        if sys.argv[3]:
+            print(eval(sys.argv[3]))
+        else:
+            print(r["state"]["last_seq"], r["state"]["messages"])
+        break
+EOP
+}

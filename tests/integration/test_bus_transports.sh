@@ -200,6 +200,22 @@ bus_cases() {
 	out=$($MADF show "$eid" --json)
 	eq "[$tr] it is a dead letter, reason expired" "$(jget "$out" 'j["reason"]')" expired
 
+	# --- an expired heartbeat: dropped and counted, not a dead letter ---
+	st=$($MADF status --json)
+	drop0=$(jget "$st" 'j["expired_dropped"]')
+	dead0=$(jget "$st" 'j["dead_letter"]')
+	did=$($MADF send --new-agent --to t_hbexp --type heartbeat --timeout 1 --content "$HB")
+	sleep 1.5
+	eq "[$tr] an expired heartbeat is not delivered" "$($MADF recv --new-agent t_hbexp)" ""
+	st=$($MADF status --json)
+	eq "[$tr] status counts it in expired_dropped, not in dead_letter" \
+		"$(jget "$st" '(j["expired_dropped"], j["dead_letter"])')" "($((drop0 + 1)), $dead0)"
+	eq "[$tr] and it left the inbox" \
+		"$(jget "$st" '(j["inboxes"]["t_hbexp"]["depth"], j["inboxes"]["t_hbexp"]["processing"])')" "(0, 0)"
+	out=$($MADF show "$did" --json 2>&1); rc=$?
+	eq "[$tr] it is not a dead letter (show finds nothing)" "$rc" 1
+	hasnt "[$tr] nor listed with the dead letters" "$($MADF ls dead-letter --json)" "$did"
+
 	# --- broadcast: one copy per agent, the sender left out ---
 	ninb=$(jget "$($MADF status --json)" 'len(j["inboxes"])')
 	out=$($MADF send --new-agent --to broadcast --from t_basic --type heartbeat --content "$HB" 2>&1); rc=$?
