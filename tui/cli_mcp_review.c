@@ -95,7 +95,9 @@ cJSON *cli_mcp_call_review_codebase(struct mcp *s, const cJSON *id, const cJSON 
 	cJSON *request = cJSON_Duplicate(args, 1);
 	cJSON *agg = NULL, *error = NULL;
 	struct review_progress p = { on_progress, &c };
-	int st = cli_review_run_crew(s->cli, request, NULL, 0, &p, &agg, &error);
+	/* madf mcp --inject-fault (tests) reaches the crew too. */
+	int st = cli_review_run_crew(s->cli, request, (const char *const *)s->env.faults,
+				     s->env.nfaults, &p, &agg, &error);
 	cJSON_Delete(request);
 	cJSON_Delete(c.token);
 	if (st == 0 && agg) {

@@ -91,4 +91,16 @@ eq "400 under 2025-11-25: isError carrying 400 and the field" \
    "true 400 params.max_findings"
 eq "... and no notifications without a progressToken" "$(pick --count method=notifications/progress <"$T/n.out")" 0
 
+# 500: the critical agent fails every attempt (madf mcp --inject-fault).
+{ echo 'init 2025-06-18'
+  call crash "{\"id\":\"$FIX\"}"
+} | $CLIENT --stderr "$T/f.err" -- $MADF mcp --inject-fault review_critical:error >"$T/f.out" 2>"$T/f.cerr"
+eq "an agent that fails: isError carrying 500" \
+   "$(pick id=crash result.isError <"$T/f.out") $(pick id=crash result.structuredContent.error.status <"$T/f.out")" "true 500"
+has "... the text starts with the code and names the agent" "$(pick id=crash result.content.0.text <"$T/f.out")" "500: failed: review_critical"
+eq "... the other agents' findings are kept" "$(places "$T/f.out" crash debt)" \
+   "src/buffer.c:15:CWE-546 src/memory.c:10:CWE-546 src/parse.c:4:CWE-1121"
+eq "... the critical agent failed after 3 attempts (as madf review)" \
+   "$(pick id=crash result.structuredContent.review.agents.critical.status <"$T/f.out") $(pick id=crash result.structuredContent.review.agents.critical.attempts <"$T/f.out")" "failed 3"
+
 done_testing
