@@ -120,7 +120,7 @@ deps:
 # into build/npm (npm comes with Node.js): Microsoft's SARIF Multitool (a
 # self-contained Linux binary, no .NET needed; it ships sarif-sdk's
 # sarif-2.1.0.json, draft 2020-12) and @microsoft/jest-sarif, only for the
-# schema it ships (the OASIS 2.1.0 rtm.5 schema, draft-04).
+# schema it ships (SARIF 2.1.0 rtm.5, SchemaStore's draft-04 copy).
 SARIF_NPM := @microsoft/sarif-multitool@5.7.0 @microsoft/jest-sarif@1.0.0-beta.0
 SARIF_MT  := build/npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 sarif-validators: build/npm/.sarif-ok

@@ -1,6 +1,6 @@
 # madf review --sarif checked by real validators: python3-jsonschema
-# against the OASIS SARIF 2.1.0 schema (rtm.5, draft-04, as shipped by
-# @microsoft/jest-sarif) and sarif-sdk's sarif-2.1.0.json (draft 2020-12),
+# against the SARIF 2.1.0 rtm.5 schema (SchemaStore's draft-04 copy, as
+# @microsoft/jest-sarif ships it) and sarif-sdk's sarif-2.1.0.json (draft 2020-12),
 # and Microsoft's SARIF Multitool `validate` (its output log is read: the
 # Multitool exits 0 even when it finds errors). The validators come from
 # npm into build/npm (make sarif-validators). A broken copy of the log
@@ -13,7 +13,7 @@ if ! make -C "$TOP" -s sarif-validators >"$T/npm.log" 2>&1; then
 	done_testing; exit
 fi
 NM=$TOP/build/npm/node_modules/@microsoft
-OASIS=$NM/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json
+RTM5=$NM/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json
 SDK=$NM/sarif-multitool-linux/sarif-2.1.0.json
 MT=$NM/sarif-multitool-linux/Sarif.Multitool
 
@@ -48,7 +48,7 @@ print(" ".join(sorted(r.get("level", "warning") + ":" + r["ruleId"] for run in d
 eq "the log has a run per finding agent with the review's findings" \
    "$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(r["tool"]["driver"]["name"], len(r["results"])) for r in d["runs"]])' "$T/r.sarif")" \
    "[('madf-review-critical', 4), ('madf-review-debt', 3), ('madf-review-improvement', 4)]"
-eq "jsonschema: valid against the OASIS 2.1.0 schema (draft-04)" "$(jsonschema "$OASIS" "$T/r.sarif")" "Draft4Validator 0 "
+eq "jsonschema: valid against the SARIF 2.1.0 rtm.5 schema (draft-04)" "$(jsonschema "$RTM5" "$T/r.sarif")" "Draft4Validator 0 "
 eq "jsonschema: valid against sarif-sdk's 2.1.0 schema (draft 2020-12)" "$(jsonschema "$SDK" "$T/r.sarif")" "Draft202012Validator 0 "
 eq "SARIF Multitool validate: no error, warning or note" "$(multitool "$T/r.sarif")" "clean"
 
@@ -62,7 +62,7 @@ del rs[1]["message"]
 rs[2]["level"] = "critical"
 json.dump(d, open(sys.argv[2], "w"))
 ' "$T/r.sarif" "$T/bad.sarif"
-for s in "$OASIS" "$SDK"; do
+for s in "$RTM5" "$SDK"; do
 	out=$(jsonschema "$s" "$T/bad.sarif")
 	eq "jsonschema rejects the broken copy, 3 errors ($(basename "$s"))" "$(echo "$out" | cut -d' ' -f2)" 3
 	has "... startLine 0 is named" "$out" "runs/0/results/0/locations/0/physicalLocation/region/startLine: 0 is less than the minimum of 1"
