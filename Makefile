@@ -30,6 +30,7 @@ DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libexpat1-dev libcmark-gfm-dev libcmark-gfm-extensions-dev \
              libcmocka-dev tmux python3 python3-pydantic python3-aiofiles \
              libnats-dev nats-server libmicrohttpd-dev libgnutls28-dev openssl \
+             python3-jsonschema \
              $(REVIEW_PKGS)
 # The python where Debian's python3-pydantic and python3-aiofiles are (the
 # seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
@@ -89,6 +90,7 @@ ifneq ($(strip $(shell cat $(DEPS_STAMP) 2>/dev/null)),$(strip $(DEB_PKGS)))
 endif
 
 .PHONY: all run test unit integration check-core check-server deps install uninstall clean fuzz \
+        sarif-validators \
         fuzz-build fuzz-seeds bench
 all: madf
 
@@ -100,7 +102,7 @@ $(DEPS_STAMP):
 	    for c in $(REVIEW_CMDS); do command -v $$c; done | [ "$$(wc -l)" -eq $(words $(REVIEW_CMDS)) ] && \
 	    { command -v nats-server || test -x /usr/sbin/nats-server; } >/dev/null && \
 	    command -v openssl >/dev/null && \
-	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles' 2>/dev/null; then \
+	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles, jsonschema' 2>/dev/null; then \
 	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 
 deps:
@@ -113,6 +115,21 @@ deps:
 	  echo "madf: missing libraries; install these packages (Debian names): $(DEB_PKGS)" >&2; \
 	  echo "      pkg-config modules needed: $(PKGS) $(TEST_PKGS)" >&2; exit 1; \
 	fi
+
+# The SARIF validators tests/integration/test_review_sarif.sh runs, from npm
+# into build/npm (npm comes with Node.js): Microsoft's SARIF Multitool (a
+# self-contained Linux binary, no .NET needed; it ships sarif-sdk's
+# sarif-2.1.0.json, draft 2020-12) and @microsoft/jest-sarif, only for the
+# schema it ships (SARIF 2.1.0 rtm.5, SchemaStore's draft-04 copy).
+SARIF_NPM := @microsoft/sarif-multitool@5.7.0 @microsoft/jest-sarif@1.0.0-beta.0
+SARIF_MT  := build/npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+sarif-validators: build/npm/.sarif-ok
+build/npm/.sarif-ok:
+	@command -v npm >/dev/null || { echo "madf: npm (Node.js) is needed to install the SARIF validators: $(SARIF_NPM)" >&2; exit 1; }
+	@mkdir -p build/npm
+	npm install --prefix build/npm --no-audit --no-fund --ignore-scripts --loglevel=error $(SARIF_NPM)
+	chmod u+x $(SARIF_MT)
+	@touch $@
 
 # Copy, then rename: a madf still running (a console) does not block it.
 madf: $(BUILD)/madf

@@ -84,5 +84,14 @@ int cmd_console(struct cli *cli, int argc, char **argv);
 int cmd_ask(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);
 int cmd_review(struct cli *cli, int argc, char **argv); /* tui/cli_review.c */
+/* Starts the code review crew (the four agents on threads, the master in
+ * this thread), runs the master on request {"id", "params"} with faults
+ * ("AGENT:KIND") injected and progress lines to progress (may be NULL),
+ * stops the crew. Returns the status (0, 400, 404, 413, 500) with new
+ * *agg and/or *error as review_master_run gives them (agents/review.h). */
+struct review_progress;
+int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const *faults,
+			size_t nfaults, const struct review_progress *progress, cJSON **agg,
+			cJSON **error);
 
 #endif

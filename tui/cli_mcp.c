@@ -98,6 +98,20 @@ void cli_mcp_rpc_result(struct mcp *s, const cJSON *id, cJSON *result)
 	cli_mcp_write(s, m);
 }
 
+void cli_mcp_rpc_error_data(struct mcp *s, const cJSON *id, int code, const char *msg,
+			    cJSON *data)
+{
+	char *red = config_redact(msg);
+	cJSON *m = rpc_message(id);
+	cJSON *e = cJSON_AddObjectToObject(m, "error");
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", red);
+	if (data)
+		cJSON_AddItemToObject(e, "data", data);
+	cli_mcp_write(s, m);
+	free(red);
+}
+
 static void rpc_error(struct mcp *s, const cJSON *id, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void rpc_error(struct mcp *s, const cJSON *id, int code, const char *fmt, ...)
@@ -170,6 +184,7 @@ static const char *const send_args[] = { "to", "from", "task_type", "content", "
 					 "output_format", "special_instructions", NULL };
 static const char *const run_args[] = { "as_of", "pairs", "fresh", NULL };
 static const char *const report_args[] = { "run_id", "format", NULL };
+static const char *const review_args[] = { "id", "params", NULL };
 
 static const struct mcp_tool mcp_tools[] = {
 	{ "fx_rates", "FX rates",
@@ -280,6 +295,26 @@ static const struct mcp_tool mcp_tools[] = {
 	  "{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"finished_at\":{\"type\":"
 	  "\"string\"}},\"required\":[\"run_id\",\"format\",\"path\"]}",
 	  report_args, true, true, cli_mcp_call_read_report },
+	{ "review_codebase", "Review a codebase",
+	  "Reviews a codebase with the code review crew of seed 001 (as `madf review` "
+	  "does): the master fans the work out to the documentation, debt, improvement "
+	  "and critical agents, which run real analyzers (cppcheck, flawfinder, "
+	  "shellcheck, ctags, cloc, pmccabe, graphviz), and answers with the aggregate "
+	  "{documentation, debt, improvement, critical, review}. id is a directory or a "
+	  "name registered with `madf review add`; params as `madf review --params` "
+	  "(agents, max_findings, max_files, max_bytes, include, exclude, since, "
+	  "checklist, timeout_s). Invalid input (400) is an invalid-params error (an "
+	  "isError result from protocol 2025-11-25 on); 404 (unknown codebase), 413 "
+	  "(too large) and 500 (an agent failed) are isError results carrying the code. "
+	  "Sends progress notifications when the request has a progressToken; other "
+	  "requests wait until the review is done.",
+	  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":"
+	  "\"a directory, or a codebase name registered with madf review add\"},\"params\":"
+	  "{\"type\":\"object\",\"description\":\"review parameters (agents, max_findings, "
+	  "max_files, max_bytes, include, exclude, since, checklist, timeout_s)\"}},"
+	  "\"required\":[\"id\"],\"additionalProperties\":false}",
+	  cli_mcp_review_output_schema,
+	  review_args, true, true, cli_mcp_call_review_codebase },
 };
 
 static const struct mcp_tool *tool_find(const char *name)
@@ -347,7 +382,9 @@ static void do_initialize(struct mcp *s, const cJSON *id, const cJSON *params)
 		"the agents use. run_weekly runs the weekly research workflow end to end "
 		"(it may take minutes; it reports progress) and read_report returns the "
 		"report. queue_status shows the agents' inboxes; send_task queues a task "
-		"for one agent.");
+		"for one agent. review_codebase reviews a codebase with the code review "
+		"crew (documentation, debt, improvement and critical findings).");
+	util_strlcpy(s->version, ver, sizeof(s->version));
 	s->initialized = true;
 	cli_mcp_rpc_result(s, id, r);
 }

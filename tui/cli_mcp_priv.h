@@ -36,6 +36,7 @@ struct mcp {
 	pthread_mutex_t out_lock;
 	int wake[2];          /* self-pipe: signals, a finished job */
 	bool initialized;
+	char version[16];     /* the protocol version agreed on */
 	size_t page_size;
 	struct mcp_job *job;
 	atomic_int job_done, job_cancelled;
@@ -47,6 +48,15 @@ void cli_mcp_write(struct mcp *s, cJSON *msg);
 void cli_mcp_rpc_result(struct mcp *s, const cJSON *id, cJSON *result);
 cJSON *cli_mcp_tool_result(const char *text, cJSON *structured, bool is_error);
 cJSON *cli_mcp_tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A JSON-RPC error answer to id with data (taken over; may be NULL). */
+void cli_mcp_rpc_error_data(struct mcp *s, const cJSON *id, int code, const char *msg,
+			    cJSON *data);
+#define MCP_INVALID_PARAMS (-32602)
+
+/* cli_mcp_review.c: review_codebase, the code review crew of seed 001. */
+cJSON *cli_mcp_call_review_codebase(struct mcp *s, const cJSON *id, const cJSON *params,
+				    const cJSON *args);
+extern const char cli_mcp_review_output_schema[];
 
 /* cli_mcp_tools.c: the tools, and the weekly run's worker. */
 cJSON *cli_mcp_call_fx_rates(struct mcp *s, const cJSON *id, const cJSON *params,

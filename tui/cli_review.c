@@ -109,9 +109,9 @@ static int review_add(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Starts the crew, runs the master on request; returns the status. */
-static int run_crew(struct cli *cli, const cJSON *request, const char *const *faults,
-		    size_t nfaults, cJSON **agg, cJSON **error)
+int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const *faults,
+			size_t nfaults, const struct review_progress *progress, cJSON **agg,
+			cJSON **error)
 {
 	struct agent_env env;
 	agent_env_init(&env, cli->data_dir, cli->log_dir);
@@ -140,8 +140,7 @@ static int run_crew(struct cli *cli, const cJSON *request, const char *const *fa
 	}
 	if (agent_open(&role_review_master, &env, &master, &err) < 0)
 		goto out;
-	struct review_progress p = { on_progress, NULL };
-	st = review_master_run(master, request, &p, agg, error);
+	st = review_master_run(master, request, progress, agg, error);
 out:
 	if (err) {
 		*error = cJSON_CreateObject();
@@ -300,7 +299,8 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		}
 	}
 	cJSON *agg = NULL, *error = NULL;
-	int st = run_crew(cli, request, faults, nfaults, &agg, &error);
+	struct review_progress progress = { on_progress, NULL };
+	int st = cli_review_run_crew(cli, request, faults, nfaults, &progress, &agg, &error);
 	cJSON_Delete(request);
 	int rc = st == 0 ? EXIT_OK : st == 400 ? EXIT_USAGE : EXIT_FAIL;
 	char *err = NULL;

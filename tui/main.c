@@ -71,7 +71,7 @@ const struct cli_cmd cli_commands[] = {
 	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
 		 "[--inject-fault AGENT:KIND]",
 	  "serve madf to MCP clients over stdio: data tools, queue status, send_task, "
-	  "run_weekly, read_report", cmd_mcp },
+	  "run_weekly, read_report, review_codebase", cmd_mcp },
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
 	{ "review", "PATH|NAME [--json] [--sarif FILE] [--out DIR] [--agents LIST] [--max-findings N] "

@@ -17,7 +17,7 @@ run() { (cd "$W" && timeout 120 "$MADF" "$@"); }
 
 out=$(run tools list 2>"$T/err"); rc=$?
 eq "tools list through madf mcp exits 0" "$rc" 0
-for t in fx_rates news_search news_get queue_status send_task run_weekly read_report; do
+for t in fx_rates news_search news_get queue_status send_task run_weekly read_report review_codebase; do
 	has "madf mcp's $t is listed as self.$t" "$out" "self.$t"
 done
 hasnt "no warning about the server" "$(cat "$T/err")" "not available"

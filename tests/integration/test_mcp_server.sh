@@ -72,7 +72,7 @@ eq "a notification gets no answer (12 answers for 12 requests and bad lines)" \
 	"$(printf "%s\n" "$o" | python3 -c 'import json,sys; print(sum("method" not in json.loads(l) for l in sys.stdin))')" 12
 
 # --- tools/list: every tool with schemas; pagination -------------------------------------------
-TOOLS="fx_rates news_search news_get queue_status send_task run_weekly read_report"
+TOOLS="fx_rates news_search news_get queue_status send_task run_weekly read_report review_codebase"
 tools_summary() {
 	python3 -c '
 import json, sys
