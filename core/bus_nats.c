@@ -191,6 +191,17 @@ static int add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 	jsErrCode jerr = 0;
 	jsStreamInfo *si = NULL;
 	natsStatus s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
+	/* Another process creating the same stream at this moment: the
+	 * server answers "subjects overlap" (10065) until that creation is
+	 * done; then ours finds it there (OK, or 10058 below). */
+	for (int i = 0; s != NATS_OK && jerr == 10065 && i < 50; i++) {
+		struct timespec ts = { 0, 20000000 };
+		nanosleep(&ts, NULL);
+		jsStreamInfo_Destroy(si);
+		si = NULL;
+		jerr = 0;
+		s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
+	}
 	if (s != NATS_OK && jerr == 10058) {
 		/* exists with another configuration (another limit) */
 		jerr = 0;
