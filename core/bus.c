@@ -407,3 +407,32 @@ int64_t bus_backoff_ms(const struct bus_config *cfg, int n)
 	util_random(&r, sizeof(r));
 	return d / 2 + (int64_t)(r % (uint32_t)(d / 2 + 1));
 }
+
+int bus_parse_stored(const char *name, const char *buf, size_t len, struct msg **m,
+		     char **err)
+{
+	struct msg_errors errs = { 0 };
+	int r = msg_parse(buf, len, m, &errs);
+	if (r < 0) {
+		char *j = msg_errors_join(&errs);
+		err_set(err, "%s is invalid and would fail again (%s); fix it with "
+			     "the console's edit action or `madf requeue`", name, j);
+		free(j);
+	}
+	msg_errors_release(&errs);
+	return r;
+}
+
+const char *bus_undeliverable(const struct msg *m, const char *agent, char **error)
+{
+	if (strcmp(m->to, agent) && strcmp(m->to, "broadcast")) {
+		*error = xasprintf("addressed to %s, found in the inbox of %s", m->to, agent);
+		return "misrouted";
+	}
+	if (m->timeout_s >= 0 && m->ts_ns + m->timeout_s * 1000000000LL < util_now_ns()) {
+		*error = xasprintf("timeout of %lld s passed before delivery (sent %s)",
+				   (long long)m->timeout_s, m->timestamp);
+		return "expired";
+	}
+	return NULL;
+}

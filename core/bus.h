@@ -288,6 +288,15 @@ bool bus_owner_gone(struct bus *b, const char *owner);
 /* Backoff before attempt n (n >= 1) in ms, with jitter in [d/2, d]. */
 int64_t bus_backoff_ms(const struct bus_config *cfg, int n);
 
+/* For the transports. A stored message read back for an operator's
+ * retry: parsed into *m, or -1 with *err saying it is invalid and how to
+ * fix it (name: its stored name). */
+int bus_parse_stored(const char *name, const char *buf, size_t len, struct msg **m,
+		     char **err);
+/* Why a parsed message cannot be delivered to agent's consumer, or NULL
+ * when it can: "misrouted" or "expired", with *error (caller frees). */
+const char *bus_undeliverable(const struct msg *m, const char *agent, char **error);
+
 /* The default agents whose inboxes always exist. */
 extern const char *const bus_default_agents[];
 extern const size_t bus_default_agent_count;

@@ -518,16 +518,8 @@ static int load_valid(const struct bus_entry *e, struct msg **m, char **err)
 	size_t len;
 	if (util_read_file(e->path, MSG_MAX_BYTES, &buf, &len, err) < 0)
 		return -1;
-	struct msg_errors errs = { 0 };
-	int r = msg_parse(buf, len, m, &errs);
+	int r = bus_parse_stored(e->name, buf, len, m, err);
 	free(buf);
-	if (r < 0) {
-		char *j = msg_errors_join(&errs);
-		err_set(err, "%s is invalid and would fail again (%s); fix it with "
-			     "the console's edit action or `madf requeue`", e->name, j);
-		free(j);
-	}
-	msg_errors_release(&errs);
 	return r;
 }
 

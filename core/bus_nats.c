@@ -916,15 +916,8 @@ static int nats_claim(struct bus_consumer *c, struct bus_delivery **dp, char **e
 		} else if (msg_parse(data, len, &m, &errs) < 0) {
 			reason = "invalid";
 			error = msg_errors_join(&errs);
-		} else if (strcmp(m->to, c->agent) && strcmp(m->to, "broadcast")) {
-			reason = "misrouted";
-			error = xasprintf("addressed to %s, found in the inbox of %s",
-					  m->to, c->agent);
-		} else if (m->timeout_s >= 0 &&
-			   m->ts_ns + m->timeout_s * NS_PER_S < util_now_ns()) {
-			reason = "expired";
-			error = xasprintf("timeout of %lld s passed before delivery (sent %s)",
-					  (long long)m->timeout_s, m->timestamp);
+		} else {
+			reason = bus_undeliverable(m, c->agent, &error);
 		}
 		msg_errors_release(&errs);
 		if (reason && !strcmp(reason, "expired") && bus_drop_type(m->type)) {

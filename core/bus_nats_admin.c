@@ -396,16 +396,8 @@ static int load_valid(struct bus *b, const struct bus_entry *e, struct msg **m,
 	size_t len;
 	if (nats_read(b, e, &buf, &len, err) < 0)
 		return -1;
-	struct msg_errors errs = { 0 };
-	int r = msg_parse(buf, len, m, &errs);
+	int r = bus_parse_stored(e->name, buf, len, m, err);
 	free(buf);
-	if (r < 0) {
-		char *j = msg_errors_join(&errs);
-		err_set(err, "%s is invalid and would fail again (%s); fix it with "
-			     "the console's edit action or `madf requeue`", e->name, j);
-		free(j);
-	}
-	msg_errors_release(&errs);
 	return r;
 }
 
