@@ -44,6 +44,13 @@ while [ $round -lt $R ]; do
 	python3 tests/integration/slow_reader.py <"$T/f.$round.b" >"$T/out.$round.b" & r2=$!
 	$MADF recv --new-agent $A --wait 1 >"$T/f.$round.a" 2>>"$T/recv.err" & p1=$!
 	$MADF recv --new-agent $A --wait 1 >"$T/f.$round.b" 2>>"$T/recv.err" & p2=$!
+	# the kill comes at a random moment once both consumers deliver (a
+	# sanitizer build on a busy machine can take longer than the nap to
+	# connect); bounded: 10 s at most
+	i=0
+	while [ $i -lt 200 ] && ! { [ -s "$T/out.$round.a" ] && [ -s "$T/out.$round.b" ]; }; do
+		sleep 0.05; i=$((i + 1))
+	done
 	nap "$(rnd_ms 300 20)"
 	kill -9 $p1 2>/dev/null
 	nap "$(rnd_ms 100 1)"
