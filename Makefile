@@ -69,13 +69,15 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 
 CORE_SRC   := $(sort $(wildcard core/*.c))
 AGENTS_SRC := $(sort $(wildcard agents/*.c))
-TUI_SRC    := $(sort $(filter-out tui/main.c,$(wildcard tui/*.c)))
+TUI_SRC    := $(sort $(wildcard tui/*.c))
+CLI_SRC    := $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 SERVER_SRC := $(sort $(wildcard server/*.c))
 CORE_OBJ   := $(CORE_SRC:%.c=$(BUILD)/%.o)
 AGENTS_OBJ := $(AGENTS_SRC:%.c=$(BUILD)/%.o)
 TUI_OBJ    := $(TUI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
-LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ) $(SERVER_OBJ)
+LIB_OBJ    := $(CORE_OBJ) $(AGENTS_OBJ) $(TUI_OBJ) $(CLI_OBJ) $(SERVER_OBJ)
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Programs the integration tests drive (not tests themselves).
@@ -89,7 +91,7 @@ ifneq ($(strip $(shell cat $(DEPS_STAMP) 2>/dev/null)),$(strip $(DEB_PKGS)))
   $(shell rm -f $(DEPS_STAMP))
 endif
 
-.PHONY: all run test unit integration check-core check-server deps install uninstall clean fuzz \
+.PHONY: all run test unit integration check-rooms check-core check-agents check-server check-cli deps install uninstall clean fuzz \
         sarif-validators \
         fuzz-build fuzz-seeds bench
 all: madf
@@ -135,7 +137,7 @@ build/npm/.sarif-ok:
 madf: $(BUILD)/madf
 	@cp $< $@.new && mv -f $@.new $@
 
-$(BUILD)/madf: $(BUILD)/tui/main.o $(LIB_OBJ)
+$(BUILD)/madf: $(BUILD)/cli/main.o $(LIB_OBJ)
 	$(call say,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/libmadf.a: $(LIB_OBJ)
@@ -156,18 +158,27 @@ $(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libmadf.a $(DEPS_STAMP)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# core/ is the UI-free library: it never includes curses, tui/ or agents/.
+# The rooms (ARCHITECTURE.md): core/ is the UI-free library (no curses, and
+# none of the rooms above it); agents/ is the runtime and the agent systems
+# (no curses, no front end); only the console, tui/, includes curses: the
+# command line (cli/) and the servers (server/) never do.
+CURSES_INC := \#include *[<"]((n?curses|ncursesw/curses|panel|menu|form)\.h)
+check-rooms: check-core check-agents check-server check-cli
 check-core:
-	@if grep -nE '#include *[<"]((n?curses|ncursesw/curses|panel)\.h|tui/|agents/)' core/*.c core/*.h; then \
-	  echo "core/ must not include curses, tui/ or agents/" >&2; exit 1; fi
-
-# server/ (madf serve, the HTTP API) is headless: it never includes curses.
+	@if grep -nE '$(CURSES_INC)|\#include *"(tui|cli|server|agents)/' core/*.c core/*.h; then \
+	  echo "core/ must not include curses, tui/, cli/, server/ or agents/" >&2; exit 1; fi
+check-agents:
+	@if grep -nE '$(CURSES_INC)|\#include *"(tui|cli|server)/' agents/*.c agents/*.h; then \
+	  echo "agents/ must not include curses, tui/, cli/ or server/" >&2; exit 1; fi
 check-server:
-	@if grep -nE '#include *[<"]((n?curses|ncursesw/curses|panel)\.h)' server/*.c server/*.h; then \
+	@if grep -nE '$(CURSES_INC)' server/*.c server/*.h; then \
 	  echo "server/ must not include curses" >&2; exit 1; fi
+check-cli:
+	@if grep -nE '$(CURSES_INC)' cli/*.c cli/*.h; then \
+	  echo "cli/ must not include curses (the console is tui/)" >&2; exit 1; fi
 
 # Every test, unit and integration, under ASan/UBSan; ends with "N passed, N failed".
-test: check-core check-server
+test: check-rooms
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined WERROR=1 testbins
 	@$(MAKE) --no-print-directory WERROR=1 madf
 	@MADF_BIN=$(CURDIR)/build/san/madf UNIT_DIR=$(CURDIR)/build/san/tests sh tests/run.sh

@@ -9,7 +9,7 @@
 #include "core/util.h"
 #include "server/serve.h"
 #include "server/serve_http.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 static int token_cmd(struct cli *cli, int argc, char **argv)

@@ -28,7 +28,7 @@
 #include "core/cache.h"
 #include "core/tools.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 #define API_PATH "/api/chat/multi"

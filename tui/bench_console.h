@@ -3,7 +3,7 @@
 #ifndef MADF_BENCH_CONSOLE_H
 #define MADF_BENCH_CONSOLE_H
 
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 /* argv[1] is "console". */
 int bench_console(struct cli *cli, int argc, char **argv);

@@ -21,8 +21,8 @@
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/console.h"
-#include "tui/host.h"
-#include "tui/known_agents.h"
+#include "cli/host.h"
+#include "agents/known_agents.h"
 #include "core/banned.h"
 
 #define CONSOLE_MIN_COLS 80

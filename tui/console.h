@@ -14,7 +14,7 @@
 #include <cJSON.h>
 
 #include "core/bus.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "tui/keys.h"
 #include "tui/theme.h"
 
@@ -275,7 +275,7 @@ unsigned view_reports_back(struct console *c);
 unsigned view_tools_refresh(struct console *c);
 void view_tools_draw(struct console *c, int y0, int y1);
 
-/* Benchmark hooks (madf bench console, tui/cli_bench.c): a headless
+/* Benchmark hooks (madf bench console, cli/cli_bench.c): a headless
  * console on the scripted mode's 120x40 virtual screen, in --attach mode
  * on cli's bus, driven in-process. One at a time per process. */
 struct console *console_bench_open(struct cli *cli);   /* NULL on failure */

@@ -11,7 +11,7 @@
 #include "core/json_out.h"
 #include "core/message.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 static void on_progress(void *ctx, const char *line)

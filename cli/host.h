@@ -9,7 +9,7 @@
 
 #include "agents/runtime.h"
 #include "agents/workflow.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 /* The options every runtime command shares. */
 struct host_opts {
@@ -36,7 +36,7 @@ void host_stop_agents(struct agent_env *env, struct agent **agents);
 
 /* The options of `madf run weekly`, shared with the console (which takes
  * every one of them): the runtime's (host_opts) and the request's
- * (--as-of, --pairs, --fresh). Defined in tui/cli_run.c. */
+ * (--as-of, --pairs, --fresh). Defined in cli/cli_run.c. */
 struct run_opts {
 	struct host_opts host;
 	struct wf_request req;  /* as_of (default now), pairs (owned), fresh;

@@ -3,7 +3,7 @@
 #ifndef MADF_BENCH_NEWS_H
 #define MADF_BENCH_NEWS_H
 
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 /* argv[1] is "news". */
 int bench_news(struct cli *cli, int argc, char **argv);

@@ -1,4 +1,4 @@
-/* madf mcp's insides, shared by tui/cli_mcp*.c only: the server's state
+/* madf mcp's insides, shared by server/mcp_server*.c only: the server's state
  * and what one part calls in another. No other file includes this. */
 #ifndef MADF_CLI_MCP_PRIV_H
 #define MADF_CLI_MCP_PRIV_H
@@ -13,7 +13,7 @@
 #include <cJSON.h>
 
 #include "agents/workflow.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 struct mcp;
 

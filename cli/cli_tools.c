@@ -14,7 +14,7 @@
 #include "core/mcp.h"
 #include "core/message.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 static volatile sig_atomic_t tools_cancel;

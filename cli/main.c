@@ -10,7 +10,7 @@
 
 #include "core/config.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "server/serve.h"
 #include "core/banned.h"
 

@@ -1,6 +1,6 @@
 /* madf bench news: scores the event extractor (and the previous keyword
  * rules, in the same run) on tests/data/news-labels.jsonl, per split. */
-#include "tui/bench_news.h"
+#include "cli/bench_news.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,7 +9,7 @@
 #include "agents/workflow.h"
 #include "core/json_out.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 static const char *str_or(const cJSON *o, const char *k, const char *def)

@@ -14,8 +14,8 @@
 #include "core/log.h"
 #include "core/json_out.h"
 #include "core/util.h"
-#include "tui/cli.h"
-#include "tui/known_agents.h"
+#include "cli/cli.h"
+#include "agents/known_agents.h"
 #include "core/banned.h"
 
 /* Text from messages printed to a terminal: no control sequences. */

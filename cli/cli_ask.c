@@ -10,7 +10,7 @@
 #include "core/http.h"
 #include "core/llm.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 static volatile sig_atomic_t ask_cancel;

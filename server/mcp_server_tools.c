@@ -1,7 +1,7 @@
 /* madf mcp: the tools the MCP server offers (data tools, the bus, the
  * weekly workflow on a worker thread, its report). The protocol, the tool
- * table and the loop are in tui/cli_mcp.c. */
-#include "tui/cli_mcp_priv.h"
+ * table and the loop are in server/mcp_server.c. */
+#include "server/mcp_server_priv.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,8 +15,8 @@
 #include "agents/workflow.h"
 #include "core/json_out.h"
 #include "core/util.h"
-#include "tui/cli.h"
-#include "tui/host.h"
+#include "cli/cli.h"
+#include "cli/host.h"
 #include "core/banned.h"
 
 #define MCP_NEWS_LIMIT 20  /* news_search's default limit */

@@ -1,5 +1,5 @@
 /* Known agent names (see known_agents.h). */
-#include "tui/known_agents.h"
+#include "agents/known_agents.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -19,8 +19,8 @@
 #include "core/message.h"
 #include "core/util.h"
 #include "tui/bench_console.h"
-#include "tui/bench_news.h"
-#include "tui/cli.h"
+#include "cli/bench_news.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 struct bench_run {

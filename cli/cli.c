@@ -7,7 +7,7 @@
 
 #include "core/config.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 int cli_fail(int code, const char *cmd, const char *fmt, ...)

@@ -1,8 +1,8 @@
 /* madf mcp: review_codebase, the code review crew of seed 001 (as `madf
- * review` runs it, tui/cli_review.c) behind an MCP tool. It runs in the
+ * review` runs it, cli/cli_review.c) behind an MCP tool. It runs in the
  * server's thread: other requests wait until the review is done; progress
  * notifications go out while the agents work. */
-#include "tui/cli_mcp_priv.h"
+#include "server/mcp_server_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "agents/review.h"
 #include "core/json_out.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 #define FINDING_SCHEMA(extra) \

@@ -6,7 +6,7 @@
 
 #include "core/json_out.h"
 #include "core/util.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "core/banned.h"
 
 static void put_safe(const char *s)

@@ -16,8 +16,8 @@
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/util.h"
-#include "tui/cli.h"
-#include "tui/host.h"
+#include "cli/cli.h"
+#include "cli/host.h"
 #include "core/banned.h"
 
 static struct agent_env *live_env;

@@ -12,7 +12,7 @@
 #include "agents/llm_agent.h"
 #include "agents/runtime.h"
 #include "core/util.h"
-#include "tui/host.h"
+#include "cli/host.h"
 #include "core/banned.h"
 
 int host_option(struct host_opts *o, const char *cmd, const char *name, const char *val)

@@ -9,8 +9,8 @@
  * notifications/cancelled are still read while it works. Protocol lines
  * go to a private copy of the original stdout; file descriptor 1 is
  * pointed at stderr, so that nothing else can ever reach the client's
- * protocol stream. The tools themselves are in tui/cli_mcp_tools.c. */
-#include "tui/cli_mcp_priv.h"
+ * protocol stream. The tools themselves are in server/mcp_server_tools.c. */
+#include "server/mcp_server_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +27,8 @@
 #include "core/config.h"
 #include "core/json_out.h"
 #include "core/util.h"
-#include "tui/cli.h"
-#include "tui/host.h"
+#include "cli/cli.h"
+#include "cli/host.h"
 #include "core/banned.h"
 
 #define MCP_LATEST "2025-11-25"

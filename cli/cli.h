@@ -78,12 +78,12 @@ int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_run(struct cli *cli, int argc, char **argv);
 int cmd_agent(struct cli *cli, int argc, char **argv);
-int cmd_runs(struct cli *cli, int argc, char **argv);  /* tui/cli_runs.c */
+int cmd_runs(struct cli *cli, int argc, char **argv);  /* cli/cli_runs.c */
 int cmd_tasks(struct cli *cli, int argc, char **argv);
 int cmd_console(struct cli *cli, int argc, char **argv);
 int cmd_ask(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);
-int cmd_review(struct cli *cli, int argc, char **argv); /* tui/cli_review.c */
+int cmd_review(struct cli *cli, int argc, char **argv); /* cli/cli_review.c */
 /* Starts the code review crew (the four agents on threads, the master in
  * this thread), runs the master on request {"id", "params"} with faults
  * ("AGENT:KIND") injected and progress lines to progress (may be NULL),
