@@ -284,8 +284,8 @@ char *learning_signature(const char *error_type, const char *message)
 
 static const char *str_field(const cJSON *j, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
-	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
+	const char *s = jstr(j, k);
+	return s && *s ? s : NULL;
 }
 
 /* The task of agent for a line (task_id may be NULL: a task of its own);

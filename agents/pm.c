@@ -267,7 +267,7 @@ static void narr_text(void *ctx, const char *text, size_t len)
 
 static bool status_is(const cJSON *o, const char *status)
 {
-	return jstr(o, "status") && !strcmp(jstr(o, "status"), status);
+	return jstr_is(o, "status", status);
 }
 
 /* Writes the narrative; false when it waits for the operator's approval

@@ -64,12 +64,6 @@ void pm_index_add(struct agent *a, const char *msg_id, const char *run_id, const
 	cJSON_AddStringToObject(o, "task", task);
 }
 
-static bool is(const cJSON *o, const char *k, const char *v)
-{
-	const char *s = jstr(o, k);
-	return s && !strcmp(s, v);
-}
-
 static int role_index(const char *name)
 {
 	for (size_t i = 0; name && i < NROLES; i++)
@@ -107,7 +101,7 @@ void pm_note_agent(struct agent *a, const struct msg *m)
 	snprintf(key, sizeof(key), "%.0f", pid->valuedouble);
 	cJSON *procs = processes_of(a, m->from);
 	cJSON_DeleteItemFromObjectCaseSensitive(procs, key);
-	if (is(m->content, "status", "stopping"))
+	if (jstr_is(m->content, "status", "stopping"))
 		return;
 	int64_t at = 0;
 	if (msg_parse_time(m->timestamp, &at) < 0)
@@ -208,8 +202,8 @@ void pm_send_assignment(struct agent *a, cJSON *run, cJSON *t)
 /* Sent and not answered for good: what holds a place in the window. */
 static bool in_flight(const cJSON *t)
 {
-	return is(t, "status", "assigned") || is(t, "status", "accepted") ||
-	       is(t, "status", "in_progress");
+	return jstr_is(t, "status", "assigned") || jstr_is(t, "status", "accepted") ||
+	       jstr_is(t, "status", "in_progress");
 }
 
 static int prio_of(const cJSON *t)
@@ -231,7 +225,7 @@ int pm_dispatch(struct agent *a)
 	cJSON *run, *t;
 	int nqueued = 0;
 	cJSON_ArrayForEach(run, jobj(a->state, "runs")) {
-		if (is(run, "status", "done"))
+		if (jstr_is(run, "status", "done"))
 			continue;
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 			int r = role_index(jstr(t, "assignee"));
@@ -239,7 +233,7 @@ int pm_dispatch(struct agent *a)
 				continue;
 			if (in_flight(t))
 				w[r].busy++;
-			else if (is(t, "status", "queued"))
+			else if (jstr_is(t, "status", "queued"))
 				w[r].queued++, nqueued++;
 		}
 	}
@@ -267,11 +261,11 @@ int pm_dispatch(struct agent *a)
 	size_t np = 0, cap = 0;
 	for (int prio = PRIO_URGENT; prio <= PRIO_LOW; prio++) {
 		cJSON_ArrayForEach(run, jobj(a->state, "runs")) {
-			if (is(run, "status", "done"))
+			if (jstr_is(run, "status", "done"))
 				continue;
 			cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 				int r = role_index(jstr(t, "assignee"));
-				if (r < 0 || !is(t, "status", "queued") || prio_of(t) != prio ||
+				if (r < 0 || !jstr_is(t, "status", "queued") || prio_of(t) != prio ||
 				    w[r].busy >= w[r].window)
 					continue;
 				if (np == cap) {
@@ -331,7 +325,7 @@ int pm_dispatch(struct agent *a)
 bool pm_rejected_for_capacity(const cJSON *acc)
 {
 	const char *why = jstr(acc, "rejection_reason");
-	return is(acc, "status", "rejected") && why && !strncmp(why, "at capacity", 11);
+	return jstr_is(acc, "status", "rejected") && why && !strncmp(why, "at capacity", 11);
 }
 
 void pm_task_requeue(struct agent *a, cJSON *run, cJSON *t, const char *from, const char *reason)
@@ -344,9 +338,9 @@ void pm_task_requeue(struct agent *a, cJSON *run, cJSON *t, const char *from, co
 	int busy = 0;
 	cJSON *r, *x;
 	cJSON_ArrayForEach(r, jobj(a->state, "runs"))
-		if (!is(r, "status", "done"))
+		if (!jstr_is(r, "status", "done"))
 			cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "tasks"))
-				busy += in_flight(x) && is(x, "assignee", from);
+				busy += in_flight(x) && jstr_is(x, "assignee", from);
 	jset_num(jobj(jobj(a->state, "agents"), from), "full_at", busy);
 	pm_decision(a, "requeued", jstr(t, "task_id"),
 		    "%s back in the queue for %s, no attempt spent: %s", jstr(t, "task_id"), from,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agents/report_lead.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "agents/analytics.h" /* the MA5 vs MA20 column's constants */
 #include "core/banned.h"
@@ -19,40 +20,14 @@
 #define STALE_DAYS 3        /* a last quote older than this is stale */
 #define SUMMARY_EVENTS 3    /* events named in the executive summary */
 
-/* Snapshot access. */
-
-static const cJSON *jget(const cJSON *o, const char *k)
-{
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *j = jget(o, k);
-	return cJSON_IsString(j) ? j->valuestring : NULL;
-}
-
-static bool jnum(const cJSON *o, const char *k, double *v)
-{
-	const cJSON *j = jget(o, k);
-	if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
-		return false;
-	*v = j->valuedouble;
-	return true;
-}
-
-static bool jstr_is(const cJSON *o, const char *k, const char *want)
-{
-	const char *s = jstr(o, k);
-	return s && !strcmp(s, want);
-}
+/* Snapshot access (the getters: core/json_out.h). */
 
 /* The pair's market entry when it holds start and end closes, else NULL. */
 static const cJSON *pair_figures(const cJSON *run, const char *pair)
 {
 	const cJSON *f = jget(jget(run, "market"), pair);
 	double v;
-	if (!jnum(jget(f, "start"), "close", &v) || !jnum(jget(f, "end"), "close", &v))
+	if (!jnum_get(jget(f, "start"), "close", &v) || !jnum_get(jget(f, "end"), "close", &v))
 		return NULL;
 	return f;
 }
@@ -280,7 +255,7 @@ static char *closes_sparkline(const cJSON *f)
 	double *v = xcalloc((size_t)n, sizeof(*v));
 	size_t k = 0;
 	cJSON_ArrayForEach(c, closes)
-		if (k < (size_t)n && jnum(c, "close", &v[k]))
+		if (k < (size_t)n && jnum_get(c, "close", &v[k]))
 			k++;
 	char *s = report_sparkline(v, k);
 	free(v);
@@ -381,8 +356,8 @@ static void summary_mover(struct md *m, size_t nfig, bool partial, const char *p
 	char s[32], e[32];
 	const cJSON *st = jget(mover, "start"), *en = jget(mover, "end");
 	double sv = 0, ev = 0;
-	jnum(st, "close", &sv);
-	jnum(en, "close", &ev);
+	jnum_get(st, "close", &sv);
+	jnum_get(en, "close", &ev);
 	fmt_price(s, sizeof(s), sv);
 	fmt_price(e, sizeof(e), ev);
 	double r = round(change * 100) / 100;
@@ -516,8 +491,8 @@ static const char *summary_lead(struct md *m, struct report_lead *lead)
 	double r = round(lead->change * 100) / 100;
 	char s0[32], s1[32];
 	double v0 = 0, v1 = 0;
-	jnum(jget(f, "start"), "close", &v0);
-	jnum(jget(f, "end"), "close", &v1);
+	jnum_get(jget(f, "start"), "close", &v0);
+	jnum_get(jget(f, "end"), "close", &v1);
 	fmt_price(s0, sizeof(s0), v0);
 	fmt_price(s1, sizeof(s1), v1);
 	if (r != 0) {
@@ -557,7 +532,7 @@ static void summary_market(struct md *m, const char *lead_pair)
 			continue;
 		const cJSON *f = pair_figures(m->run, p->valuestring);
 		double c;
-		if (!f || !jnum(f, "change_pct", &c)) {
+		if (!f || !jnum_get(f, "change_pct", &c)) {
 			nodata[nnodata++] = p->valuestring;
 			continue;
 		}
@@ -712,7 +687,7 @@ static void summary_validation(struct md *m)
 		sbuf_addf(&m->b, "Of %zu %s, validation confirmed %zu, disputed %zu and left "
 			  "%zu unverified", total, noun, n[V_CONFIRMED], n[V_DISPUTED],
 			  n[V_UNVERIFIED] + n[V_PENDING]);
-		if (jnum(v, "overall_confidence", &conf))
+		if (jnum_get(v, "overall_confidence", &conf))
 			sbuf_addf(&m->b, " (overall confidence %.2f)", conf);
 	} else if (jstr_is(v, "status", "failed")) {
 		add(m, "Validation failed (");
@@ -873,7 +848,7 @@ static void cell_price(struct md *m, const cJSON *f, const char *k)
 {
 	char buf[32];
 	double v;
-	if (!jnum(f, k, &v)) {
+	if (!jnum_get(f, k, &v)) {
 		add(m, " n/a |");
 		return;
 	}
@@ -885,7 +860,7 @@ static void cell_close(struct md *m, const cJSON *point)
 {
 	char buf[32];
 	double v = 0;
-	jnum(point, "close", &v);
+	jnum_get(point, "close", &v);
 	fmt_price(buf, sizeof(buf), v);
 	sbuf_addf(&m->b, " %s", buf);
 	if (jstr(point, "date")) {
@@ -900,7 +875,7 @@ static void cell_fixed(struct md *m, const cJSON *f, const char *k, bool sign)
 {
 	char buf[32];
 	double v;
-	if (!jnum(f, k, &v)) {
+	if (!jnum_get(f, k, &v)) {
 		add(m, " n/a |");
 		return;
 	}
@@ -986,14 +961,14 @@ static void md_sentiment(struct md *m)
 	size_t n = 0;
 	cJSON_ArrayForEach(c, s) {
 		double score, stories;
-		if (!c->string || !jnum(c, "score", &score))
+		if (!c->string || !jnum_get(c, "score", &score))
 			continue;
 		add(m, n++ ? "; " : "News sentiment by currency (score from -1 to +1): ");
 		char buf[32];
 		fmt_signed(buf, sizeof(buf), score);
 		put(m, c->string, "");
 		sbuf_addf(&m->b, " %s", buf);
-		if (jnum(c, "stories", &stories))
+		if (jnum_get(c, "stories", &stories))
 			sbuf_addf(&m->b, " (%.0f %s)", stories, stories == 1 ? "story" : "stories");
 	}
 	if (n)
@@ -1154,7 +1129,7 @@ static void issue_item(struct md *m, const cJSON *i)
 		}
 		add(m, "\n");
 	}
-	if (jnum(i, "confidence", &conf))
+	if (jnum_get(i, "confidence", &conf))
 		sbuf_addf(&m->b, "  - Confidence: %.2f\n", conf);
 }
 
@@ -1190,7 +1165,7 @@ static void freshness_item(struct md *m, const char *pair)
 	}
 	add(m, ": last quote ");
 	put(m, jstr(jget(f, "end"), "date"), "on an unknown date");
-	if (jnum(f, "freshness_days", &days))
+	if (jnum_get(f, "freshness_days", &days))
 		sbuf_addf(&m->b, ", %.0f %s before the window end%s", days,
 			  days == 1 ? "day" : "days", days > STALE_DAYS ? " (stale)" : "");
 	add(m, ".\n");

@@ -8,14 +8,9 @@
 
 #include "agents/events.h"
 #include "agents/validator_evidence.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
-
-static const char *sget(const cJSON *o, const char *k)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(j) ? j->valuestring : NULL;
-}
 
 static bool policy(const char *a)
 {
@@ -67,7 +62,7 @@ static void theme_score(const cJSON *run, const char *bank, const char *action,
 	snprintf(t->action, sizeof(t->action), "%s", action);
 	double best = NAN;
 	cJSON_ArrayForEach(e, events) {
-		const char *b = sget(e, "bank"), *a = sget(e, "action"), *d = sget(e, "date");
+		const char *b = jstr(e, "bank"), *a = jstr(e, "action"), *d = jstr(e, "date");
 		if (!b || !a || strcmp(b, bank) || strcmp(a, action))
 			continue;
 		if (d && strlen(d) == 10 && !in_list(days, nd, d)) {
@@ -102,7 +97,7 @@ static void theme_score(const cJSON *run, const char *bank, const char *action,
 		}
 		/* An intervention's side, by the majority of its events. */
 		char fi[4] = "", we[4] = "";
-		const char *txt[] = { sget(e, "title"), NULL };
+		const char *txt[] = { jstr(e, "title"), NULL };
 		const cJSON *ev0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "evidence"), 0);
 		txt[1] = cJSON_IsString(ev0) ? ev0->valuestring : NULL;
 		for (size_t i = 0; i < 2 && !fi[0] && !we[0]; i++)
@@ -138,7 +133,7 @@ bool report_lead_find(const cJSON *run, struct report_lead *out)
 	bool any = false;
 	struct report_lead t;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(run, "events")) {
-		const char *b = sget(e, "bank"), *a = sget(e, "action");
+		const char *b = jstr(e, "bank"), *a = jstr(e, "action");
 		if (!b || !policy(a))
 			continue;
 		theme_score(run, b, a, &t);

@@ -16,16 +16,11 @@
 #include "core/finding.h"
 #include "core/message.h"
 #include "core/schema.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
 
 #define MASTER_TRIES 3
-
-static const char *sget(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static void iso_in(int64_t s, char *buf, size_t n)
 {
@@ -123,7 +118,7 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON *kf = cJSON_AddArrayToObject(c, "key_findings");
 	cJSON_ArrayForEach(t, findings)
 		if (cJSON_GetArraySize(kf) < 20)
-			cJSON_AddItemToArray(kf, cJSON_CreateString(sget(t, "description")));
+			cJSON_AddItemToArray(kf, cJSON_CreateString(jstr_or(t, "description", "")));
 	cJSON_AddItemToObject(c, "raw_data", res);
 	cJSON_AddNumberToObject(c, "confidence_score", 1);
 	cJSON_AddNumberToObject(c, "data_freshness_hours", 0);
@@ -292,7 +287,7 @@ static int send_task(struct agent *m, struct task *t, const cJSON *winput, int64
 	cJSON_AddArrayToObject(c, "target_pairs");
 	cJSON_AddStringToObject(c, "timeframe", "current");
 	cJSON *ds = cJSON_AddArrayToObject(c, "data_sources");
-	cJSON_AddItemToArray(ds, cJSON_CreateString(sget(winput, "root")));
+	cJSON_AddItemToArray(ds, cJSON_CreateString(jstr_or(winput, "root", "")));
 	cJSON_AddStringToObject(c, "deadline", ts);
 	cJSON_AddStringToObject(c, "output_format", t->part == REVIEW_DOCUMENTATION ?
 				"documentation_json" : "findings_json");
@@ -402,7 +397,7 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 		const cJSON *st = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(msg->content, "context"), "status");
 		int status = cJSON_IsNumber(st) ? (int)st->valuedouble : 500;
-		const char *text = sget(msg->content, "error_message");
+		const char *text = jstr_or(msg->content, "error_message", "");
 		attempt_failed(m, t, status == 400 ? 400 : 500, text, status != 400 && status < 600 &&
 			       (status >= 500 || status == 429 || status == 408), p);
 	}
@@ -411,11 +406,11 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 static cJSON *worker_input(const cJSON *scan, const cJSON *params, enum review_part part)
 {
 	cJSON *in = cJSON_CreateObject();
-	cJSON_AddStringToObject(in, "root", sget(scan, "root"));
+	cJSON_AddStringToObject(in, "root", jstr_or(scan, "root", ""));
 	cJSON *files = cJSON_AddArrayToObject(in, "files");
 	const cJSON *f;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(scan, "files"))
-		cJSON_AddItemToArray(files, cJSON_CreateString(sget(f, "path")));
+		cJSON_AddItemToArray(files, cJSON_CreateString(jstr_or(f, "path", "")));
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(params, "checklist"), review_part_name(part));
 	if (cl)
@@ -428,8 +423,7 @@ static cJSON *worker_input(const cJSON *scan, const cJSON *params, enum review_p
 
 static long param_long(const cJSON *params, const char *k, long def)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, k);
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : def;
+	return (long)jnum(params, k, (double)def);
 }
 
 /* Claims and answers the master's messages until every task is done or
@@ -534,14 +528,14 @@ static int scan_filter(cJSON *scan, const cJSON *params, char **err)
 	if (!inc && !exc && !since)
 		return 0;
 	cJSON *set = NULL;
-	if (cJSON_IsString(since) && !(set = changed_since(sget(scan, "root"), since->valuestring, err)))
+	if (cJSON_IsString(since) && !(set = changed_since(jstr_or(scan, "root", ""), since->valuestring, err)))
 		return 400;
 	cJSON *files = cJSON_GetObjectItemCaseSensitive(scan, "files");
 	int before = cJSON_GetArraySize(files);
 	double bytes = 0;
 	for (cJSON *f = files->child; f;) {
 		cJSON *next = f->next;
-		const char *p = sget(f, "path");
+		const char *p = jstr_or(f, "path", "");
 		if ((inc && !glob_any(inc, p)) || (exc && glob_any(exc, p)) ||
 		    (set && !cJSON_GetObjectItemCaseSensitive(set, p)))
 			cJSON_Delete(cJSON_DetachItemViaPointer(files, f));
@@ -563,7 +557,7 @@ static int scan_filter(cJSON *scan, const cJSON *params, char **err)
 
 static bool same_place(const cJSON *a, const cJSON *b)
 {
-	return !strcmp(sget(a, "file"), sget(b, "file")) &&
+	return !strcmp(jstr_or(a, "file", ""), jstr_or(b, "file", "")) &&
 	       cJSON_GetObjectItem(a, "line")->valuedouble == cJSON_GetObjectItem(b, "line")->valuedouble;
 }
 
@@ -581,7 +575,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		free(why);
 		return 400;
 	}
-	const char *id = sget(input, "id");
+	const char *id = jstr_or(input, "id", "");
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(input, "params");
 	char *root = review_resolve(m->env->data_dir, id);
 	if (!root) {
@@ -653,7 +647,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		lists[i] = cJSON_AddArrayToObject(agg, review_part_name((enum review_part)i));
 	cJSON *rv = cJSON_AddObjectToObject(agg, "review");
 	cJSON_AddStringToObject(rv, "codebase", id);
-	cJSON_AddStringToObject(rv, "root", sget(scan, "root"));
+	cJSON_AddStringToObject(rv, "root", jstr_or(scan, "root", ""));
 	cJSON_AddNumberToObject(rv, "files", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")));
 	cJSON_AddNumberToObject(rv, "bytes", cJSON_GetObjectItem(scan, "bytes")->valuedouble);
 	cJSON *notes = cJSON_Duplicate(cJSON_GetObjectItem(scan, "notes"), true);
@@ -729,9 +723,9 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 			if (tasks[i].wanted && !tasks[i].done && tasks[i].status == 400 && last) {
 				free(why);
 				why = xasprintf("params.checklist.%s%s%s", review_part_name(tasks[i].part),
-						strncmp(sget(last, "error"), "checklist", 9) ? ": " : "",
-						strncmp(sget(last, "error"), "checklist", 9) ? sget(last, "error")
-						: sget(last, "error") + 9);
+						strncmp(jstr_or(last, "error", ""), "checklist", 9) ? ": " : "",
+						strncmp(jstr_or(last, "error", ""), "checklist", 9) ? jstr_or(last, "error", "")
+						: jstr_or(last, "error", "") + 9);
 				break;
 			}
 		}

@@ -11,14 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
-
-static const char *sget(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
 {
@@ -40,7 +35,7 @@ static char *rule_of(const char *reference)
 cJSON *review_sarif(const cJSON *agg)
 {
 	const cJSON *rv = cJSON_GetObjectItemCaseSensitive(agg, "review");
-	const char *root = sget(rv, "root");
+	const char *root = jstr_or(rv, "root", "");
 	cJSON *log = cJSON_CreateObject();
 	cJSON_AddStringToObject(log, "$schema", "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json");
 	cJSON_AddStringToObject(log, "version", "2.1.0");
@@ -69,12 +64,12 @@ cJSON *review_sarif(const cJSON *agg)
 		cJSON *seen = cJSON_CreateObject(); /* fingerprint -> count */
 		const cJSON *f;
 		cJSON_ArrayForEach(f, list) {
-			const char *ref = sget(f, "reference");
+			const char *ref = jstr_or(f, "reference", "");
 			char *rule = rule_of(ref);
 			bool known = false;
 			const cJSON *r;
 			cJSON_ArrayForEach(r, rules)
-				known = known || !strcmp(sget(r, "id"), rule);
+				known = known || !strcmp(jstr_or(r, "id", ""), rule);
 			if (!known) {
 				cJSON *rd = cJSON_CreateObject();
 				cJSON_AddStringToObject(rd, "id", rule);
@@ -89,23 +84,23 @@ cJSON *review_sarif(const cJSON *agg)
 			}
 			cJSON *res = cJSON_CreateObject();
 			cJSON_AddStringToObject(res, "ruleId", rule);
-			const char *sev = sget(f, "severity");
+			const char *sev = jstr_or(f, "severity", "");
 			cJSON_AddStringToObject(res, "level", i == 0 ? "error" :
 						!strcmp(sev, "low") ? "note" : "warning");
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text",
-						sget(f, "description"));
+						jstr_or(f, "description", ""));
 			cJSON *loc = cJSON_CreateObject();
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
 			cJSON *pl = cJSON_AddObjectToObject(loc, "physicalLocation");
 			cJSON *al = cJSON_AddObjectToObject(pl, "artifactLocation");
-			cJSON_AddStringToObject(al, "uri", sget(f, "file"));
+			cJSON_AddStringToObject(al, "uri", jstr_or(f, "file", ""));
 			cJSON_AddStringToObject(al, "uriBaseId", "SRCROOT");
 			long line = (long)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "line"));
 			cJSON_AddNumberToObject(cJSON_AddObjectToObject(pl, "region"), "startLine", (double)line);
-			char *text = review_line_text(root, sget(f, "file"), line);
+			char *text = review_line_text(root, jstr_or(f, "file", ""), line);
 			uint64_t h = 14695981039346656037ULL;
 			h = fnv(h, rule, strlen(rule) + 1);
-			h = fnv(h, sget(f, "file"), strlen(sget(f, "file")) + 1);
+			h = fnv(h, jstr_or(f, "file", ""), strlen(jstr_or(f, "file", "")) + 1);
 			h = fnv(h, text, strlen(text));
 			free(text);
 			char key[32];

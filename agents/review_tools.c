@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/tools.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -90,12 +91,6 @@ static int add_files(struct argv_b *a, const cJSON *args, char **err)
 	return 0;
 }
 
-static const char *root_of(const cJSON *args)
-{
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "root");
-	return cJSON_IsString(r) ? r->valuestring : NULL;
-}
-
 /* Runs a's program in the root; stdout or stderr into *text. A status
  * above ok_max is a failure (the program crashed or refused). */
 static int run_prog(struct argv_b *a, const char *root, int ok_max, bool want_stderr,
@@ -144,7 +139,7 @@ static int tool_run(const cJSON *args, const char *const *argv0, int ok_exit, bo
 	for (size_t i = 0; argv0[i]; i++)
 		av_add(&a, argv0[i]);
 	int r = add_files(&a, args, err) < 0 ? -1
-		: run_prog(&a, root_of(args), ok_exit, stderr_too, text, err);
+		: run_prog(&a, jstr(args, "root"), ok_exit, stderr_too, text, err);
 	av_free(&a);
 	return r;
 }
@@ -479,7 +474,7 @@ static int tool_dot(void *ctx, const cJSON *args, cJSON **result, char **err)
 static int each_line(const cJSON *args, void (*fn)(void *c, const char *file, long line,
 						  const char *text), void *c, char **err)
 {
-	const char *root = root_of(args);
+	const char *root = jstr(args, "root");
 	const cJSON *files = cJSON_GetObjectItemCaseSensitive(args, "files");
 	if (!root || !cJSON_IsArray(files))
 		return err_set(err, "args: root and files are required");

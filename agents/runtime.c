@@ -13,6 +13,7 @@
 #include "agents/llm_agent.h"
 #include "agents/review.h"
 #include "core/json_out.h"
+#include "core/loop.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -487,8 +488,107 @@ static void handle_one(struct agent *a, struct bus_delivery **d)
 	free(err);
 }
 
+/* The agent's reactor (core/loop.h): the consumer's fd, and one timer for
+ * the step (claims, tick, heartbeat, status) that returns its next delay. */
+struct run {
+	struct agent *a;
+	struct loop *l;
+	int64_t timer;      /* the step's timer */
+	bool slept;         /* the last step waited: the consumer may have news */
+};
+
+#define STEP_MAX_MS 250 /* env->stop is noticed within this */
+
+/* One step: what is claimable now (64 at most), the role's tick, the
+ * heartbeat and the status when due. Returns the ms until the next step
+ * (the consumer's fd may call one sooner), or LOOP_NOMORE once stopped. */
+static int64_t run_step(struct run *r, bool woken)
+{
+	struct agent *a = r->a;
+	if (woken || r->slept)
+		bus_consumer_wait(a->cons, 0); /* drains the fd; a polling consumer rescans */
+	for (int i = 0; i < 64 && !atomic_load(&a->env->stop) && !a->crashed; i++) {
+		struct bus_delivery *d;
+		char *err = NULL;
+		int k = bus_claim(a->cons, &d, &err);
+		if (k < 0) {
+			agent_log(a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
+				  "%s", err ? err : "?");
+			free(err);
+			break;
+		}
+		if (k == 0)
+			break;
+		handle_one(a, &d);
+	}
+	if (atomic_load(&a->env->stop) || a->crashed) {
+		loop_stop(r->l);
+		return LOOP_NOMORE;
+	}
+	int64_t wait_ms = STEP_MAX_MS;
+	if (a->role->tick) {
+		int done = a->completed_today, active = a->active_tasks;
+		bool waiting = a->waiting;
+		int64_t t = a->role->tick(a);
+		if (a->completed_today != done || a->active_tasks != active ||
+		    a->waiting != waiting)
+			agent_heartbeat_now(a); /* what it does changed: say so */
+		if (t >= 0 && t < wait_ms)
+			wait_ms = t;
+	}
+	int64_t now = util_now_ns();
+	if (now >= a->next_heartbeat_ns) {
+		send_heartbeat(a, a->waiting ? "waiting" : a->active_tasks ? "busy" : "idle");
+		a->next_heartbeat_ns = now + a->env->heartbeat_ms * 1000000;
+		/* Tool usage reaches usage.json while the agents run, for
+		 * the console's tools view and overview, not only at exit. */
+		if (tools_unsaved(a->env->tools))
+			tools_save_usage(a->env->tools, NULL);
+	}
+	if (now >= a->next_status_ns) {
+		send_status(a);
+		a->next_status_ns = now + STATUS_EVERY_NS;
+	}
+	int c = bus_consumer_timeout(a->cons);
+	if (c >= 0 && c < wait_ms)
+		wait_ms = c;
+	r->slept = wait_ms > 0;
+	return wait_ms;
+}
+
+static int64_t on_step_timer(struct loop *l, int64_t id, void *ctx)
+{
+	(void)l;
+	(void)id;
+	return run_step(ctx, false);
+}
+
+/* The consumer's fd rang: a step now, and the timer re-armed from it. */
+static void on_consumer_fd(struct loop *l, int fd, int mask, void *ctx)
+{
+	struct run *r = ctx;
+	if (mask & LOOP_ERROR) {
+		/* The step's timer goes on claiming at its pace. */
+		agent_log(r->a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
+			  "the bus consumer's descriptor failed: claiming every %d ms",
+			  STEP_MAX_MS);
+		loop_del_fd(l, fd, LOOP_READ);
+	}
+	int64_t next = run_step(r, true);
+	loop_del_timer(l, r->timer);
+	r->timer = next == LOOP_NOMORE ? 0 : loop_add_timer(l, next, on_step_timer, r, NULL);
+}
+
 int agent_run(struct agent *a)
 {
+	char *err = NULL;
+	struct run r = { .a = a, .l = loop_new(&err) };
+	if (!r.l) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "start_failed", NULL,
+			  "%s cannot start: %s", a->name, err);
+		free(err);
+		return -1;
+	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "pid", (double)getpid());
 	if (a->fault != FAULT_NONE)
@@ -497,50 +597,15 @@ int agent_run(struct agent *a)
 	cJSON_Delete(f);
 	send_status(a);
 	a->next_status_ns = util_now_ns() + STATUS_EVERY_NS;
-	while (!atomic_load(&a->env->stop) && !a->crashed) {
-		for (int i = 0; i < 64 && !atomic_load(&a->env->stop) && !a->crashed; i++) {
-			struct bus_delivery *d;
-			char *err = NULL;
-			int k = bus_claim(a->cons, &d, &err);
-			if (k < 0) {
-				agent_log(a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
-					  "%s", err ? err : "?");
-				free(err);
-				break;
-			}
-			if (k == 0)
-				break;
-			handle_one(a, &d);
-		}
-		if (a->crashed)
-			break;
-		int64_t wait_ms = 250;
-		if (a->role->tick) {
-			int done = a->completed_today, active = a->active_tasks;
-			bool waiting = a->waiting;
-			int64_t t = a->role->tick(a);
-			if (a->completed_today != done || a->active_tasks != active ||
-			    a->waiting != waiting)
-				agent_heartbeat_now(a); /* what it does changed: say so */
-			if (t >= 0 && t < wait_ms)
-				wait_ms = t;
-		}
-		int64_t now = util_now_ns();
-		if (now >= a->next_heartbeat_ns) {
-			send_heartbeat(a, a->waiting ? "waiting" : a->active_tasks ? "busy" : "idle");
-			a->next_heartbeat_ns = now + a->env->heartbeat_ms * 1000000;
-			/* Tool usage reaches usage.json while the agents run, for
-			 * the console's tools view and overview, not only at exit. */
-			if (tools_unsaved(a->env->tools))
-				tools_save_usage(a->env->tools, NULL);
-		}
-		if (now >= a->next_status_ns) {
-			send_status(a);
-			a->next_status_ns = now + STATUS_EVERY_NS;
-		}
-		if (wait_ms > 0)
-			bus_consumer_wait(a->cons, (int)wait_ms);
+	int fd = bus_consumer_fd(a->cons);
+	if (fd >= 0 && loop_add_fd(r.l, fd, LOOP_READ, on_consumer_fd, &r, &err) < 0)
+		BUG("the consumer's fd cannot be watched");
+	r.timer = loop_add_timer(r.l, 0, on_step_timer, &r, NULL);
+	if (loop_run(r.l, &err) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "loop_failed", NULL, "%s", err);
+		free(err);
 	}
+	loop_free(&r.l);
 	if (a->crashed) {
 		agent_log(a->log, LOG_EVENTS, LOG_ERROR, "crash", NULL,
 			  "injected fault: %s crashed", a->name);

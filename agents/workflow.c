@@ -12,6 +12,7 @@
 #include "agents/analytics.h"
 #include "agents/market.h"
 #include "core/message.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -171,12 +172,6 @@ int wf_archive_run(const char *data_dir, cJSON *run, bool durable, char **err)
 }
 
 
-static const char *wf_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 enum wf_liveness wf_agent_liveness(const char *data_dir, const char *agent, int64_t now_ns,
 				   char *why, size_t size)
 {
@@ -195,7 +190,7 @@ enum wf_liveness wf_agent_liveness(const char *data_dir, const char *agent, int6
 	free(path);
 	const cJSON *h = cJSON_GetObjectItem(st, "heartbeat");
 	const cJSON *pid = cJSON_GetObjectItem(h, "pid");
-	const char *at = wf_str(h, "at"), *hs = wf_str(h, "status");
+	const char *at = jstr(h, "at"), *hs = jstr(h, "status");
 	int64_t at_ns = 0;
 	enum wf_liveness r = WF_ALIVE;
 	if (!st || !at || msg_parse_time(at, &at_ns) < 0) {
@@ -240,15 +235,15 @@ static void wf_span(int64_t ns, char *buf, size_t size)
 
 bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf, size_t size)
 {
-	const char *status = wf_str(run, "status") ? wf_str(run, "status") : "starting";
-	const char *since = wf_str(run, "status_since") ? wf_str(run, "status_since") :
-			    wf_str(run, "started_at");
+	const char *status = jstr(run, "status") ? jstr(run, "status") : "starting";
+	const char *since = jstr(run, "status_since") ? jstr(run, "status_since") :
+			    jstr(run, "started_at");
 	int64_t since_ns = 0;
 	bool known = since && msg_parse_time(since, &since_ns) == 0;
 	int done = 0, failed = 0, cancelled = 0, total = 0;
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		const char *s = wf_str(t, "status");
+		const char *s = jstr(t, "status");
 		total++;
 		done += s && !strcmp(s, "done");
 		failed += s && !strcmp(s, "failed");
@@ -264,7 +259,7 @@ bool wf_run_health(const cJSON *run, int64_t now_ns, int64_t stuck_s, char *buf,
 	char lim[16];
 	wf_span(stuck_s * 1000000000LL, lim, sizeof(lim));
 	snprintf(buf, size, "run %s: %s for %s; tasks %d done, %d failed%s, %d open of %d%s%s%s",
-		 wf_str(run, "run_id") ? wf_str(run, "run_id") : "?", status, span, done, failed,
+		 jstr(run, "run_id") ? jstr(run, "run_id") : "?", status, span, done, failed,
 		 cn, total - done - failed - cancelled, total, stuck ? "; STUCK: over " : "",
 		 stuck ? lim : "", stuck ? " in one phase" : "");
 	return stuck;

@@ -224,6 +224,11 @@ int bus_consumer_wait(struct bus_consumer *c, int timeout_ms)
 	return CB(c)->t->consumer_wait(c, timeout_ms);
 }
 
+int bus_consumer_timeout(struct bus_consumer *c)
+{
+	return CB(c)->t->consumer_timeout(c);
+}
+
 int bus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
 	*d = NULL;

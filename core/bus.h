@@ -119,6 +119,7 @@ struct bus_transport {
 	void (*consumer_free)(struct bus_consumer *c);
 	int (*consumer_fd)(struct bus_consumer *c);
 	int (*consumer_wait)(struct bus_consumer *c, int timeout_ms);
+	int (*consumer_timeout)(struct bus_consumer *c);
 	int (*claim)(struct bus_consumer *c, struct bus_delivery **d,
 		     char **err);
 	int (*ack)(struct bus_consumer *c, struct bus_delivery *d, char **err);
@@ -191,6 +192,12 @@ int bus_consumer_fd(struct bus_consumer *c); /* -1 when polling */
 /* Waits until a message may be claimable or timeout_ms passes (-1:
  * forever). Returns 1 if something changed, 0 on timeout, -1 on error. */
 int bus_consumer_wait(struct bus_consumer *c, int timeout_ms);
+/* For a reactor (core/loop.h) instead of bus_consumer_wait: milliseconds
+ * until a claim may find something although the consumer's fd stayed
+ * quiet (a retry's backoff ends, the poll interval passes; 0: now). When
+ * the fd rings, or that time has passed, call bus_consumer_wait(c, 0) (it
+ * drains the fd; a polling consumer rescans), then claim. */
+int bus_consumer_timeout(struct bus_consumer *c);
 int bus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err);
 /* Done: the message moves to processed/. Frees *d. */
 int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err);

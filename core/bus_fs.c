@@ -509,6 +509,7 @@ const struct bus_transport bus_fs_transport = {
 	.consumer_free = fsbus_consumer_free,
 	.consumer_fd = fsbus_consumer_fd,
 	.consumer_wait = fsbus_consumer_wait,
+	.consumer_timeout = fsbus_consumer_timeout,
 	.claim = fsbus_claim,
 	.ack = fsbus_ack,
 	.nack = fsbus_nack,

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/json_out.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -94,16 +95,6 @@ static bool entry_from_name(struct bus_entry *e, enum bus_queue q,
 	return true;
 }
 
-/* A string field, made safe to show: the object may come from a file that
- * failed validation (invalid UTF-8, control characters). */
-static char *json_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsString(v))
-		return NULL;
-	return util_sanitize(v->valuestring, strlen(v->valuestring), false);
-}
-
 /* For a dead letter: reason, error, original inbox, and (when the sidecar
  * has them) from/to/type. Returns true when from and type were there. */
 static bool entry_load_sidecar(struct bus_entry *e)
@@ -113,17 +104,17 @@ static bool entry_load_sidecar(struct bus_entry *e)
 	bool about = false;
 	if (util_read_file(sc, 1 << 20, &buf, &len, NULL) == 0) {
 		cJSON *j = cJSON_ParseWithLength(buf, len);
-		e->reason = json_str(j, "reason");
-		e->error = json_str(j, "error");
-		e->original_inbox = json_str(j, "original_inbox");
+		e->reason = jstr_clean(j, "reason");
+		e->error = jstr_clean(j, "error");
+		e->original_inbox = jstr_clean(j, "original_inbox");
 		const cJSON *a = cJSON_GetObjectItem(j, "attempts");
 		if (cJSON_IsNumber(a))
 			e->attempts = a->valueint;
 		if (!e->message_id)
-			e->message_id = json_str(j, "message_id");
-		e->from = json_str(j, "from");
-		e->to = json_str(j, "to");
-		e->type = json_str(j, "type");
+			e->message_id = jstr_clean(j, "message_id");
+		e->from = jstr_clean(j, "from");
+		e->to = jstr_clean(j, "to");
+		e->type = jstr_clean(j, "type");
 		about = e->from && e->type;
 		cJSON_Delete(j);
 		free(buf);
@@ -165,11 +156,11 @@ static void entry_load_at(struct bus_entry *e, int dfd, const char *name)
 			/* Show what can be shown of an invalid message. */
 			cJSON *j = cJSON_ParseWithLength(buf, len);
 			if (cJSON_IsObject(j)) {
-				e->from = json_str(j, "from");
-				e->to = json_str(j, "to");
-				e->type = json_str(j, "type");
+				e->from = jstr_clean(j, "from");
+				e->to = jstr_clean(j, "to");
+				e->type = jstr_clean(j, "type");
 				if (!e->message_id)
-					e->message_id = json_str(j, "message_id");
+					e->message_id = jstr_clean(j, "message_id");
 			}
 			cJSON_Delete(j);
 		}

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -401,6 +402,16 @@ int fsbus_consumer_wait(struct bus_consumer *c, int timeout_ms)
 	if (r == 0)
 		return c->next_due_ns && c->next_due_ns <= util_now_ns();
 	return consumer_drain(c);
+}
+
+int fsbus_consumer_timeout(struct bus_consumer *c)
+{
+	if (c->nheap || c->rescan || c->retry_dirty)
+		return 0;
+	if (c->next_due_ns && c->next_due_ns <= util_now_ns())
+		return 0;
+	int64_t ms = consumer_next_deadline_ms(c);
+	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 static const char *mode_name(mode_t m)

@@ -88,6 +88,7 @@ int fsbus_consumer_open(struct bus *b, const char *agent,
 			struct bus_consumer **out, char **err);
 int fsbus_consumer_fd(struct bus_consumer *c);
 int fsbus_consumer_wait(struct bus_consumer *c, int timeout_ms);
+int fsbus_consumer_timeout(struct bus_consumer *c);
 int fsbus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err);
 int fsbus_ack(struct bus_consumer *c, struct bus_delivery *d, char **err);
 int fsbus_nack(struct bus_consumer *c, struct bus_delivery *d,

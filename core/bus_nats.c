@@ -739,6 +739,13 @@ static int nats_consumer_wait(struct bus_consumer *c, int timeout_ms)
 	return timeout_ms >= 0 && ms >= timeout_ms ? 0 : 1;
 }
 
+/* The bell rings for new messages only: a backoff or a lease ending is
+ * noticed by claiming again after the poll interval. */
+static int nats_consumer_timeout(struct bus_consumer *c)
+{
+	return (int)(c->bus->cfg.poll_interval_s * 1000);
+}
+
 /* Answers a delivery on its ack subject: "+ACK" as a request (so that it is
  * known to be taken), the others as plain publishes. Never through
  * natsMsg_Ack*: the raw pull's messages crash cnats 3.4.1 there. */
@@ -1035,6 +1042,7 @@ const struct bus_transport bus_nats_transport = {
 	.consumer_free = nats_consumer_free,
 	.consumer_fd = nats_consumer_fd,
 	.consumer_wait = nats_consumer_wait,
+	.consumer_timeout = nats_consumer_timeout,
 	.claim = nats_claim,
 	.ack = nats_ack,
 	.nack = nats_nack,

@@ -123,13 +123,6 @@ int bus_trash_put(struct bus *b, const struct bus_entry *e, char **err)
 	return r;
 }
 
-static char *trash_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? util_sanitize(v->valuestring, strlen(v->valuestring), false) :
-				   NULL;
-}
-
 static void trash_entry_release(struct bus_trash_entry *e)
 {
 	free(e->name);
@@ -169,14 +162,14 @@ static bool trash_load(const char *dir, const char *name, struct bus_trash_entry
 	memset(e, 0, sizeof(*e));
 	e->name = xstrdup(name);
 	e->path = xasprintf("%s/%s", dir, name);
-	e->message_id = trash_str(j, "message_id");
-	e->from = trash_str(j, "from");
-	e->to = trash_str(j, "to");
-	e->type = trash_str(j, "type");
-	e->agent = trash_str(j, "agent");
-	e->file = trash_str(j, "file");
-	e->reason = trash_str(j, "reason");
-	char *q = trash_str(j, "queue");
+	e->message_id = jstr_clean(j, "message_id");
+	e->from = jstr_clean(j, "from");
+	e->to = jstr_clean(j, "to");
+	e->type = jstr_clean(j, "type");
+	e->agent = jstr_clean(j, "agent");
+	e->file = jstr_clean(j, "file");
+	e->reason = jstr_clean(j, "reason");
+	char *q = jstr_clean(j, "queue");
 	int qi = q ? bus_queue_from_name(q) : -1;
 	free(q);
 	e->queue = qi < 0 ? BUS_Q_DEAD : (enum bus_queue)qi;

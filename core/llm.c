@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/json_out.h"
 #include "core/sse.h"
 #include "core/util.h"
 #include "core/banned.h"
@@ -340,20 +341,8 @@ char *llm_request_body(enum llm_provider provider, const struct llm_request *req
 
 /* --- stream events ------------------------------------------------------- */
 
-static const char *llm_jstr(const cJSON *o, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static bool llm_jlong(const cJSON *o, const char *name, long *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e15)
-		return false;
-	*out = (long)v->valuedouble;
-	return true;
-}
+/* Token counts and indexes above this are not believed. */
+#define LLM_COUNT_MAX 1000000000000000L
 
 static void llm_text(struct llm_call *c, const char *s)
 {
@@ -367,60 +356,60 @@ static void llm_text(struct llm_call *c, const char *s)
 /* {"error": {"type": ..., "message": ...}} as both APIs send it. */
 static void llm_error_object(struct llm_call *c, const cJSON *e, const char *prefix)
 {
-	const char *type = llm_jstr(e, "type");
+	const char *type = jstr(e, "type");
 	if (!type)
-		type = llm_jstr(e, "code");
-	const char *msg = llm_jstr(e, "message");
+		type = jstr(e, "code");
+	const char *msg = jstr(e, "message");
 	llm_set_error(c, type ? type : "api_error", "%s%s%s%s", prefix, type ? type : "error",
 		      msg ? ": " : "", msg ? msg : "");
 }
 
 static void llm_anthropic_event(struct llm_call *c, const char *event, const cJSON *j)
 {
-	const char *type = llm_jstr(j, "type");
+	const char *type = jstr(j, "type");
 	if (!type)
 		type = event;
 	long idx = 0;
-	llm_jlong(j, "index", &idx);
+	jint(j, "index", 0, LLM_COUNT_MAX, &idx);
 	if (!strcmp(type, "message_start")) {
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(j, "message"), "usage");
-		llm_jlong(u, "input_tokens", &c->in_tok);
-		llm_jlong(u, "output_tokens", &c->out_tok);
+		jint(u, "input_tokens", 0, LLM_COUNT_MAX, &c->in_tok);
+		jint(u, "output_tokens", 0, LLM_COUNT_MAX, &c->out_tok);
 	} else if (!strcmp(type, "content_block_start")) {
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "content_block");
-		const char *bt = llm_jstr(b, "type");
+		const char *bt = jstr(b, "type");
 		if (bt && !strcmp(bt, "text")) {
-			llm_text(c, llm_jstr(b, "text"));
+			llm_text(c, jstr(b, "text"));
 		} else if (bt && !strcmp(bt, "tool_use")) {
 			c->output = true;
 			if (c->cb.on_tool_use_start) {
-				const char *id = llm_jstr(b, "id"), *name = llm_jstr(b, "name");
+				const char *id = jstr(b, "id"), *name = jstr(b, "name");
 				c->cb.on_tool_use_start(c->cb.ctx, (int)idx, id ? id : "",
 							name ? name : "");
 			}
 		}
 	} else if (!strcmp(type, "content_block_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "delta");
-		const char *dt = llm_jstr(d, "type");
+		const char *dt = jstr(d, "type");
 		if (dt && !strcmp(dt, "text_delta")) {
-			llm_text(c, llm_jstr(d, "text"));
+			llm_text(c, jstr(d, "text"));
 		} else if (dt && !strcmp(dt, "input_json_delta")) {
-			const char *pj = llm_jstr(d, "partial_json");
+			const char *pj = jstr(d, "partial_json");
 			c->output = true;
 			if (pj && *pj && c->cb.on_tool_use_args)
 				c->cb.on_tool_use_args(c->cb.ctx, (int)idx, pj, strlen(pj));
 		}
 	} else if (!strcmp(type, "message_delta")) {
-		const char *sr = llm_jstr(cJSON_GetObjectItemCaseSensitive(j, "delta"),
+		const char *sr = jstr(cJSON_GetObjectItemCaseSensitive(j, "delta"),
 					  "stop_reason");
 		if (sr) {
 			free(c->stop_reason);
 			c->stop_reason = xstrdup(sr);
 		}
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "usage");
-		llm_jlong(u, "output_tokens", &c->out_tok);
-		llm_jlong(u, "input_tokens", &c->in_tok);
+		jint(u, "output_tokens", 0, LLM_COUNT_MAX, &c->out_tok);
+		jint(u, "input_tokens", 0, LLM_COUNT_MAX, &c->in_tok);
 	} else if (!strcmp(type, "message_stop")) {
 		c->complete = true;
 	} else if (!strcmp(type, "error")) {
@@ -442,30 +431,30 @@ static void llm_openai_event(struct llm_call *c, const cJSON *j)
 	}
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "usage");
 	if (cJSON_IsObject(u)) {
-		llm_jlong(u, "prompt_tokens", &c->in_tok);
-		llm_jlong(u, "completion_tokens", &c->out_tok);
+		jint(u, "prompt_tokens", 0, LLM_COUNT_MAX, &c->in_tok);
+		jint(u, "completion_tokens", 0, LLM_COUNT_MAX, &c->out_tok);
 	}
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "choices");
 	const cJSON *choice = cJSON_IsArray(ch) ? cJSON_GetArrayItem(ch, 0) : NULL;
 	if (!choice)
 		return;
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(choice, "delta");
-	llm_text(c, llm_jstr(d, "content"));
+	llm_text(c, jstr(d, "content"));
 	const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(d, "tool_calls");
 	const cJSON *tc;
 	cJSON_ArrayForEach(tc, tcs) {
 		long idx = 0;
-		llm_jlong(tc, "index", &idx);
+		jint(tc, "index", 0, LLM_COUNT_MAX, &idx);
 		const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
-		const char *id = llm_jstr(tc, "id"), *name = llm_jstr(fn, "name");
-		const char *args = llm_jstr(fn, "arguments");
+		const char *id = jstr(tc, "id"), *name = jstr(fn, "name");
+		const char *args = jstr(fn, "arguments");
 		c->output = true;
 		if ((id || name) && c->cb.on_tool_use_start)
 			c->cb.on_tool_use_start(c->cb.ctx, (int)idx, id ? id : "", name ? name : "");
 		if (args && *args && c->cb.on_tool_use_args)
 			c->cb.on_tool_use_args(c->cb.ctx, (int)idx, args, strlen(args));
 	}
-	const char *fr = llm_jstr(choice, "finish_reason");
+	const char *fr = jstr(choice, "finish_reason");
 	if (fr) {
 		free(c->stop_reason);
 		c->stop_reason = xstrdup(fr);

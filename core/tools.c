@@ -685,8 +685,8 @@ static void free_deltas(struct delta *d, size_t n)
 
 static double num_or_zero(const cJSON *o, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : 0;
+	double v = jnum(o, k, 0);
+	return v >= 0 ? v : 0;
 }
 
 static cJSON *obj_child(cJSON *parent, const char *k)

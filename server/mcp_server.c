@@ -3,8 +3,8 @@
  * the agents do), the bus (queue status, sending a task) and the weekly
  * workflow (run it with embedded agents, read its report).
  *
- * One reactor: poll() over stdin and a self-pipe (signals, the end of a
- * weekly run). Every request is answered on the main thread except
+ * One reactor (core/loop.h) over stdin and a self-pipe (signals, the end
+ * of a weekly run). Every request is answered on the main thread except
  * run_weekly, which runs on a worker thread so that pings, other calls and
  * notifications/cancelled are still read while it works. Protocol lines
  * go to a private copy of the original stdout; file descriptor 1 is
@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 
 #include "core/config.h"
 #include "core/json_out.h"
+#include "core/loop.h"
 #include "core/util.h"
 #include "cli/cli.h"
 #include "cli/host.h"
@@ -555,66 +555,103 @@ static void handle_line(struct mcp *s, const char *line, size_t len)
 
 /* ---- the loop ----------------------------------------------------------------- */
 
+/* What the reactor's callbacks share: the input not yet cut into lines. */
+struct serve {
+	struct mcp *s;
+	struct sbuf in;
+	bool eof, discarding;
+};
+
+/* A signal or a finished job: the self-pipe. */
+static void on_wake(struct loop *l, int fd, int mask, void *ctx)
+{
+	(void)l;
+	(void)mask;
+	struct serve *v = ctx;
+	char buf[64];
+	ssize_t r = read(fd, buf, sizeof(buf));
+	(void)r;
+	cli_mcp_job_reap(v->s, false);
+}
+
+/* The client's lines; the end of input stops the loop. */
+static void on_stdin(struct loop *l, int fd, int mask, void *ctx)
+{
+	(void)mask;
+	struct serve *v = ctx;
+	struct sbuf *in = &v->in;
+	char buf[65536];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		v->eof = true;
+		loop_stop(l);
+		if (n < 0)
+			cli_fail(0, "mcp", "reading standard input: %s", strerror(errno));
+	} else {
+		sbuf_add(in, buf, (size_t)n);
+	}
+	/* Complete lines (the rest at the end of input). */
+	size_t start = 0;
+	for (;;) {
+		char *nl = memchr(in->data + start, '\n', in->len - start);
+		if (!nl && !(v->eof && start < in->len))
+			break;
+		size_t end = nl ? (size_t)(nl - in->data) : in->len;
+		if (v->discarding)
+			v->discarding = false;
+		else
+			handle_line(v->s, in->data + start, end - start);
+		start = nl ? end + 1 : end;
+	}
+	if (start) {
+		memmove(in->data, in->data + start, in->len - start);
+		in->len -= start;
+		in->data[in->len] = '\0';
+	}
+	if (in->len > MCP_LINE_MAX) {
+		if (!v->discarding)
+			rpc_error(v->s, NULL, RPC_INVALID_REQUEST, "a message over %u bytes",
+				  MCP_LINE_MAX);
+		v->discarding = true;
+		in->len = 0;
+		in->data[0] = '\0';
+	}
+}
+
+/* SIGTERM or SIGINT (which also write the self-pipe, to wake the poll). */
+static void on_turn(struct loop *l, void *ctx)
+{
+	(void)ctx;
+	if (cli_mcp_term)
+		loop_stop(l);
+}
+
 static int serve(struct mcp *s)
 {
-	struct sbuf in;
-	sbuf_init(&in);
-	bool eof = false, discarding = false;
-	while (!eof && !cli_mcp_term) {
-		struct pollfd p[2] = { { 0, POLLIN, 0 }, { s->wake[0], POLLIN, 0 } };
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			sbuf_release(&in);
-			return cli_fail(EXIT_FAIL, "mcp", "poll: %s", strerror(errno));
-		}
-		if (p[1].revents) {
-			char buf[64];
-			ssize_t r = read(s->wake[0], buf, sizeof(buf));
-			(void)r;
-			cli_mcp_job_reap(s, false);
-		}
-		if (!p[0].revents)
-			continue;
-		char buf[65536];
-		ssize_t n = read(0, buf, sizeof(buf));
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0) {
-			eof = true;
-			if (n < 0)
-				cli_fail(0, "mcp", "reading standard input: %s", strerror(errno));
-		} else {
-			sbuf_add(&in, buf, (size_t)n);
-		}
-		/* Complete lines (the rest at the end of input). */
-		size_t start = 0;
-		for (;;) {
-			char *nl = memchr(in.data + start, '\n', in.len - start);
-			if (!nl && !(eof && start < in.len))
-				break;
-			size_t end = nl ? (size_t)(nl - in.data) : in.len;
-			if (discarding)
-				discarding = false;
-			else
-				handle_line(s, in.data + start, end - start);
-			start = nl ? end + 1 : end;
-		}
-		if (start) {
-			memmove(in.data, in.data + start, in.len - start);
-			in.len -= start;
-			in.data[in.len] = '\0';
-		}
-		if (in.len > MCP_LINE_MAX) {
-			if (!discarding)
-				rpc_error(s, NULL, RPC_INVALID_REQUEST, "a message over %u bytes",
-					  MCP_LINE_MAX);
-			discarding = true;
-			in.len = 0;
-			in.data[0] = '\0';
-		}
+	char *err = NULL;
+	struct serve v = { .s = s };
+	sbuf_init(&v.in);
+	struct loop *l = loop_new(&err);
+	if (!l || loop_add_fd(l, 0, LOOP_READ, on_stdin, &v, &err) < 0 ||
+	    loop_add_fd(l, s->wake[0], LOOP_READ, on_wake, &v, &err) < 0) {
+		loop_free(&l);
+		sbuf_release(&v.in);
+		int rc = cli_fail(EXIT_FAIL, "mcp", "%s", err);
+		free(err);
+		return rc;
 	}
-	sbuf_release(&in);
+	loop_set_before_sleep(l, on_turn, NULL);
+	if (loop_run(l, &err) < 0) {
+		loop_free(&l);
+		sbuf_release(&v.in);
+		int rc = cli_fail(EXIT_FAIL, "mcp", "%s", err);
+		free(err);
+		return rc;
+	}
+	loop_free(&l);
+	sbuf_release(&v.in);
 	/* At the end of input a weekly run in progress finishes and answers;
 	 * SIGTERM stops it (it resumes next time). */
 	cli_mcp_job_reap(s, true);

@@ -12,21 +12,10 @@
 
 #include "agents/market.h"
 #include "agents/workflow.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "core/banned.h"
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
 
 /* The product_manager's state and the current run in it (borrowed), the
  * console's own run if it is there, else the one started last. */
@@ -39,11 +28,11 @@ static cJSON *tasks_load(struct console *c, cJSON **run)
 	const cJSON *runs = cJSON_GetObjectItem(st, "runs");
 	cJSON *r;
 	cJSON_ArrayForEach(r, runs) {
-		if (c->run_id[0] && !strcmp(jstr(r, "run_id"), c->run_id)) {
+		if (c->run_id[0] && !strcmp(jstr_or(r, "run_id", ""), c->run_id)) {
 			*run = r;
 			break;
 		}
-		if (!*run || strcmp(jstr(r, "started_at"), jstr(*run, "started_at")) > 0)
+		if (!*run || strcmp(jstr_or(r, "started_at", ""), jstr_or(*run, "started_at", "")) > 0)
 			*run = r;
 	}
 	return st;
@@ -55,7 +44,7 @@ static const char *const stages[] = { "validation", "narrative" };
 
 static bool llm_mode(const cJSON *run)
 {
-	return !strcmp(jstr(cJSON_GetObjectItem(run, "llm"), "mode"), "llm");
+	return !strcmp(jstr_or(cJSON_GetObjectItem(run, "llm"), "mode", ""), "llm");
 }
 
 /* The task (a research task, or a stage's object) with this id. */
@@ -63,7 +52,7 @@ static const cJSON *task_find(const cJSON *run, const char *id)
 {
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		if (!strcmp(jstr(t, "task_id"), id))
+		if (!strcmp(jstr_or(t, "task_id", ""), id))
 			return t;
 	for (size_t i = 0; i < ARRAY_SIZE(stages); i++)
 		if (llm_mode(run) && !strcmp(id, stages[i]))
@@ -74,7 +63,7 @@ static const cJSON *task_find(const cJSON *run, const char *id)
 /* A task's priority as the product_manager sends it: unset is high. */
 static const char *task_prio(const cJSON *t)
 {
-	return *jstr(t, "priority") ? jstr(t, "priority") : "high";
+	return *jstr_or(t, "priority", "") ? jstr_or(t, "priority", "") : "high";
 }
 
 static void task_row(struct console_rows *r, const char *id, const char *kind,
@@ -110,20 +99,20 @@ unsigned view_tasks_refresh(struct console *c)
 	cJSON *run;
 	cJSON *st = tasks_load(c, &run);
 	int64_t now = util_now_ns(), started = 0;
-	msg_parse_time(jstr(run, "started_at"), &started);
+	msg_parse_time(jstr_or(run, "started_at", ""), &started);
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		task_row(r, jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"),
-			 jstr(t, "assignee"), jstr(t, "status"), task_prio(t), (int)jnum(t, "attempts"),
-			 jnum(t, "progress"), (int64_t)jnum(t, "deadline_ns"), now, started);
+		task_row(r, jstr_or(t, "task_id", ""), jstr_or(t, "kind", ""), jstr_or(t, "pair", ""),
+			 jstr_or(t, "assignee", ""), jstr_or(t, "status", ""), task_prio(t), (int)jnum(t, "attempts", 0),
+			 jnum(t, "progress", 0), (int64_t)jnum(t, "deadline_ns", 0), now, started);
 	if (run && llm_mode(run)) {
 		const cJSON *v = cJSON_GetObjectItem(run, "validation");
-		const char *vs = *jstr(v, "status") ? jstr(v, "status") : "waiting";
+		const char *vs = *jstr_or(v, "status", "") ? jstr_or(v, "status", "") : "waiting";
 		task_row(r, "validation", "review", "all", "validator_agent", vs, "-",
-			 *jstr(v, "request_id") ? 1 : 0, !strcmp(vs, "done") ? 100 : 0,
-			 !strcmp(vs, "requested") ? (int64_t)jnum(v, "deadline_ns") : 0, now, started);
+			 *jstr_or(v, "request_id", "") ? 1 : 0, !strcmp(vs, "done") ? 100 : 0,
+			 !strcmp(vs, "requested") ? (int64_t)jnum(v, "deadline_ns", 0) : 0, now, started);
 		const cJSON *n = cJSON_GetObjectItem(run, "narrative");
-		const char *ns = *jstr(n, "status") ? jstr(n, "status") : "waiting";
+		const char *ns = *jstr_or(n, "status", "") ? jstr_or(n, "status", "") : "waiting";
 		task_row(r, "narrative", "summary", "all", "product_manager", ns, "-",
 			 n ? 1 : 0, !strcmp(ns, "done") ? 100 : 0, 0, now, started);
 	}
@@ -140,12 +129,12 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 		int queued = 0;
 		const cJSON *t;
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-			queued += !strcmp(jstr(t, "status"), "queued");
+			queued += !strcmp(jstr_or(t, "status", ""), "queued");
 		char q[48] = "";
 		if (queued)
 			snprintf(q, sizeof(q), "   %d queued for capacity", queued);
 		snprintf(line, sizeof(line), " run %s   status %s   %d tasks%s",
-			 jstr(run, "run_id"), *jstr(run, "status") ? jstr(run, "status") : "starting",
+			 jstr_or(run, "run_id", ""), *jstr_or(run, "status", "") ? jstr_or(run, "status", "") : "starting",
 			 cJSON_GetArraySize(cJSON_GetObjectItem(run, "tasks")), q);
 	}
 	else
@@ -223,10 +212,10 @@ bool view_tasks_awaits_approval(struct console *c)
 	cJSON *st, *run;
 	const char *id = NULL;
 	const cJSON *task = tasks_selected(c, &st, &run, &id);
-	bool ok = task && !strcmp(jstr(task, "status"), "awaiting_approval");
+	bool ok = task && !strcmp(jstr_or(task, "status", ""), "awaiting_approval");
 	if (!ok && id)
 		console_status(c, true, "%s is %s, not awaiting budget approval", id,
-			       *jstr(task, "status") ? jstr(task, "status") :
+			       *jstr_or(task, "status", "") ? jstr_or(task, "status", "") :
 			       strcmp(id, "validation") && strcmp(id, "narrative") ? "gone" :
 			       "waiting");
 	cJSON_Delete(st);
@@ -251,7 +240,7 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	const cJSON *task = tasks_selected(c, &st, &run, &cur_id);
 	if (!cur_id)
 		return CONSOLE_REDRAW;
-	const char *kind = jstr(task, "kind");
+	const char *kind = jstr_or(task, "kind", "");
 	bool stage = !strcmp(cur_id, "validation") || !strcmp(cur_id, "narrative");
 	if ((!task && !stage) || (!stage && strcmp(kind, "market") && strcmp(kind, "news"))) {
 		console_status(c, true, "only research tasks (market, news) can be changed");
@@ -269,9 +258,9 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 			     op == OP_TASK_RELEASE ? "release" : op == OP_TASK_APPROVE ? "approve_budget" :
 			     op == OP_TASK_SKIP_LLM ? "skip_llm" : "priority";
 	if ((op == OP_TASK_APPROVE || op == OP_TASK_SKIP_LLM || (stage && op == OP_TASK_CANCEL)) &&
-	    strcmp(jstr(task, "status"), "awaiting_approval")) {
+	    strcmp(jstr_or(task, "status", ""), "awaiting_approval")) {
 		console_status(c, true, "%s is %s, not awaiting budget approval", cur_id,
-			       *jstr(task, "status") ? jstr(task, "status") : "waiting");
+			       *jstr_or(task, "status", "") ? jstr_or(task, "status", "") : "waiting");
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
@@ -293,8 +282,8 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	if (prio)
 		snprintf(detail, sizeof(detail), ": priority %s", prio);
 	unsigned r = tasks_request(c, action, cur_id,
-				   wf_control_content(action, jstr(run, "run_id"), cur_id, NULL, prio),
-				   jstr(run, "run_id"), detail);
+				   wf_control_content(action, jstr_or(run, "run_id", ""), cur_id, NULL, prio),
+				   jstr_or(run, "run_id", ""), detail);
 	cJSON_Delete(st);
 	return r;
 }
@@ -355,13 +344,13 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
-	cJSON *content = wf_control_content("assign", jstr(run, "run_id"), "", *agent ? agent : NULL,
+	cJSON *content = wf_control_content("assign", jstr_or(run, "run_id", ""), "", *agent ? agent : NULL,
 					    NULL);
 	cJSON_AddStringToObject(content, "kind", kind);
 	cJSON_AddStringToObject(content, "pair", pair);
 	char detail[64];
 	snprintf(detail, sizeof(detail), " for a %s task on %s", kind, pair);
-	unsigned r = tasks_request(c, "assign", NULL, content, jstr(run, "run_id"), detail);
+	unsigned r = tasks_request(c, "assign", NULL, content, jstr_or(run, "run_id", ""), detail);
 	cJSON_Delete(st);
 	return r;
 }

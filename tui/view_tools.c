@@ -5,22 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_out.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "tui/wrap.h"
 #include "core/banned.h"
-
-static double jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 /* text as rows wrapped to the screen, "  " before each, continuation
  * lines under the text after indent columns; the first row has id. */
@@ -62,12 +51,12 @@ static void view_tools_llm(struct console *c, struct console_rows *r)
 		char id[160];
 		snprintf(id, sizeof(id), "llm:%s", t->string ? t->string : "?");
 		console_rows_add(r, id, SLOT_NORMAL, "  %-24.24s %8.0f %12.0f %12.0f %10.4f",
-				 t->string ? t->string : "?", jnum(t, "calls"), jnum(t, "input_tokens"),
-				 jnum(t, "output_tokens"), jnum(t, "cost_usd"));
-		calls += jnum(t, "calls");
-		in += jnum(t, "input_tokens");
-		out += jnum(t, "output_tokens");
-		cost += jnum(t, "cost_usd");
+				 t->string ? t->string : "?", jnum(t, "calls", 0), jnum(t, "input_tokens", 0),
+				 jnum(t, "output_tokens", 0), jnum(t, "cost_usd", 0));
+		calls += jnum(t, "calls", 0);
+		in += jnum(t, "input_tokens", 0);
+		out += jnum(t, "output_tokens", 0);
+		cost += jnum(t, "cost_usd", 0);
 	}
 	console_rows_add(r, NULL, SLOT_DIM, "  %-24s %8.0f %12.0f %12.0f %10.4f", "all", calls, in,
 			 out, cost);
@@ -75,16 +64,16 @@ static void view_tools_llm(struct console *c, struct console_rows *r)
 			 "STATUS", "TOKENS", "COST USD");
 	for (int pass = 0; pass < 2; pass++) {
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(u, "tasks")) {
-			bool paused = !strcmp(jstr(t, "status"), "awaiting_approval");
+			bool paused = !strcmp(jstr_or(t, "status", ""), "awaiting_approval");
 			if (paused != (pass == 0))
 				continue;
 			char id[200];
 			snprintf(id, sizeof(id), "llmtask:%s", t->string ? t->string : "?");
-			const char *label = *jstr(t, "label") ? jstr(t, "label") : t->string ? t->string : "?";
+			const char *label = *jstr_or(t, "label", "") ? jstr_or(t, "label", "") : t->string ? t->string : "?";
 			console_rows_add(r, id, paused ? SLOT_WARN : SLOT_NORMAL,
-					 "  %-30.30s %-18.18s %-17.17s %12.0f %10.4f", label, jstr(t, "agent"),
-					 jstr(t, "status"), jnum(t, "input_tokens") + jnum(t, "output_tokens"),
-					 jnum(t, "cost_usd"));
+					 "  %-30.30s %-18.18s %-17.17s %12.0f %10.4f", label, jstr_or(t, "agent", ""),
+					 jstr_or(t, "status", ""), jnum(t, "input_tokens", 0) + jnum(t, "output_tokens", 0),
+					 jnum(t, "cost_usd", 0));
 		}
 	}
 	cJSON_Delete(u);
@@ -105,10 +94,10 @@ unsigned view_tools_refresh(struct console *c)
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(u, "tools")) {
 		char id[160];
 		snprintf(id, sizeof(id), "tool:%s", t->string ? t->string : "?");
-		console_rows_add(r, id, jnum(t, "errors") > 0 ? SLOT_WARN : SLOT_NORMAL,
+		console_rows_add(r, id, jnum(t, "errors", 0) > 0 ? SLOT_WARN : SLOT_NORMAL,
 				 "  %-24.24s %8.0f %8.0f %10.3f %10.3f %10.0f", t->string ? t->string : "?",
-				 jnum(t, "calls"), jnum(t, "errors"), jnum(t, "latency_p50_ms"),
-				 jnum(t, "latency_p95_ms"), jnum(t, "cache_hits"));
+				 jnum(t, "calls", 0), jnum(t, "errors", 0), jnum(t, "latency_p50_ms", 0),
+				 jnum(t, "latency_p95_ms", 0), jnum(t, "cache_hits", 0));
 		ntools++;
 	}
 	if (!ntools)
@@ -125,10 +114,10 @@ unsigned view_tools_refresh(struct console *c)
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(m, "by_agent")) {
 		char id[160];
 		snprintf(id, sizeof(id), "agent:%s", t->string ? t->string : "?");
-		console_rows_add(r, id, jnum(t, "error_rate") > 0 ? SLOT_WARN : SLOT_NORMAL,
+		console_rows_add(r, id, jnum(t, "error_rate", 0) > 0 ? SLOT_WARN : SLOT_NORMAL,
 				 "  %-24.24s %8.0f %8.0f %8.0f %9.1f%%", t->string ? t->string : "?",
-				 jnum(t, "tasks"), jnum(t, "errors"), jnum(t, "failed_tasks"),
-				 jnum(t, "error_rate") * 100);
+				 jnum(t, "tasks", 0), jnum(t, "errors", 0), jnum(t, "failed_tasks", 0),
+				 jnum(t, "error_rate", 0) * 100);
 	}
 	console_rows_add(r, NULL, SLOT_NORMAL, "%s", "");
 	console_rows_add(r, NULL, SLOT_HEADING, "Error patterns");
@@ -150,8 +139,8 @@ unsigned view_tools_refresh(struct console *c)
 		char id[32];
 		snprintf(id, sizeof(id), "rec:%d", nr);
 		char *text = cJSON_IsString(t) ? xstrdup(t->valuestring) :
-			     xasprintf("%s/%s (error rate %.0f%%): %s", jstr(t, "agent"), jstr(t, "task_kind"),
-				       jnum(t, "error_rate") * 100, jstr(t, "text"));
+			     xasprintf("%s/%s (error rate %.0f%%): %s", jstr_or(t, "agent", ""), jstr_or(t, "task_kind", ""),
+				       jnum(t, "error_rate", 0) * 100, jstr_or(t, "text", ""));
 		rows_add_wrapped(r, id, SLOT_WARN, text, 2);
 		free(text);
 		nr++;

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,38 @@ static void test_arrivals_seen_live(void **state)
 	assert_int_equal(bus_claim(c, &d, &err), 1);
 	assert_int_equal(seq_of(d), 1);
 	assert_int_equal(bus_ack(c, &d, &err), 0);
+	bus_consumer_free(&c);
+}
+
+/* bus_consumer_timeout, for a reactor: the poll interval while nothing is
+ * known; 0 once the drained fd brought messages; a retry's backoff after a
+ * nack. The fd is readable after a send (what a reactor watches). */
+static void test_consumer_timeout_for_a_reactor(void **state)
+{
+	struct fx *f = *state;
+	struct bus_consumer *c;
+	char *err = NULL;
+	assert_int_equal(bus_consumer_open(f->bus, "research_agent_2", &c, &err), 0);
+	int interval = (int)(f->cfg.poll_interval_s * 1000);
+	assert_true(interval > 5);
+	struct bus_delivery *d;
+	assert_int_equal(bus_claim(c, &d, &err), 0);
+	assert_int_equal(bus_consumer_timeout(c), interval);
+	free(send_hb(f->bus, "research_agent_2", 1, PRIO_LOW));
+	free(send_hb(f->bus, "research_agent_2", 2, PRIO_LOW));
+	struct pollfd p = { .fd = bus_consumer_fd(c), .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 0), 1);
+	assert_int_equal(bus_consumer_timeout(c), interval); /* not drained yet */
+	assert_int_equal(bus_consumer_wait(c, 0), 1);
+	assert_int_equal(bus_consumer_timeout(c), 0);
+	assert_int_equal(poll(&p, 1, 0), 0);
+	assert_int_equal(bus_claim(c, &d, &err), 1);
+	assert_int_equal(bus_ack(c, &d, &err), 0);
+	assert_int_equal(bus_claim(c, &d, &err), 1);
+	assert_int_equal(bus_nack(c, &d, "again", false, &err), 0);
+	bus_consumer_wait(c, 0);
+	int t = bus_consumer_timeout(c);
+	assert_true(t >= 0 && t <= f->cfg.retry_max_ms + 1);
 	bus_consumer_free(&c);
 }
 
@@ -1085,6 +1118,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_claim_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_priority_then_age, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arrivals_seen_live, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_consumer_timeout_for_a_reactor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backoff_grows_with_jitter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_then_dead_letter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_permanent_failure_dead_at_once, setup, teardown),
