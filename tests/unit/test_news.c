@@ -890,21 +890,43 @@ static void test_events_eval(void **state)
 	free(p);
 }
 
-/* The project's labelled set: 300+ development stories, each with an id
- * in the archive. */
+/* The project's labelled set: 600+ development stories, every one
+ * published in the ranges the issue reserves for development (1987-03-02
+ * .. 03-20, 03-30 .. 04-01, 04-13 .. 09-30), no held-out or named-week
+ * story in them, and no story labelled twice. */
 static void test_events_labels(void **state)
 {
 	(void)state;
 	struct eval_set set;
 	char *err = NULL;
 	assert_int_equal(eval_set_load("tests/data/news-labels.jsonl", &set, &err), 0);
-	size_t dev = 0, held = 0;
+	const int32_t r[3][2] = { { day_of("1987-03-02"), day_of("1987-03-20") },
+				  { day_of("1987-03-30"), day_of("1987-04-01") },
+				  { day_of("1987-04-13"), day_of("1987-09-30") } };
+	size_t dev = 0, held = 0, named = 0;
 	for (size_t i = 0; i < set.n; i++) {
-		dev += !strcmp(set.s[i].split, "dev");
-		held += !strcmp(set.s[i].split, "held-out");
+		const struct eval_story *st = &set.s[i];
+		bool in_dev_range = false;
+		for (int k = 0; k < 3; k++)
+			in_dev_range = in_dev_range || (st->pub >= r[k][0] && st->pub <= r[k][1]);
+		if (!strcmp(st->split, "dev")) {
+			dev++;
+			if (!in_dev_range)
+				fail_msg("dev story %s is outside the development ranges", st->id);
+		} else {
+			held += !strcmp(st->split, "held-out");
+			named += !strcmp(st->split, "named-week");
+			if (in_dev_range)
+				fail_msg("%s story %s lies in a development range", st->split, st->id);
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(set.s[j].id, st->id))
+				fail_msg("story %s is labelled twice", st->id);
 	}
-	assert_true(dev >= 300);
-	assert_true(held >= 50);
+	assert_true(dev >= 600);
+	assert_true(held >= 200);
+	assert_true(named >= 150);
+	assert_int_equal(dev + held + named, set.n);
 	eval_set_release(&set);
 }
 
