@@ -7,223 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/events_words.h"
 #include "core/banned.h"
 #include "core/util.h"
 
-/* ---- banks and actors ------------------------------------------------------ */
-
-struct bank_def {
-	const char *code, *name, *ccy;
-};
-
-static const struct bank_def banks[] = {
-	{ "Fed", "Federal Reserve", "USD" },
-	{ "BOJ", "Bank of Japan", "JPY" },
-	{ "Bundesbank", "Deutsche Bundesbank", "DEM" },
-	{ "BoE", "Bank of England", "GBP" },
-	{ "BdF", "Bank of France", "FRF" },
-	{ "BdI", "Bank of Italy", "ITL" },
-	{ "BdE", "Bank of Spain", "ESP" },
-	{ "BNB", "National Bank of Belgium", "BEF" },
-	{ "DNB", "Netherlands central bank", "NLG" },
-	{ "DKNB", "Danmarks Nationalbank", "DKK" },
-	{ "SNB", "Swiss National Bank", "CHF" },
-	{ "BoC", "Bank of Canada", "CAD" },
-	{ "RBA", "Reserve Bank of Australia", "AUD" },
-	{ "RBNZ", "Reserve Bank of New Zealand", "NZD" },
-	{ "ECB", "European Central Bank", "EUR" },
-	{ "PBoC", "People's Bank of China", "CNY" },
-	{ "BoK", "Bank of Korea", "KRW" },
-	{ "RBI", "Reserve Bank of India", "INR" },
-	{ "MAS", "Monetary Authority of Singapore", "SGD" },
-	{ "HKMA", "Hong Kong Monetary Authority", "HKD" },
-	{ "BOT", "Bank of Thailand", "THB" },
-	{ "BNM", "Bank Negara Malaysia", "MYR" },
-	{ "CBC", "Central Bank of China (Taiwan)", "TWD" },
-	{ "Riksbank", "Sveriges Riksbank", "SEK" },
-	{ "Norges", "Norges Bank", "NOK" },
-};
-
-enum actor_type {
-	A_CB,          /* a central bank, code known */
-	A_GENERIC_CB,  /* "central bank", "the Bank": resolved from context */
-	A_COUNTRY,     /* "Belgium", "Japan": its central bank for official rates */
-	A_COMMERCIAL,  /* a commercial bank, "banks", building societies */
-	A_GOVT,        /* ministry, Treasury, minister, government, G-7 */
-	A_OTHER,       /* economists, dealers, analysts: not an actor of acts */
-	A_PRONOUN,     /* "it": the last actor */
-};
-
-/* Phrases, lowercase words separated by single spaces. */
-struct actor_def {
-	const char *phrase;
-	enum actor_type type;
-	const char *code;
-};
-
-static const struct actor_def actors[] = {
-	/* Central banks by name and officials. */
-	{ "federal reserve bank of new york", A_CB, "Fed" },
-	{ "new york fed", A_CB, "Fed" },
-	{ "federal reserve", A_CB, "Fed" },
-	{ "fed", A_CB, "Fed" },
-	{ "volcker", A_CB, "Fed" },
-	{ "u.s. monetary authorities", A_CB, "Fed" },
-	{ "u.s. authorities", A_CB, "Fed" },
-	{ "u.s. central bank", A_CB, "Fed" },
-	{ "bank of japan", A_CB, "BOJ" },
-	{ "boj", A_CB, "BOJ" },
-	{ "sumita", A_CB, "BOJ" },
-	{ "japanese monetary authorities", A_CB, "BOJ" },
-	{ "japanese authorities", A_CB, "BOJ" },
-	{ "japanese central bank", A_CB, "BOJ" },
-	{ "bundesbank", A_CB, "Bundesbank" },
-	{ "poehl", A_CB, "Bundesbank" },
-	{ "west german central bank", A_CB, "Bundesbank" },
-	{ "german central bank", A_CB, "Bundesbank" },
-	{ "bank of england", A_CB, "BoE" },
-	{ "leigh pemberton", A_CB, "BoE" },
-	{ "british authorities", A_CB, "BoE" },
-	{ "u.k. authorities", A_CB, "BoE" },
-	{ "bank of france", A_CB, "BdF" },
-	{ "banque de france", A_CB, "BdF" },
-	{ "french central bank", A_CB, "BdF" },
-	{ "bank of italy", A_CB, "BdI" },
-	{ "italian central bank", A_CB, "BdI" },
-	{ "bank of spain", A_CB, "BdE" },
-	{ "spanish central bank", A_CB, "BdE" },
-	{ "belgian national bank", A_CB, "BNB" },
-	{ "national bank of belgium", A_CB, "BNB" },
-	{ "belgian central bank", A_CB, "BNB" },
-	{ "dutch central bank", A_CB, "DNB" },
-	{ "netherlands central bank", A_CB, "DNB" },
-	{ "danish central bank", A_CB, "DKNB" },
-	{ "danish national bank", A_CB, "DKNB" },
-	{ "danmarks nationalbank", A_CB, "DKNB" },
-	{ "swiss national bank", A_CB, "SNB" },
-	{ "swiss central bank", A_CB, "SNB" },
-	{ "bank of canada", A_CB, "BoC" },
-	{ "reserve bank of australia", A_CB, "RBA" },
-	{ "australian reserve bank", A_CB, "RBA" },
-	{ "reserve bank of new zealand", A_CB, "RBNZ" },
-	{ "european central bank", A_CB, "ECB" },
-	{ "ecb", A_CB, "ECB" },
-	{ "people's bank of china", A_CB, "PBoC" },
-	{ "bank of korea", A_CB, "BoK" },
-	{ "reserve bank of india", A_CB, "RBI" },
-	{ "monetary authority of singapore", A_CB, "MAS" },
-	{ "bank of thailand", A_CB, "BOT" },
-	{ "bank negara", A_CB, "BNM" },
-	{ "central bank of china", A_CB, "CBC" },
-	{ "taiwan central bank", A_CB, "CBC" },
-	{ "riksbank", A_CB, "Riksbank" },
-	{ "norges bank", A_CB, "Norges" },
-	{ "central bank", A_GENERIC_CB, NULL },
-	{ "central banks", A_GENERIC_CB, NULL },
-	{ "monetary authorities", A_GENERIC_CB, NULL },
-	{ "reserve bank", A_GENERIC_CB, NULL },
-	{ "the bank", A_GENERIC_CB, NULL },
-	/* Countries (their central bank for official rates). */
-	{ "united states", A_COUNTRY, "Fed" },
-	{ "u.s.", A_COUNTRY, "Fed" },
-	{ "japan", A_COUNTRY, "BOJ" },
-	{ "west germany", A_COUNTRY, "Bundesbank" },
-	{ "britain", A_COUNTRY, "BoE" },
-	{ "u.k.", A_COUNTRY, "BoE" },
-	{ "france", A_COUNTRY, "BdF" },
-	{ "italy", A_COUNTRY, "BdI" },
-	{ "spain", A_COUNTRY, "BdE" },
-	{ "belgium", A_COUNTRY, "BNB" },
-	{ "netherlands", A_COUNTRY, "DNB" },
-	{ "denmark", A_COUNTRY, "DKNB" },
-	{ "switzerland", A_COUNTRY, "SNB" },
-	{ "canada", A_COUNTRY, "BoC" },
-	{ "canadian bank rate", A_CB, "BoC" },
-	{ "australia", A_COUNTRY, "RBA" },
-	{ "new zealand", A_COUNTRY, "RBNZ" },
-	{ "sweden", A_COUNTRY, "Riksbank" },
-	{ "norway", A_COUNTRY, "Norges" },
-	/* Commercial banks and other lenders. */
-	{ "banks", A_COMMERCIAL, NULL },
-	{ "clearing banks", A_COMMERCIAL, NULL },
-	{ "building societies", A_COMMERCIAL, NULL },
-	{ "building society", A_COMMERCIAL, NULL },
-	{ "chemical", A_COMMERCIAL, NULL },
-	{ "citibank", A_COMMERCIAL, NULL },
-	{ "citicorp", A_COMMERCIAL, NULL },
-	{ "chase", A_COMMERCIAL, NULL },
-	{ "bankers trust", A_COMMERCIAL, NULL },
-	{ "manufacturers hanover", A_COMMERCIAL, NULL },
-	{ "morgan guaranty", A_COMMERCIAL, NULL },
-	{ "national westminster", A_COMMERCIAL, NULL },
-	{ "natwest", A_COMMERCIAL, NULL },
-	{ "barclays", A_COMMERCIAL, NULL },
-	{ "midland", A_COMMERCIAL, NULL },
-	{ "lloyds", A_COMMERCIAL, NULL },
-	{ "abbey national", A_COMMERCIAL, NULL },
-	{ "royal bank", A_COMMERCIAL, NULL },
-	{ "bank of montreal", A_COMMERCIAL, NULL },
-	{ "bank of nova scotia", A_COMMERCIAL, NULL },
-	{ "toronto dominion", A_COMMERCIAL, NULL },
-	{ "imperial bank", A_COMMERCIAL, NULL },
-	{ "deutsche bank", A_COMMERCIAL, NULL },
-	{ "dresdner", A_COMMERCIAL, NULL },
-	{ "commerzbank", A_COMMERCIAL, NULL },
-	{ "bank of tokyo", A_COMMERCIAL, NULL },
-	{ "bank of america", A_COMMERCIAL, NULL },
-	{ "bank of china", A_COMMERCIAL, NULL },
-	{ "bank of new zealand", A_COMMERCIAL, NULL },
-	{ "first chicago", A_COMMERCIAL, NULL },
-	{ "san paolo", A_COMMERCIAL, NULL },
-	{ "credit suisse", A_COMMERCIAL, NULL },
-	{ "association of banks", A_COMMERCIAL, NULL },
-	{ "world bank", A_OTHER, NULL },
-	/* Governments. */
-	{ "treasury", A_GOVT, NULL },
-	{ "finance ministry", A_GOVT, NULL },
-	{ "ministry of finance", A_GOVT, NULL },
-	{ "finance minister", A_GOVT, NULL },
-	{ "finance ministers", A_GOVT, NULL },
-	{ "minister", A_GOVT, NULL },
-	{ "government", A_GOVT, NULL },
-	{ "chancellor", A_GOVT, NULL },
-	{ "miyazawa", A_GOVT, NULL },
-	{ "baker", A_GOVT, NULL },
-	{ "lawson", A_GOVT, NULL },
-	{ "stoltenberg", A_GOVT, NULL },
-	{ "balladur", A_GOVT, NULL },
-	{ "group of five", A_GOVT, NULL },
-	{ "group of seven", A_GOVT, NULL },
-	{ "g 7", A_GOVT, NULL },
-	{ "g 5", A_GOVT, NULL },
-	{ "imf", A_OTHER, NULL },
-	/* Commentators. */
-	{ "economists", A_OTHER, NULL },
-	{ "economist", A_OTHER, NULL },
-	{ "analysts", A_OTHER, NULL },
-	{ "analyst", A_OTHER, NULL },
-	{ "traders", A_OTHER, NULL },
-	{ "markets", A_OTHER, NULL },
-	{ "market", A_OTHER, NULL },
-	{ "investors", A_OTHER, NULL },
-	{ "dealers", A_OTHER, NULL },
-	{ "dealer", A_OTHER, NULL },
-	{ "operators", A_OTHER, NULL },
-	{ "speculators", A_OTHER, NULL },
-	{ "buyers", A_OTHER, NULL },
-	{ "sellers", A_OTHER, NULL },
-	{ "exporters", A_OTHER, NULL },
-	{ "importers", A_OTHER, NULL },
-	{ "institutions", A_OTHER, NULL },
-	{ "bank", A_COMMERCIAL, NULL },
-	{ "it", A_PRONOUN, NULL },
-};
+/* The vocabulary (banks, actors, mode cues) is in events_words.c. */
 
 static const struct bank_def *bank_get(const char *code)
 {
-	for (size_t i = 0; code && i < ARRAY_SIZE(banks); i++)
-		if (!strcmp(banks[i].code, code))
-			return &banks[i];
+	for (size_t i = 0; code && i < events_nbanks; i++)
+		if (!strcmp(events_banks[i].code, code))
+			return &events_banks[i];
 	return NULL;
 }
 
@@ -394,8 +188,8 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 	size_t n = 0;
 	for (size_t i = 0; i < c->n && n < max;) {
 		size_t best = 0, bi = 0;
-		for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
-			size_t k = match_phrase(c, i, actors[a].phrase);
+		for (size_t a = 0; a < events_nactors; a++) {
+			size_t k = match_phrase(c, i, events_actors[a].phrase);
 			if (k > best)
 				best = k, bi = a;
 		}
@@ -411,12 +205,12 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			i++;
 			continue;
 		}
-		enum actor_type t = actors[bi].type;
+		enum actor_type t = events_actors[bi].type;
 		/* "the Bank of England": the longer name starting at "bank". */
-		if (!strcmp(actors[bi].phrase, "the bank")) {
+		if (!strcmp(events_actors[bi].phrase, "the bank")) {
 			size_t longer = 0;
-			for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
-				size_t k = match_phrase(c, i + 1, actors[a].phrase);
+			for (size_t a = 0; a < events_nactors; a++) {
+				size_t k = match_phrase(c, i + 1, events_actors[a].phrase);
 				if (k > longer)
 					longer = k;
 			}
@@ -426,7 +220,7 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			}
 		}
 		/* "the bank" right after a commercial name is that bank. */
-		if (t == A_GENERIC_CB && !strcmp(actors[bi].phrase, "the bank") && c->title) {
+		if (t == A_GENERIC_CB && !strcmp(events_actors[bi].phrase, "the bank") && c->title) {
 			i += best;
 			continue;
 		}
@@ -436,7 +230,7 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			i += best;
 			continue;
 		}
-		m[n++] = (struct mention){ i, best, t, actors[bi].code };
+		m[n++] = (struct mention){ i, best, t, events_actors[bi].code };
 		i += best;
 	}
 	return n;
@@ -541,60 +335,12 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 
 /* ---- mode ------------------------------------------------------------------ */
 
-struct cue_def {
-	const char *w;
-	enum ev_mode mode;
-	bool prefix;
-};
-
-static const struct cue_def cues[] = {
-	{ "not", EV_MODE_DENIED, false }, { "no", EV_MODE_DENIED, false },
-	{ "never", EV_MODE_DENIED, false }, { "n't", EV_MODE_DENIED, false },
-	{ "denied", EV_MODE_DENIED, false }, { "denies", EV_MODE_DENIED, false },
-	{ "deny", EV_MODE_DENIED, false }, { "without", EV_MODE_DENIED, false },
-	{ "unlikely", EV_MODE_DENIED, false }, { "refused", EV_MODE_DENIED, false },
-	{ "resist", EV_MODE_DENIED, true }, { "against", EV_MODE_DENIED, false },
-	{ "little", EV_MODE_DENIED, false }, { "nor", EV_MODE_DENIED, false },
-	{ "premature", EV_MODE_DENIED, false },
-	{ "urge", EV_MODE_CALLED_FOR, true }, { "call", EV_MODE_CALLED_FOR, true },
-	{ "should", EV_MODE_CALLED_FOR, false }, { "pressure", EV_MODE_CALLED_FOR, false },
-	{ "demand", EV_MODE_CALLED_FOR, true }, { "want", EV_MODE_CALLED_FOR, true },
-	{ "need", EV_MODE_CALLED_FOR, true }, { "ask", EV_MODE_CALLED_FOR, true },
-	{ "likely", EV_MODE_EXPECTED, false }, { "expect", EV_MODE_EXPECTED, true },
-	{ "may", EV_MODE_EXPECTED, false }, { "might", EV_MODE_EXPECTED, false },
-	{ "could", EV_MODE_EXPECTED, false }, { "would", EV_MODE_EXPECTED, false },
-	{ "will", EV_MODE_EXPECTED, false }, { "can", EV_MODE_EXPECTED, false },
-	{ "hope", EV_MODE_EXPECTED, true }, { "seen", EV_MODE_EXPECTED, false },
-	{ "sees", EV_MODE_EXPECTED, false }, { "forecast", EV_MODE_EXPECTED, true },
-	{ "predict", EV_MODE_EXPECTED, true }, { "possib", EV_MODE_EXPECTED, true },
-	{ "probabl", EV_MODE_EXPECTED, true }, { "if", EV_MODE_EXPECTED, false },
-	{ "unless", EV_MODE_EXPECTED, false }, { "ready", EV_MODE_EXPECTED, false },
-	{ "prepared", EV_MODE_EXPECTED, false }, { "consider", EV_MODE_EXPECTED, true },
-	{ "room", EV_MODE_EXPECTED, false }, { "scope", EV_MODE_EXPECTED, false },
-	{ "chance", EV_MODE_EXPECTED, true }, { "anticipat", EV_MODE_EXPECTED, true },
-	{ "await", EV_MODE_EXPECTED, true }, { "plan", EV_MODE_EXPECTED, true },
-	{ "intend", EV_MODE_EXPECTED, true }, { "set", EV_MODE_EXPECTED, false },
-	{ "poised", EV_MODE_EXPECTED, false }, { "bracing", EV_MODE_EXPECTED, false },
-	{ "ahead", EV_MODE_EXPECTED, false }, { "further", EV_MODE_EXPECTED, false },
-	{ "another", EV_MODE_EXPECTED, false }, { "imminent", EV_MODE_EXPECTED, false },
-	{ "time", EV_MODE_EXPECTED, false }, { "whether", EV_MODE_RUMOURED, false },
-	{ "rumour", EV_MODE_RUMOURED, true }, { "rumor", EV_MODE_RUMOURED, true },
-	{ "speculat", EV_MODE_RUMOURED, true }, { "talk", EV_MODE_RUMOURED, false },
-	{ "understood", EV_MODE_RUMOURED, false }, { "reportedly", EV_MODE_RUMOURED, false },
-	{ "suspected", EV_MODE_RUMOURED, false }, { "apparently", EV_MODE_RUMOURED, false },
-	{ "estimates", EV_MODE_RUMOURED, false }, { "believ", EV_MODE_RUMOURED, true },
-	{ "since", EV_MODE_BACKGROUND, false }, { "reports", EV_MODE_RUMOURED, false },
-	{ "declined", EV_MODE_RUMOURED, false }, { "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
-	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
-	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
-	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
-};
 
 static const struct cue_def *cue_at(const struct clause *c, size_t i)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(cues); k++)
-		if (cues[k].prefix ? starts(c, i, cues[k].w) : is(c, i, cues[k].w))
-			return &cues[k];
+	for (size_t k = 0; k < events_ncues; k++)
+		if (events_cues[k].prefix ? starts(c, i, events_cues[k].w) : is(c, i, events_cues[k].w))
+			return &events_cues[k];
 	return NULL;
 }
 
