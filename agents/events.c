@@ -206,6 +206,13 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			continue;
 		}
 		enum actor_type t = events_actors[bi].type;
+		/* "the National Bank" of a story; "First National Bank", "National
+		 * Bank of New Zealand" are commercial banks. */
+		if (!strcmp(events_actors[bi].phrase, "national bank") &&
+		    (!is(c, i - 1, "the") || is(c, i + best, "of"))) {
+			i += best;
+			continue;
+		}
 		/* "the Bank of England": the longer name starting at "bank". */
 		if (!strcmp(events_actors[bi].phrase, "the bank")) {
 			size_t longer = 0;
@@ -240,11 +247,12 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 static const char *resolve(struct reader *r, const struct clause *c, const struct mention *m,
 			   const struct mention *first, bool official_rate, bool intervention)
 {
-	(void)c;
 	switch (m->type) {
 	case A_CB:
 		return m->code;
 	case A_GENERIC_CB:
+		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
+			return NULL;
 		for (const struct mention *p = m; p-- > first;)
 			if (p->type == A_CB)
 				return p->code;
@@ -287,13 +295,15 @@ static const char *const hold_verbs[] = { "left", "leaves", "leaving", "kept", "
 static const char *const interv_verbs[] = { "intervened", "intervenes", "intervening",
 	"intervene", NULL };
 static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
+	"supported", "supporting",
 	"sells", "sell", "purchased", "purchases", "sales", NULL };
 static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
 static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
 	"guilders", NULL };
-static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "securities", "paper",
+static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
+	"certificates", "cds", "denominated",
 	"notes", "stock", "shares", NULL };
 static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
 	"policies", NULL };
@@ -302,6 +312,13 @@ static const char *const private_rate[] = { "prime", "base", "mortgage", "deposi
 
 static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
 	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
+
+static bool number_word(const struct clause *c, size_t i)
+{
+	static const char *const nums[] = { "one", "two", "three", "four", "six", "nine", "twelve",
+		NULL };
+	return i < c->n && (isdigit((unsigned char)c->w[i].w[0]) || is_any(c, i, nums));
+}
 
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
@@ -327,6 +344,9 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 			return (long)j;
 		}
 		/* The object ends at a new verb or clause word. */
+		/* "its one, two and three month rates": a list of terms. */
+		if (is(c, j, "and") && j > 0 && number_word(c, j - 1) && number_word(c, j + 1))
+			continue;
 		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
 			return -1;
 	}
@@ -376,6 +396,11 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 		if (!strcmp(d->w, "ahead") && !c->title)
 			continue;
 		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
+			continue;
+		/* "determined to": an intention; "ruled out": a denial. */
+		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
+			continue;
+		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
 			continue;
 		snprintf(cue, cuesz, "%s", c->w[i].w);
 		return d->mode;
@@ -454,6 +479,13 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 				y--;
 			if (d >= 1 && d <= 31)
 				return days_from_civil(y, m + 1, d);
+			/* "in March" in the first week of April: the month's
+			 * end, recent. */
+			int32_t first = days_from_civil(py, pm, 1);
+			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
+				*vague = true;
+				return first - 1;
+			}
 			if (m + 1 != pm) {
 				*old = true;
 				*vague = true;
@@ -601,6 +633,15 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 	/* "were signalled by the Bank of England": the agent. */
 	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
 				 is(c, v - 1, "been") || is(c, v - 1, "being"));
+	/* "intervention by the major industrial nations": by an agent it
+	 * does not know, not by the bank named before. */
+	if (noun && is(c, v + 1, "by")) {
+		bool named = false;
+		for (size_t i = 0; i < nm; i++)
+			named = named || (m[i].pos > v + 1 && m[i].pos <= v + 4);
+		if (!named)
+			return NULL;
+	}
 	if (noun || !best || passive) {
 		for (size_t i = 0; i < nm; i++)
 			if (m[i].pos > v && m[i].pos <= v + 4 &&
@@ -630,6 +671,65 @@ static bool fx_context(const struct clause *c)
 	return false;
 }
 
+/* A central bank or country named with "'s" inside a rate object
+ * ("Japan's discount rate"), or NULL. */
+static const struct mention *rate_owner(const struct clause *c, const struct mention *m,
+					size_t nm, size_t v, size_t o)
+{
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].pos <= v || m[i].pos >= o || (m[i].type != A_CB && m[i].type != A_COUNTRY))
+			continue;
+		const struct word *w = &c->w[m[i].pos + m[i].len - 1];
+		const char *t = c->text + w->off;
+		if (w->len > 2 && t[w->len - 2] == '\'' && tolower((unsigned char)t[w->len - 1]) == 's')
+			return &m[i];
+	}
+	return NULL;
+}
+
+/* "bought dollars with the Bundesbank and the Fed": the banks named as
+ * partners of a reported intervention act too. */
+static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm, size_t v, int32_t day, bool vague)
+{
+	size_t k = v + 1;
+	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said"))
+		k++;
+	if (!is(c, k, "with"))
+		return;
+	k++;
+	for (;;) {
+		if (is(c, k, "the"))
+			k++;
+		const struct mention *p = NULL;
+		for (size_t i = 0; i < nm && !p; i++)
+			if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_COUNTRY))
+				p = &m[i];
+		if (!p)
+			return;
+		story_add(r, c, p->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
+		k = p->pos + p->len;
+		if (is(c, k, "and"))
+			k++;
+		else if (p->type != A_COUNTRY)
+			return;
+	}
+}
+
+/* "Bank of Japan dollar support", "central bank dollar purchases": an
+ * intervention named as a noun after its bank and currency. */
+static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v)
+{
+	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
+					     NULL };
+	if (v < 2 || !is_any(c, v, nouns) || !is_any(c, v - 1, ccy_words))
+		return false;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
+			return true;
+	return false;
+}
+
 static void read_clause(struct reader *r, struct clause *c)
 {
 	clause_words(c);
@@ -641,11 +741,12 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
+		const struct mention *owner = NULL;
 		size_t objend = v;
 		if (is_any(c, v, cut_verbs) || is_any(c, v, hike_verbs)) {
 			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
-			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 8, &priv, &official);
+			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
 			if (o < 0) {
 				/* "rate cut": a noun. */
 				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
@@ -658,6 +759,22 @@ static void read_clause(struct reader *r, struct clause *c)
 				}
 			} else {
 				objend = (size_t)o;
+				owner = rate_owner(c, m, nm, v, objend);
+				/* "a cut in ...", "a further cut": a noun. */
+				static const char *const det[] = { "a", "an", "the", "any", "another",
+								   "no", NULL };
+				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+				    v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det))))
+					form = VF_NOUN;
+				/* "said lowering rates too fast could ...": a gerund
+				 * without "is" or "was" names the act, it does not
+				 * report it. */
+				size_t wl = strlen(c->w[v].w);
+				static const char *const aux[] = { "is", "are", "was", "were", "been",
+								   "be", NULL };
+				if (!c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing") &&
+				    !(v > 0 && is_any(c, v - 1, aux)) && !(v > 1 && is_any(c, v - 2, aux)))
+					form = VF_NOUN;
 			}
 		} else if (is_any(c, v, hold_verbs)) {
 			bool steady = false;
@@ -691,6 +808,9 @@ static void read_clause(struct reader *r, struct clause *c)
 			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v - 1, "market") ||
 			    is(c, v - 1, "reserve"))
 				continue;
+			kind = EV_INTERVENTION;
+			form = VF_NOUN;
+		} else if (bank_ccy_noun(c, m, nm, v)) {
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
 		} else if (is_any(c, v, trade_verbs)) {
@@ -728,9 +848,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * morning": the bank cut its dealing rates. */
 			kind = EV_CUT;
 			official = dealing = true;
-		} else if ((is(c, v, "fell") || is(c, v, "rose")) && v >= 3 && is(c, v - 1, "rate") &&
-			   is(c, v - 2, "bank") && is(c, v - 3, "canadian")) {
-			kind = is(c, v, "fell") ? EV_CUT : EV_HIKE;
+		} else if ((is(c, v, "fell") || is(c, v, "rose") || is(c, v, "falls") ||
+			    is(c, v, "rises")) && v >= 3 && is(c, v - 1, "rate") &&
+			   is(c, v - 2, "bank") &&
+			   (is(c, v - 3, "canadian") || is(c, v - 3, "canada") ||
+			    (is(c, v - 3, "key") && (is(c, v - 4, "canadian") || is(c, v - 4, "canada"))))) {
+			kind = is(c, v, "fell") || is(c, v, "falls") ? EV_CUT : EV_HIKE;
 			official = true;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
 			   is(c, v, "resistance")) {
@@ -760,6 +883,9 @@ static void read_clause(struct reader *r, struct clause *c)
 			continue;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
 					   kind == EV_INTERVENTION);
+		/* "a cut in Japan's discount rate": the rate's owner acts. */
+		if (owner)
+			bank = owner->code;
 		if (!bank)
 			continue;
 		/* A rate only commercial banks set, without a named central
@@ -782,7 +908,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t to = c->title && !resist ? c->n : v;
 		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = mode_between(c, v + 1, c->title ? c->n : objend + 4, cue, sizeof(cue));
+			mode = mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
+					    cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
 		    mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
@@ -821,6 +948,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		    (old || d < r->pub_day - EVENTS_RECENT_DAYS))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
+		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT && form != VF_NOUN)
+			add_partners(r, c, m, nm, v, d, vague);
 	}
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",

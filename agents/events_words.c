@@ -95,6 +95,7 @@ const struct actor_def events_actors[] = {
 	{ "central banks", A_GENERIC_CB, NULL },
 	{ "monetary authorities", A_GENERIC_CB, NULL },
 	{ "reserve bank", A_GENERIC_CB, NULL },
+	{ "national bank", A_GENERIC_CB, NULL },  /* "the National Bank" only */
 	{ "the bank", A_GENERIC_CB, NULL },
 	/* Countries (their central bank for official rates). */
 	{ "united states", A_COUNTRY, "Fed" },
@@ -112,6 +113,7 @@ const struct actor_def events_actors[] = {
 	{ "switzerland", A_COUNTRY, "SNB" },
 	{ "canada", A_COUNTRY, "BoC" },
 	{ "canadian bank rate", A_CB, "BoC" },
+	{ "canada bank rate", A_CB, "BoC" },
 	{ "australia", A_COUNTRY, "RBA" },
 	{ "new zealand", A_COUNTRY, "RBNZ" },
 	{ "sweden", A_COUNTRY, "Riksbank" },
@@ -235,6 +237,12 @@ const struct cue_def events_cues[] = {
 	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
 	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
 	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
+	{ "favoured", EV_MODE_CALLED_FOR, false }, { "favored", EV_MODE_CALLED_FOR, false },
+	{ "favours", EV_MODE_CALLED_FOR, false }, { "favors", EV_MODE_CALLED_FOR, false },
+	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },
+	{ "oppose", EV_MODE_DENIED, false }, { "ruled", EV_MODE_DENIED, false },
+	{ "reluctan", EV_MODE_DENIED, true }, { "ceas", EV_MODE_DENIED, true },
+	{ "worried", EV_MODE_EXPECTED, false }, { "determined", EV_MODE_EXPECTED, false },
 };
 
 const size_t events_ncues = ARRAY_SIZE(events_cues);
