@@ -233,7 +233,10 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 		}
 		/* "U.S. authorities" and such are matched whole above; a lone
 		 * country followed by "banks" or "bank" is not the central bank. */
-		if (t == A_COUNTRY && (is(c, i + best, "banks") || is(c, i + best, "bank"))) {
+		static const char *const ccyn[] = { "dollar", "dollars", "dlrs", "currency", "unit",
+						    NULL };
+		if (t == A_COUNTRY && (is(c, i + best, "banks") || is(c, i + best, "bank") ||
+				       is_any(c, i + best, ccyn))) {
 			i += best;
 			continue;
 		}
@@ -253,11 +256,18 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 	case A_GENERIC_CB:
 		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
 			return NULL;
+		/* "Norway's central bank": the country's. */
+		if (m > first && m[-1].type == A_COUNTRY && m[-1].pos + m[-1].len == m->pos)
+			return m[-1].code;
 		for (const struct mention *p = m; p-- > first;)
 			if (p->type == A_CB)
 				return p->code;
 		return r->last_cb ? r->last_cb : r->story_bank;
 	case A_COUNTRY:
+		/* The last of a list of countries is not one bank's act. */
+		if (m > first && m[-1].type == A_COUNTRY && m->pos >= 1 &&
+		    (is(c, m->pos - 1, "and") || (is(c, m->pos - 1, "the") && is(c, m->pos - 2, "and"))))
+			return NULL;
 		return official_rate || intervention ? m->code : NULL;
 	case A_PRONOUN:
 		for (const struct mention *p = m; p-- > first;) {
@@ -300,6 +310,7 @@ static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "s
 static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
 static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
+	"crowns", "crown",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
 	"guilders", NULL };
 static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
@@ -402,6 +413,8 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
 			continue;
+		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
+			continue;
 		snprintf(cue, cuesz, "%s", c->w[i].w);
 		return d->mode;
 	}
@@ -470,6 +483,13 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 		}
 		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
 			return pub - 2;
+		/* "earlier this year", "at the start of this year". */
+		if (is(c, i, "this") && is(c, i + 1, "year") &&
+		    (is(c, i - 1, "earlier") || is(c, i - 1, "early") ||
+		     (is(c, i - 1, "of") && (is(c, i - 2, "start") || is(c, i - 2, "beginning"))))) {
+			*old = true;
+			return pub - 60;
+		}
 		for (int m = 0; m < 12; m++) {
 			if (!is(c, i, months[m]) || (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0])))
 				continue;
@@ -815,7 +835,11 @@ static void read_clause(struct reader *r, struct clause *c)
 			form = VF_NOUN;
 		} else if (is_any(c, v, trade_verbs)) {
 			bool cur = false;
-			for (size_t j = v + 1; j < c->n && j < v + 6; j++) {
+			/* "bought as much as 10 billion dlrs"; "supported the dollar"
+			 * with the currency right after (not "supported by"). */
+			bool sup = starts(c, v, "support");
+			size_t span = sup ? 3 : 8;
+			for (size_t j = v + 1; j < c->n && j < v + span; j++) {
 				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
 					break;
 				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))

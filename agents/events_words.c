@@ -38,6 +38,8 @@ const struct actor_def events_actors[] = {
 	/* Central banks by name and officials. */
 	{ "federal reserve bank of new york", A_CB, "Fed" },
 	{ "new york fed", A_CB, "Fed" },
+	{ "new york federal reserve bank", A_CB, "Fed" },
+	{ "federal reserve bank", A_CB, "Fed" },
 	{ "federal reserve", A_CB, "Fed" },
 	{ "fed", A_CB, "Fed" },
 	{ "volcker", A_CB, "Fed" },
@@ -118,6 +120,7 @@ const struct actor_def events_actors[] = {
 	{ "new zealand", A_COUNTRY, "RBNZ" },
 	{ "sweden", A_COUNTRY, "Riksbank" },
 	{ "norway", A_COUNTRY, "Norges" },
+	{ "taiwan", A_COUNTRY, "CBC" },
 	/* Commercial banks and other lenders. */
 	{ "banks", A_COMMERCIAL, NULL },
 	{ "clearing banks", A_COMMERCIAL, NULL },
@@ -242,7 +245,7 @@ const struct cue_def events_cues[] = {
 	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },
 	{ "oppose", EV_MODE_DENIED, false }, { "ruled", EV_MODE_DENIED, false },
 	{ "reluctan", EV_MODE_DENIED, true }, { "ceas", EV_MODE_DENIED, true },
-	{ "worried", EV_MODE_EXPECTED, false }, { "determined", EV_MODE_EXPECTED, false },
+	{ "worried", EV_MODE_EXPECTED, false }, { "rather", EV_MODE_DENIED, false }, { "determined", EV_MODE_EXPECTED, false },
 };
 
 const size_t events_ncues = ARRAY_SIZE(events_cues);
