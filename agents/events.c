@@ -459,17 +459,35 @@ static void civil_from_days(int32_t z, int *y, int *m)
 
 /* The day an act in the clause happened, or pub_day; *old when the clause
  * puts it before the week without a day ("last year", "in 1985"). */
-static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague)
+static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
+			  bool *last_week)
 {
 	*old = false;
 	*vague = false;
+	*last_week = false;
 	int py, pm;
 	civil_from_days(pub, &py, &pm);
 	for (size_t i = 0; i < c->n; i++) {
 		if (is(c, i, "yesterday"))
 			return pub - 1;
-		if (is(c, i, "last") && (is(c, i + 1, "week") || is(c, i + 1, "weekend")))
+		/* "today", "this afternoon": the day of the story. */
+		if (is(c, i, "today") || is(c, i, "tonight") ||
+		    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
+					  is(c, i + 1, "evening"))))
+			return pub;
+		/* "last week": the middle of the week before (its Wednesday). */
+		if (is(c, i, "last") && is(c, i + 1, "week")) {
+			int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
+			*last_week = true;
+			return pub - mon0 - 5;
+		}
+		if (is(c, i, "last") && is(c, i + 1, "weekend"))
 			return pub - 7;
+		/* "two months after", "three months ago". */
+		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && number_word(c, i - 1)) {
+			*old = true;
+			return pub - 60;
+		}
 		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
 					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
 					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
@@ -491,7 +509,10 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 			return pub - 60;
 		}
 		for (int m = 0; m < 12; m++) {
-			if (!is(c, i, months[m]) || (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0])))
+			/* "may" is a month before a day or after "in", "of". */
+			if (!is(c, i, months[m]) ||
+			    (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0]) &&
+			     !is(c, i - 1, "in") && !is(c, i - 1, "of")))
 				continue;
 			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
 			int y = py;
@@ -500,11 +521,13 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 			if (d >= 1 && d <= 31)
 				return days_from_civil(y, m + 1, d);
 			/* "in March" in the first week of April: the month's
-			 * end, recent. */
+			 * end (its last weekday), recent. */
 			int32_t first = days_from_civil(py, pm, 1);
 			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
 				*vague = true;
-				return first - 1;
+				int32_t e = first - 1;
+				int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
+				return mon0 >= 5 ? e - (mon0 - 4) : e;
 			}
 			if (m + 1 != pm) {
 				*old = true;
@@ -756,7 +779,8 @@ static void read_clause(struct reader *r, struct clause *c)
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
 	bool old = false, vague = false;
-	int32_t day = clause_day(c, r->pub_day, &old, &vague);
+	bool last_week = false;
+	int32_t day = clause_day(c, r->pub_day, &old, &vague, &last_week);
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
@@ -825,7 +849,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		} else if (is(c, v, "intervention")) {
 			/* A noun: "Bank of Japan intervention", "intervention by". */
 			if (is(c, v + 1, "rate") || is(c, v + 1, "rates") || is(c, v + 1, "tender") ||
-			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v - 1, "market") ||
+			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v + 1, "debt") ||
+			    is(c, v + 1, "debts") || is(c, v - 1, "market") ||
 			    is(c, v - 1, "reserve"))
 				continue;
 			kind = EV_INTERVENTION;
@@ -969,7 +994,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		int32_t d = day;
 		if (mode == EV_MODE_FACT &&
-		    (old || d < r->pub_day - EVENTS_RECENT_DAYS))
+		    (old || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
 		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT && form != VF_NOUN)

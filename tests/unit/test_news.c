@@ -976,6 +976,24 @@ static void test_events_dev_readings(void **state)
 		       "year, central banks were very actively selling marks, the Bundesbank said.",
 		       d, &s);
 	assert_int_equal(policy_facts(&s), 0);
+	/* Days: "last week" is the week before's middle, even from a Friday;
+	 * "today" wins over a "last week" that dates an old level; "at the
+	 * end of May" on June 2 is May's last weekday; "two months after" is
+	 * background. */
+	events_extract("x", "Last week, the Bank of Japan spent an estimated five billion dlrs "
+		       "intervening to halt the rise in the yen.", day_of("1987-04-03"), &s);
+	assert_int_equal(act_of(&s, "BOJ", EV_INTERVENTION)->mode, EV_MODE_FACT);
+	assert_int_equal(act_of(&s, "BOJ", EV_INTERVENTION)->day, day_of("1987-03-25"));
+	events_extract("x", "Today, the Canadian bank rate fell to 7.28 pct from 7.54 pct last week.",
+		       day_of("1987-03-12"), &s);
+	assert_int_equal(act_of(&s, "BoC", EV_CUT)->day, day_of("1987-03-12"));
+	events_extract("x", "Dealers said the Bank of England bought sterling at the end of May.",
+		       day_of("1987-06-02"), &s);
+	assert_int_equal(act_of(&s, "BoE", EV_INTERVENTION)->mode, EV_MODE_FACT);
+	assert_int_equal(act_of(&s, "BoE", EV_INTERVENTION)->day, day_of("1987-05-29"));
+	events_extract("x", "The cuts follow nearly two months after the Bundesbank reduced leading "
+		       "interest rates.", day_of("1987-03-18"), &s);
+	assert_int_equal(act_of(&s, "Bundesbank", EV_CUT)->mode, EV_MODE_BACKGROUND);
 }
 
 /* The project's labelled set: 600+ development stories, every one
