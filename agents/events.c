@@ -7,223 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/events_words.h"
 #include "core/banned.h"
 #include "core/util.h"
 
-/* ---- banks and actors ------------------------------------------------------ */
-
-struct bank_def {
-	const char *code, *name, *ccy;
-};
-
-static const struct bank_def banks[] = {
-	{ "Fed", "Federal Reserve", "USD" },
-	{ "BOJ", "Bank of Japan", "JPY" },
-	{ "Bundesbank", "Deutsche Bundesbank", "DEM" },
-	{ "BoE", "Bank of England", "GBP" },
-	{ "BdF", "Bank of France", "FRF" },
-	{ "BdI", "Bank of Italy", "ITL" },
-	{ "BdE", "Bank of Spain", "ESP" },
-	{ "BNB", "National Bank of Belgium", "BEF" },
-	{ "DNB", "Netherlands central bank", "NLG" },
-	{ "DKNB", "Danmarks Nationalbank", "DKK" },
-	{ "SNB", "Swiss National Bank", "CHF" },
-	{ "BoC", "Bank of Canada", "CAD" },
-	{ "RBA", "Reserve Bank of Australia", "AUD" },
-	{ "RBNZ", "Reserve Bank of New Zealand", "NZD" },
-	{ "ECB", "European Central Bank", "EUR" },
-	{ "PBoC", "People's Bank of China", "CNY" },
-	{ "BoK", "Bank of Korea", "KRW" },
-	{ "RBI", "Reserve Bank of India", "INR" },
-	{ "MAS", "Monetary Authority of Singapore", "SGD" },
-	{ "HKMA", "Hong Kong Monetary Authority", "HKD" },
-	{ "BOT", "Bank of Thailand", "THB" },
-	{ "BNM", "Bank Negara Malaysia", "MYR" },
-	{ "CBC", "Central Bank of China (Taiwan)", "TWD" },
-	{ "Riksbank", "Sveriges Riksbank", "SEK" },
-	{ "Norges", "Norges Bank", "NOK" },
-};
-
-enum actor_type {
-	A_CB,          /* a central bank, code known */
-	A_GENERIC_CB,  /* "central bank", "the Bank": resolved from context */
-	A_COUNTRY,     /* "Belgium", "Japan": its central bank for official rates */
-	A_COMMERCIAL,  /* a commercial bank, "banks", building societies */
-	A_GOVT,        /* ministry, Treasury, minister, government, G-7 */
-	A_OTHER,       /* economists, dealers, analysts: not an actor of acts */
-	A_PRONOUN,     /* "it": the last actor */
-};
-
-/* Phrases, lowercase words separated by single spaces. */
-struct actor_def {
-	const char *phrase;
-	enum actor_type type;
-	const char *code;
-};
-
-static const struct actor_def actors[] = {
-	/* Central banks by name and officials. */
-	{ "federal reserve bank of new york", A_CB, "Fed" },
-	{ "new york fed", A_CB, "Fed" },
-	{ "federal reserve", A_CB, "Fed" },
-	{ "fed", A_CB, "Fed" },
-	{ "volcker", A_CB, "Fed" },
-	{ "u.s. monetary authorities", A_CB, "Fed" },
-	{ "u.s. authorities", A_CB, "Fed" },
-	{ "u.s. central bank", A_CB, "Fed" },
-	{ "bank of japan", A_CB, "BOJ" },
-	{ "boj", A_CB, "BOJ" },
-	{ "sumita", A_CB, "BOJ" },
-	{ "japanese monetary authorities", A_CB, "BOJ" },
-	{ "japanese authorities", A_CB, "BOJ" },
-	{ "japanese central bank", A_CB, "BOJ" },
-	{ "bundesbank", A_CB, "Bundesbank" },
-	{ "poehl", A_CB, "Bundesbank" },
-	{ "west german central bank", A_CB, "Bundesbank" },
-	{ "german central bank", A_CB, "Bundesbank" },
-	{ "bank of england", A_CB, "BoE" },
-	{ "leigh pemberton", A_CB, "BoE" },
-	{ "british authorities", A_CB, "BoE" },
-	{ "u.k. authorities", A_CB, "BoE" },
-	{ "bank of france", A_CB, "BdF" },
-	{ "banque de france", A_CB, "BdF" },
-	{ "french central bank", A_CB, "BdF" },
-	{ "bank of italy", A_CB, "BdI" },
-	{ "italian central bank", A_CB, "BdI" },
-	{ "bank of spain", A_CB, "BdE" },
-	{ "spanish central bank", A_CB, "BdE" },
-	{ "belgian national bank", A_CB, "BNB" },
-	{ "national bank of belgium", A_CB, "BNB" },
-	{ "belgian central bank", A_CB, "BNB" },
-	{ "dutch central bank", A_CB, "DNB" },
-	{ "netherlands central bank", A_CB, "DNB" },
-	{ "danish central bank", A_CB, "DKNB" },
-	{ "danish national bank", A_CB, "DKNB" },
-	{ "danmarks nationalbank", A_CB, "DKNB" },
-	{ "swiss national bank", A_CB, "SNB" },
-	{ "swiss central bank", A_CB, "SNB" },
-	{ "bank of canada", A_CB, "BoC" },
-	{ "reserve bank of australia", A_CB, "RBA" },
-	{ "australian reserve bank", A_CB, "RBA" },
-	{ "reserve bank of new zealand", A_CB, "RBNZ" },
-	{ "european central bank", A_CB, "ECB" },
-	{ "ecb", A_CB, "ECB" },
-	{ "people's bank of china", A_CB, "PBoC" },
-	{ "bank of korea", A_CB, "BoK" },
-	{ "reserve bank of india", A_CB, "RBI" },
-	{ "monetary authority of singapore", A_CB, "MAS" },
-	{ "bank of thailand", A_CB, "BOT" },
-	{ "bank negara", A_CB, "BNM" },
-	{ "central bank of china", A_CB, "CBC" },
-	{ "taiwan central bank", A_CB, "CBC" },
-	{ "riksbank", A_CB, "Riksbank" },
-	{ "norges bank", A_CB, "Norges" },
-	{ "central bank", A_GENERIC_CB, NULL },
-	{ "central banks", A_GENERIC_CB, NULL },
-	{ "monetary authorities", A_GENERIC_CB, NULL },
-	{ "reserve bank", A_GENERIC_CB, NULL },
-	{ "the bank", A_GENERIC_CB, NULL },
-	/* Countries (their central bank for official rates). */
-	{ "united states", A_COUNTRY, "Fed" },
-	{ "u.s.", A_COUNTRY, "Fed" },
-	{ "japan", A_COUNTRY, "BOJ" },
-	{ "west germany", A_COUNTRY, "Bundesbank" },
-	{ "britain", A_COUNTRY, "BoE" },
-	{ "u.k.", A_COUNTRY, "BoE" },
-	{ "france", A_COUNTRY, "BdF" },
-	{ "italy", A_COUNTRY, "BdI" },
-	{ "spain", A_COUNTRY, "BdE" },
-	{ "belgium", A_COUNTRY, "BNB" },
-	{ "netherlands", A_COUNTRY, "DNB" },
-	{ "denmark", A_COUNTRY, "DKNB" },
-	{ "switzerland", A_COUNTRY, "SNB" },
-	{ "canada", A_COUNTRY, "BoC" },
-	{ "canadian bank rate", A_CB, "BoC" },
-	{ "australia", A_COUNTRY, "RBA" },
-	{ "new zealand", A_COUNTRY, "RBNZ" },
-	{ "sweden", A_COUNTRY, "Riksbank" },
-	{ "norway", A_COUNTRY, "Norges" },
-	/* Commercial banks and other lenders. */
-	{ "banks", A_COMMERCIAL, NULL },
-	{ "clearing banks", A_COMMERCIAL, NULL },
-	{ "building societies", A_COMMERCIAL, NULL },
-	{ "building society", A_COMMERCIAL, NULL },
-	{ "chemical", A_COMMERCIAL, NULL },
-	{ "citibank", A_COMMERCIAL, NULL },
-	{ "citicorp", A_COMMERCIAL, NULL },
-	{ "chase", A_COMMERCIAL, NULL },
-	{ "bankers trust", A_COMMERCIAL, NULL },
-	{ "manufacturers hanover", A_COMMERCIAL, NULL },
-	{ "morgan guaranty", A_COMMERCIAL, NULL },
-	{ "national westminster", A_COMMERCIAL, NULL },
-	{ "natwest", A_COMMERCIAL, NULL },
-	{ "barclays", A_COMMERCIAL, NULL },
-	{ "midland", A_COMMERCIAL, NULL },
-	{ "lloyds", A_COMMERCIAL, NULL },
-	{ "abbey national", A_COMMERCIAL, NULL },
-	{ "royal bank", A_COMMERCIAL, NULL },
-	{ "bank of montreal", A_COMMERCIAL, NULL },
-	{ "bank of nova scotia", A_COMMERCIAL, NULL },
-	{ "toronto dominion", A_COMMERCIAL, NULL },
-	{ "imperial bank", A_COMMERCIAL, NULL },
-	{ "deutsche bank", A_COMMERCIAL, NULL },
-	{ "dresdner", A_COMMERCIAL, NULL },
-	{ "commerzbank", A_COMMERCIAL, NULL },
-	{ "bank of tokyo", A_COMMERCIAL, NULL },
-	{ "bank of america", A_COMMERCIAL, NULL },
-	{ "bank of china", A_COMMERCIAL, NULL },
-	{ "bank of new zealand", A_COMMERCIAL, NULL },
-	{ "first chicago", A_COMMERCIAL, NULL },
-	{ "san paolo", A_COMMERCIAL, NULL },
-	{ "credit suisse", A_COMMERCIAL, NULL },
-	{ "association of banks", A_COMMERCIAL, NULL },
-	{ "world bank", A_OTHER, NULL },
-	/* Governments. */
-	{ "treasury", A_GOVT, NULL },
-	{ "finance ministry", A_GOVT, NULL },
-	{ "ministry of finance", A_GOVT, NULL },
-	{ "finance minister", A_GOVT, NULL },
-	{ "finance ministers", A_GOVT, NULL },
-	{ "minister", A_GOVT, NULL },
-	{ "government", A_GOVT, NULL },
-	{ "chancellor", A_GOVT, NULL },
-	{ "miyazawa", A_GOVT, NULL },
-	{ "baker", A_GOVT, NULL },
-	{ "lawson", A_GOVT, NULL },
-	{ "stoltenberg", A_GOVT, NULL },
-	{ "balladur", A_GOVT, NULL },
-	{ "group of five", A_GOVT, NULL },
-	{ "group of seven", A_GOVT, NULL },
-	{ "g 7", A_GOVT, NULL },
-	{ "g 5", A_GOVT, NULL },
-	{ "imf", A_OTHER, NULL },
-	/* Commentators. */
-	{ "economists", A_OTHER, NULL },
-	{ "economist", A_OTHER, NULL },
-	{ "analysts", A_OTHER, NULL },
-	{ "analyst", A_OTHER, NULL },
-	{ "traders", A_OTHER, NULL },
-	{ "markets", A_OTHER, NULL },
-	{ "market", A_OTHER, NULL },
-	{ "investors", A_OTHER, NULL },
-	{ "dealers", A_OTHER, NULL },
-	{ "dealer", A_OTHER, NULL },
-	{ "operators", A_OTHER, NULL },
-	{ "speculators", A_OTHER, NULL },
-	{ "buyers", A_OTHER, NULL },
-	{ "sellers", A_OTHER, NULL },
-	{ "exporters", A_OTHER, NULL },
-	{ "importers", A_OTHER, NULL },
-	{ "institutions", A_OTHER, NULL },
-	{ "bank", A_COMMERCIAL, NULL },
-	{ "it", A_PRONOUN, NULL },
-};
+/* The vocabulary (banks, actors, mode cues) is in events_words.c. */
 
 static const struct bank_def *bank_get(const char *code)
 {
-	for (size_t i = 0; code && i < ARRAY_SIZE(banks); i++)
-		if (!strcmp(banks[i].code, code))
-			return &banks[i];
+	for (size_t i = 0; code && i < events_nbanks; i++)
+		if (!strcmp(events_banks[i].code, code))
+			return &events_banks[i];
 	return NULL;
 }
 
@@ -394,8 +188,8 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 	size_t n = 0;
 	for (size_t i = 0; i < c->n && n < max;) {
 		size_t best = 0, bi = 0;
-		for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
-			size_t k = match_phrase(c, i, actors[a].phrase);
+		for (size_t a = 0; a < events_nactors; a++) {
+			size_t k = match_phrase(c, i, events_actors[a].phrase);
 			if (k > best)
 				best = k, bi = a;
 		}
@@ -411,12 +205,19 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			i++;
 			continue;
 		}
-		enum actor_type t = actors[bi].type;
+		enum actor_type t = events_actors[bi].type;
+		/* "the National Bank" of a story; "First National Bank", "National
+		 * Bank of New Zealand" are commercial banks. */
+		if (!strcmp(events_actors[bi].phrase, "national bank") &&
+		    (!is(c, i - 1, "the") || is(c, i + best, "of"))) {
+			i += best;
+			continue;
+		}
 		/* "the Bank of England": the longer name starting at "bank". */
-		if (!strcmp(actors[bi].phrase, "the bank")) {
+		if (!strcmp(events_actors[bi].phrase, "the bank")) {
 			size_t longer = 0;
-			for (size_t a = 0; a < ARRAY_SIZE(actors); a++) {
-				size_t k = match_phrase(c, i + 1, actors[a].phrase);
+			for (size_t a = 0; a < events_nactors; a++) {
+				size_t k = match_phrase(c, i + 1, events_actors[a].phrase);
 				if (k > longer)
 					longer = k;
 			}
@@ -426,17 +227,20 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			}
 		}
 		/* "the bank" right after a commercial name is that bank. */
-		if (t == A_GENERIC_CB && !strcmp(actors[bi].phrase, "the bank") && c->title) {
+		if (t == A_GENERIC_CB && !strcmp(events_actors[bi].phrase, "the bank") && c->title) {
 			i += best;
 			continue;
 		}
 		/* "U.S. authorities" and such are matched whole above; a lone
 		 * country followed by "banks" or "bank" is not the central bank. */
-		if (t == A_COUNTRY && (is(c, i + best, "banks") || is(c, i + best, "bank"))) {
+		static const char *const ccyn[] = { "dollar", "dollars", "dlrs", "currency", "unit",
+						    NULL };
+		if (t == A_COUNTRY && (is(c, i + best, "banks") || is(c, i + best, "bank") ||
+				       is_any(c, i + best, ccyn))) {
 			i += best;
 			continue;
 		}
-		m[n++] = (struct mention){ i, best, t, actors[bi].code };
+		m[n++] = (struct mention){ i, best, t, events_actors[bi].code };
 		i += best;
 	}
 	return n;
@@ -446,16 +250,24 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 static const char *resolve(struct reader *r, const struct clause *c, const struct mention *m,
 			   const struct mention *first, bool official_rate, bool intervention)
 {
-	(void)c;
 	switch (m->type) {
 	case A_CB:
 		return m->code;
 	case A_GENERIC_CB:
+		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
+			return NULL;
+		/* "Norway's central bank": the country's. */
+		if (m > first && m[-1].type == A_COUNTRY && m[-1].pos + m[-1].len == m->pos)
+			return m[-1].code;
 		for (const struct mention *p = m; p-- > first;)
 			if (p->type == A_CB)
 				return p->code;
 		return r->last_cb ? r->last_cb : r->story_bank;
 	case A_COUNTRY:
+		/* The last of a list of countries is not one bank's act. */
+		if (m > first && m[-1].type == A_COUNTRY && m->pos >= 1 &&
+		    (is(c, m->pos - 1, "and") || (is(c, m->pos - 1, "the") && is(c, m->pos - 2, "and"))))
+			return NULL;
 		return official_rate || intervention ? m->code : NULL;
 	case A_PRONOUN:
 		for (const struct mention *p = m; p-- > first;) {
@@ -493,13 +305,16 @@ static const char *const hold_verbs[] = { "left", "leaves", "leaving", "kept", "
 static const char *const interv_verbs[] = { "intervened", "intervenes", "intervening",
 	"intervene", NULL };
 static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
+	"supported", "supporting",
 	"sells", "sell", "purchased", "purchases", "sales", NULL };
 static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
 static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
+	"crowns", "crown",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
 	"guilders", NULL };
-static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "securities", "paper",
+static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
+	"certificates", "cds", "denominated",
 	"notes", "stock", "shares", NULL };
 static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
 	"policies", NULL };
@@ -508,6 +323,13 @@ static const char *const private_rate[] = { "prime", "base", "mortgage", "deposi
 
 static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
 	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
+
+static bool number_word(const struct clause *c, size_t i)
+{
+	static const char *const nums[] = { "one", "two", "three", "four", "six", "nine", "twelve",
+		NULL };
+	return i < c->n && (isdigit((unsigned char)c->w[i].w[0]) || is_any(c, i, nums));
+}
 
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
@@ -533,6 +355,9 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 			return (long)j;
 		}
 		/* The object ends at a new verb or clause word. */
+		/* "its one, two and three month rates": a list of terms. */
+		if (is(c, j, "and") && j > 0 && number_word(c, j - 1) && number_word(c, j + 1))
+			continue;
 		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
 			return -1;
 	}
@@ -541,60 +366,12 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 
 /* ---- mode ------------------------------------------------------------------ */
 
-struct cue_def {
-	const char *w;
-	enum ev_mode mode;
-	bool prefix;
-};
-
-static const struct cue_def cues[] = {
-	{ "not", EV_MODE_DENIED, false }, { "no", EV_MODE_DENIED, false },
-	{ "never", EV_MODE_DENIED, false }, { "n't", EV_MODE_DENIED, false },
-	{ "denied", EV_MODE_DENIED, false }, { "denies", EV_MODE_DENIED, false },
-	{ "deny", EV_MODE_DENIED, false }, { "without", EV_MODE_DENIED, false },
-	{ "unlikely", EV_MODE_DENIED, false }, { "refused", EV_MODE_DENIED, false },
-	{ "resist", EV_MODE_DENIED, true }, { "against", EV_MODE_DENIED, false },
-	{ "little", EV_MODE_DENIED, false }, { "nor", EV_MODE_DENIED, false },
-	{ "premature", EV_MODE_DENIED, false },
-	{ "urge", EV_MODE_CALLED_FOR, true }, { "call", EV_MODE_CALLED_FOR, true },
-	{ "should", EV_MODE_CALLED_FOR, false }, { "pressure", EV_MODE_CALLED_FOR, false },
-	{ "demand", EV_MODE_CALLED_FOR, true }, { "want", EV_MODE_CALLED_FOR, true },
-	{ "need", EV_MODE_CALLED_FOR, true }, { "ask", EV_MODE_CALLED_FOR, true },
-	{ "likely", EV_MODE_EXPECTED, false }, { "expect", EV_MODE_EXPECTED, true },
-	{ "may", EV_MODE_EXPECTED, false }, { "might", EV_MODE_EXPECTED, false },
-	{ "could", EV_MODE_EXPECTED, false }, { "would", EV_MODE_EXPECTED, false },
-	{ "will", EV_MODE_EXPECTED, false }, { "can", EV_MODE_EXPECTED, false },
-	{ "hope", EV_MODE_EXPECTED, true }, { "seen", EV_MODE_EXPECTED, false },
-	{ "sees", EV_MODE_EXPECTED, false }, { "forecast", EV_MODE_EXPECTED, true },
-	{ "predict", EV_MODE_EXPECTED, true }, { "possib", EV_MODE_EXPECTED, true },
-	{ "probabl", EV_MODE_EXPECTED, true }, { "if", EV_MODE_EXPECTED, false },
-	{ "unless", EV_MODE_EXPECTED, false }, { "ready", EV_MODE_EXPECTED, false },
-	{ "prepared", EV_MODE_EXPECTED, false }, { "consider", EV_MODE_EXPECTED, true },
-	{ "room", EV_MODE_EXPECTED, false }, { "scope", EV_MODE_EXPECTED, false },
-	{ "chance", EV_MODE_EXPECTED, true }, { "anticipat", EV_MODE_EXPECTED, true },
-	{ "await", EV_MODE_EXPECTED, true }, { "plan", EV_MODE_EXPECTED, true },
-	{ "intend", EV_MODE_EXPECTED, true }, { "set", EV_MODE_EXPECTED, false },
-	{ "poised", EV_MODE_EXPECTED, false }, { "bracing", EV_MODE_EXPECTED, false },
-	{ "ahead", EV_MODE_EXPECTED, false }, { "further", EV_MODE_EXPECTED, false },
-	{ "another", EV_MODE_EXPECTED, false }, { "imminent", EV_MODE_EXPECTED, false },
-	{ "time", EV_MODE_EXPECTED, false }, { "whether", EV_MODE_RUMOURED, false },
-	{ "rumour", EV_MODE_RUMOURED, true }, { "rumor", EV_MODE_RUMOURED, true },
-	{ "speculat", EV_MODE_RUMOURED, true }, { "talk", EV_MODE_RUMOURED, false },
-	{ "understood", EV_MODE_RUMOURED, false }, { "reportedly", EV_MODE_RUMOURED, false },
-	{ "suspected", EV_MODE_RUMOURED, false }, { "apparently", EV_MODE_RUMOURED, false },
-	{ "estimates", EV_MODE_RUMOURED, false }, { "believ", EV_MODE_RUMOURED, true },
-	{ "since", EV_MODE_BACKGROUND, false }, { "reports", EV_MODE_RUMOURED, false },
-	{ "declined", EV_MODE_RUMOURED, false }, { "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
-	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
-	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
-	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
-};
 
 static const struct cue_def *cue_at(const struct clause *c, size_t i)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(cues); k++)
-		if (cues[k].prefix ? starts(c, i, cues[k].w) : is(c, i, cues[k].w))
-			return &cues[k];
+	for (size_t k = 0; k < events_ncues; k++)
+		if (events_cues[k].prefix ? starts(c, i, events_cues[k].w) : is(c, i, events_cues[k].w))
+			return &events_cues[k];
 	return NULL;
 }
 
@@ -630,6 +407,13 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 		if (!strcmp(d->w, "ahead") && !c->title)
 			continue;
 		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
+			continue;
+		/* "determined to": an intention; "ruled out": a denial. */
+		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
+			continue;
+		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
+			continue;
+		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
 			continue;
 		snprintf(cue, cuesz, "%s", c->w[i].w);
 		return d->mode;
@@ -675,17 +459,35 @@ static void civil_from_days(int32_t z, int *y, int *m)
 
 /* The day an act in the clause happened, or pub_day; *old when the clause
  * puts it before the week without a day ("last year", "in 1985"). */
-static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague)
+static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
+			  bool *last_week)
 {
 	*old = false;
 	*vague = false;
+	*last_week = false;
 	int py, pm;
 	civil_from_days(pub, &py, &pm);
 	for (size_t i = 0; i < c->n; i++) {
 		if (is(c, i, "yesterday"))
 			return pub - 1;
-		if (is(c, i, "last") && (is(c, i + 1, "week") || is(c, i + 1, "weekend")))
+		/* "today", "this afternoon": the day of the story. */
+		if (is(c, i, "today") || is(c, i, "tonight") ||
+		    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
+					  is(c, i + 1, "evening"))))
+			return pub;
+		/* "last week": the middle of the week before (its Wednesday). */
+		if (is(c, i, "last") && is(c, i + 1, "week")) {
+			int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
+			*last_week = true;
+			return pub - mon0 - 5;
+		}
+		if (is(c, i, "last") && is(c, i + 1, "weekend"))
 			return pub - 7;
+		/* "two months after", "three months ago". */
+		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && number_word(c, i - 1)) {
+			*old = true;
+			return pub - 60;
+		}
 		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
 					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
 					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
@@ -699,8 +501,18 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 		}
 		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
 			return pub - 2;
+		/* "earlier this year", "at the start of this year". */
+		if (is(c, i, "this") && is(c, i + 1, "year") &&
+		    (is(c, i - 1, "earlier") || is(c, i - 1, "early") ||
+		     (is(c, i - 1, "of") && (is(c, i - 2, "start") || is(c, i - 2, "beginning"))))) {
+			*old = true;
+			return pub - 60;
+		}
 		for (int m = 0; m < 12; m++) {
-			if (!is(c, i, months[m]) || (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0])))
+			/* "may" is a month before a day or after "in", "of". */
+			if (!is(c, i, months[m]) ||
+			    (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0]) &&
+			     !is(c, i - 1, "in") && !is(c, i - 1, "of")))
 				continue;
 			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
 			int y = py;
@@ -708,6 +520,15 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 				y--;
 			if (d >= 1 && d <= 31)
 				return days_from_civil(y, m + 1, d);
+			/* "in March" in the first week of April: the month's
+			 * end (its last weekday), recent. */
+			int32_t first = days_from_civil(py, pm, 1);
+			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
+				*vague = true;
+				int32_t e = first - 1;
+				int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
+				return mon0 >= 5 ? e - (mon0 - 4) : e;
+			}
 			if (m + 1 != pm) {
 				*old = true;
 				*vague = true;
@@ -855,6 +676,15 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 	/* "were signalled by the Bank of England": the agent. */
 	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
 				 is(c, v - 1, "been") || is(c, v - 1, "being"));
+	/* "intervention by the major industrial nations": by an agent it
+	 * does not know, not by the bank named before. */
+	if (noun && is(c, v + 1, "by")) {
+		bool named = false;
+		for (size_t i = 0; i < nm; i++)
+			named = named || (m[i].pos > v + 1 && m[i].pos <= v + 4);
+		if (!named)
+			return NULL;
+	}
 	if (noun || !best || passive) {
 		for (size_t i = 0; i < nm; i++)
 			if (m[i].pos > v && m[i].pos <= v + 4 &&
@@ -884,22 +714,83 @@ static bool fx_context(const struct clause *c)
 	return false;
 }
 
+/* A central bank or country named with "'s" inside a rate object
+ * ("Japan's discount rate"), or NULL. */
+static const struct mention *rate_owner(const struct clause *c, const struct mention *m,
+					size_t nm, size_t v, size_t o)
+{
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].pos <= v || m[i].pos >= o || (m[i].type != A_CB && m[i].type != A_COUNTRY))
+			continue;
+		const struct word *w = &c->w[m[i].pos + m[i].len - 1];
+		const char *t = c->text + w->off;
+		if (w->len > 2 && t[w->len - 2] == '\'' && tolower((unsigned char)t[w->len - 1]) == 's')
+			return &m[i];
+	}
+	return NULL;
+}
+
+/* "bought dollars with the Bundesbank and the Fed": the banks named as
+ * partners of a reported intervention act too. */
+static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm, size_t v, int32_t day, bool vague)
+{
+	size_t k = v + 1;
+	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said"))
+		k++;
+	if (!is(c, k, "with"))
+		return;
+	k++;
+	for (;;) {
+		if (is(c, k, "the"))
+			k++;
+		const struct mention *p = NULL;
+		for (size_t i = 0; i < nm && !p; i++)
+			if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_COUNTRY))
+				p = &m[i];
+		if (!p)
+			return;
+		story_add(r, c, p->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
+		k = p->pos + p->len;
+		if (is(c, k, "and"))
+			k++;
+		else if (p->type != A_COUNTRY)
+			return;
+	}
+}
+
+/* "Bank of Japan dollar support", "central bank dollar purchases": an
+ * intervention named as a noun after its bank and currency. */
+static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v)
+{
+	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
+					     NULL };
+	if (v < 2 || !is_any(c, v, nouns) || !is_any(c, v - 1, ccy_words))
+		return false;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
+			return true;
+	return false;
+}
+
 static void read_clause(struct reader *r, struct clause *c)
 {
 	clause_words(c);
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
 	bool old = false, vague = false;
-	int32_t day = clause_day(c, r->pub_day, &old, &vague);
+	bool last_week = false;
+	int32_t day = clause_day(c, r->pub_day, &old, &vague, &last_week);
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
+		const struct mention *owner = NULL;
 		size_t objend = v;
 		if (is_any(c, v, cut_verbs) || is_any(c, v, hike_verbs)) {
 			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
-			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 8, &priv, &official);
+			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
 			if (o < 0) {
 				/* "rate cut": a noun. */
 				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
@@ -912,6 +803,22 @@ static void read_clause(struct reader *r, struct clause *c)
 				}
 			} else {
 				objend = (size_t)o;
+				owner = rate_owner(c, m, nm, v, objend);
+				/* "a cut in ...", "a further cut": a noun. */
+				static const char *const det[] = { "a", "an", "the", "any", "another",
+								   "no", NULL };
+				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+				    v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det))))
+					form = VF_NOUN;
+				/* "said lowering rates too fast could ...": a gerund
+				 * without "is" or "was" names the act, it does not
+				 * report it. */
+				size_t wl = strlen(c->w[v].w);
+				static const char *const aux[] = { "is", "are", "was", "were", "been",
+								   "be", NULL };
+				if (!c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing") &&
+				    !(v > 0 && is_any(c, v - 1, aux)) && !(v > 1 && is_any(c, v - 2, aux)))
+					form = VF_NOUN;
 			}
 		} else if (is_any(c, v, hold_verbs)) {
 			bool steady = false;
@@ -942,14 +849,22 @@ static void read_clause(struct reader *r, struct clause *c)
 		} else if (is(c, v, "intervention")) {
 			/* A noun: "Bank of Japan intervention", "intervention by". */
 			if (is(c, v + 1, "rate") || is(c, v + 1, "rates") || is(c, v + 1, "tender") ||
-			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v - 1, "market") ||
+			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v + 1, "debt") ||
+			    is(c, v + 1, "debts") || is(c, v - 1, "market") ||
 			    is(c, v - 1, "reserve"))
 				continue;
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
+		} else if (bank_ccy_noun(c, m, nm, v)) {
+			kind = EV_INTERVENTION;
+			form = VF_NOUN;
 		} else if (is_any(c, v, trade_verbs)) {
 			bool cur = false;
-			for (size_t j = v + 1; j < c->n && j < v + 6; j++) {
+			/* "bought as much as 10 billion dlrs"; "supported the dollar"
+			 * with the currency right after (not "supported by"). */
+			bool sup = starts(c, v, "support");
+			size_t span = sup ? 3 : 8;
+			for (size_t j = v + 1; j < c->n && j < v + span; j++) {
 				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
 					break;
 				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
@@ -982,9 +897,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * morning": the bank cut its dealing rates. */
 			kind = EV_CUT;
 			official = dealing = true;
-		} else if ((is(c, v, "fell") || is(c, v, "rose")) && v >= 3 && is(c, v - 1, "rate") &&
-			   is(c, v - 2, "bank") && is(c, v - 3, "canadian")) {
-			kind = is(c, v, "fell") ? EV_CUT : EV_HIKE;
+		} else if ((is(c, v, "fell") || is(c, v, "rose") || is(c, v, "falls") ||
+			    is(c, v, "rises")) && v >= 3 && is(c, v - 1, "rate") &&
+			   is(c, v - 2, "bank") &&
+			   (is(c, v - 3, "canadian") || is(c, v - 3, "canada") ||
+			    (is(c, v - 3, "key") && (is(c, v - 4, "canadian") || is(c, v - 4, "canada"))))) {
+			kind = is(c, v, "fell") || is(c, v, "falls") ? EV_CUT : EV_HIKE;
 			official = true;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
 			   is(c, v, "resistance")) {
@@ -1014,6 +932,9 @@ static void read_clause(struct reader *r, struct clause *c)
 			continue;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
 					   kind == EV_INTERVENTION);
+		/* "a cut in Japan's discount rate": the rate's owner acts. */
+		if (owner)
+			bank = owner->code;
 		if (!bank)
 			continue;
 		/* A rate only commercial banks set, without a named central
@@ -1036,7 +957,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t to = c->title && !resist ? c->n : v;
 		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = mode_between(c, v + 1, c->title ? c->n : objend + 4, cue, sizeof(cue));
+			mode = mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
+					    cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
 		    mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
@@ -1072,9 +994,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		int32_t d = day;
 		if (mode == EV_MODE_FACT &&
-		    (old || d < r->pub_day - EVENTS_RECENT_DAYS))
+		    (old || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
+		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT && form != VF_NOUN)
+			add_partners(r, c, m, nm, v, d, vague);
 	}
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",

@@ -53,6 +53,36 @@ ok = (why.startswith('confirmed: reports: ') and
       'USD/JPY 150.25 (1987-03-23) to 149.32 (1987-03-24), -0.62% after -0.96% the day before, damped' in why)
 sys.exit(0 if ok else 1)"
 hasnt "real data is not labelled simulated" "$r" "imulated"
+# The errors issue 16 lists for this week are not in the report: a
+# negation, speculation, commentary and expectations read as acts (by their
+# stories: 9138/9216 Sumita, 8641/8674 Miyazawa, 7804 economists, 9784/9848
+# U.K. trade figures, 10246 Fed data), money-market operations as
+# statements, and events under pairs whose currencies they do not concern
+# (the Fed's dollar buying "against yen" of 03-27 is USD/JPY's only).
+check "the report is free of the errors issue 16 lists" python3 -c "
+import json, sys
+r = json.load(open('$J'))
+md = open('$md').read()
+not_acts = {'reuters-21578-' + i for i in ('9138', '9216', '8641', '8674', '7804', '9784', '9848', '10246')}
+errs = []
+for e in r['events']:
+    if e['action'] not in ('hike', 'cut', 'hold', 'intervention'):
+        errs.append('not an act: %s %s' % (e['bank'], e['action']))
+    if set(e['sources']) & not_acts:
+        errs.append('%s %s cites %s' % (e['bank'], e['action'], sorted(set(e['sources']) & not_acts)))
+    if (e['bank'], e['action']) in (('BOJ', 'cut'), ('BoE', 'cut'), ('Fed', 'hold')):
+        errs.append('%s %s is in the report' % (e['bank'], e['action']))
+    for p in e['pairs']:
+        if not set(p.split('/')) & set(e['currencies']):
+            errs.append('%s %s under %s' % (e['bank'], e['action'], p))
+fed = [e for e in r['events'] if e['bank'] == 'Fed' and e['date'] == '1987-03-27']
+if len(fed) != 1 or fed[0]['pairs'] != ['USD/JPY']:
+    errs.append('the Fed of 03-27 is under %s' % [e['pairs'] for e in fed])
+for ent in ('&lt;', '&gt;', '&amp;', '&quot;'):
+    if ent in md:
+        errs.append('an HTML entity in the report: ' + ent)
+print('; '.join(errs))
+sys.exit(1 if errs else 0)"
 check "the draft was written" sh -c "ls '$D'/reports/drafts/*.md"
 check "agents logged decisions" sh -c "ls '$T'/logs/agents/product_manager/decisions/*.jsonl"
 check "the tool registry was written" test -s "$D/tools/tool-registry.json"
