@@ -2,7 +2,7 @@
  * stream's reader blocks on its conversation's queue), POST
  * /api/chat/multi with bearer tokens, Host and Origin allow-lists, the
  * seed's error bodies, and a draining shutdown on SIGTERM. */
-#include "server/serve_http.h"
+#include "server/conv_priv.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -49,6 +49,7 @@ struct server {
 	bool env_open;
 	struct mcp_tools *mcp;
 	struct serve_limits *limits;
+	char *sessions_dir;        /* the conversations' events */
 	volatile int draining;
 };
 
@@ -58,6 +59,7 @@ struct req {
 	bool too_big;
 	char user[SERVE_USER_MAX + 1]; /* once authenticated */
 	long retry_after;              /* a 429's Retry-After */
+	const char *allow;             /* a 405's Allow */
 };
 
 static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -103,7 +105,7 @@ static enum MHD_Result send_json(struct req *q, struct MHD_Connection *conn, int
 	if (www_auth)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www_auth);
 	if (status == 405)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->allow ? q->allow : "POST");
 	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -216,24 +218,110 @@ static bool json_type(const char *ct)
 	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
-/* The session of API_PATH/{sessionId}/cancel (24 hex digits, as
- * conv_start makes them; a pointer into a static copy per thread), or
- * NULL. */
-static const char *cancel_session(const char *url)
+/* The session of API_PATH/{sessionId}/WHAT (24 hex digits, as conv_start
+ * makes them; a pointer into a static copy per thread) with *what
+ * "cancel" or "events", or NULL. */
+static const char *session_of(const char *url, const char **what)
 {
 	static _Thread_local char id[25];
 	size_t n = strlen(API_PATH);
 	if (strncmp(url, API_PATH "/", n + 1))
 		return NULL;
 	const char *p = url + n + 1;
-	if (strlen(p) != 24 + strlen("/cancel") || strcmp(p + 24, "/cancel"))
+	if (strlen(p) < 25 || p[24] != '/')
 		return NULL;
-	for (int i = 0; i < 24; i++)
-		if (!strchr("0123456789abcdef", p[i]) || !p[i])
-			return NULL;
+	if (!strcmp(p + 25, "cancel"))
+		*what = "cancel";
+	else if (!strcmp(p + 25, "events"))
+		*what = "events";
+	else
+		return NULL;
 	memcpy(id, p, 24);
 	id[24] = '\0';
-	return id;
+	return convlog_session_ok(id) ? id : NULL;
+}
+
+/* Last-Event-ID: 0 when absent, the id, or -1 when it is not a number
+ * of this server's (digits, at most 18). */
+static long last_event_id(struct MHD_Connection *conn)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Last-Event-ID");
+	if (!v)
+		return 0;
+	while (*v == ' ')
+		v++;
+	if (!*v)
+		return 0;
+	long x = 0;
+	size_t k = 0;
+	for (; v[k] >= '0' && v[k] <= '9'; k++) {
+		if (k >= 18)
+			return -1;
+		x = x * 10 + (v[k] - '0');
+	}
+	while (v[k] == ' ')
+		v++;
+	return v[k] ? -1 : x;
+}
+
+/* An SSE response reading stream st. */
+static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
+				   struct conv_stream *st)
+{
+	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
+								   conv_stream_read, st,
+								   conv_stream_free);
+	if (!r) {
+		conv_stream_free(st);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	add_limit_headers(q, r);
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* GET API_PATH/{session}/events for q->user. */
+static enum MHD_Result resume(struct server *s, struct req *q, struct MHD_Connection *conn,
+			      const char *session)
+{
+	long last = last_event_id(conn);
+	if (last < 0)
+		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format",
+			      "Last-Event-ID", "Last-Event-ID must be an event's id (its seq)");
+	struct conv_stream *st = NULL;
+	char *err = NULL;
+	int r = conv_resume(s->sessions_dir, session, q->user, last, &st, &err);
+	if (r < 0) {
+		slog("%s", err);
+		free(err);
+		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+			      "the conversation's events cannot be read (see the server's log)");
+	}
+	if (r == 1)
+		return refuse(q, conn, 404, "NOT_FOUND", "Not found", "sessionId",
+			      "you have no conversation with this sessionId");
+	if (r == 2) {
+		/* Ended, and the client has it all: 204 tells EventSource to stop. */
+		struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL,
+									    MHD_RESPMEM_PERSISTENT);
+		add_limit_headers(q, resp);
+		enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	return send_stream(q, conn, st);
+}
+
+/* Whether the client asked for text/event-stream (an SSE client: its
+ * stream gets `id:` lines; the seed's fetch client sends no such Accept). */
+static bool wants_sse(struct MHD_Connection *conn)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	return a && strcasestr(a, "text/event-stream");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -266,12 +354,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!origin_ok(s, origin))
 		return refuse(q, conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
 			      "this Origin is not allowed (MADF_SERVE_ORIGINS lists more)");
-	const char *session = cancel_session(url);
+	const char *what = NULL;
+	const char *session = session_of(url, &what);
+	bool events = session && !strcmp(what, "events");
 	if (strcmp(url, API_PATH) && !session)
 		return refuse(q, conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
-	if (strcmp(method, "POST"))
+	if (strcmp(method, events ? "GET" : "POST")) {
+		q->allow = events ? "GET" : "POST";
 		return refuse(q, conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
-			      "use POST");
+			      events ? "use GET" : "use POST");
+	}
 	if (s->draining)
 		return refuse(q, conn, 503, "SERVER_SHUTDOWN", "The server is shutting down", NULL,
 			      NULL);
@@ -284,6 +376,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	util_strlcpy(q->user, user, sizeof(q->user));
 	serve_tokens_free(&t);
+	if (events)
+		return resume(s, q, conn, session);
 	if (session) {
 		if (conv_cancel(session, q->user) < 0)
 			return refuse(q, conn, 404, "NOT_FOUND", "Not found", "sessionId",
@@ -342,21 +436,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		free(m);
 		return ret;
 	}
-	struct conv *c = conv_start(&rq, s->llm, s->env.tools, q->user, s->opt->verbose,
-				    s->limits, resv);
-	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
-								   conv_read, c, conv_detach);
-	if (!r) {
-		conv_detach(c);
-		return MHD_NO;
+	struct conv_env env = { .llm = s->llm, .reg = s->env.tools, .lim = s->limits,
+				.dir = s->sessions_dir, .verbose = s->opt->verbose };
+	struct conv_stream *st = conv_start(&rq, &env, q->user, resv, wants_sse(conn), &err);
+	if (!st) {
+		slog("%s", err);
+		free(err);
+		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+			      "the conversation cannot be recorded (see the server's log)");
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(r, "X-Accel-Buffering", "no");
-	add_limit_headers(q, r);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return send_stream(q, conn, st);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -504,6 +593,15 @@ static char *read_pem(const char *path, bool key, char **err)
 	return buf;
 }
 
+/* MADF_SERVE_KEEP_DAYS: how long recorded conversations are kept (7). */
+static long env_keep_days(void)
+{
+	const char *v = getenv("MADF_SERVE_KEEP_DAYS");
+	char *end;
+	long x = v && *v ? strtol(v, &end, 10) : 7;
+	return v && *v && (*end || x < 1 || x > 3650) ? 7 : x;
+}
+
 static void server_release(struct server *s)
 {
 	if (s->env_open) {
@@ -516,6 +614,7 @@ static void server_release(struct server *s)
 		agent_env_release(&s->env);
 	}
 	free(s->tokens_path);
+	free(s->sessions_dir);
 	serve_limits_free(&s->limits);
 	serve_agents_free(&s->agents);
 	llm_settings_free(&s->llm);
@@ -527,6 +626,7 @@ int serve_run(const struct serve_options *o, char **err)
 {
 	struct server s = { .opt = o };
 	s.tokens_path = serve_tokens_path(o->data_dir);
+	s.sessions_dir = convlog_dir(o->data_dir);
 	struct serve_tokens t;
 	/* A token file others can read stops the server here, not per request. */
 	if (serve_tokens_load(s.tokens_path, &t, err) < 0) {
@@ -542,6 +642,9 @@ int serve_run(const struct serve_options *o, char **err)
 		server_release(&s);
 		return EXIT_FAIL;
 	}
+	/* Sessions the last server left without a final event get one; old
+	 * ones go. */
+	convlog_recover(s.sessions_dir, env_keep_days());
 	unsigned port = 0;
 	char *host = NULL;
 	int fd = open_listener(o, &port, &host, err);
