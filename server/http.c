@@ -32,6 +32,7 @@
 #include "core/banned.h"
 
 #define API_PATH "/api/chat/multi"
+#define METRICS_PATH "/api/metrics"
 #define MAX_CONNECTIONS 64
 
 struct server {
@@ -316,6 +317,29 @@ static enum MHD_Result resume(struct server *s, struct req *q, struct MHD_Connec
 	return send_stream(q, conn, st);
 }
 
+/* GET /api/metrics: JSON, or the Prometheus text format for ?format=prometheus
+ * or an Accept naming text/plain (a scraper's) without ?format=json. */
+static enum MHD_Result send_metrics(struct server *s, struct req *q, struct MHD_Connection *conn)
+{
+	const char *f = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "format");
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	if (f && strcmp(f, "json") && strcmp(f, "prometheus"))
+		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format", "format",
+			      "format must be json or prometheus");
+	bool prom = f ? !strcmp(f, "prometheus") : a && strcasestr(a, "text/plain");
+	char *body = serve_metrics(s->sessions_dir, prom);
+	if (!prom)
+		return send_json(q, conn, 200, body, NULL);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	add_limit_headers(q, r);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* Whether the client asked for text/event-stream (an SSE client: its
  * stream gets `id:` lines; the seed's fetch client sends no such Accept). */
 static bool wants_sse(struct MHD_Connection *conn)
@@ -357,10 +381,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	const char *what = NULL;
 	const char *session = session_of(url, &what);
 	bool events = session && !strcmp(what, "events");
-	if (strcmp(url, API_PATH) && !session)
+	bool metrics = !strcmp(url, METRICS_PATH);
+	if (strcmp(url, API_PATH) && !session && !metrics)
 		return refuse(q, conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
-	if (strcmp(method, events ? "GET" : "POST")) {
-		q->allow = events ? "GET" : "POST";
+	if (strcmp(method, events || metrics ? "GET" : "POST")) {
+		q->allow = events || metrics ? "GET" : "POST";
 		return refuse(q, conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
 			      events ? "use GET" : "use POST");
 	}
@@ -376,6 +401,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	util_strlcpy(q->user, user, sizeof(q->user));
 	serve_tokens_free(&t);
+	if (metrics)
+		return send_metrics(s, q, conn);
 	if (events)
 		return resume(s, q, conn, session);
 	if (session) {

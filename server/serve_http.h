@@ -82,4 +82,9 @@ int conv_cancel(const char *session, const char *user);
 /* Conversations still alive (threads or streams). */
 size_t conv_alive(void);
 
+/* GET /api/metrics (server/metrics.c): the seed's metrics over the
+ * conversations recorded in dir (caller frees): JSON, or the Prometheus
+ * text format. */
+char *serve_metrics(const char *dir, bool prometheus);
+
 #endif

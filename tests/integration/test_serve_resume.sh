@@ -276,7 +276,7 @@ YAML
 		>"$T/mock.out" 2>&1 &
 	mpid=$!
 	PIDS="$PIDS $mpid"
-	wait_for "mock-llm answers" 30 curl -sf "http://127.0.0.1:$mport/v1/models"
+	wait_for "mock-llm listens" 30 grep -q "server running on 127.0.0.1:$mport" "$T/mock.out"
 	bg_port sm env OPENAI_API_KEY=$KEY OPENAI_BASE_URL=http://127.0.0.1:$mport/v1 OPENAI_MODEL=mock-model \
 		"$MADF" serve --listen 127.0.0.1:0
 	smpid=$bpid
@@ -354,8 +354,18 @@ fsize=$(wc -c <"$D/serve-sessions/$SIDS.jsonl" | tr -d ' ')
 eq "the slow client, reading after a minute, gets every recorded event once, in order, to conversation_complete" \
 	"$(python3 -c '
 import json, sys
-raw = open(sys.argv[1], "rb").read().decode("utf-8", "replace")
-ev = [json.loads(l[6:]) for l in raw.split("\n") if l.startswith("data: {")]
+raw = open(sys.argv[1], "rb").read()
+head, _, body = raw.partition(b"\r\n\r\n")
+assert b"chunked" in head.lower(), head
+out = b""
+while True:  # the chunked body, de-chunked
+    size, _, body = body.partition(b"\r\n")
+    n = int(size, 16)
+    if n == 0:
+        break
+    out += body[:n]
+    body = body[n + 2:]
+ev = [json.loads(l[6:]) for l in out.decode("utf-8").split("\n") if l.startswith("data: {")]
 print(len(ev), [e["data"]["seq"] for e in ev] == list(range(1, len(ev) + 1)), ev[-1]["type"])' "$T/slow.txt")" \
 	"$nslow True conversation_complete"
 eq "B's peak memory (${hwm_b} kB) is within a quarter of the unread stream ($fsize bytes) of A's (${hwm_a} kB)" \
