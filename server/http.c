@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -33,7 +34,7 @@
 
 #define API_PATH "/api/chat/multi"
 #define METRICS_PATH "/api/metrics"
-#define MAX_CONNECTIONS 64
+#define MAX_CONNECTIONS 256 /* MADF_SERVE_MAX_CONNECTIONS: each is a thread */
 
 struct server {
 	const struct serve_options *opt;
@@ -537,7 +538,7 @@ static int open_listener(const struct serve_options *o, unsigned *port, char **h
 	int one = 1;
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 64) < 0) {
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
 		err_set(err, "cannot listen on %s: %s", o->listen, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -620,13 +621,13 @@ static char *read_pem(const char *path, bool key, char **err)
 	return buf;
 }
 
-/* MADF_SERVE_KEEP_DAYS: how long recorded conversations are kept (7). */
-static long env_keep_days(void)
+/* An integer setting from the environment, def when unset or out of range. */
+static long env_long(const char *name, long def, long lo, long hi)
 {
-	const char *v = getenv("MADF_SERVE_KEEP_DAYS");
+	const char *v = getenv(name);
 	char *end;
-	long x = v && *v ? strtol(v, &end, 10) : 7;
-	return v && *v && (*end || x < 1 || x > 3650) ? 7 : x;
+	long x = v && *v ? strtol(v, &end, 10) : def;
+	return v && *v && (*end || x < lo || x > hi) ? def : x;
 }
 
 static void server_release(struct server *s)
@@ -671,7 +672,7 @@ int serve_run(const struct serve_options *o, char **err)
 	}
 	/* Sessions the last server left without a final event get one; old
 	 * ones go. */
-	convlog_recover(s.sessions_dir, env_keep_days());
+	convlog_recover(s.sessions_dir, env_long("MADF_SERVE_KEEP_DAYS", 7, 1, 3650));
 	unsigned port = 0;
 	char *host = NULL;
 	int fd = open_listener(o, &port, &host, err);
@@ -708,13 +709,22 @@ int serve_run(const struct serve_options *o, char **err)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
+	/* Each stream holds a socket and its events file; its conversation a
+	 * model connection and the file: the soft limit of descriptors goes to
+	 * the hard one. */
+	unsigned max_conn = (unsigned)env_long("MADF_SERVE_MAX_CONNECTIONS", MAX_CONNECTIONS, 1, 100000);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
 	if (s.tls)
 		d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, &s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
 				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
@@ -722,7 +732,7 @@ int serve_run(const struct serve_options *o, char **err)
 	else
 		d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
 	if (!d) {

@@ -168,5 +168,7 @@ char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now)
 
 struct cli;
 int cmd_serve(struct cli *cli, int argc, char **argv);
+/* madf bench serve (server/bench_serve.c); argv[1] is "serve". */
+int bench_serve(struct cli *cli, int argc, char **argv);
 
 #endif

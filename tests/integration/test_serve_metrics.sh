@@ -4,7 +4,8 @@
 # turns and average time, the tool calls' success rate, the errors by
 # type, the resources in all and per conversation (the replay's fixed
 # token counts); as JSON and in the Prometheus text format (by Accept or
-# ?format=), authenticated, and the same after a restart.
+# ?format=), authenticated, and the same after a restart. And a small
+# `madf bench serve` (its checks, not its times).
 . tests/integration/lib.sh
 
 mkdir -p "$T/cwd"
@@ -108,4 +109,13 @@ eq "after a restart the metrics are the same (derived from the recorded conversa
 	"$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); a.pop("timestamp"); b.pop("timestamp"); print(a == b)' "$T/m.json" "$T/m2.json")" True
 kill -TERM "$server_pid"; wait "$server_pid"
 hasnt "no sanitizer report" "$(cat "$T/serve.err")" "Sanitizer"
+
+# madf bench serve, small: its checks and counts (its times are figures, not asserted).
+out=$(cd "$TOP" && "$MADF" bench serve --streams 20 --rounds 1 --json 2>"$T/bench.err"); rc=$?
+eq "bench serve --streams 20: exit 0, every stream completed with the same 19 events, 20 open at most" \
+	"$rc $(printf %s "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["completed"], j["eventsPerStream"], j["sameEventCount"], 0 < j["openAtOnceMax"] <= 20, j["firstEventMsMedian"] > 0, j["serverPeakKb"] > 0)' 2>&1)" \
+	"0 20 19 True True True True"
+check_fails "bench serve --streams 0 is a usage error" 2 "$MADF" bench serve --streams 0
+out=$("$MADF" bench serve --replay /nonexistent.py 2>&1); rc=$?
+eq "bench serve without the replay server: exit 2 naming it" "$rc $(printf %s "$out" | grep -c 'nonexistent.py')" "2 1"
 done_testing
