@@ -73,6 +73,7 @@ void conv_unref(struct conv *c)
 	free(c->events_path);
 	free(c->meta_path);
 	free(c->outcome);
+	free(c->initiator_system);
 	serve_request_release(&c->req);
 	free(c->user);
 	pthread_cond_destroy(&c->cv);
@@ -365,12 +366,15 @@ static void run_tool(struct conv *c, const struct serve_agent *ag, int round, in
 	cJSON_AddItemToObject(tc, "args", cJSON_IsObject(args) ? cJSON_Duplicate(args, true) :
 								  cJSON_CreateObject());
 	cJSON_AddStringToObject(tc, "id", id);
+	bool ini = ag == c->initiator;
 	cJSON *d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "agent", ag->name);
-	cJSON_AddNumberToObject(d, "round", round);
-	cJSON_AddNumberToObject(d, "step", step);
+	if (!ini) {
+		cJSON_AddStringToObject(d, "agent", ag->name);
+		cJSON_AddNumberToObject(d, "round", round);
+		cJSON_AddNumberToObject(d, "step", step);
+	}
 	cJSON_AddItemToObject(d, "toolCall", cJSON_Duplicate(tc, true));
-	emit(c, "agent_tool_call", d, false);
+	emit(c, ini ? "initiator_tool_call" : "agent_tool_call", d, false);
 	cJSON_AddItemToArray(t->tool_calls, tc);
 	if (!err && tools_call(c->reg, ag->name, regname, args, &res, &err) < 0 && !err)
 		err = xasprintf("%s failed", regname);
@@ -399,7 +403,10 @@ static void run_tool(struct conv *c, const struct serve_agent *ag, int round, in
 		cJSON_AddItemToObject(d, "result", res);
 		res = NULL;
 	}
-	emit(c, "agent_tool_result", d, false);
+	if (ini)
+		cJSON_Delete(d); /* the seed has no initiator_tool_result: the model gets it */
+	else
+		emit(c, "agent_tool_result", d, false);
 	cJSON_Delete(res);
 	*msg = (struct llm_message){ .role = "tool", .content = keep(kp, text),
 				     .tool_call_id = id, .is_error = err != NULL };
@@ -435,9 +442,13 @@ static int agent_turn(struct conv *c, const struct serve_agent *ag, int round,
 	t->finish = "completed";
 	int r = 0;
 	for (int step = 1; step <= ag->max_steps; step++) {
-		struct call k = { .c = c, .agent = ag->name, .round = round, .stream = true };
+		/* The initiator's text is its plan: not streamed. */
+		bool ini = ag == c->initiator;
+		struct call k = { .c = c, .agent = ini ? NULL : ag->name, .round = round,
+				  .stream = !ini };
 		t->steps = step;
-		if (call_model_msgs(&k, model, ag->system, msgs, n, nt ? lt : NULL, nt) < 0) {
+		if (call_model_msgs(&k, model, ini ? c->initiator_system : ag->system, msgs, n,
+				    nt ? lt : NULL, nt) < 0) {
 			t->error = k.error;
 			k.error = NULL;
 			call_release(&k);
@@ -586,15 +597,33 @@ static void run(struct conv *c)
 	sbuf_init(&prompt);
 	add_transcript(&prompt, r);
 	struct call k = { .c = c };
-	if (call_model(&k, s->model_orchestrator, INITIATOR_SYSTEM, prompt.data) < 0) {
-		fail_call(c, &k, "initiator");
-		call_release(&k);
-		sbuf_release(&prompt);
-		cJSON_Delete(names);
-		return;
-	}
 	struct plan p = { 0 };
-	plan_from_text(c, k.text.data ? k.text.data : "", &p);
+	if (c->initiator && c->initiator->ntools) {
+		/* An initiator with tools: their calls are initiator_tool_call
+		 * events, up to its maxSteps; its last text is the plan. */
+		struct turn t = { 0 };
+		if (agent_turn(c, c->initiator, 0, prompt.data, &t) < 0) {
+			k.error = t.error;
+			t.error = NULL;
+			turn_release(&t);
+			fail_call(c, &k, "initiator");
+			call_release(&k);
+			sbuf_release(&prompt);
+			cJSON_Delete(names);
+			return;
+		}
+		plan_from_text(c, t.response.data ? t.response.data : "", &p);
+		turn_release(&t);
+	} else {
+		if (call_model(&k, s->model_orchestrator, c->initiator_system, prompt.data) < 0) {
+			fail_call(c, &k, "initiator");
+			call_release(&k);
+			sbuf_release(&prompt);
+			cJSON_Delete(names);
+			return;
+		}
+		plan_from_text(c, k.text.data ? k.text.data : "", &p);
+	}
 	call_release(&k);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "goal", p.goal);
@@ -781,6 +810,10 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
 	c->ping_ms = env_long_or("MADF_SERVE_PING_MS", 15000, 10, 15000);
 	c->grace_s = env_long_or("MADF_SERVE_GRACE_S", 60, 0, 86400);
+	c->initiator = env->initiator;
+	c->initiator_system = c->initiator && *c->initiator->system ?
+			      xasprintf("%s\n\n%s", c->initiator->system, INITIATOR_SYSTEM) :
+			      xstrdup(INITIATOR_SYSTEM);
 	for (size_t i = 0; i < c->req.nagents && i < SERVE_MAX_AGENTS; i++) {
 		util_strlcpy(c->use.agents[i].name, c->req.agents[i]->name,
 			     sizeof(c->use.agents[i].name));

@@ -56,6 +56,8 @@ struct conv {
 	char *outcome;       /* "complete" or the terminal error's code */
 	int verbose;
 	struct serve_request req;
+	const struct serve_agent *initiator; /* the file's initiator, or NULL */
+	char *initiator_system;
 	const struct llm_settings *llm;
 	struct tools *reg;
 	int64_t start_ns, deadline_ns, created_ns;

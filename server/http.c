@@ -465,7 +465,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return ret;
 	}
 	struct conv_env env = { .llm = s->llm, .reg = s->env.tools, .lim = s->limits,
-				.dir = s->sessions_dir, .verbose = s->opt->verbose };
+				.dir = s->sessions_dir, .initiator = s->agents.initiator,
+				.verbose = s->opt->verbose };
 	struct conv_stream *st = conv_start(&rq, &env, q->user, resv, wants_sse(conn), &err);
 	if (!st) {
 		slog("%s", err);
@@ -579,8 +580,10 @@ static int tools_setup(struct server *s, char **err)
 	    data_tools_register(&s->env, err) < 0 ||
 	    mcp_tools_open(s->env.tools, &mo, &s->mcp, err) < 0)
 		return -1;
-	for (size_t i = 0; i < s->agents.n; i++) {
-		const struct serve_agent *a = &s->agents.v[i];
+	for (size_t i = 0; i <= s->agents.n; i++) {
+		const struct serve_agent *a = i < s->agents.n ? &s->agents.v[i] : s->agents.initiator;
+		if (!a)
+			continue;
 		for (size_t k = 0; k < a->ntools; k++) {
 			char *d = NULL, *sc = NULL, *e2 = NULL;
 			if (tools_describe(s->env.tools, a->tools[k], &d, &sc, &e2) < 0) {

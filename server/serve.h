@@ -71,6 +71,9 @@ struct serve_agents {
 	struct serve_agent *v;
 	size_t n;
 	char *path;    /* where they came from, or "(built-in)" */
+	/* The file's optional "initiator": {"system"? (put before madf's own
+	 * instructions), "tools"?, "maxSteps"?}; NULL: none (no tools). */
+	struct serve_agent *initiator;
 };
 
 /* Loads the agent definitions of <data_dir>/serve-agents.json, writing

@@ -46,6 +46,7 @@ struct conv_env {
 	struct tools *reg;
 	struct serve_limits *lim;
 	const char *dir;   /* the sessions' directory */
+	const struct serve_agent *initiator; /* the agents file's, or NULL */
 	int verbose;
 };
 

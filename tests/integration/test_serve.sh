@@ -405,6 +405,44 @@ out=$(MADF_DATA_DIR=$T/d3 "$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
 eq "an agent's unknown tool: serve refuses to start" "$rc" 1
 has "naming the agent and the tool" "$out" 'agent "x": no tool "no_such_tool"'
 
+# An initiator with tools (the agents file's "initiator"): its tool calls
+# are initiator_tool_call events, its last text the plan.
+D4=$T/d4
+mkdir -p "$D4"
+cp -p "$D/serve-tokens" "$D4/serve-tokens"
+cat >"$D4/serve-agents.json" <<'JSON'
+{"initiator": {"system": "You are the planner of madf.", "tools": ["fx_rates"], "maxSteps": 2},
+ "agents": [{"name": "fine", "system": "You answer."}]}
+JSON
+MADF_DATA_DIR=$D4 ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
+	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0 >"$T/i.port" 2>"$T/i.err" &
+i_pid=$!
+for _ in $(seq 1 200); do iport=$(head -1 "$T/i.port" 2>/dev/null); [ -n "$iport" ] && break; sleep 0.05; done
+curl -s -N -X POST "http://127.0.0.1:$iport/api/chat/multi" -H "Authorization: Bearer $TOK" \
+	-H 'Content-Type: application/json' -o "$T/s10.txt" --data-binary \
+	'{"agents":["fine"],"rounds":1,"messages":[{"role":"user","content":"pair USD/JPY, window 2024-01-02 to 2024-01-31"}]}'
+kill -TERM "$i_pid"; wait "$i_pid"
+eq "an initiator with a tool: initiator_tool_call between initiator_start and initiator_complete" \
+	"$(check_stream "$T/s10.txt" | sed 's/ *agent_response_chunk//g; s/ *summarizer_chunk//g')" \
+	"conversation_start initiator_start initiator_tool_call initiator_complete round_start agent_start agent_complete round_complete summarizer_start conversation_complete"
+eq "its fields: toolCall {name, args, id} (no agent, round or step), and the plan quoting the tool's last close" \
+	"$(python3 - "$T/s10.txt" <<'PY'
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1], encoding="utf-8").read().split("\n\n") if b.startswith("data: ")]
+tc = [e["data"] for e in ev if e["type"] == "initiator_tool_call"][0]
+ini = [e["data"] for e in ev if e["type"] == "initiator_complete"][0]
+print(sorted(tc), tc["toolCall"]["name"], tc["toolCall"]["args"]["pair"], bool(tc["toolCall"]["id"]),
+      "on 2024-01-31" in ini["goal"])
+PY
+)" "['seq', 'sessionId', 'timestamp', 'toolCall'] fx_rates USD/JPY True True"
+mkdir -p "$T/d5"
+echo '{"initiator":{"tools":["fx_rates"],"maxSteps":11},"agents":[{"name":"x","system":"s"}]}' >"$T/d5/serve-agents.json"
+out=$(MADF_DATA_DIR=$T/d5 "$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
+eq "an initiator's maxSteps over the cap: serve refuses to start, naming it" "$rc $(printf %s "$out" | grep -c 'initiator: "maxSteps" must be an integer from 1 to 10')" "1 1"
+echo '{"initiator":{"tools":["no_such_tool"]},"agents":[{"name":"x","system":"s"}]}' >"$T/d5/serve-agents.json"
+out=$(MADF_DATA_DIR=$T/d5 "$MADF" serve --listen 127.0.0.1:0 2>&1); rc=$?
+eq "an initiator's unknown tool: serve refuses to start, naming it" "$rc $(printf %s "$out" | grep -c 'agent "initiator": no tool "no_such_tool"')" "1 1"
+
 # --- TLS ------------------------------------------------------------------------------------
 openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost \
 	-addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -days 2 \
