@@ -11,8 +11,10 @@
  *   - events per second, all streams together, first request to last end;
  *   - the server's memory: resident before, when the most streams were
  *     open at once (and how many), per open stream, and its peak;
- * and checks that every stream answered 200 and ended with
- * conversation_complete after the same number of events. */
+ * and checks that every stream answered 200, ended with
+ * conversation_complete and carried every event its session recorded
+ * (data/serve-sessions/SESSION.jsonl), and that those without an
+ * agent_error (a model call the replay server failed) had the same number. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -38,7 +40,9 @@
 struct bs_stream {
 	struct sbuf carry;  /* the bytes after the last whole event */
 	int64_t first_ns;   /* when the first event came (0: not yet) */
+	char session[25];   /* its sessionId (from the first event) */
 	long events;
+	long agent_errors;  /* agent_error events (the model failed a turn) */
 	bool complete;      /* the last event was conversation_complete */
 	bool done;
 	long status;
@@ -59,9 +63,15 @@ static size_t bs_write(char *p, size_t size, size_t n, void *ctx)
 			break;
 		*e = '\0';
 		if (!strncmp(b + used, "data: ", 6)) {
-			if (!s->first_ns)
+			if (!s->first_ns) {
 				s->first_ns = util_mono_ns();
+				const char *sid = strstr(b + used, "\"sessionId\":\"");
+				if (sid && strlen(sid + 13) >= 24)
+					memcpy(s->session, sid + 13, 24);
+			}
 			s->events++;
+			if (!strncmp(b + used, "data: {\"type\":\"agent_error\"", 29))
+				s->agent_errors++;
 			s->complete = strstr(b + used, "{\"type\":\"conversation_complete\"") != NULL;
 		}
 		used = (size_t)(e - b) + 2;
@@ -294,17 +304,35 @@ int bench_serve(struct cli *cli, int argc, char **argv)
 			curl_multi_poll(m, NULL, 0, 100, NULL);
 	}
 	long hwm = rss_kb(spid, "VmHWM");
-	long n_ok = 0, n_first = 0, ev0 = -1;
+	long n_ok = 0, n_first = 0, ev0 = -1, agent_errors = 0, n_agerr = 0;
 	bool same = true;
 	double total_ev = 0;
 	for (long i = 0; i < nstreams; i++) {
 		if (st[i].first_ns)
 			ttfe[n_first++] = st[i].first_ns - t0;
-		if (st[i].status == 200 && st[i].complete)
+		/* Whole: 200, conversation_complete, and every event its session
+		 * recorded (one line each). */
+		long lines = -1;
+		if (st[i].session[0]) {
+			char *ep = xasprintf("%s/serve-sessions/%s.jsonl", data, st[i].session);
+			FILE *f = fopen(ep, "r");
+			int ch;
+			lines = 0;
+			while (f && (ch = getc(f)) != EOF)
+				lines += ch == '\n';
+			if (f)
+				fclose(f);
+			free(ep);
+		}
+		if (st[i].status == 200 && st[i].complete && lines == st[i].events)
 			n_ok++;
-		if (ev0 < 0)
-			ev0 = st[i].events;
-		same = same && st[i].events == ev0;
+		agent_errors += st[i].agent_errors;
+		n_agerr += st[i].agent_errors > 0;
+		if (!st[i].agent_errors) {
+			if (ev0 < 0)
+				ev0 = st[i].events;
+			same = same && st[i].events == ev0;
+		}
 		total_ev += (double)st[i].events;
 	}
 	qsort(ttfe, (size_t)n_first, sizeof(*ttfe), cmp_i64);
@@ -331,6 +359,7 @@ int bench_serve(struct cli *cli, int argc, char **argv)
 		cJSON_AddNumberToObject(j, "completed", (double)n_ok);
 		cJSON_AddNumberToObject(j, "eventsPerStream", (double)ev0);
 		cJSON_AddBoolToObject(j, "sameEventCount", same);
+		cJSON_AddNumberToObject(j, "agentErrors", (double)agent_errors);
 		cJSON_AddNumberToObject(j, "firstEventMsMedian", med);
 		cJSON_AddNumberToObject(j, "firstEventMsP95", p95);
 		cJSON_AddNumberToObject(j, "firstEventMsMax", mx);
@@ -349,8 +378,13 @@ int bench_serve(struct cli *cli, int argc, char **argv)
 		printf("madf bench serve: %ld streams at once, %ld round%s each, %ld core%s "
 		       "(load average %.2f)\n", nstreams, rounds, rounds == 1 ? "" : "s", cores,
 		       cores == 1 ? "" : "s", load);
-		printf("  completed          %ld of %ld (conversation_complete, %ld events each%s)\n",
-		       n_ok, nstreams, ev0, same ? "" : ", NOT all the same");
+		printf("  completed          %ld of %ld (conversation_complete, every recorded event; "
+		       "%ld events each%s)\n", n_ok, nstreams, ev0,
+		       same ? "" : ", NOT all the same");
+		if (agent_errors)
+			printf("  model failures     %ld agent_error events in %ld streams (the replay "
+			       "server's; those streams are left out of the count above)\n",
+			       agent_errors, n_agerr);
 		printf("  first event        median %.1f ms, p95 %.1f ms, max %.1f ms\n", med, p95, mx);
 		printf("  events per second  %.0f (%.0f events in %.2f s)\n",
 		       secs > 0 ? total_ev / secs : 0, total_ev, secs);

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -715,6 +716,9 @@ int serve_run(const struct serve_options *o, char **err)
 	/* Each stream holds a socket and its events file; its conversation a
 	 * model connection and the file: the soft limit of descriptors goes to
 	 * the hard one. */
+	/* Many threads (a connection and a conversation each): few malloc
+	 * arenas keep the memory per stream down. */
+	mallopt(M_ARENA_MAX, 2);
 	unsigned max_conn = (unsigned)env_long("MADF_SERVE_MAX_CONNECTIONS", MAX_CONNECTIONS, 1, 100000);
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
