@@ -374,7 +374,14 @@ void convlog_recover(const char *dir, long keep_days)
 			unlink(ep);
 			unlink(mp);
 		} else {
-			recover_one(dir, session);
+			/* Only a session its meta does not say ended can lack its end. */
+			char *err = NULL;
+			cJSON *m = meta_read(mp, &err);
+			const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "state"));
+			if (!state || strcmp(state, "ended"))
+				recover_one(dir, session);
+			cJSON_Delete(m);
+			free(err);
 		}
 		free(mp);
 		free(ep);

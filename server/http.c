@@ -329,7 +329,7 @@ static enum MHD_Result send_metrics(struct server *s, struct req *q, struct MHD_
 		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format", "format",
 			      "format must be json or prometheus");
 	bool prom = f ? !strcmp(f, "prometheus") : a && strcasestr(a, "text/plain");
-	char *body = serve_metrics(s->sessions_dir, prom);
+	char *body = serve_metrics(s->sessions_dir, prom, q->user);
 	if (!prom)
 		return send_json(q, conn, 200, body, NULL);
 	struct MHD_Response *r =

@@ -28,6 +28,7 @@ struct tally {
 	struct named *errors;
 	size_t nerrors;
 	cJSON *recent; /* [{sessionId, user, created, outcome, usage}] newest first */
+	const char *user; /* recent lists this user's conversations only */
 };
 
 static struct named *named_get(struct named **v, size_t *n, const char *name)
@@ -84,7 +85,10 @@ static void add_meta(void *ctx, const cJSON *m)
 		x->a += num(ag, "turns");
 		x->b += num(ag, "seconds");
 	}
-	/* The newest RECENT_MAX, by created (ISO 8601 sorts as text). */
+	/* The caller's newest RECENT_MAX, by created (ISO 8601 sorts as text). */
+	const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "user"));
+	if (!owner || strcmp(owner, t->user))
+		return;
 	const char *created = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "created"));
 	cJSON *r = cJSON_CreateObject();
 	const char *sid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "sessionId"));
@@ -231,7 +235,7 @@ static char *as_prometheus(const struct tally *t)
 	sbuf_addf(&b, "madf_serve_resources{resource=\"rounds\"} %.0f\n", t->rounds);
 	sbuf_addf(&b, "madf_serve_resources{resource=\"wall_seconds\"} %.6f\n", r6(t->wall));
 	metric(&b, "madf_serve_conversation_resources", "gauge",
-	       "Resources of each recent conversation (the newest 100).");
+	       "Resources of each of the caller's recent conversations (the newest 100).");
 	const cJSON *it;
 	static const struct { const char *key, *name; } per[] = {
 		{ "inputTokens", "input_tokens" }, { "outputTokens", "output_tokens" },
@@ -249,9 +253,10 @@ static char *as_prometheus(const struct tally *t)
 	return sbuf_detach(&b);
 }
 
-char *serve_metrics(const char *dir, bool prometheus)
+char *serve_metrics(const char *dir, bool prometheus, const char *user)
 {
 	struct tally t = { 0 };
+	t.user = user;
 	t.recent = cJSON_CreateArray();
 	convlog_each_meta(dir, add_meta, &t);
 	char *out;

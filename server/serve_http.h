@@ -85,7 +85,7 @@ size_t conv_alive(void);
 
 /* GET /api/metrics (server/metrics.c): the seed's metrics over the
  * conversations recorded in dir (caller frees): JSON, or the Prometheus
- * text format. */
-char *serve_metrics(const char *dir, bool prometheus);
+ * text format. The conversations listed one by one are user's only. */
+char *serve_metrics(const char *dir, bool prometheus, const char *user);
 
 #endif

@@ -66,6 +66,12 @@ eq "resources in all: tokens, rounds, and the average per conversation" \
 	"$(m 'j["resources"]["inputTokens"], j["resources"]["outputTokens"], j["resources"]["rounds"], j["resources"]["perConversation"]["inputTokens"], j["resources"]["wallSeconds"] > 0')" \
 	"2010 293 2 670 True"
 
+"$MADF" serve token add bob >"$T/tb" 2>/dev/null
+curl -s -o "$T/mb.json" "$U/metrics" -H "Authorization: Bearer $(cat "$T/tb")"
+eq "another user: the same figures over every user, but none of alice's conversations one by one" \
+	"$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print(a["conversations"] == b["conversations"], a["tools"] == b["tools"], len(a["recent"]), b["recent"])' "$T/m.json" "$T/mb.json")" \
+	"True True 3 []"
+
 # Prometheus.
 st=$(curl -s -o "$T/p.txt" -D "$T/p.h" -w '%{http_code}' "$U/metrics" -H "Authorization: Bearer $TA" \
 	-H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')
