@@ -92,7 +92,7 @@ ifneq ($(strip $(shell cat $(DEPS_STAMP) 2>/dev/null)),$(strip $(DEB_PKGS)))
 endif
 
 .PHONY: all run test unit integration check-rooms check-core check-agents check-server check-cli deps install uninstall clean fuzz \
-        sarif-validators \
+        sarif-validators serve-peers \
         fuzz-build fuzz-seeds bench
 all: madf
 
@@ -131,6 +131,18 @@ build/npm/.sarif-ok:
 	@mkdir -p build/npm
 	npm install --prefix build/npm --no-audit --no-fund --ignore-scripts --loglevel=error $(SARIF_NPM)
 	chmod u+x $(SARIF_MT)
+	@touch $@
+
+# The peers written by others that tests/integration/test_serve_resume.sh
+# runs against madf serve, from npm into build/npm: the EventSource client
+# (3.x, Node >= 18) for resume with Last-Event-ID, its SSE parser fed
+# byte by byte, and an OpenAI-compatible mock model server.
+SERVE_NPM := eventsource@3.0.7 eventsource-parser@3.1.1 @dwmkerr/mock-llm@0.1.29
+serve-peers: build/npm/.serve-ok
+build/npm/.serve-ok:
+	@command -v npm >/dev/null || { echo "madf: npm (Node.js) is needed to install the SSE test peers: $(SERVE_NPM)" >&2; exit 1; }
+	@mkdir -p build/npm
+	npm install --prefix build/npm --no-audit --no-fund --ignore-scripts --loglevel=error $(SERVE_NPM)
 	@touch $@
 
 # Copy, then rename: a madf still running (a console) does not block it.

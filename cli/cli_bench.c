@@ -21,6 +21,7 @@
 #include "tui/bench_console.h"
 #include "cli/bench_news.h"
 #include "cli/cli.h"
+#include "server/serve.h"
 #include "core/banned.h"
 
 struct bench_run {
@@ -726,7 +727,8 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console or news");
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console, news "
+				"or serve");
 	if (!strcmp(argv[1], "bus"))
 		return bench_bus(cli, argc, argv);
 	if (!strcmp(argv[1], "workflow"))
@@ -735,6 +737,8 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 		return bench_console(cli, argc, argv);
 	if (!strcmp(argv[1], "news"))
 		return bench_news(cli, argc, argv);
-	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console or news",
-			argv[1]);
+	if (!strcmp(argv[1], "serve"))
+		return bench_serve(cli, argc, argv);
+	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console, "
+			"news or serve", argv[1]);
 }

@@ -66,7 +66,8 @@ const struct cli_cmd cli_commands[] = {
 	  cmd_status },
 	{ "bench", "bus [--messages N] [--rate R] [--durable] [--threads T] [--repeat K] [--json] | "
 		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
-		   "console [--idle S] [--scale N] [--json]",
+		   "console [--idle S] [--scale N] [--json] | "
+		   "serve [--streams N] [--rounds R] [--replay PATH] [--json]",
 	  "benchmarks", cmd_bench },
 	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
 		 "[--inject-fault AGENT:KIND]",
@@ -85,7 +86,8 @@ const struct cli_cmd cli_commands[] = {
 	  cmd_tools },
 	{ "serve", "[--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
 	  "the multi-agent conversation API (POST /api/chat/multi answering Server-Sent "
-	  "Events; default 127.0.0.1:8765) for the bearer tokens `serve token add` makes", cmd_serve },
+	  "Events, GET .../{sessionId}/events resuming, GET /api/metrics; default "
+	  "127.0.0.1:8765) for the bearer tokens `serve token add` makes", cmd_serve },
 };
 const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
 

@@ -66,17 +66,25 @@ cJSON *serve_agents_builtin_json(void)
 	return o;
 }
 
+static void agent_release(struct serve_agent *x)
+{
+	free(x->name);
+	free(x->description);
+	free(x->role);
+	free(x->system);
+	for (size_t k = 0; k < x->ntools; k++)
+		free(x->tools[k]);
+	free(x->tools);
+	free(x->on_error);
+}
+
 void serve_agents_free(struct serve_agents *a)
 {
-	for (size_t i = 0; i < a->n; i++) {
-		free(a->v[i].name);
-		free(a->v[i].description);
-		free(a->v[i].role);
-		free(a->v[i].system);
-		for (size_t k = 0; k < a->v[i].ntools; k++)
-			free(a->v[i].tools[k]);
-		free(a->v[i].tools);
-		free(a->v[i].on_error);
+	for (size_t i = 0; i < a->n; i++)
+		agent_release(&a->v[i]);
+	if (a->initiator) {
+		agent_release(a->initiator);
+		free(a->initiator);
 	}
 	free(a->v);
 	free(a->path);
@@ -91,9 +99,68 @@ const struct serve_agent *serve_agents_find(const struct serve_agents *a, const 
 	return NULL;
 }
 
+/* "tools" and "maxSteps" of definition it (named name) into *steps and
+ * the new array *tools (*ntools). */
+static int tools_steps(const cJSON *it, const char *path, const char *name, int *steps,
+		       char ***tools, size_t *ntools, char **err)
+{
+	const cJSON *ms = cJSON_GetObjectItemCaseSensitive(it, "maxSteps");
+	*steps = SERVE_STEPS_DEFAULT;
+	if (ms) {
+		if (!cJSON_IsNumber(ms) || ms->valuedouble < 1 || ms->valuedouble > SERVE_STEPS_CAP ||
+		    ms->valuedouble != (int)ms->valuedouble)
+			return err_set(err, "%s: %s: \"maxSteps\" must be an integer from 1 to %d",
+				       path, name, SERVE_STEPS_CAP);
+		*steps = (int)ms->valuedouble;
+	}
+	const cJSON *tl = cJSON_GetObjectItemCaseSensitive(it, "tools"), *tn;
+	if (tl && !cJSON_IsArray(tl))
+		return err_set(err, "%s: %s: \"tools\" must be an array of tool names", path, name);
+	cJSON_ArrayForEach(tn, tl)
+		if (!cJSON_IsString(tn) || !*tn->valuestring)
+			return err_set(err, "%s: %s: \"tools\" must be an array of tool names", path,
+				       name);
+	*tools = NULL;
+	*ntools = 0;
+	cJSON_ArrayForEach(tn, tl) {
+		*tools = xrealloc(*tools, (*ntools + 1) * sizeof(**tools));
+		(*tools)[(*ntools)++] = xstrdup(tn->valuestring);
+	}
+	return 0;
+}
+
+/* The file's optional "initiator". */
+static int initiator_from_json(const cJSON *j, const char *path, struct serve_agents *out,
+			       char **err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(j, "initiator");
+	if (!it)
+		return 0;
+	if (!cJSON_IsObject(it))
+		return err_set(err, "%s: \"initiator\" must be an object ({\"system\", \"tools\", "
+			       "\"maxSteps\"})", path);
+	const cJSON *sys = cJSON_GetObjectItemCaseSensitive(it, "system");
+	if (sys && !cJSON_IsString(sys))
+		return err_set(err, "%s: initiator: \"system\" must be a string", path);
+	struct serve_agent *a = xcalloc(1, sizeof(*a));
+	if (tools_steps(it, path, "initiator", &a->max_steps, &a->tools, &a->ntools, err) < 0) {
+		free(a);
+		return -1;
+	}
+	a->name = xstrdup("initiator");
+	a->description = xstrdup("");
+	a->role = xstrdup("orchestrator");
+	a->system = xstrdup(sys ? sys->valuestring : "");
+	a->on_error = xstrdup("abort");
+	out->initiator = a;
+	return 0;
+}
+
 static int agents_from_json(const cJSON *j, const char *path, struct serve_agents *out,
 			    char **err)
 {
+	if (initiator_from_json(j, path, out, err) < 0)
+		return -1;
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "agents");
 	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
 		return err_set(err, "%s: \"agents\" must be a non-empty array", path);

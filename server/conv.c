@@ -2,7 +2,7 @@
  * goal, the agents take turns each round, the summarizer streams the
  * summary; every step is an SSE event of seed 004, queued whole for the
  * connection's thread. */
-#include "server/serve_http.h"
+#include "server/conv_priv.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -21,39 +22,6 @@
 #include "core/tools.h"
 #include "core/util.h"
 #include "core/banned.h"
-
-struct event {
-	struct event *next;
-	char *text;   /* "data: {...}\n\n" */
-	size_t len, off;
-};
-
-struct conv {
-	struct conv *next_alive;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int refs;
-	struct event *head, *tail;
-	bool finished;   /* the terminal event is queued */
-	bool detached;   /* the client is gone */
-	volatile sig_atomic_t cancel;
-	long seq;
-	char session[40];
-	char *user;
-	int verbose;
-	struct serve_request req;
-	const struct llm_settings *llm;
-	struct tools *reg;
-	int64_t start_ns, deadline_ns;
-	long ping_ms;
-	struct serve_limits *lim;
-	long resv;
-	size_t queued;      /* bytes queued and not yet read */
-	size_t queued_peak; /* the most queued before the terminal event */
-	size_t queue_cap;   /* MADF_SERVE_QUEUE_BYTES */
-	bool overflowed;    /* the client read too slowly: the stream ended */
-	int rounds_started; /* what the limits count; the rest is refunded */
-};
 
 static pthread_mutex_t alive_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct conv *alive;
@@ -70,9 +38,7 @@ static long env_long_or(const char *name, long def, long lo, long hi)
 	return errno || *end || x < lo || x > hi ? def : x;
 }
 
-static void conv_log(const struct conv *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void conv_log(const struct conv *c, const char *fmt, ...)
+void conv_log(const struct conv *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -84,26 +50,30 @@ static void conv_log(const struct conv *c, const char *fmt, ...)
 	free(m);
 }
 
-static void conv_unref(struct conv *c)
+void conv_unref(struct conv *c)
 {
 	pthread_mutex_lock(&c->mu);
 	bool last = --c->refs == 0;
 	pthread_mutex_unlock(&c->mu);
 	if (!last)
 		return;
-	pthread_mutex_lock(&alive_mu);
-	for (struct conv **p = &alive; *p; p = &(*p)->next_alive)
-		if (*p == c) {
-			*p = c->next_alive;
-			break;
-		}
-	nalive--;
-	pthread_mutex_unlock(&alive_mu);
-	for (struct event *e = c->head, *n; e; e = n) {
-		n = e->next;
-		free(e->text);
-		free(e);
+	if (c->listed) {
+		pthread_mutex_lock(&alive_mu);
+		for (struct conv **p = &alive; *p; p = &(*p)->next_alive)
+			if (*p == c) {
+				*p = c->next_alive;
+				break;
+			}
+		nalive--;
+		pthread_mutex_unlock(&alive_mu);
 	}
+	if (c->wfd >= 0)
+		close(c->wfd);
+	free(c->ends);
+	free(c->events_path);
+	free(c->meta_path);
+	free(c->outcome);
+	free(c->initiator_system);
 	serve_request_release(&c->req);
 	free(c->user);
 	pthread_cond_destroy(&c->cv);
@@ -111,88 +81,61 @@ static void conv_unref(struct conv *c)
 	free(c);
 }
 
-/* The event's text (caller frees): data (taken) with timestamp, seq and
- * sessionId added. Under c->mu (seq). */
-static char *event_text(struct conv *c, const char *type, cJSON *data)
+/* The event's line (caller frees): {"type", "data"} with timestamp, seq
+ * and sessionId added to data (taken), and a newline. Under c->mu. */
+static char *event_line(struct conv *c, const char *type, cJSON *data)
 {
 	char ts[40];
 	util_iso8601(util_now_ns(), ts, sizeof(ts));
 	cJSON_AddStringToObject(data, "timestamp", ts);
-	cJSON_AddNumberToObject(data, "seq", (double)++c->seq);
+	cJSON_AddNumberToObject(data, "seq", (double)(c->seq + 1));
 	cJSON_AddStringToObject(data, "sessionId", c->session);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "type", type);
 	cJSON_AddItemToObject(o, "data", data);
 	char *json = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	char *text = xasprintf("data: %s\n\n", json);
+	char *text = xasprintf("%s\n", json);
 	free(json);
 	return text;
 }
 
-/* Appends text (taken) to the queue. Under c->mu. */
-static void queue_text(struct conv *c, char *text)
+/* Records one event of type with data (taken) under c->mu: timestamp, seq
+ * and sessionId are added to data. A terminal event (conversation_complete
+ * or error) finishes the conversation's events; nothing is recorded after
+ * it. Returns false when they are already finished (or the file broke). */
+static bool emit_locked(struct conv *c, const char *type, cJSON *data, bool terminal)
 {
-	struct event *e = xcalloc(1, sizeof(*e));
-	e->text = text;
-	e->len = strlen(text);
-	if (c->tail)
-		c->tail->next = e;
-	else
-		c->head = e;
-	c->tail = e;
-	c->queued += e->len;
-	pthread_cond_broadcast(&c->cv);
-}
-
-/* Queues one event of type with data (taken): timestamp, seq and sessionId
- * are added to data. A terminal event (conversation_complete or error)
- * finishes the stream; nothing is queued after it. The queue is bounded:
- * an event that would take the bytes not yet read past queue_cap (unless
- * the queue is empty) is not queued; the stream ends instead with a
- * recoverable error STREAM_BACKLOG after what is queued, and the
- * conversation is cancelled (a client that reads too slowly never makes
- * the server grow). Returns false when the stream is already finished. */
-static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
-{
-	pthread_mutex_lock(&c->mu);
 	if (c->finished) {
-		pthread_mutex_unlock(&c->mu);
 		cJSON_Delete(data);
 		return false;
 	}
-	char *text = event_text(c, type, data);
-	size_t len = strlen(text);
-	if (!terminal && c->queued && c->queued + len > c->queue_cap) {
-		free(text);
-		c->seq--; /* not sent */
-		size_t was = c->queued;
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "error", "the client reads the stream too slowly; "
-				       "start the conversation again");
-		cJSON_AddStringToObject(d, "code", "STREAM_BACKLOG");
-		cJSON_AddBoolToObject(d, "recoverable", true);
-		queue_text(c, event_text(c, "error", d));
-		c->finished = true;
-		c->overflowed = true;
-		c->cancel = 1;
-		pthread_mutex_unlock(&c->mu);
-		conv_log(c, "the client reads too slowly: %zu bytes queued, the next event would "
-			    "pass MADF_SERVE_QUEUE_BYTES (%zu); the stream ends with STREAM_BACKLOG "
-			    "and the conversation is cancelled", was, c->queue_cap);
-		return false;
+	if (terminal && !c->outcome) {
+		const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(data, "code"));
+		c->outcome = xstrdup(code ? code : "complete");
 	}
-	queue_text(c, text);
-	if (!terminal && c->queued > c->queued_peak)
-		c->queued_peak = c->queued;
-	if (terminal)
+	char *text = event_line(c, type, data);
+	int r = convlog_append(c, text, strlen(text));
+	free(text);
+	if (terminal || r < 0) {
 		c->finished = true;
-	pthread_mutex_unlock(&c->mu);
-	return true;
+		if (r < 0)
+			c->cancel = 1;
+	}
+	pthread_cond_broadcast(&c->cv);
+	return r == 0;
 }
 
-static bool emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
-		       int round, bool recoverable)
+static bool emit(struct conv *c, const char *type, cJSON *data, bool terminal)
+{
+	pthread_mutex_lock(&c->mu);
+	bool r = emit_locked(c, type, data, terminal);
+	pthread_mutex_unlock(&c->mu);
+	return r;
+}
+
+static cJSON *error_data(const char *code, const char *msg, const char *agent, int round,
+			 bool recoverable)
 {
 	cJSON *d = cJSON_CreateObject();
 	char *safe = util_sanitize(msg, strlen(msg), false);
@@ -204,7 +147,13 @@ static bool emit_error(struct conv *c, const char *code, const char *msg, const 
 	if (round > 0)
 		cJSON_AddNumberToObject(d, "round", round);
 	cJSON_AddBoolToObject(d, "recoverable", recoverable);
-	return emit(c, "error", d, true);
+	return d;
+}
+
+static bool emit_error(struct conv *c, const char *code, const char *msg, const char *agent,
+		       int round, bool recoverable)
+{
+	return emit(c, "error", error_data(code, msg, agent, round, recoverable), true);
 }
 
 /* ---- model calls ------------------------------------------------------------ */
@@ -268,6 +217,9 @@ static void call_on_done(void *ctx, const struct llm_result *res)
 {
 	struct call *k = ctx;
 	k->ok = res->ok;
+	k->c->use.model_calls++;
+	k->c->use.tokens_in += res->input_tokens;
+	k->c->use.tokens_out += res->output_tokens;
 	if (!res->ok) {
 		k->error = xstrdup(res->error ? res->error : "the model call failed");
 		k->error_type = xstrdup(res->error_type ? res->error_type : "error");
@@ -414,16 +366,22 @@ static void run_tool(struct conv *c, const struct serve_agent *ag, int round, in
 	cJSON_AddItemToObject(tc, "args", cJSON_IsObject(args) ? cJSON_Duplicate(args, true) :
 								  cJSON_CreateObject());
 	cJSON_AddStringToObject(tc, "id", id);
+	bool ini = ag == c->initiator;
 	cJSON *d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "agent", ag->name);
-	cJSON_AddNumberToObject(d, "round", round);
-	cJSON_AddNumberToObject(d, "step", step);
+	if (!ini) {
+		cJSON_AddStringToObject(d, "agent", ag->name);
+		cJSON_AddNumberToObject(d, "round", round);
+		cJSON_AddNumberToObject(d, "step", step);
+	}
 	cJSON_AddItemToObject(d, "toolCall", cJSON_Duplicate(tc, true));
-	emit(c, "agent_tool_call", d, false);
+	emit(c, ini ? "initiator_tool_call" : "agent_tool_call", d, false);
 	cJSON_AddItemToArray(t->tool_calls, tc);
 	if (!err && tools_call(c->reg, ag->name, regname, args, &res, &err) < 0 && !err)
 		err = xasprintf("%s failed", regname);
 	cJSON_Delete(args);
+	c->use.tool_calls++;
+	if (err)
+		c->use.tool_errors++;
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "agent", ag->name);
 	cJSON_AddNumberToObject(d, "round", round);
@@ -445,7 +403,10 @@ static void run_tool(struct conv *c, const struct serve_agent *ag, int round, in
 		cJSON_AddItemToObject(d, "result", res);
 		res = NULL;
 	}
-	emit(c, "agent_tool_result", d, false);
+	if (ini)
+		cJSON_Delete(d); /* the seed has no initiator_tool_result: the model gets it */
+	else
+		emit(c, "agent_tool_result", d, false);
 	cJSON_Delete(res);
 	*msg = (struct llm_message){ .role = "tool", .content = keep(kp, text),
 				     .tool_call_id = id, .is_error = err != NULL };
@@ -481,9 +442,13 @@ static int agent_turn(struct conv *c, const struct serve_agent *ag, int round,
 	t->finish = "completed";
 	int r = 0;
 	for (int step = 1; step <= ag->max_steps; step++) {
-		struct call k = { .c = c, .agent = ag->name, .round = round, .stream = true };
+		/* The initiator's text is its plan: not streamed. */
+		bool ini = ag == c->initiator;
+		struct call k = { .c = c, .agent = ini ? NULL : ag->name, .round = round,
+				  .stream = !ini };
 		t->steps = step;
-		if (call_model_msgs(&k, model, ag->system, msgs, n, nt ? lt : NULL, nt) < 0) {
+		if (call_model_msgs(&k, model, ini ? c->initiator_system : ag->system, msgs, n,
+				    nt ? lt : NULL, nt) < 0) {
 			t->error = k.error;
 			k.error = NULL;
 			call_release(&k);
@@ -632,15 +597,33 @@ static void run(struct conv *c)
 	sbuf_init(&prompt);
 	add_transcript(&prompt, r);
 	struct call k = { .c = c };
-	if (call_model(&k, s->model_orchestrator, INITIATOR_SYSTEM, prompt.data) < 0) {
-		fail_call(c, &k, "initiator");
-		call_release(&k);
-		sbuf_release(&prompt);
-		cJSON_Delete(names);
-		return;
-	}
 	struct plan p = { 0 };
-	plan_from_text(c, k.text.data ? k.text.data : "", &p);
+	if (c->initiator && c->initiator->ntools) {
+		/* An initiator with tools: their calls are initiator_tool_call
+		 * events, up to its maxSteps; its last text is the plan. */
+		struct turn t = { 0 };
+		if (agent_turn(c, c->initiator, 0, prompt.data, &t) < 0) {
+			k.error = t.error;
+			t.error = NULL;
+			turn_release(&t);
+			fail_call(c, &k, "initiator");
+			call_release(&k);
+			sbuf_release(&prompt);
+			cJSON_Delete(names);
+			return;
+		}
+		plan_from_text(c, t.response.data ? t.response.data : "", &p);
+		turn_release(&t);
+	} else {
+		if (call_model(&k, s->model_orchestrator, c->initiator_system, prompt.data) < 0) {
+			fail_call(c, &k, "initiator");
+			call_release(&k);
+			sbuf_release(&prompt);
+			cJSON_Delete(names);
+			return;
+		}
+		plan_from_text(c, k.text.data ? k.text.data : "", &p);
+	}
 	call_release(&k);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "goal", p.goal);
@@ -680,6 +663,7 @@ static void run(struct conv *c)
 			sbuf_addf(&prompt, "\nRound %d of %d. You are %s; your turn.", round,
 				  r->rounds, ag->name);
 			struct turn t = { 0 };
+			int64_t t0 = util_mono_ns();
 			int tries = !strcmp(ag->on_error, "retry") ? 2 : 1, rc = -1;
 			for (int attempt = 1; attempt <= tries && rc < 0; attempt++) {
 				turn_release(&t);
@@ -695,6 +679,7 @@ static void run(struct conv *c)
 				cJSON_AddStringToObject(d, "error", safe);
 				cJSON_AddStringToObject(d, "action", action);
 				emit(c, "agent_error", d, false);
+				c->use.agent_errors++;
 				conv_log(c, "agent %s, round %d: %s (%s)", ag->name, round, safe, action);
 				if (!strcmp(action, "abort")) {
 					char *m = xasprintf("%s: %s", ag->name, safe);
@@ -703,6 +688,8 @@ static void run(struct conv *c)
 				}
 				free(safe);
 			}
+			c->use.agents[i].turns++;
+			c->use.agents[i].turn_ns += util_mono_ns() - t0;
 			if (rc < 0) {
 				turn_release(&t);
 				if (timed_out(c) || c->cancel || !strcmp(ag->on_error, "abort")) {
@@ -779,16 +766,15 @@ static void *conv_thread(void *arg)
 {
 	struct conv *c = arg;
 	run(c);
-	/* Whatever happened, the stream ends: a terminal event if none yet. */
+	/* Whatever happened, the conversation ends: a terminal event if none yet. */
 	emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0, false);
+	convlog_finish(c);
 	serve_limits_end(c->lim, c->user, c->resv, c->rounds_started, util_now_ns() / 1000000000LL);
 	conv_unref(c);
 	return NULL;
 }
 
-struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			struct tools *reg, const char *user, int verbose,
-			struct serve_limits *lim, long resv)
+static struct conv *conv_new(void)
 {
 	struct conv *c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->mu, NULL);
@@ -797,29 +783,54 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	c->refs = 2; /* the thread and the stream */
+	c->wfd = -1;
+	return c;
+}
+
+struct conv_stream *conv_start(struct serve_request *req, const struct conv_env *env,
+			       const char *user, long resv, bool ids, char **err)
+{
+	struct conv *c = conv_new();
+	c->refs = 1; /* the thread; the stream takes its own */
 	unsigned char rnd[12];
 	util_random(rnd, sizeof(rnd));
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(c->session + 2 * i, 3, "%02x", rnd[i]);
 	c->user = xstrdup(user);
-	c->verbose = verbose;
+	c->verbose = env->verbose;
 	c->req = *req;
 	memset(req, 0, sizeof(*req));
-	c->llm = llm;
-	c->reg = reg;
-	c->lim = lim;
+	c->llm = env->llm;
+	c->reg = env->reg;
+	c->lim = env->lim;
 	c->resv = resv;
+	c->created_ns = util_now_ns();
 	c->start_ns = util_mono_ns();
 	c->deadline_ns = c->start_ns +
 			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
 	c->ping_ms = env_long_or("MADF_SERVE_PING_MS", 15000, 10, 15000);
-	c->queue_cap = (size_t)env_long_or("MADF_SERVE_QUEUE_BYTES", 1L << 20, 256, 1L << 30);
+	c->grace_s = env_long_or("MADF_SERVE_GRACE_S", 60, 0, 86400);
+	c->initiator = env->initiator;
+	c->initiator_system = c->initiator && *c->initiator->system ?
+			      xasprintf("%s\n\n%s", c->initiator->system, INITIATOR_SYSTEM) :
+			      xstrdup(INITIATOR_SYSTEM);
+	for (size_t i = 0; i < c->req.nagents && i < SERVE_MAX_AGENTS; i++) {
+		util_strlcpy(c->use.agents[i].name, c->req.agents[i]->name,
+			     sizeof(c->use.agents[i].name));
+		c->use.nagents = i + 1;
+	}
+	if (convlog_create(c, env->dir, err) < 0) {
+		serve_limits_end(env->lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
+		conv_unref(c);
+		return NULL;
+	}
 	pthread_mutex_lock(&alive_mu);
 	c->next_alive = alive;
 	alive = c;
+	c->listed = true;
 	nalive++;
 	pthread_mutex_unlock(&alive_mu);
+	struct conv_stream *st = conv_stream_new(c, 0, ids, false);
 	conv_log(c, "started: %zu agent%s, %d round%s", c->req.nagents,
 		 c->req.nagents == 1 ? "" : "s", c->req.rounds, c->req.rounds == 1 ? "" : "s");
 	pthread_t t;
@@ -829,82 +840,82 @@ struct conv *conv_start(struct serve_request *req, const struct llm_settings *ll
 	if (pthread_create(&t, &at, conv_thread, c) != 0) {
 		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
 			   NULL, 0, false);
-		serve_limits_end(lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
+		convlog_finish(c);
+		serve_limits_end(env->lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
 		conv_unref(c);
 	}
 	pthread_attr_destroy(&at);
-	return c;
+	return st;
 }
 
-ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	(void)pos;
-	struct conv *c = cls;
-	pthread_mutex_lock(&c->mu);
-	if (!c->head && !c->finished) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += c->ping_ms / 1000;
-		ts.tv_nsec += (c->ping_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		int w = 0;
-		while (!c->head && !c->finished && w != ETIMEDOUT)
-			w = pthread_cond_timedwait(&c->cv, &c->mu, &ts);
-	}
-	ssize_t n;
-	if (c->head) {
-		/* Whole events while they fit (the first one in pieces only when
-		 * it alone is over max, which it nearly never is). */
-		size_t k = 0;
-		while (c->head && k < max) {
-			struct event *e = c->head;
-			size_t left = e->len - e->off;
-			if (k && left > max - k)
-				break;
-			size_t take = left < max - k ? left : max - k;
-			memcpy(buf + k, e->text + e->off, take);
-			e->off += take;
-			k += take;
-			c->queued -= take;
-			if (e->off < e->len)
-				break;
-			c->head = e->next;
-			if (!c->head)
-				c->tail = NULL;
-			free(e->text);
-			free(e);
-		}
-		n = (ssize_t)k;
-	} else if (c->finished) {
-		n = -1; /* MHD_CONTENT_READER_END_OF_STREAM */
-	} else {
-		static const char ping[] = ": ping\n\n";
-		n = (ssize_t)(sizeof(ping) - 1 < max ? sizeof(ping) - 1 : max);
-		memcpy(buf, ping, (size_t)n);
-	}
-	pthread_mutex_unlock(&c->mu);
-	return n;
-}
+/* The grace period of a conversation nobody reads: it runs on; if no
+ * stream comes back within c->grace_s, it is cancelled. */
+struct grace {
+	struct conv *c;
+	unsigned gen;
+};
 
-void conv_detach(void *cls)
+static void *grace_thread(void *arg)
 {
-	struct conv *c = cls;
+	struct grace *g = arg;
+	struct conv *c = g->c;
 	pthread_mutex_lock(&c->mu);
-	c->detached = true;
-	bool gone = !c->finished;
-	if (gone) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += c->grace_s;
+	int w = 0;
+	while (!c->attached && !c->finished && g->gen == c->detach_gen && w != ETIMEDOUT)
+		w = pthread_cond_timedwait(&c->cv, &c->mu, &ts);
+	bool expire = !c->attached && !c->finished && g->gen == c->detach_gen;
+	if (expire) {
+		char *m = xasprintf("no client read the conversation for its grace period (%ld s)",
+				    c->grace_s);
+		emit_locked(c, "error", error_data("CANCELLED", m, NULL, 0, false), true);
+		free(m);
 		c->cancel = 1;
-		c->finished = true; /* nobody reads the rest */
 	}
-	size_t peak = c->queued_peak;
 	pthread_mutex_unlock(&c->mu);
-	if (gone)
-		conv_log(c, "the client disconnected: the conversation is cancelled");
-	conv_log(c, "the stream closed; its queue peaked at %zu bytes", peak);
+	if (expire)
+		conv_log(c, "no client came back within the grace period (%ld s): cancelled",
+			 c->grace_s);
 	conv_unref(c);
+	free(g);
+	return NULL;
+}
+
+void conv_last_detached(struct conv *c, unsigned gen)
+{
+	struct grace *g = xcalloc(1, sizeof(*g));
+	g->c = c;
+	g->gen = gen;
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, grace_thread, g) != 0) {
+		/* No timer: the conversation runs to its own end (its wall-clock limit). */
+		conv_log(c, "warning: cannot start the grace timer");
+		conv_unref(c);
+		free(g);
+	}
+	pthread_attr_destroy(&at);
+}
+
+struct conv *conv_find_running(const char *session, const char *user)
+{
+	struct conv *found = NULL;
+	pthread_mutex_lock(&alive_mu);
+	for (struct conv *c = alive; c; c = c->next_alive) {
+		if (strcmp(c->session, session) || strcmp(c->user, user))
+			continue;
+		pthread_mutex_lock(&c->mu);
+		c->refs++;
+		pthread_mutex_unlock(&c->mu);
+		found = c;
+		break;
+	}
+	pthread_mutex_unlock(&alive_mu);
+	return found;
 }
 
 void conv_shutdown_all(void)

@@ -2,11 +2,12 @@
  * stream's reader blocks on its conversation's queue), POST
  * /api/chat/multi with bearer tokens, Host and Origin allow-lists, the
  * seed's error bodies, and a draining shutdown on SIGTERM. */
-#include "server/serve_http.h"
+#include "server/conv_priv.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -32,7 +34,8 @@
 #include "core/banned.h"
 
 #define API_PATH "/api/chat/multi"
-#define MAX_CONNECTIONS 64
+#define METRICS_PATH "/api/metrics"
+#define MAX_CONNECTIONS 256 /* MADF_SERVE_MAX_CONNECTIONS: each is a thread */
 
 struct server {
 	const struct serve_options *opt;
@@ -49,6 +52,7 @@ struct server {
 	bool env_open;
 	struct mcp_tools *mcp;
 	struct serve_limits *limits;
+	char *sessions_dir;        /* the conversations' events */
 	volatile int draining;
 };
 
@@ -58,6 +62,7 @@ struct req {
 	bool too_big;
 	char user[SERVE_USER_MAX + 1]; /* once authenticated */
 	long retry_after;              /* a 429's Retry-After */
+	const char *allow;             /* a 405's Allow */
 };
 
 static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -103,7 +108,7 @@ static enum MHD_Result send_json(struct req *q, struct MHD_Connection *conn, int
 	if (www_auth)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www_auth);
 	if (status == 405)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->allow ? q->allow : "POST");
 	enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -216,24 +221,133 @@ static bool json_type(const char *ct)
 	return ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ';
 }
 
-/* The session of API_PATH/{sessionId}/cancel (24 hex digits, as
- * conv_start makes them; a pointer into a static copy per thread), or
- * NULL. */
-static const char *cancel_session(const char *url)
+/* The session of API_PATH/{sessionId}/WHAT (24 hex digits, as conv_start
+ * makes them; a pointer into a static copy per thread) with *what
+ * "cancel" or "events", or NULL. */
+static const char *session_of(const char *url, const char **what)
 {
 	static _Thread_local char id[25];
 	size_t n = strlen(API_PATH);
 	if (strncmp(url, API_PATH "/", n + 1))
 		return NULL;
 	const char *p = url + n + 1;
-	if (strlen(p) != 24 + strlen("/cancel") || strcmp(p + 24, "/cancel"))
+	if (strlen(p) < 25 || p[24] != '/')
 		return NULL;
-	for (int i = 0; i < 24; i++)
-		if (!strchr("0123456789abcdef", p[i]) || !p[i])
-			return NULL;
+	if (!strcmp(p + 25, "cancel"))
+		*what = "cancel";
+	else if (!strcmp(p + 25, "events"))
+		*what = "events";
+	else
+		return NULL;
 	memcpy(id, p, 24);
 	id[24] = '\0';
-	return id;
+	return convlog_session_ok(id) ? id : NULL;
+}
+
+/* Last-Event-ID: 0 when absent, the id, or -1 when it is not a number
+ * of this server's (digits, at most 18). */
+static long last_event_id(struct MHD_Connection *conn)
+{
+	const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Last-Event-ID");
+	if (!v)
+		return 0;
+	while (*v == ' ')
+		v++;
+	if (!*v)
+		return 0;
+	long x = 0;
+	size_t k = 0;
+	for (; v[k] >= '0' && v[k] <= '9'; k++) {
+		if (k >= 18)
+			return -1;
+		x = x * 10 + (v[k] - '0');
+	}
+	while (v[k] == ' ')
+		v++;
+	return v[k] ? -1 : x;
+}
+
+/* An SSE response reading stream st. */
+static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
+				   struct conv_stream *st)
+{
+	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
+								   conv_stream_read, st,
+								   conv_stream_free);
+	if (!r) {
+		conv_stream_free(st);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	MHD_add_response_header(r, "X-Accel-Buffering", "no");
+	add_limit_headers(q, r);
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* GET API_PATH/{session}/events for q->user. */
+static enum MHD_Result resume(struct server *s, struct req *q, struct MHD_Connection *conn,
+			      const char *session)
+{
+	long last = last_event_id(conn);
+	if (last < 0)
+		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format",
+			      "Last-Event-ID", "Last-Event-ID must be an event's id (its seq)");
+	struct conv_stream *st = NULL;
+	char *err = NULL;
+	int r = conv_resume(s->sessions_dir, session, q->user, last, &st, &err);
+	if (r < 0) {
+		slog("%s", err);
+		free(err);
+		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+			      "the conversation's events cannot be read (see the server's log)");
+	}
+	if (r == 1)
+		return refuse(q, conn, 404, "NOT_FOUND", "Not found", "sessionId",
+			      "you have no conversation with this sessionId");
+	if (r == 2) {
+		/* Ended, and the client has it all: 204 tells EventSource to stop. */
+		struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL,
+									    MHD_RESPMEM_PERSISTENT);
+		add_limit_headers(q, resp);
+		enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	return send_stream(q, conn, st);
+}
+
+/* GET /api/metrics: JSON, or the Prometheus text format for ?format=prometheus
+ * or an Accept naming text/plain (a scraper's) without ?format=json. */
+static enum MHD_Result send_metrics(struct server *s, struct req *q, struct MHD_Connection *conn)
+{
+	const char *f = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "format");
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	if (f && strcmp(f, "json") && strcmp(f, "prometheus"))
+		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format", "format",
+			      "format must be json or prometheus");
+	bool prom = f ? !strcmp(f, "prometheus") : a && strcasestr(a, "text/plain");
+	char *body = serve_metrics(s->sessions_dir, prom, q->user);
+	if (!prom)
+		return send_json(q, conn, 200, body, NULL);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	add_limit_headers(q, r);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* Whether the client asked for text/event-stream (an SSE client: its
+ * stream gets `id:` lines; the seed's fetch client sends no such Accept). */
+static bool wants_sse(struct MHD_Connection *conn)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	return a && strcasestr(a, "text/event-stream");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -266,12 +380,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!origin_ok(s, origin))
 		return refuse(q, conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
 			      "this Origin is not allowed (MADF_SERVE_ORIGINS lists more)");
-	const char *session = cancel_session(url);
-	if (strcmp(url, API_PATH) && !session)
+	const char *what = NULL;
+	const char *session = session_of(url, &what);
+	bool events = session && !strcmp(what, "events");
+	bool metrics = !strcmp(url, METRICS_PATH);
+	if (strcmp(url, API_PATH) && !session && !metrics)
 		return refuse(q, conn, 404, "NOT_FOUND", "Not found", NULL, NULL);
-	if (strcmp(method, "POST"))
+	if (strcmp(method, events || metrics ? "GET" : "POST")) {
+		q->allow = events || metrics ? "GET" : "POST";
 		return refuse(q, conn, 405, "METHOD_NOT_ALLOWED", "Method not allowed", NULL,
-			      "use POST");
+			      events ? "use GET" : "use POST");
+	}
 	if (s->draining)
 		return refuse(q, conn, 503, "SERVER_SHUTDOWN", "The server is shutting down", NULL,
 			      NULL);
@@ -284,6 +403,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	util_strlcpy(q->user, user, sizeof(q->user));
 	serve_tokens_free(&t);
+	if (metrics)
+		return send_metrics(s, q, conn);
+	if (events)
+		return resume(s, q, conn, session);
 	if (session) {
 		if (conv_cancel(session, q->user) < 0)
 			return refuse(q, conn, 404, "NOT_FOUND", "Not found", "sessionId",
@@ -342,21 +465,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		free(m);
 		return ret;
 	}
-	struct conv *c = conv_start(&rq, s->llm, s->env.tools, q->user, s->opt->verbose,
-				    s->limits, resv);
-	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
-								   conv_read, c, conv_detach);
-	if (!r) {
-		conv_detach(c);
-		return MHD_NO;
+	struct conv_env env = { .llm = s->llm, .reg = s->env.tools, .lim = s->limits,
+				.dir = s->sessions_dir, .initiator = s->agents.initiator,
+				.verbose = s->opt->verbose };
+	struct conv_stream *st = conv_start(&rq, &env, q->user, resv, wants_sse(conn), &err);
+	if (!st) {
+		slog("%s", err);
+		free(err);
+		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
+			      "the conversation cannot be recorded (see the server's log)");
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-	MHD_add_response_header(r, "X-Accel-Buffering", "no");
-	add_limit_headers(q, r);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return send_stream(q, conn, st);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -421,7 +540,7 @@ static int open_listener(const struct serve_options *o, unsigned *port, char **h
 	int one = 1;
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 64) < 0) {
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
 		err_set(err, "cannot listen on %s: %s", o->listen, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -462,8 +581,10 @@ static int tools_setup(struct server *s, char **err)
 	    data_tools_register(&s->env, err) < 0 ||
 	    mcp_tools_open(s->env.tools, &mo, &s->mcp, err) < 0)
 		return -1;
-	for (size_t i = 0; i < s->agents.n; i++) {
-		const struct serve_agent *a = &s->agents.v[i];
+	for (size_t i = 0; i <= s->agents.n; i++) {
+		const struct serve_agent *a = i < s->agents.n ? &s->agents.v[i] : s->agents.initiator;
+		if (!a)
+			continue;
 		for (size_t k = 0; k < a->ntools; k++) {
 			char *d = NULL, *sc = NULL, *e2 = NULL;
 			if (tools_describe(s->env.tools, a->tools[k], &d, &sc, &e2) < 0) {
@@ -504,6 +625,15 @@ static char *read_pem(const char *path, bool key, char **err)
 	return buf;
 }
 
+/* An integer setting from the environment, def when unset or out of range. */
+static long env_long(const char *name, long def, long lo, long hi)
+{
+	const char *v = getenv(name);
+	char *end;
+	long x = v && *v ? strtol(v, &end, 10) : def;
+	return v && *v && (*end || x < lo || x > hi) ? def : x;
+}
+
 static void server_release(struct server *s)
 {
 	if (s->env_open) {
@@ -516,6 +646,7 @@ static void server_release(struct server *s)
 		agent_env_release(&s->env);
 	}
 	free(s->tokens_path);
+	free(s->sessions_dir);
 	serve_limits_free(&s->limits);
 	serve_agents_free(&s->agents);
 	llm_settings_free(&s->llm);
@@ -527,6 +658,7 @@ int serve_run(const struct serve_options *o, char **err)
 {
 	struct server s = { .opt = o };
 	s.tokens_path = serve_tokens_path(o->data_dir);
+	s.sessions_dir = convlog_dir(o->data_dir);
 	struct serve_tokens t;
 	/* A token file others can read stops the server here, not per request. */
 	if (serve_tokens_load(s.tokens_path, &t, err) < 0) {
@@ -542,6 +674,9 @@ int serve_run(const struct serve_options *o, char **err)
 		server_release(&s);
 		return EXIT_FAIL;
 	}
+	/* Sessions the last server left without a final event get one; old
+	 * ones go. */
+	convlog_recover(s.sessions_dir, env_long("MADF_SERVE_KEEP_DAYS", 7, 1, 3650));
 	unsigned port = 0;
 	char *host = NULL;
 	int fd = open_listener(o, &port, &host, err);
@@ -578,13 +713,25 @@ int serve_run(const struct serve_options *o, char **err)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
+	/* Each stream holds a socket and its events file; its conversation a
+	 * model connection and the file: the soft limit of descriptors goes to
+	 * the hard one. */
+	/* Many threads (a connection and a conversation each): few malloc
+	 * arenas keep the memory per stream down. */
+	mallopt(M_ARENA_MAX, 2);
+	unsigned max_conn = (unsigned)env_long("MADF_SERVE_MAX_CONNECTIONS", MAX_CONNECTIONS, 1, 100000);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
 	if (s.tls)
 		d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, &s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
 				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
@@ -592,7 +739,7 @@ int serve_run(const struct serve_options *o, char **err)
 	else
 		d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
 	if (!d) {

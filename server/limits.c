@@ -122,7 +122,7 @@ static int limits_save(struct serve_limits *l, char **err)
 			cJSON_AddItemToArray(r, e);
 		}
 	}
-	char *text = cJSON_Print(root);
+	char *text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	int rc = util_write_file_atomic(l->path, text, strlen(text), false, err);
 	free(text);

@@ -71,6 +71,9 @@ struct serve_agents {
 	struct serve_agent *v;
 	size_t n;
 	char *path;    /* where they came from, or "(built-in)" */
+	/* The file's optional "initiator": {"system"? (put before madf's own
+	 * instructions), "tools"?, "maxSteps"?}; NULL: none (no tools). */
+	struct serve_agent *initiator;
 };
 
 /* Loads the agent definitions of <data_dir>/serve-agents.json, writing
@@ -168,5 +171,7 @@ char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now)
 
 struct cli;
 int cmd_serve(struct cli *cli, int argc, char **argv);
+/* madf bench serve (server/bench_serve.c); argv[1] is "serve". */
+int bench_serve(struct cli *cli, int argc, char **argv);
 
 #endif

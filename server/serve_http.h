@@ -28,34 +28,64 @@ struct serve_options {
  * on stdout's first line. Returns an exit code (EXIT_OK, or with *err). */
 int serve_run(const struct serve_options *o, char **err);
 
-/* ---- conversations (server/conv.c) ---------------------------------------
- * A conversation runs on its own thread and queues its events; the
- * connection's thread reads them (conv_read). Both hold a reference. */
+/* ---- conversations (server/conv.c, server/stream.c) ----------------------
+ * A conversation runs on its own thread and records its events, one JSON
+ * line each, in <data_dir>/serve-sessions/SESSION.jsonl (SESSION.json is
+ * its meta: user, agents, rounds, how it ended, what it used). Streams
+ * read that file: any number of them, each at its own place, so a client
+ * that reads slowly costs the server no memory and a client that comes
+ * back (GET .../events, Last-Event-ID) gets what it missed. A client that
+ * goes away does not cancel: with no stream left, the conversation runs
+ * on for the grace period (MADF_SERVE_GRACE_S, 60) and is cancelled only
+ * if nobody comes back by then. */
 struct conv;
+struct conv_stream;
 
-/* Starts a conversation of req (taken over; *req is emptied) for user with
- * the models of llm and the tool registry reg (both must outlive it; the
- * server waits for conv_alive() to reach 0). When its thread ends, the
- * reservation resv of lim (outliving it too) ends with the rounds it
- * started (the rest refunded). Never fails. */
-struct conv *conv_start(struct serve_request *req, const struct llm_settings *llm,
-			struct tools *reg, const char *user, int verbose,
-			struct serve_limits *lim, long resv);
-/* The content reader of the stream (libmicrohttpd's semantics): the next
- * whole event, a ": ping" comment after the keep-alive interval, -1 at the
- * end of the stream. Blocks. */
-ssize_t conv_read(void *cls, uint64_t pos, char *buf, size_t max);
-/* The response's free callback: the client is gone (or done); the
- * conversation is cancelled if still running. */
-void conv_detach(void *cls);
+struct conv_env {
+	const struct llm_settings *llm;
+	struct tools *reg;
+	struct serve_limits *lim;
+	const char *dir;   /* the sessions' directory */
+	const struct serve_agent *initiator; /* the agents file's, or NULL */
+	int verbose;
+};
+
+/* Starts a conversation of req (taken over; *req is emptied) for user
+ * with env's models, tool registry and limits (all must outlive it; the
+ * server waits for conv_alive() to reach 0), and returns its first stream
+ * (ids: with `id:` lines). When its thread ends, the reservation resv
+ * ends with the rounds it started (the rest refunded). NULL with *err when
+ * its events file cannot be made (the reservation is ended then). */
+struct conv_stream *conv_start(struct serve_request *req, const struct conv_env *env,
+			       const char *user, long resv, bool ids, char **err);
+/* GET .../{session}/events: a stream of user's conversation session (a
+ * running one, else a recorded one in dir) from the event after last_id
+ * (0: from the start), with `id:` lines and a `retry:` first. 0 with
+ * *out; 1 when user has no such session (unknown or another user's); 2
+ * when it has ended and last_id is its last event (nothing to send: 204);
+ * -1 with *err. */
+int conv_resume(const char *dir, const char *session, const char *user, long last_id,
+		struct conv_stream **out, char **err);
+/* The content reader of a stream (libmicrohttpd's semantics): the next
+ * whole events, a ": ping" comment after the keep-alive interval, -1 at
+ * the end of the stream, -2 when its file cannot be read. Blocks. */
+ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max);
+/* The response's free callback: the client is gone (or done). The last
+ * stream of a running conversation starts its grace period. */
+void conv_stream_free(void *cls);
 /* SIGTERM: every conversation ends with a recoverable `error` event. */
 void conv_shutdown_all(void);
 /* POST .../{session}/cancel: the running conversation session of user
- * ends its stream with one non-recoverable error CANCELLED and stops. 0, or
- * -1 when user has no such conversation running (unknown, another user's,
- * or ended). */
+ * ends with one non-recoverable error CANCELLED and stops. 0, or -1 when
+ * user has no such conversation running (unknown, another user's, or
+ * ended). */
 int conv_cancel(const char *session, const char *user);
 /* Conversations still alive (threads or streams). */
 size_t conv_alive(void);
+
+/* GET /api/metrics (server/metrics.c): the seed's metrics over the
+ * conversations recorded in dir (caller frees): JSON, or the Prometheus
+ * text format. The conversations listed one by one are user's only. */
+char *serve_metrics(const char *dir, bool prometheus, const char *user);
 
 #endif

@@ -328,6 +328,8 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--port", type=int, default=0)
     a = ap.parse_args()
+    # A listen backlog for many clients at once (madf bench serve), not 5.
+    ThreadingHTTPServer.request_queue_size = 1024
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
     srv.key, srv.log_path, srv.lock, srv.seen = a.key, a.log, threading.Lock(), {}

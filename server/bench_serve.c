@@ -1,0 +1,437 @@
+/* madf bench serve: N conversations at once against `madf serve`, whose
+ * model is the project's replay server (tests/integration/llm_replay.py:
+ * its scripted agent streams a narrative in chunks 0.3 s apart, so each
+ * conversation stays open for some seconds). Everything runs in a
+ * scratch directory: the replay server and the server are child
+ * processes, the clients are one libcurl multi in this process. Measures
+ * and prints:
+ *   - time to the first event of each stream (from the moment the bench
+ *     starts all the requests, so it includes the server accepting them):
+ *     median, 95th percentile, max;
+ *   - events per second, all streams together, first request to last end;
+ *   - the server's memory: resident before, when the most streams were
+ *     open at once (and how many), per open stream, and its peak;
+ * and checks that every stream answered 200, ended with
+ * conversation_complete and carried every event its session recorded
+ * (data/serve-sessions/SESSION.jsonl), and that those without an
+ * agent_error (a model call the replay server failed) had the same number. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+#include <curl/curl.h>
+
+#include "core/util.h"
+#include "server/serve.h"
+#include "cli/cli.h"
+#include "core/banned.h"
+
+#define BS_KEY "sk-madf-bench-serve-0123456789"
+
+struct bs_stream {
+	struct sbuf carry;  /* the bytes after the last whole event */
+	int64_t first_ns;   /* when the first event came (0: not yet) */
+	char session[25];   /* its sessionId (from the first event) */
+	long events;
+	long agent_errors;  /* agent_error events (the model failed a turn) */
+	bool complete;      /* the last event was conversation_complete */
+	bool done;
+	long status;
+	CURL *h;
+};
+
+/* Counts the whole events in what came; remembers the last one's type. */
+static size_t bs_write(char *p, size_t size, size_t n, void *ctx)
+{
+	struct bs_stream *s = ctx;
+	size_t len = size * n;
+	sbuf_add(&s->carry, p, len);
+	char *b = s->carry.data;
+	size_t used = 0;
+	for (;;) {
+		char *e = memmem(b + used, s->carry.len - used, "\n\n", 2);
+		if (!e)
+			break;
+		*e = '\0';
+		if (!strncmp(b + used, "data: ", 6)) {
+			if (!s->first_ns) {
+				s->first_ns = util_mono_ns();
+				const char *sid = strstr(b + used, "\"sessionId\":\"");
+				if (sid && strlen(sid + 13) >= 24)
+					memcpy(s->session, sid + 13, 24);
+			}
+			s->events++;
+			if (!strncmp(b + used, "data: {\"type\":\"agent_error\"", 29))
+				s->agent_errors++;
+			s->complete = strstr(b + used, "{\"type\":\"conversation_complete\"") != NULL;
+		}
+		used = (size_t)(e - b) + 2;
+	}
+	memmove(b, b + used, s->carry.len - used);
+	s->carry.len -= used;
+	return len;
+}
+
+static long rss_kb(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long v = -1;
+	size_t fl = strlen(field);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, fl) && line[fl] == ':')
+			v = strtol(line + fl + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Starts argv (environment: the current one plus env, NULL-ended
+ * "NAME=VALUE"s) with stdout on a pipe and stderr on errpath; reads the
+ * port from its first line. 0 with *pid and *port, or -1 with *err. */
+static int bs_spawn(const char *const argv[], const char *const env[], const char *errpath,
+		    pid_t *pid, unsigned *port, char **err)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return err_set(err, "pipe: %s", strerror(errno));
+	pid_t p = fork();
+	if (p < 0)
+		return err_set(err, "fork: %s", strerror(errno));
+	if (p == 0) {
+		dup2(pfd[1], 1);
+		int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (e >= 0)
+			dup2(e, 2);
+		close(pfd[0]);
+		for (size_t i = 0; env && env[i]; i++) {
+			const char *eq = strchr(env[i], '=');
+			char *k = xstrndup(env[i], (size_t)(eq - env[i]));
+			setenv(k, eq + 1, 1);
+		}
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		char **av = xcalloc(n + 1, sizeof(*av));
+		for (size_t i = 0; i < n; i++)
+			av[i] = xstrdup(argv[i]);
+		execvp(av[0], av);
+		_exit(127);
+	}
+	close(pfd[1]);
+	char buf[32];
+	size_t k = 0;
+	while (k < sizeof(buf) - 1) {
+		ssize_t r = read(pfd[0], buf + k, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || buf[k] == '\n')
+			break;
+		k++;
+	}
+	buf[k] = '\0';
+	close(pfd[0]);
+	char *end;
+	long v = strtol(buf, &end, 10);
+	if (!k || *end || v <= 0 || v > 65535) {
+		kill(p, SIGTERM);
+		waitpid(p, NULL, 0);
+		return err_set(err, "%s did not start (see %s)", argv[0], errpath);
+	}
+	*pid = p;
+	*port = (unsigned)v;
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static long bs_opt(const char *name, const char *val, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(val, &end, 10);
+	if (errno || *end || x < lo || x > hi)
+		return cli_fail(EXIT_USAGE, "bench serve", "%s must be an integer from %ld to %ld",
+				name, lo, hi);
+	*out = x;
+	return 0;
+}
+
+int bench_serve(struct cli *cli, int argc, char **argv)
+{
+	static const char *const wv[] = { "--streams", "--rounds", "--replay", NULL };
+	static const char *const fl[] = { "--json", NULL };
+	struct cli_opts o = { argc, argv, 2, "bench serve", wv, fl, 0 };
+	long nstreams = 1000, rounds = 3;
+	const char *replay = "tests/integration/llm_replay.py";
+	bool json = false;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (!name)
+			return cli_fail(EXIT_USAGE, "bench serve", "unexpected argument \"%s\"", val);
+		if (!strcmp(name, "--json"))
+			json = true;
+		else if (!strcmp(name, "--replay"))
+			replay = val;
+		else if ((!strcmp(name, "--streams") ? bs_opt(name, val, 1, 10000, &nstreams) :
+			  bs_opt(name, val, 1, 10, &rounds)) != 0)
+			return EXIT_USAGE;
+	}
+	if (r < 0)
+		return EXIT_USAGE;
+	(void)cli;
+	if (access(replay, R_OK) < 0)
+		return cli_fail(EXIT_USAGE, "bench serve", "the replay server %s: %s (run from "
+				"madf's source tree, or give --replay PATH)", replay, strerror(errno));
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/madf-bench-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		int e = errno;
+		free(dir);
+		return cli_fail(EXIT_FAIL, "bench serve", "mkdtemp: %s", strerror(e));
+	}
+	/* Each stream is a socket here and several descriptors in the server. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	char *data = xasprintf("%s/data", dir), *logs = xasprintf("%s/logs", dir);
+	char *rlog = xasprintf("%s/replay.jsonl", dir), *rerr = xasprintf("%s/replay.err", dir);
+	char *serr = xasprintf("%s/serve.err", dir), *agents = xasprintf("%s/serve-agents.json", data);
+	char *tokpath = serve_tokens_path(data);
+	char *err = NULL, *token = NULL;
+	pid_t rpid = 0, spid = 0;
+	unsigned rport = 0, sport = 0;
+	int rc = EXIT_FAIL;
+	struct bs_stream *st = xcalloc((size_t)nstreams, sizeof(*st));
+	int64_t *ttfe = xcalloc((size_t)nstreams, sizeof(*ttfe));
+	CURLM *m = NULL;
+	struct curl_slist *hdrs = NULL;
+	char *body = NULL;
+	static const char agents_json[] =
+		"{\"agents\": [{\"name\": \"bench-narrator\", \"system\": \"You are the narrator "
+		"of madf.\", \"maxSteps\": 1}]}\n";
+	if (util_mkdirs(data, &err) < 0 ||
+	    util_write_file_atomic(agents, agents_json, strlen(agents_json), false, &err) < 0 ||
+	    serve_token_add(tokpath, "bench", &token, &err) < 0)
+		goto out;
+	const char *rargv[] = { "python3", replay, "--key", BS_KEY, "--log", rlog, NULL };
+	if (bs_spawn(rargv, NULL, rerr, &rpid, &rport, &err) < 0)
+		goto out;
+	char e_url[64], e_conc[48], e_hour[48], e_conn[48];
+	snprintf(e_url, sizeof(e_url), "ANTHROPIC_BASE_URL=http://127.0.0.1:%u", rport);
+	snprintf(e_conc, sizeof(e_conc), "MADF_SERVE_CONCURRENT=%ld", nstreams);
+	snprintf(e_hour, sizeof(e_hour), "MADF_SERVE_CONV_PER_HOUR=%ld", nstreams);
+	snprintf(e_conn, sizeof(e_conn), "MADF_SERVE_MAX_CONNECTIONS=%ld", nstreams + 16);
+	const char *senv[] = { "ANTHROPIC_API_KEY=" BS_KEY, e_url, "CLAUDE_MODEL_EXECUTION=claude-bench",
+			 e_conc, e_hour, "MADF_SERVE_ROUNDS_PER_DAY=1000000000", e_conn,
+			 "MADF_NO_FSYNC=1", NULL };
+	const char *sargv[] = { "/proc/self/exe", "--data-dir", data, "--log-dir", logs, "serve",
+			  "--listen", "127.0.0.1:0", NULL };
+	if (bs_spawn(sargv, senv, serr, &spid, &sport, &err) < 0)
+		goto out;
+	long rss0 = rss_kb(spid, "VmRSS");
+
+	char url[96], auth[160];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/api/chat/multi", sport);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+	body = xasprintf("{\"agents\":[\"bench-narrator\"],\"rounds\":%ld,\"messages\":"
+			 "[{\"role\":\"user\",\"content\":\"narrate the week\"}]}", rounds);
+	hdrs = curl_slist_append(hdrs, auth);
+	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+	m = curl_multi_init();
+	curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)nstreams);
+	int64_t t0 = util_mono_ns();
+	for (long i = 0; i < nstreams; i++) {
+		CURL *h = curl_easy_init();
+		sbuf_init(&st[i].carry);
+		st[i].h = h;
+		curl_easy_setopt(h, CURLOPT_URL, url);
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, bs_write);
+		curl_easy_setopt(h, CURLOPT_WRITEDATA, &st[i]);
+		curl_easy_setopt(h, CURLOPT_PRIVATE, &st[i]);
+		curl_easy_setopt(h, CURLOPT_TIMEOUT, 600L);
+		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+		curl_multi_add_handle(m, h);
+	}
+	long open_max = 0, rss_at_max = -1;
+	int running = 1;
+	int64_t sampled = 0, t_end = t0;
+	while (running) {
+		curl_multi_perform(m, &running);
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(m, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			struct bs_stream *s = NULL;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &s->status);
+			s->done = true;
+			t_end = util_mono_ns();
+		}
+		/* The streams open now: their first event came, their end not yet. */
+		long open = 0;
+		for (long i = 0; i < nstreams; i++)
+			open += st[i].first_ns && !st[i].done;
+		int64_t now = util_mono_ns();
+		if (open > open_max || (open == open_max && now - sampled > 200000000LL)) {
+			long v = rss_kb(spid, "VmRSS");
+			if (open > open_max || v > rss_at_max)
+				rss_at_max = v;
+			open_max = open;
+			sampled = now;
+		}
+		if (running)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	long hwm = rss_kb(spid, "VmHWM");
+	long n_ok = 0, n_first = 0, ev0 = -1, agent_errors = 0, n_agerr = 0;
+	bool same = true;
+	double total_ev = 0;
+	for (long i = 0; i < nstreams; i++) {
+		if (st[i].first_ns)
+			ttfe[n_first++] = st[i].first_ns - t0;
+		/* Whole: 200, conversation_complete, and every event its session
+		 * recorded (one line each). */
+		long lines = -1;
+		if (st[i].session[0]) {
+			char *ep = xasprintf("%s/serve-sessions/%s.jsonl", data, st[i].session);
+			FILE *f = fopen(ep, "r");
+			int ch;
+			lines = 0;
+			while (f && (ch = getc(f)) != EOF)
+				lines += ch == '\n';
+			if (f)
+				fclose(f);
+			free(ep);
+		}
+		if (st[i].status == 200 && st[i].complete && lines == st[i].events)
+			n_ok++;
+		agent_errors += st[i].agent_errors;
+		n_agerr += st[i].agent_errors > 0;
+		if (!st[i].agent_errors) {
+			if (ev0 < 0)
+				ev0 = st[i].events;
+			same = same && st[i].events == ev0;
+		}
+		total_ev += (double)st[i].events;
+	}
+	qsort(ttfe, (size_t)n_first, sizeof(*ttfe), cmp_i64);
+	double med = n_first ? (double)ttfe[n_first / 2] / 1e6 : 0;
+	double p95 = n_first ? (double)ttfe[(n_first * 95) / 100 < n_first ? (n_first * 95) / 100 :
+					   n_first - 1] / 1e6 : 0;
+	double mx = n_first ? (double)ttfe[n_first - 1] / 1e6 : 0;
+	double secs = (double)(t_end - t0) / 1e9;
+	double per = open_max > 0 && rss_at_max > rss0 ? (double)(rss_at_max - rss0) / open_max : 0;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double load = -1; /* the machine's 1-minute load average, for the figures' context */
+	FILE *lf = fopen("/proc/loadavg", "r");
+	if (lf) {
+		if (fscanf(lf, "%lf", &load) != 1)
+			load = -1;
+		fclose(lf);
+	}
+	if (json) {
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddNumberToObject(j, "streams", (double)nstreams);
+		cJSON_AddNumberToObject(j, "rounds", (double)rounds);
+		cJSON_AddNumberToObject(j, "cores", (double)cores);
+		cJSON_AddNumberToObject(j, "loadAverage", load);
+		cJSON_AddNumberToObject(j, "completed", (double)n_ok);
+		cJSON_AddNumberToObject(j, "eventsPerStream", (double)ev0);
+		cJSON_AddBoolToObject(j, "sameEventCount", same);
+		cJSON_AddNumberToObject(j, "agentErrors", (double)agent_errors);
+		cJSON_AddNumberToObject(j, "firstEventMsMedian", med);
+		cJSON_AddNumberToObject(j, "firstEventMsP95", p95);
+		cJSON_AddNumberToObject(j, "firstEventMsMax", mx);
+		cJSON_AddNumberToObject(j, "eventsPerSecond", secs > 0 ? total_ev / secs : 0);
+		cJSON_AddNumberToObject(j, "seconds", secs);
+		cJSON_AddNumberToObject(j, "openAtOnceMax", (double)open_max);
+		cJSON_AddNumberToObject(j, "serverRssIdleKb", (double)rss0);
+		cJSON_AddNumberToObject(j, "serverRssOpenKb", (double)rss_at_max);
+		cJSON_AddNumberToObject(j, "kbPerOpenStream", per);
+		cJSON_AddNumberToObject(j, "serverPeakKb", (double)hwm);
+		char *s = cJSON_PrintUnformatted(j);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(j);
+	} else {
+		printf("madf bench serve: %ld streams at once, %ld round%s each, %ld core%s "
+		       "(load average %.2f)\n", nstreams, rounds, rounds == 1 ? "" : "s", cores,
+		       cores == 1 ? "" : "s", load);
+		printf("  completed          %ld of %ld (conversation_complete, every recorded event; "
+		       "%ld events each%s)\n", n_ok, nstreams, ev0,
+		       same ? "" : ", NOT all the same");
+		if (agent_errors)
+			printf("  model failures     %ld agent_error events in %ld streams (the replay "
+			       "server's; those streams are left out of the count above)\n",
+			       agent_errors, n_agerr);
+		printf("  first event        median %.1f ms, p95 %.1f ms, max %.1f ms\n", med, p95, mx);
+		printf("  events per second  %.0f (%.0f events in %.2f s)\n",
+		       secs > 0 ? total_ev / secs : 0, total_ev, secs);
+		printf("  server memory      %.1f MB idle, %.1f MB with %ld streams open, "
+		       "%.1f KB per open stream, peak %.1f MB\n", (double)rss0 / 1024,
+		       (double)rss_at_max / 1024, open_max, per, (double)hwm / 1024);
+	}
+	rc = n_ok == nstreams && same ? EXIT_OK : EXIT_FAIL;
+	if (rc != EXIT_OK)
+		fprintf(stderr, "madf: bench serve: %ld of %ld streams did not complete (see %s)\n",
+			nstreams - n_ok, nstreams, serr);
+out:
+	if (m) {
+		for (long i = 0; i < nstreams; i++)
+			if (st[i].h) {
+				curl_multi_remove_handle(m, st[i].h);
+				curl_easy_cleanup(st[i].h);
+			}
+		curl_multi_cleanup(m);
+	}
+	for (long i = 0; i < nstreams; i++)
+		sbuf_release(&st[i].carry);
+	curl_slist_free_all(hdrs);
+	if (spid > 0) {
+		kill(spid, SIGTERM);
+		waitpid(spid, NULL, 0);
+	}
+	if (rpid > 0) {
+		kill(rpid, SIGTERM);
+		waitpid(rpid, NULL, 0);
+	}
+	if (err)
+		rc = cli_fail(EXIT_FAIL, "bench serve", "%s", err);
+	if (rc == EXIT_OK)
+		util_rm_tree(dir);
+	free(err);
+	free(token);
+	free(body);
+	free(st);
+	free(ttfe);
+	free(dir);
+	free(data);
+	free(logs);
+	free(rlog);
+	free(rerr);
+	free(serr);
+	free(agents);
+	free(tokpath);
+	return rc;
+}

@@ -1,0 +1,117 @@
+/* Inside madf serve's conversations: struct conv, shared by the runner
+ * (server/conv.c), the streams that read it (server/stream.c) and the
+ * recorded sessions (server/convlog.c). Not an API. */
+#ifndef MADF_SERVE_CONV_PRIV_H
+#define MADF_SERVE_CONV_PRIV_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "server/serve_http.h"
+
+/* What a conversation used, for /api/metrics (kept in its meta file when
+ * it ends). */
+struct conv_agent_use {
+	char name[65];
+	long turns;       /* agent_complete or agent_error ending a turn */
+	int64_t turn_ns;  /* their wall time */
+};
+
+struct conv_usage {
+	long tokens_in, tokens_out;
+	long model_calls;
+	long tool_calls, tool_errors;
+	long agent_errors;
+	struct conv_agent_use agents[SERVE_MAX_AGENTS];
+	size_t nagents;
+};
+
+/* A conversation: running (its thread, listed in the alive list), or a
+ * recorded one opened to be replayed (no thread, not listed). Its events
+ * are lines of <data_dir>/serve-sessions/SESSION.jsonl, event seq N on line
+ * N; ends[N-1] is the byte offset just past line N. Readers wait on cv. */
+struct conv {
+	struct conv *next_alive;
+	bool listed;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int refs;
+	int attached;        /* streams reading it */
+	unsigned detach_gen; /* bumped when the last stream goes */
+	bool finished;       /* the terminal event is recorded */
+	bool broken;         /* the events file cannot be written */
+	volatile sig_atomic_t cancel;
+	long seq;            /* events recorded */
+	int64_t *ends;
+	size_t ends_cap;
+	int wfd;             /* the events file, appending (-1: none) */
+	char *events_path;
+	char *meta_path;
+	char session[40];
+	char *user;
+	char *outcome;       /* "complete" or the terminal error's code */
+	int verbose;
+	struct serve_request req;
+	const struct serve_agent *initiator; /* the file's initiator, or NULL */
+	char *initiator_system;
+	const struct llm_settings *llm;
+	struct tools *reg;
+	int64_t start_ns, deadline_ns, created_ns;
+	long ping_ms;
+	long grace_s;
+	struct serve_limits *lim;
+	long resv;
+	int rounds_started;
+	struct conv_usage use;
+};
+
+/* The reference count's end: unlisted and freed at the last. */
+void conv_unref(struct conv *c);
+void conv_log(const struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A new stream of c (a reference taken, attached) from the event after
+ * last_id; ids: `id:` lines; hello: a `retry:` field first. */
+struct conv_stream *conv_stream_new(struct conv *c, long last_id, bool ids, bool hello);
+/* The last stream of running c went (gen: c->detach_gen then, with a
+ * reference for the timer): its grace period starts. */
+void conv_last_detached(struct conv *c, unsigned gen);
+/* The running conversation session of user with a reference taken, or
+ * NULL. */
+struct conv *conv_find_running(const char *session, const char *user);
+
+/* ---- recorded sessions (server/convlog.c) ---- */
+
+/* <data_dir>/serve-sessions (caller frees). */
+char *convlog_dir(const char *data_dir);
+/* Whether s is a session id (24 lower-case hex digits). */
+bool convlog_session_ok(const char *s);
+/* Opens c's events file for appending and writes its meta file (running).
+ * 0 or -1 with *err. */
+int convlog_create(struct conv *c, const char *dir, char **err);
+/* Appends one event line (text ends in '\n') under c->mu; the offsets
+ * grow. 0, or -1 (c->broken, logged once). */
+int convlog_append(struct conv *c, const char *text, size_t len);
+/* The conversation ended: the file is synced and closed, the meta file
+ * says how it ended and what it used. */
+void convlog_finish(struct conv *c);
+/* Opens the recorded session of dir for user, to be replayed: a finished
+ * conv with one reference. 0, 1 when there is none for user (unknown, or
+ * another user's), -1 with *err. */
+int convlog_open(const char *dir, const char *session, const char *user, struct conv **out,
+		 char **err);
+/* At the server's start: every session with no terminal event (the server
+ * stopped under it) gets one, a recoverable error SERVER_SHUTDOWN; those
+ * older than keep_days are removed. Problems are logged. */
+void convlog_recover(const char *dir, long keep_days);
+/* Whether an event line of this type ends a stream. */
+bool convlog_terminal(const char *type);
+/* Each recorded session's meta (a JSON object, borrowed during fn). */
+void convlog_each_meta(const char *dir, void (*fn)(void *ctx, const cJSON *meta), void *ctx);
+/* The usage as JSON (new object). */
+cJSON *convlog_usage_json(const struct conv_usage *u, int64_t wall_ns, int rounds);
+
+#endif

@@ -1,0 +1,412 @@
+/* The recorded conversations of madf serve: each session's events, one
+ * JSON line per event (seq N on line N), appended to
+ * <data_dir>/serve-sessions/SESSION.jsonl, and its meta in SESSION.json
+ * (written atomically). Streams replay and follow the events file; a
+ * restart finds what was recorded there.
+ *
+ * Why a file per session and not a bus message per event: a bus message
+ * is a task one consumer claims, acks and has archived (then collected),
+ * inboxes are capped (1,000 waiting) and every send is a file, an fsync
+ * and a rename. A stream's events are an ordered log that many readers
+ * read from any point, at the rate a model emits tokens: an append-only
+ * file is that log. */
+#include "server/conv_priv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/message.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+#define META_MAX ((size_t)1 << 20)
+
+char *convlog_dir(const char *data_dir)
+{
+	return xasprintf("%s/serve-sessions", data_dir);
+}
+
+bool convlog_session_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!strchr("0123456789abcdef", s[n]))
+			return false;
+	return n == 24;
+}
+
+bool convlog_terminal(const char *type)
+{
+	return type && (!strcmp(type, "conversation_complete") || !strcmp(type, "error"));
+}
+
+static bool no_fsync(void)
+{
+	const char *v = getenv("MADF_NO_FSYNC");
+	return v && *v && strcmp(v, "0");
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+cJSON *convlog_usage_json(const struct conv_usage *u, int64_t wall_ns, int rounds)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "inputTokens", (double)u->tokens_in);
+	cJSON_AddNumberToObject(o, "outputTokens", (double)u->tokens_out);
+	cJSON_AddNumberToObject(o, "modelCalls", (double)u->model_calls);
+	cJSON_AddNumberToObject(o, "rounds", rounds);
+	cJSON_AddNumberToObject(o, "wallSeconds", (double)(wall_ns / 1000000) / 1000.0);
+	cJSON_AddNumberToObject(o, "toolCalls", (double)u->tool_calls);
+	cJSON_AddNumberToObject(o, "toolErrors", (double)u->tool_errors);
+	cJSON_AddNumberToObject(o, "agentErrors", (double)u->agent_errors);
+	cJSON *a = cJSON_AddObjectToObject(o, "agents");
+	for (size_t i = 0; i < u->nagents; i++) {
+		cJSON *x = cJSON_AddObjectToObject(a, u->agents[i].name);
+		cJSON_AddNumberToObject(x, "turns", (double)u->agents[i].turns);
+		cJSON_AddNumberToObject(x, "seconds",
+					(double)(u->agents[i].turn_ns / 1000000) / 1000.0);
+	}
+	return o;
+}
+
+/* The meta file of c (state "running", or "ended" with its outcome and
+ * usage). */
+static int meta_write(struct conv *c, bool ended, char **err)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddStringToObject(o, "sessionId", c->session);
+	cJSON_AddStringToObject(o, "user", c->user);
+	cJSON *a = cJSON_AddArrayToObject(o, "agents");
+	for (size_t i = 0; i < c->req.nagents; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(c->req.agents[i]->name));
+	cJSON_AddNumberToObject(o, "rounds", c->req.rounds);
+	char ts[40];
+	util_iso8601(c->created_ns, ts, sizeof(ts));
+	cJSON_AddStringToObject(o, "created", ts);
+	cJSON_AddStringToObject(o, "state", ended ? "ended" : "running");
+	if (ended) {
+		util_iso8601(util_now_ns(), ts, sizeof(ts));
+		cJSON_AddStringToObject(o, "ended", ts);
+		cJSON_AddStringToObject(o, "outcome", c->outcome ? c->outcome : "unknown");
+		cJSON_AddNumberToObject(o, "events", (double)c->seq);
+		cJSON_AddItemToObject(o, "usage",
+				      convlog_usage_json(&c->use, util_mono_ns() - c->start_ns,
+							 c->rounds_started));
+	}
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	int r = util_write_file_atomic(c->meta_path, s, strlen(s), !no_fsync(), err);
+	free(s);
+	return r;
+}
+
+int convlog_create(struct conv *c, const char *dir, char **err)
+{
+	if (util_mkdirs(dir, err) < 0)
+		return -1;
+	c->events_path = xasprintf("%s/%s.jsonl", dir, c->session);
+	c->meta_path = xasprintf("%s/%s.json", dir, c->session);
+	c->wfd = open(c->events_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (c->wfd < 0)
+		return err_set(err, "cannot create %s: %s", c->events_path, strerror(errno));
+	return meta_write(c, false, err);
+}
+
+/* One more line of len bytes. Under c->mu. */
+static void add_offset(struct conv *c, int64_t len)
+{
+	if ((size_t)c->seq == c->ends_cap) {
+		c->ends_cap = c->ends_cap ? 2 * c->ends_cap : 64;
+		c->ends = xrealloc(c->ends, c->ends_cap * sizeof(*c->ends));
+	}
+	int64_t prev = c->seq ? c->ends[c->seq - 1] : 0;
+	c->ends[c->seq++] = prev + len;
+}
+
+int convlog_append(struct conv *c, const char *text, size_t len)
+{
+	if (c->broken)
+		return -1;
+	if (c->wfd < 0 || write_all(c->wfd, text, len) < 0) {
+		c->broken = true;
+		conv_log(c, "cannot write its events to %s: %s; the stream ends", c->events_path,
+			 strerror(errno));
+		return -1;
+	}
+	add_offset(c, (int64_t)len);
+	return 0;
+}
+
+void convlog_finish(struct conv *c)
+{
+	pthread_mutex_lock(&c->mu);
+	int fd = c->wfd;
+	c->wfd = -1;
+	pthread_mutex_unlock(&c->mu);
+	if (fd >= 0) {
+		if (!no_fsync())
+			fdatasync(fd);
+		close(fd);
+	}
+	char *err = NULL;
+	if (c->meta_path && meta_write(c, true, &err) < 0) {
+		conv_log(c, "warning: %s", err);
+		free(err);
+	}
+}
+
+/* The offsets of the lines of the file fd (appended to c). The last
+ * line's type in *last (caller frees; NULL when empty). -1 on a read
+ * error. A final line without its newline (a write cut short) is left
+ * out. */
+static int scan_lines(int fd, struct conv *c, char **last)
+{
+	char buf[65536];
+	int64_t off = 0, line_start = 0;
+	struct sbuf cur;
+	sbuf_init(&cur);
+	*last = NULL;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			sbuf_release(&cur);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (cur.len < 200)
+					sbuf_addch(&cur, buf[i]);
+				continue;
+			}
+			int64_t end = off + i + 1;
+			pthread_mutex_lock(&c->mu);
+			add_offset(c, end - line_start);
+			pthread_mutex_unlock(&c->mu);
+			line_start = end;
+			/* The type is the first member: {"type":"...", */
+			free(*last);
+			*last = NULL;
+			const char *t = cur.data ? strstr(cur.data, "{\"type\":\"") : NULL;
+			if (t) {
+				t += 9;
+				const char *q = strchr(t, '"');
+				if (q)
+					*last = xstrndup(t, (size_t)(q - t));
+			}
+			cur.len = 0;
+			if (cur.data)
+				cur.data[0] = '\0';
+		}
+		off += n;
+	}
+	sbuf_release(&cur);
+	return 0;
+}
+
+static cJSON *meta_read(const char *path, char **err)
+{
+	char *buf = NULL, *perr = NULL;
+	size_t len = 0;
+	if (util_read_file(path, META_MAX, &buf, &len, err) < 0)
+		return NULL;
+	cJSON *j = json_parse_strict(buf, len, &perr);
+	free(buf);
+	if (!cJSON_IsObject(j)) {
+		err_set(err, "%s: %s", path, perr ? perr : "not a JSON object");
+		free(perr);
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+int convlog_open(const char *dir, const char *session, const char *user, struct conv **out,
+		 char **err)
+{
+	if (!convlog_session_ok(session))
+		return 1;
+	char *mp = xasprintf("%s/%s.json", dir, session);
+	if (access(mp, F_OK) < 0) {
+		free(mp);
+		return 1;
+	}
+	cJSON *m = meta_read(mp, err);
+	free(mp);
+	if (!m)
+		return -1;
+	const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "user"));
+	bool mine = owner && !strcmp(owner, user);
+	cJSON_Delete(m);
+	if (!mine)
+		return 1;
+	struct conv *c = xcalloc(1, sizeof(*c));
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	c->refs = 1;
+	c->wfd = -1;
+	c->finished = true;
+	c->ping_ms = 15000;
+	util_strlcpy(c->session, session, sizeof(c->session));
+	c->user = xstrdup(user);
+	c->events_path = xasprintf("%s/%s.jsonl", dir, session);
+	int fd = open(c->events_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char *last = NULL;
+	if (fd < 0 || scan_lines(fd, c, &last) < 0) {
+		err_set(err, "cannot read %s: %s", c->events_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		conv_unref(c);
+		return -1;
+	}
+	free(last);
+	close(fd);
+	*out = c;
+	return 0;
+}
+
+/* Appends a terminal error to a session whose events stop without one. */
+static void recover_one(const char *dir, const char *session)
+{
+	char *ep = xasprintf("%s/%s.jsonl", dir, session);
+	int fd = open(ep, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		free(ep);
+		return;
+	}
+	struct conv tmp = { .wfd = -1 };
+	pthread_mutex_init(&tmp.mu, NULL);
+	char *last = NULL;
+	if (scan_lines(fd, &tmp, &last) == 0 && !convlog_terminal(last)) {
+		/* A line cut short by the stop is cut off first. */
+		struct stat st;
+		int64_t good = tmp.seq ? tmp.ends[tmp.seq - 1] : 0;
+		if (fstat(fd, &st) == 0 && st.st_size > good && ftruncate(fd, good) < 0)
+			fprintf(stderr, "madf: serve: warning: %s: %s\n", ep, strerror(errno));
+		char ts[40];
+		util_iso8601(util_now_ns(), ts, sizeof(ts));
+		char *line = xasprintf("{\"type\":\"error\",\"data\":{\"error\":\"the server stopped "
+				       "before the conversation ended; start it again\",\"code\":"
+				       "\"SERVER_SHUTDOWN\",\"recoverable\":true,\"timestamp\":\"%s\","
+				       "\"seq\":%ld,\"sessionId\":\"%s\"}}\n", ts, tmp.seq + 1, session);
+		if (write_all(fd, line, strlen(line)) < 0 || (!no_fsync() && fdatasync(fd) < 0))
+			fprintf(stderr, "madf: serve: warning: %s: %s\n", ep, strerror(errno));
+		else
+			fprintf(stderr, "madf: serve: session %s had no final event (the server "
+				"stopped under it): SERVER_SHUTDOWN recorded\n", session);
+		free(line);
+		/* Its meta says so. */
+		char *mp = xasprintf("%s/%s.json", dir, session);
+		char *err = NULL;
+		cJSON *m = meta_read(mp, &err);
+		if (m) {
+			cJSON_DeleteItemFromObjectCaseSensitive(m, "state");
+			cJSON_AddStringToObject(m, "state", "ended");
+			cJSON_DeleteItemFromObjectCaseSensitive(m, "outcome");
+			cJSON_AddStringToObject(m, "outcome", "SERVER_SHUTDOWN");
+			char *s = cJSON_PrintUnformatted(m);
+			if (util_write_file_atomic(mp, s, strlen(s), !no_fsync(), &err) < 0) {
+				fprintf(stderr, "madf: serve: warning: %s\n", err);
+				free(err);
+			}
+			free(s);
+			cJSON_Delete(m);
+		} else {
+			fprintf(stderr, "madf: serve: warning: %s\n", err);
+			free(err);
+		}
+		free(mp);
+	}
+	free(last);
+	free(tmp.ends);
+	pthread_mutex_destroy(&tmp.mu);
+	close(fd);
+	free(ep);
+}
+
+void convlog_recover(const char *dir, long keep_days)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	time_t cutoff = time(NULL) - (time_t)keep_days * 86400;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n != 24 + 5 || strcmp(e->d_name + 24, ".json"))
+			continue;
+		char session[25];
+		memcpy(session, e->d_name, 24);
+		session[24] = '\0';
+		if (!convlog_session_ok(session))
+			continue;
+		char *mp = xasprintf("%s/%s", dir, e->d_name);
+		char *ep = xasprintf("%s/%s.jsonl", dir, session);
+		struct stat st;
+		if (stat(mp, &st) == 0 && st.st_mtime < cutoff) {
+			unlink(ep);
+			unlink(mp);
+		} else {
+			/* Only a session its meta does not say ended can lack its end. */
+			char *err = NULL;
+			cJSON *m = meta_read(mp, &err);
+			const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "state"));
+			if (!state || strcmp(state, "ended"))
+				recover_one(dir, session);
+			cJSON_Delete(m);
+			free(err);
+		}
+		free(mp);
+		free(ep);
+	}
+	closedir(d);
+}
+
+void convlog_each_meta(const char *dir, void (*fn)(void *ctx, const cJSON *meta), void *ctx)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n != 24 + 5 || strcmp(e->d_name + 24, ".json"))
+			continue;
+		char *mp = xasprintf("%s/%s", dir, e->d_name);
+		char *err = NULL;
+		cJSON *m = meta_read(mp, &err);
+		if (m)
+			fn(ctx, m);
+		free(err);
+		cJSON_Delete(m);
+		free(mp);
+	}
+	closedir(d);
+}
