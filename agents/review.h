@@ -142,6 +142,42 @@ int review_master_run(struct agent *master, const cJSON *input,
 		      const struct review_progress *progress, cJSON **aggregate,
 		      cJSON **error);
 
+/* ---- LLM mode (agents/review_llm.c) ---- */
+
+/* The scoring pass drops findings the model scores under this (0-10;
+ * MADF_REVIEW_MIN_SCORE overrides). */
+#define REVIEW_LLM_MIN_SCORE 5
+/* The code sent in one findings call, in tokens (a token per four bytes;
+ * MADF_REVIEW_LLM_INPUT_TOKENS overrides): the files that do not fit are
+ * named only, with a note. */
+#define REVIEW_LLM_INPUT_TOKENS 24000
+/* review_llm_run's answer when the task's budget is reached: the state
+ * (st) is kept for the operator's approval. */
+#define REVIEW_LLM_PAUSED 1
+long review_llm_min_score(void);
+
+/* The debt, improvement or critical agent a in LLM mode on input (as
+ * review_part_run's): the findings call, its strict validation, the
+ * scoring call. st (an object the caller keeps across a pause) holds the
+ * usage, approved extras ("extra_tokens", "extra_cost_usd") and, between
+ * the calls, the findings. Returns 0 with *result ({"findings", "notes",
+ * "tools": {}, "llm": {provider, model, scored, dropped, min_score,
+ * usage}}), REVIEW_LLM_PAUSED with *err (why), or a status with *err: 400
+ * (input), 422 (the model's answer failed the schema: not retried), 502
+ * (the model call failed for good), 503 (a transient failure that lasted
+ * through the call's retries), 500. prog (may be NULL) hears each step. */
+int review_llm_run(struct agent *a, enum review_part part, const char *task_id,
+		   const cJSON *input, cJSON *st, const struct review_progress *prog,
+		   cJSON **result, char **err);
+/* The documentation agent's LLM part over its deterministic result
+ * (changed in place): README.md and CONTRIBUTING.md from the model, once
+ * more with a simplified prompt (README.md only) when the first answer
+ * fails; when both fail the analyzers' drafts stay, with llm-error.md
+ * saying why. Adds "llm" to result. Returns 0, or -1 when the drafts are
+ * the analyzers'. */
+int review_llm_docs(struct agent *a, const char *task_id, const cJSON *input, cJSON *result,
+		    const struct review_progress *prog);
+
 /* ---- SARIF (agents/review_sarif.c) ---- */
 
 /* The aggregate of review_master_run as a SARIF 2.1.0 log (new): one run

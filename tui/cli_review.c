@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/llm_agent.h"
 #include "agents/review.h"
 #include "agents/runtime.h"
 #include "core/json_out.h"
@@ -121,6 +122,14 @@ int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const
 	char *err = NULL;
 	struct agent *workers[REVIEW_NPARTS] = { NULL }, *master = NULL;
 	int st = 500;
+	/* LLM mode when a model is configured, as for madf run weekly */
+	if (llm_settings_from_env(&env.llm, &err) < 0)
+		goto out;
+	if (progress && progress->fn) {
+		char *mode = llm_settings_describe(env.llm);
+		progress->fn(progress->ctx, mode);
+		free(mode);
+	}
 	if (tools_open(env.data_dir, env.log_dir, NULL, &env.tools, &err) < 0 ||
 	    review_tools_register(env.tools, &err) < 0 || tools_write_registry(env.tools, &err) < 0)
 		goto out;
