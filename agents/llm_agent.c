@@ -780,7 +780,8 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 		struct llm_message *msgs = conv_messages(conv, &nm, &calls);
 		struct llm_request req = {
 			.model = model, .system = t->system, .messages = msgs, .nmessages = nm,
-			.max_tokens = s->max_tokens, .temperature = -1, .tools = tools,
+			.max_tokens = t->max_tokens > 0 ? t->max_tokens : s->max_tokens,
+			.temperature = -1, .tools = tools,
 			.ntools = ntools,
 		};
 		struct turn turn = { .on_text = t->on_text, .ctx = t->ctx };

@@ -116,6 +116,8 @@ struct llm_task {
 	long extra_tokens;             /* approved over the budget */
 	double extra_cost;
 	cJSON *conversation;           /* in/out (owned); NULL: a new one */
+	long max_tokens;               /* output tokens per call; 0: the
+					* settings' (MADF_LLM_MAX_TOKENS) */
 	int max_attempts;              /* HTTP attempts per model call (the
 					* client retries 408, 409, 429, 5xx and
 					* network errors); 0: the client's 4 */

@@ -28,6 +28,7 @@
 #include "core/banned.h"
 
 #define LLM_ATTEMPTS 3 /* per model call: a transient failure is retried twice */
+#define LLM_OUTPUT_TOKENS 4096 /* at least, per call: a list of findings is long */
 
 static long env_long(const char *name, long def, long min, long max)
 {
@@ -159,6 +160,8 @@ static enum llm_outcome ask(struct agent *a, const char *task_id, const char *sy
 	struct llm_task lt = {
 		.task_id = task_id, .system = system, .prompt = prompt,
 		.estimate_input = true, .max_attempts = LLM_ATTEMPTS,
+		.max_tokens = a->env->llm->max_tokens > LLM_OUTPUT_TOKENS ? a->env->llm->max_tokens
+									   : LLM_OUTPUT_TOKENS,
 		.extra_tokens = (long)jnum(st, "extra_tokens", 0),
 		.extra_cost = jnum(st, "extra_cost_usd", 0),
 	};
