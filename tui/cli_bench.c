@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "tui/bench_console.h"
 #include "tui/bench_news.h"
+#include "tui/bench_review.h"
 #include "tui/cli.h"
 #include "core/banned.h"
 
@@ -726,7 +727,7 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console or news");
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console, news or review");
 	if (!strcmp(argv[1], "bus"))
 		return bench_bus(cli, argc, argv);
 	if (!strcmp(argv[1], "workflow"))
@@ -735,6 +736,8 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 		return bench_console(cli, argc, argv);
 	if (!strcmp(argv[1], "news"))
 		return bench_news(cli, argc, argv);
-	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console or news",
-			argv[1]);
+	if (!strcmp(argv[1], "review"))
+		return bench_review(cli, argc, argv);
+	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console, news "
+			"or review", argv[1]);
 }

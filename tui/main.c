@@ -66,7 +66,9 @@ const struct cli_cmd cli_commands[] = {
 	  cmd_status },
 	{ "bench", "bus [--messages N] [--rate R] [--durable] [--threads T] [--repeat K] [--json] | "
 		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
-		   "console [--idle S] [--scale N] [--json]",
+		   "console [--idle S] [--scale N] [--json] | "
+		   "news [--labels PATH] [--news PATH] [--errors SPLIT] [--json] | "
+		   "review [SUITE] [--cwe LIST] [--max-cases N] [--json]",
 	  "benchmarks", cmd_bench },
 	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
 		 "[--inject-fault AGENT:KIND]",
