@@ -111,6 +111,10 @@ char *review_resolve(const char *data_dir, const char *id);
  * findings {"tool","rule","level","file","line","message","cwe"}, or the
  * tool's records), or fails with "PROG is not installed" when missing. */
 int review_tools_register(struct tools *t, char **err);
+/* Frees what t's review tools keep for the review (cppcheck's result,
+ * shared by the agents that ask for the same files); call it once the
+ * agents are done, before tools_free. */
+void review_tools_release(const struct tools *t);
 /* The program behind a tool, and its Debian package. */
 const char *review_tool_program(const char *tool);
 

@@ -545,6 +545,8 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 		for (int r = RUN_CPPCHECK; r < NRUNS; r++)
 			b->runs[r].error = xstrdup(err ? err : "the tool registry failed");
 		free(err);
+		if (t)
+			review_tools_release(t);
 		tools_free(&t);
 		return;
 	}
@@ -558,6 +560,7 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 		score(b, RUN_UNION, all);
 	cJSON_Delete(all);
 	tools_save_usage(t, NULL);
+	review_tools_release(t);
 	tools_free(&t);
 }
 

@@ -167,8 +167,10 @@ out:
 			agent_free(&workers[i]);
 		}
 	agent_free(&master);
-	if (env.tools)
+	if (env.tools) {
 		tools_save_usage(env.tools, NULL);
+		review_tools_release(env.tools);
+	}
 	tools_free(&env.tools);
 	agent_env_release(&env);
 	return st;
