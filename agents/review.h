@@ -134,14 +134,16 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 struct review_progress {
 	void (*fn)(void *ctx, const char *line);
 	void *ctx;
+	atomic_int *cancel; /* nonzero: stop the review (499); may be NULL */
 };
 
 /* Reviews input {"id": PATH|NAME, "params": {...}} with master (an open
  * review_master agent; its env's worker agents running): validates, scans,
  * sends one task per agent, collects, retries. Returns 0 with *aggregate
  * {"documentation","debt","improvement","critical","review"}, or a status
- * (400, 404, 413, 500) with *error {"status","error"[,"field","rule"]} and
- * *aggregate possibly set (500 after partial results). */
+ * (400, 404, 413, 500; 499 when progress->cancel was set) with *error
+ * {"status","error"[,"field","rule"]} and *aggregate possibly set (500
+ * after partial results). */
 int review_master_run(struct agent *master, const cJSON *input,
 		      const struct review_progress *progress, cJSON **aggregate,
 		      cJSON **error);

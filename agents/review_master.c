@@ -134,7 +134,7 @@ static void worker_work(struct agent *a, const char *task, const char *to, const
 			enum review_part part, const cJSON *input, cJSON *st, const char *skipped)
 {
 	struct wprog wp = { a, to, task, corr, 0 };
-	struct review_progress prog = { wprog_step, &wp };
+	struct review_progress prog = { wprog_step, &wp, NULL };
 	cJSON *res = NULL;
 	char *why = NULL, *skip = skipped ? xstrdup(skipped) : NULL;
 	int64_t t0 = util_mono_ns();
@@ -627,7 +627,7 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 				free(why);
 			}
 		}
-		if (!open || atomic_load(&m->env->stop))
+		if (!open || atomic_load(&m->env->stop) || (p && p->cancel && atomic_load(p->cancel)))
 			return;
 		struct bus_delivery *d = NULL;
 		char *err = NULL;
@@ -813,6 +813,17 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		}
 	}
 	collect(m, tasks, inputs, timeout_s, p);
+	if (p && p->cancel && atomic_load(p->cancel)) {
+		for (int i = 0; i < REVIEW_NPARTS; i++) {
+			cJSON_Delete(tasks[i].result);
+			cJSON_Delete(tasks[i].attempt_log);
+			cJSON_Delete(inputs[i]);
+		}
+		cJSON_Delete(scan);
+		*error = error_new(499, "cancelled");
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_cancelled", NULL, "%s: cancelled", id);
+		return 499;
+	}
 
 	/* aggregate */
 	cJSON *agg = cJSON_CreateObject();

@@ -310,7 +310,7 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		}
 	}
 	cJSON *agg = NULL, *error = NULL;
-	struct review_progress progress = { on_progress, NULL };
+	struct review_progress progress = { on_progress, NULL, NULL };
 	int st = cli_review_run_crew(cli, request, faults, nfaults, &progress, &agg, &error);
 	cJSON_Delete(request);
 	int rc = st == 0 ? EXIT_OK : st == 400 ? EXIT_USAGE : EXIT_FAIL;
