@@ -118,24 +118,29 @@ void review_tools_release(const struct tools *t);
 /* The program behind a tool, and its Debian package. */
 const char *review_tool_program(const char *tool);
 
-/* ---- the agents' work (agents/review_agents.c, review_docs.c) ---- */
-
-/* Runs part's analysis for input {"root","files","checklist",
- * "max_findings"} with tools on behalf of agent. Returns 0 and *result
- * ({"findings": [...]} or {"documentation": {...}}, plus "notes" and
- * "tools"), or an HTTP-like status (400, 500) with *err. */
-int review_part_run(enum review_part part, struct tools *tools, const char *agent,
-		    const cJSON *input, cJSON **result, char **err);
-int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
-		    cJSON **result, char **err);
-
-/* ---- the master (agents/review_master.c) ---- */
-
+/* Progress lines (each agent's steps, the master's events) and a way to
+ * stop a review. */
 struct review_progress {
 	void (*fn)(void *ctx, const char *line);
 	void *ctx;
 	atomic_int *cancel; /* nonzero: stop the review (499); may be NULL */
 };
+
+/* ---- the agents' work (agents/review_agents.c, review_docs.c) ---- */
+
+/* Runs part's analysis for input {"root","files","checklist",
+ * "max_findings"} with tools on behalf of agent (prog, may be NULL, hears
+ * each analyzer as it starts). Returns 0 and *result
+ * ({"findings": [...]} or {"documentation": {...}}, plus "notes" and
+ * "tools"), or an HTTP-like status (400, 500) with *err. */
+int review_part_run(enum review_part part, struct tools *tools, const char *agent,
+		    const cJSON *input, const struct review_progress *prog, cJSON **result,
+		    char **err);
+int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
+		    cJSON **result, char **err);
+
+/* ---- the master (agents/review_master.c) ---- */
+
 
 /* Reviews input {"id": PATH|NAME, "params": {...}} with master (an open
  * review_master agent; its env's worker agents running): validates, scans,

@@ -173,7 +173,7 @@ static void worker_work(struct agent *a, const char *task, const char *to, const
 	}
 	if (!a->env->llm || skip || part == REVIEW_DOCUMENTATION) {
 		wprog_step(&wp, "running the analyzers");
-		status = review_part_run(part, a->env->tools, a->name, input, &res, &why);
+		status = review_part_run(part, a->env->tools, a->name, input, &prog, &res, &why);
 		if (!status && a->env->llm && !skip && part == REVIEW_DOCUMENTATION)
 			review_llm_docs(a, task, input, res, &prog);
 		if (!status && skip)
@@ -272,7 +272,8 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON *res = NULL;
 		char *why = NULL;
 		int64_t t0 = util_mono_ns();
-		int st = review_part_run((enum review_part)part, a->env->tools, a->name, input, &res, &why);
+		int st = review_part_run((enum review_part)part, a->env->tools, a->name, input, NULL, &res,
+					 &why);
 		if (st) {
 			send_error(a, m->from, m->id, m->correlation_id, st, st == 500, why ? why : "failed");
 		} else {

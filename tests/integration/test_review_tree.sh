@@ -61,4 +61,19 @@ eq "... never two analyzers at once" "$(sort -n "$T/concurrency" | tail -1)" 1
 check "... and each ran" test "$(wc -l <"$T/concurrency")" -ge 6
 eq "... with the same findings" "$(places "$T/j.json" critical)" \
    "src/buffer.c:9:CWE-788 src/buffer.c:15:CWE-134 src/config.c:4:CWE-798 src/memory.c:12:CWE-415"
+
+# the workers report each analyzer as it starts (task_progress to the master)
+"$MADF" review "$FIX" --agents critical >/dev/null 2>"$T/p.err"
+eq "the critical agent's steps, in order, as the master hears them" \
+   "$(sed -n 's/^madf: review: review_critical: //p' "$T/p.err" | tr '\n' '|')" \
+   "assigned|accepted (attempt 1)|running the analyzers|ctags on 7 files|cppcheck on 7 files|flawfinder on 6 files|secrets on 9 files|done, 4 findings|"
+check "each step went over the bus as a task_progress" python3 -c '
+import json, os, sys
+n = 0
+for d, _, fs in os.walk(sys.argv[1]):
+    for f in fs:
+        if f.endswith(".json") and not f.endswith(".reason.json"):
+            m = json.load(open(os.path.join(d, f)))
+            n += m.get("type") == "task_progress" and m.get("from") == "review_critical"
+sys.exit(0 if n >= 5 else 1)' "$D/messages"
 done_testing
