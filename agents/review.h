@@ -124,6 +124,14 @@ struct review_progress {
 	void (*fn)(void *ctx, const char *line);
 	void *ctx;
 	atomic_int *cancel; /* nonzero: stop the review (499); may be NULL */
+	/* The crew's workers, when the caller runs them (else NULL):
+	 * alive(crew, part) says whether part's worker still runs (the
+	 * master fails its attempt at once when it stopped, without waiting
+	 * for the deadline); reassign(crew, part) starts a fresh worker in
+	 * place of a stopped one before the retry (1: it did). */
+	bool (*alive)(void *crew, enum review_part part);
+	int (*reassign)(void *crew, enum review_part part);
+	void *crew;
 };
 
 /* ---- the agents' work (agents/review_agents.c, review_docs.c) ---- */

@@ -134,7 +134,7 @@ static void worker_work(struct agent *a, const char *task, const char *to, const
 			enum review_part part, const cJSON *input, cJSON *st, const char *skipped)
 {
 	struct wprog wp = { a, to, task, corr, 0 };
-	struct review_progress prog = { wprog_step, &wp, NULL };
+	struct review_progress prog = { .fn = wprog_step, .ctx = &wp };
 	cJSON *res = NULL;
 	char *why = NULL, *skip = skipped ? xstrdup(skipped) : NULL;
 	int64_t t0 = util_mono_ns();
@@ -617,6 +617,14 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 			open = true;
 			if (t->retry_at_ns && now >= t->retry_at_ns) {
 				char *err = NULL;
+				if (p && p->alive && p->reassign && !p->alive(p->crew, t->part) &&
+				    p->reassign(p->crew, t->part) == 1) {
+					progress(p, "%s: reassigned to a fresh %s (the last one stopped)",
+						 review_part_agent(t->part), review_part_agent(t->part));
+					agent_log(m->log, LOG_DECISIONS, LOG_WARN, "review_reassigned", NULL,
+						  "%s stopped: a fresh one takes attempt %d",
+						  review_part_agent(t->part), t->attempts + 1);
+				}
 				progress(p, "%s: attempt %d", review_part_agent(t->part), t->attempts + 1);
 				if (send_task(m, t, inputs[i], timeout_s, &err) < 0) {
 					attempt_failed(m, t, 500, err ? err : "send failed", true, p);
@@ -624,6 +632,11 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 				}
 			} else if (t->deadline_ns && now > t->deadline_ns) {
 				char *why = xasprintf("no answer within %lld s (transient)", (long long)timeout_s);
+				attempt_failed(m, t, 500, why, true, p);
+				free(why);
+			} else if (t->deadline_ns && p && p->alive && !p->alive(p->crew, t->part)) {
+				char *why = xasprintf("%s stopped without answering (transient)",
+						      review_part_agent(t->part));
 				attempt_failed(m, t, 500, why, true, p);
 				free(why);
 			}

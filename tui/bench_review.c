@@ -479,7 +479,7 @@ static void run_crew(struct cli *cli, struct bench *b, const char *tmp)
 	cJSON_AddNumberToObject(p, "max_bytes", 1e12);
 	cJSON_AddNumberToObject(p, "timeout_s", 86400);
 	cJSON *agg = NULL, *error = NULL;
-	struct review_progress prog = { crew_progress, NULL, NULL };
+	struct review_progress prog = { .fn = crew_progress };
 	int64_t t0 = util_mono_ns();
 	int st = cli_review_run_crew(cli, req, NULL, 0, &prog, &agg, &error);
 	b->runs[RUN_CREW].secs = (double)(util_mono_ns() - t0) / 1e9;

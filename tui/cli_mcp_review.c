@@ -133,7 +133,7 @@ static void *review_main(void *arg)
 	struct mcp_review *c = arg;
 	struct mcp *s = c->s;
 	cJSON *agg = NULL, *error = NULL;
-	struct review_progress p = { on_progress, c, &c->cancel };
+	struct review_progress p = { .fn = on_progress, .ctx = c, .cancel = &c->cancel };
 	/* madf mcp --inject-fault (tests) reaches the crew too. */
 	int st = cli_review_run_crew(s->cli, c->request, (const char *const *)s->env.faults,
 				     s->env.nfaults, &p, &agg, &error);

@@ -1,5 +1,6 @@
 /* madf review: the code review crew (agents/review*.c) run on a codebase,
  * the master in this process driving the four agents on threads. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -110,6 +111,49 @@ static int review_add(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The workers as the master sees them (agents/review.h's alive and
+ * reassign), on the thread that runs the master. */
+struct crew {
+	struct agent_env *env;
+	struct agent **workers;
+};
+
+static bool crew_alive(void *ctx, enum review_part part)
+{
+	struct crew *c = ctx;
+	struct agent *w = c->workers[part];
+	if (!w || !w->thread)
+		return false;
+	if (pthread_tryjoin_np(w->thread, NULL) == 0) {
+		w->thread = 0; /* joined: its agent_run returned (an injected crash) */
+		return false;
+	}
+	return true;
+}
+
+static int crew_reassign(void *ctx, enum review_part part)
+{
+	struct crew *c = ctx;
+	if (crew_alive(ctx, part))
+		return 0;
+	agent_free(&c->workers[part]);
+	char *err = NULL;
+	const struct agent_role *role = review_role_find(review_part_agent(part));
+	if (agent_open(role, c->env, &c->workers[part], &err) < 0) {
+		free(err);
+		return -1;
+	}
+	/* a replacement, as a new process would be: without the first one's
+	 * injected fault */
+	c->workers[part]->fault = FAULT_NONE;
+	if (agent_start_thread(c->workers[part], &err) < 0) {
+		free(err);
+		agent_free(&c->workers[part]);
+		return -1;
+	}
+	return 1;
+}
+
 int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const *faults,
 			size_t nfaults, const struct review_progress *progress, cJSON **agg,
 			cJSON **error)
@@ -149,7 +193,14 @@ int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const
 	}
 	if (agent_open(&role_review_master, &env, &master, &err) < 0)
 		goto out;
-	st = review_master_run(master, request, progress, agg, error);
+	struct crew crew = { &env, workers };
+	struct review_progress hooks = { 0 };
+	if (progress)
+		hooks = *progress;
+	hooks.alive = crew_alive;
+	hooks.reassign = crew_reassign;
+	hooks.crew = &crew;
+	st = review_master_run(master, request, &hooks, agg, error);
 out:
 	if (err) {
 		*error = cJSON_CreateObject();
@@ -310,7 +361,7 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		}
 	}
 	cJSON *agg = NULL, *error = NULL;
-	struct review_progress progress = { on_progress, NULL, NULL };
+	struct review_progress progress = { .fn = on_progress };
 	int st = cli_review_run_crew(cli, request, faults, nfaults, &progress, &agg, &error);
 	cJSON_Delete(request);
 	int rc = st == 0 ? EXIT_OK : st == 400 ? EXIT_USAGE : EXIT_FAIL;

@@ -1,7 +1,8 @@
 # madf review on a real tree: the files git ignores (build outputs) are
 # left out with a note; cppcheck runs once per review even though the
 # critical and the improvement agents both ask for it; the analyzers run
-# at most MADF_REVIEW_JOBS (default: the CPU count) at a time.
+# at most MADF_REVIEW_JOBS (default: the CPU count) at a time; a crashed
+# worker's task is reassigned; the workers report their progress.
 . tests/integration/lib.sh
 FIX=$T/code
 cp -a "$TOP/tests/fixtures/review" "$FIX"
@@ -60,6 +61,20 @@ eq "MADF_REVIEW_JOBS=1: the review completes" "$?" 0
 eq "... never two analyzers at once" "$(sort -n "$T/concurrency" | tail -1)" 1
 check "... and each ran" test "$(wc -l <"$T/concurrency")" -ge 6
 eq "... with the same findings" "$(places "$T/j.json" critical)" \
+   "src/buffer.c:9:CWE-788 src/buffer.c:15:CWE-134 src/config.c:4:CWE-798 src/memory.c:12:CWE-415"
+
+# a worker that stops (an injected crash after accepting its task) is seen
+# at once and its task reassigned to a fresh one (no waiting for the
+# 600-second deadline)
+MADF_REVIEW_BACKOFF_MS=10 "$MADF" review "$FIX" --agents critical,debt --inject-fault review_critical:crash \
+	--json >"$T/k.json" 2>"$T/k.err"
+eq "a crashed agent: the review completes" "$?" 0
+eq "... at the second attempt, the first failed for the stopped worker" \
+   "$(field "$T/k.json" "(lambda a: (a['status'], a['attempts'], a['errors'][0]['error']))(d['review']['agents']['critical'])")" \
+   "('completed', 2, 'review_critical stopped without answering (transient)')"
+has "... by a fresh review_critical" "$(cat "$T/k.err")" \
+   "review_critical: reassigned to a fresh review_critical (the last one stopped)"
+eq "... with the findings" "$(places "$T/k.json" critical)" \
    "src/buffer.c:9:CWE-788 src/buffer.c:15:CWE-134 src/config.c:4:CWE-798 src/memory.c:12:CWE-415"
 
 # the workers report each analyzer as it starts (task_progress to the master)
