@@ -87,6 +87,27 @@ import json, sys
 u = json.load(open(sys.argv[1]))['agents']
 sys.exit(0 if u['review_critical']['calls'] == 2 and u['review_critical']['input_tokens'] == 1300 else 1)" "$D/llm/usage.json"
 
+# a finding on a line the file does not have, scores for a finding that is
+# not there: each is that agent's error, the model asked once
+echo '{"critical": ["case:bad-line"], "improvement": ["case:bad-scores"]}' >"$T/cl.json"
+$A "$MADF" review "$FIX" --agents critical,improvement --checklist "$T/cl.json" --json >"$T/v.json" 2>/dev/null
+eq "both agents failed: exit 1" "$?" 1
+has "critical: the line must exist in the file" \
+   "$(field "$T/v.json" "d['review']['agents']['critical']['errors'][0]['error']")" \
+   "the model's findings failed the schema (not retried): findings[0].line: src/memory.c has 13 lines"
+has "improvement: every score must be for a finding sent" \
+   "$(field "$T/v.json" "d['review']['agents']['improvement']['errors'][0]['error']")" \
+   "the model's scores failed the schema (not retried): scores[0].index: must be under 1"
+eq "... each asked once" "$(requests critical-bad-line) $(requests improvement-bad-scores) $(field "$T/v.json" "[d['review']['agents'][k]['attempts'] for k in ('critical', 'improvement')]")" \
+   "1 1 [1, 1]"
+check "the checklist reached the model as free text" python3 -c "
+import json, sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    if j.get('rule') == 'critical-bad-line':
+        sys.exit(0 if 'Checklist:\n- case:bad-line\n' in json.loads(j['body'])['messages'][0]['content'] else 1)
+sys.exit(1)" "$LOG"
+
 # --- the token budget: continue at the limit, or pause for approval ------
 $A MADF_TASK_TOKEN_BUDGET=50 MADF_LLM_CONTINUE_AT_LIMIT=1 "$MADF" review "$FIX" --agents critical --json \
 	>"$T/c.json" 2>"$T/c.err"
@@ -110,4 +131,21 @@ eq "the approved review completes" "$?" 0
 eq "... with the model's scored findings" "$(places "$T/p.json" critical)" \
    "src/memory.c:12:CWE-415 src/buffer.c:9:CWE-121"
 eq "... after the findings and the scoring calls" "$(requests critical-findings) $(requests critical-scores)" "2 2"
+
+# llm_skip: the paused agent answers with the analyzers' findings
+$A MADF_TASK_TOKEN_BUDGET=50 "$MADF" review "$FIX" --agents critical --json >"$T/k.json" 2>"$T/k.err" &
+rpid=$!
+wait_for "paused again" 60 grep -q "review_critical: paused" "$T/k.err"
+task=$(sed -n 's/.*review_critical: paused.*(task \([^:]*\): .*/\1/p' "$T/k.err" | head -1)
+check "the operator skips its LLM part" "$MADF" send --from operator --to review_critical \
+	--type task_assignment --content "{\"task_type\":\"llm_skip\",\"approve_id\":\"$task\",
+	\"focus_area\":\"review\",\"target_pairs\":[],\"timeframe\":\"\",\"data_sources\":[],
+	\"deadline\":\"2099-01-01T00:00:00Z\",\"output_format\":\"none\"}"
+wait "$rpid"
+eq "the skipped review completes" "$?" 0
+eq "... with the analyzers' findings" "$(places "$T/k.json" critical)" \
+   "src/buffer.c:9:CWE-788 src/buffer.c:15:CWE-134 src/config.c:4:CWE-798 src/memory.c:12:CWE-415"
+has "... and says the operator skipped the model" "$(field "$T/k.json" "'|'.join(d['review']['notes'])")" \
+   "critical: the LLM part was skipped (skipped by operator at its budget)"
+eq "... without another model call" "$(requests critical-findings)" 2
 done_testing
