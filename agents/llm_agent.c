@@ -691,8 +691,11 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 	struct llm_settings *s = a->env->llm;
 	free(t->text);
 	free(t->error);
+	free(t->error_type);
 	t->text = NULL;
 	t->error = NULL;
+	t->error_type = NULL;
+	t->http_status = 0;
 	if (!s) {
 		t->error = xstrdup("no model configured");
 		t->outcome = LLM_RUN_FAILED;
@@ -716,6 +719,7 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 	}
 	struct llm_config cfg = {
 		.provider = s->provider, .base_url = s->base_url, .api_key = s->api_key,
+		.max_attempts = t->max_attempts,
 	};
 	double pin, pout;
 	llm_price(s, model, &pin, &pout);
@@ -776,7 +780,8 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 		struct llm_message *msgs = conv_messages(conv, &nm, &calls);
 		struct llm_request req = {
 			.model = model, .system = t->system, .messages = msgs, .nmessages = nm,
-			.max_tokens = s->max_tokens, .temperature = -1, .tools = tools,
+			.max_tokens = t->max_tokens > 0 ? t->max_tokens : s->max_tokens,
+			.temperature = -1, .tools = tools,
 			.ntools = ntools,
 		};
 		struct turn turn = { .on_text = t->on_text, .ctx = t->ctx };
@@ -801,9 +806,12 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 			log_call(a, t, model, t->steps + 1, &turn, &d, (double)(util_mono_ns() - t0) / 1e6);
 			record(a, t, &d, NULL);
 		}
+		if (turn.done)
+			t->http_status = turn.res.http_status;
 		if (!turn.done || !turn.res.ok) {
 			t->error = xstrdup(!turn.done ? (err ? err : "the call did not start") :
 					   turn.error);
+			t->error_type = xstrdup(turn.done && turn.error_type ? turn.error_type : "");
 			free(err);
 			if (!turn.done)
 				agent_log(a->log, LOG_ERRORS, LOG_WARN, "llm_call_failed", NULL,
@@ -896,7 +904,8 @@ void llm_task_release(struct llm_task *t)
 {
 	free(t->text);
 	free(t->error);
+	free(t->error_type);
 	cJSON_Delete(t->conversation);
-	t->text = t->error = NULL;
+	t->text = t->error = t->error_type = NULL;
 	t->conversation = NULL;
 }

@@ -116,6 +116,11 @@ struct llm_task {
 	long extra_tokens;             /* approved over the budget */
 	double extra_cost;
 	cJSON *conversation;           /* in/out (owned); NULL: a new one */
+	long max_tokens;               /* output tokens per call; 0: the
+					* settings' (MADF_LLM_MAX_TOKENS) */
+	int max_attempts;              /* HTTP attempts per model call (the
+					* client retries 408, 409, 429, 5xx and
+					* network errors); 0: the client's 4 */
 	void (*on_text)(void *ctx, const char *text, size_t len);
 	void *ctx;
 	/* out */
@@ -123,6 +128,9 @@ struct llm_task {
 	int steps;                     /* model calls in the conversation */
 	enum llm_outcome outcome;
 	char *error;
+	char *error_type;              /* of a failed call ("rate_limit_error",
+					* "timeout", ...), else NULL */
+	long http_status;              /* of the last call's last attempt */
 };
 
 /* Runs the loop on a's thread: stops before a call when the task's

@@ -111,36 +111,91 @@ char *review_resolve(const char *data_dir, const char *id);
  * findings {"tool","rule","level","file","line","message","cwe"}, or the
  * tool's records), or fails with "PROG is not installed" when missing. */
 int review_tools_register(struct tools *t, char **err);
+/* Frees what t's review tools keep for the review (cppcheck's result,
+ * shared by the agents that ask for the same files); call it once the
+ * agents are done, before tools_free. */
+void review_tools_release(const struct tools *t);
 /* The program behind a tool, and its Debian package. */
 const char *review_tool_program(const char *tool);
+
+/* Progress lines (each agent's steps, the master's events) and a way to
+ * stop a review. */
+struct review_progress {
+	void (*fn)(void *ctx, const char *line);
+	void *ctx;
+	atomic_int *cancel; /* nonzero: stop the review (499); may be NULL */
+	/* The crew's workers, when the caller runs them (else NULL):
+	 * alive(crew, part) says whether part's worker still runs (the
+	 * master fails its attempt at once when it stopped, without waiting
+	 * for the deadline); reassign(crew, part) starts a fresh worker in
+	 * place of a stopped one before the retry (1: it did). */
+	bool (*alive)(void *crew, enum review_part part);
+	int (*reassign)(void *crew, enum review_part part);
+	void *crew;
+};
 
 /* ---- the agents' work (agents/review_agents.c, review_docs.c) ---- */
 
 /* Runs part's analysis for input {"root","files","checklist",
- * "max_findings"} with tools on behalf of agent. Returns 0 and *result
+ * "max_findings"} with tools on behalf of agent (prog, may be NULL, hears
+ * each analyzer as it starts). Returns 0 and *result
  * ({"findings": [...]} or {"documentation": {...}}, plus "notes" and
  * "tools"), or an HTTP-like status (400, 500) with *err. */
 int review_part_run(enum review_part part, struct tools *tools, const char *agent,
-		    const cJSON *input, cJSON **result, char **err);
+		    const cJSON *input, const struct review_progress *prog, cJSON **result,
+		    char **err);
 int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 		    cJSON **result, char **err);
 
 /* ---- the master (agents/review_master.c) ---- */
 
-struct review_progress {
-	void (*fn)(void *ctx, const char *line);
-	void *ctx;
-};
 
 /* Reviews input {"id": PATH|NAME, "params": {...}} with master (an open
  * review_master agent; its env's worker agents running): validates, scans,
  * sends one task per agent, collects, retries. Returns 0 with *aggregate
  * {"documentation","debt","improvement","critical","review"}, or a status
- * (400, 404, 413, 500) with *error {"status","error"[,"field","rule"]} and
- * *aggregate possibly set (500 after partial results). */
+ * (400, 404, 413, 500; 499 when progress->cancel was set) with *error
+ * {"status","error"[,"field","rule"]} and *aggregate possibly set (500
+ * after partial results). */
 int review_master_run(struct agent *master, const cJSON *input,
 		      const struct review_progress *progress, cJSON **aggregate,
 		      cJSON **error);
+
+/* ---- LLM mode (agents/review_llm.c) ---- */
+
+/* The scoring pass drops findings the model scores under this (0-10;
+ * MADF_REVIEW_MIN_SCORE overrides). */
+#define REVIEW_LLM_MIN_SCORE 5
+/* The code sent in one findings call, in tokens (a token per four bytes;
+ * MADF_REVIEW_LLM_INPUT_TOKENS overrides): the files that do not fit are
+ * named only, with a note. */
+#define REVIEW_LLM_INPUT_TOKENS 24000
+/* review_llm_run's answer when the task's budget is reached: the state
+ * (st) is kept for the operator's approval. */
+#define REVIEW_LLM_PAUSED 1
+long review_llm_min_score(void);
+
+/* The debt, improvement or critical agent a in LLM mode on input (as
+ * review_part_run's): the findings call, its strict validation, the
+ * scoring call. st (an object the caller keeps across a pause) holds the
+ * usage, approved extras ("extra_tokens", "extra_cost_usd") and, between
+ * the calls, the findings. Returns 0 with *result ({"findings", "notes",
+ * "tools": {}, "llm": {provider, model, scored, dropped, min_score,
+ * usage}}), REVIEW_LLM_PAUSED with *err (why), or a status with *err: 400
+ * (input), 422 (the model's answer failed the schema: not retried), 502
+ * (the model call failed for good), 503 (a transient failure that lasted
+ * through the call's retries), 500. prog (may be NULL) hears each step. */
+int review_llm_run(struct agent *a, enum review_part part, const char *task_id,
+		   const cJSON *input, cJSON *st, const struct review_progress *prog,
+		   cJSON **result, char **err);
+/* The documentation agent's LLM part over its deterministic result
+ * (changed in place): README.md and CONTRIBUTING.md from the model, once
+ * more with a simplified prompt (README.md only) when the first answer
+ * fails; when both fail the analyzers' drafts stay, with llm-error.md
+ * saying why. Adds "llm" to result. Returns 0, or -1 when the drafts are
+ * the analyzers'. */
+int review_llm_docs(struct agent *a, const char *task_id, const cJSON *input, cJSON *result,
+		    const struct review_progress *prog);
 
 /* ---- SARIF (agents/review_sarif.c) ---- */
 

@@ -130,6 +130,7 @@ struct work {
 	struct tools *tools;
 	const char *agent, *root;
 	cJSON *notes, *status; /* status: {"tool": "ok" | "missing" | "failed: ..."} */
+	const struct review_progress *prog; /* hears each analyzer's start; may be NULL */
 };
 
 /* Files of one language (lang NULL: all; utf8_only: valid UTF-8 only). */
@@ -160,6 +161,12 @@ static cJSON *call(struct work *w, const char *tool, cJSON *files, const char *s
 	if (!cJSON_GetArraySize(files)) {
 		cJSON_Delete(files);
 		return cJSON_CreateArray();
+	}
+	if (w->prog && w->prog->fn) {
+		char *line = xasprintf("%s on %d file%s", strchr(tool, '.') ? strchr(tool, '.') + 1 : tool,
+				       cJSON_GetArraySize(files), cJSON_GetArraySize(files) == 1 ? "" : "s");
+		w->prog->fn(w->prog->ctx, line);
+		free(line);
 	}
 	cJSON *args = cJSON_CreateObject();
 	cJSON_AddStringToObject(args, "root", w->root);
@@ -416,6 +423,16 @@ static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 static void improvement_run(struct work *w, const cJSON *input, cJSON *out)
 {
 	cJSON *raw = cJSON_CreateArray();
+	/* shellcheck first: cppcheck's run is shared with the critical agent,
+	 * which starts it meanwhile (the findings are sorted below) */
+	if (wants(input, "shellcheck")) {
+		cJSON *items = call(w, "review.shellcheck",
+				    files_of(w, input, "shell", false, "shellcheck"), "the shell checks");
+		cJSON *c;
+		while (items && (c = cJSON_DetachItemFromArray(items, 0)))
+			cJSON_AddItemToArray(raw, c);
+		cJSON_Delete(items);
+	}
 	if (wants(input, "cppcheck")) {
 		cJSON *items = call(w, "review.cppcheck", files_of(w, input, "c", false, "cppcheck"),
 				    "C style, portability and performance checks");
@@ -426,14 +443,6 @@ static void improvement_run(struct work *w, const cJSON *input, cJSON *out)
 			else
 				cJSON_Delete(c); /* errors are the critical agent's */
 		}
-		cJSON_Delete(items);
-	}
-	if (wants(input, "shellcheck")) {
-		cJSON *items = call(w, "review.shellcheck",
-				    files_of(w, input, "shell", false, "shellcheck"), "the shell checks");
-		cJSON *c;
-		while (items && (c = cJSON_DetachItemFromArray(items, 0)))
-			cJSON_AddItemToArray(raw, c);
 		cJSON_Delete(items);
 	}
 	size_t n;
@@ -568,7 +577,8 @@ static void cap(struct work *w, const char *part, cJSON *out, long max)
 }
 
 int review_part_run(enum review_part part, struct tools *tools, const char *agent,
-		    const cJSON *input, cJSON **result, char **err)
+		    const cJSON *input, const struct review_progress *prog, cJSON **result,
+		    char **err)
 {
 	*result = NULL;
 	int st = input_check(part, input, err);
@@ -576,7 +586,8 @@ int review_part_run(enum review_part part, struct tools *tools, const char *agen
 		return st;
 	if (part == REVIEW_DOCUMENTATION)
 		return review_docs_run(tools, agent, input, result, err);
-	struct work w = { tools, agent, review_str(input, "root"), cJSON_CreateArray(), cJSON_CreateObject() };
+	struct work w = { tools, agent, review_str(input, "root"), cJSON_CreateArray(),
+			  cJSON_CreateObject(), prog };
 	cJSON *out = cJSON_CreateArray();
 	if (part == REVIEW_CRITICAL)
 		critical_run(&w, input, out);

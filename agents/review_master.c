@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/llm_agent.h"
 #include "core/finding.h"
 #include "core/message.h"
 #include "core/schema.h"
@@ -29,24 +30,194 @@ static void iso_in(int64_t s, char *buf, size_t n)
 
 /* ---- the workers ---- */
 
-static void send_error(struct agent *a, const struct msg *m, int status, const char *what)
+/* An error_report for task; retryable tells the master whether another
+ * attempt could go differently (a transient failure). */
+static void send_error(struct agent *a, const char *to, const char *task, const char *corr,
+		       int status, bool retryable, const char *what)
 {
 	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "error_type", status == 400 ? "invalid_input" : "internal_error");
+	cJSON_AddStringToObject(c, "error_type", status == 400 ? "invalid_input" :
+				status == 422 ? "data_format" : "internal_error");
 	cJSON_AddStringToObject(c, "error_message", what);
 	cJSON *ctx = cJSON_AddObjectToObject(c, "context");
 	cJSON_AddNumberToObject(ctx, "status", status);
+	cJSON_AddBoolToObject(ctx, "retryable", retryable);
 	cJSON_AddStringToObject(ctx, "agent", a->name);
 	cJSON_AddStringToObject(c, "impact_level", status == 400 ? "medium" : "high");
-	cJSON_AddStringToObject(c, "related_task_id", m->id);
+	cJSON_AddStringToObject(c, "related_task_id", task);
 	char *err = NULL;
-	if (agent_send(a, m->from, MSG_ERROR_REPORT, c, NULL, m->id, m->correlation_id,
-		       PRIO_HIGH, NULL, &err) < 0) {
+	if (agent_send(a, to, MSG_ERROR_REPORT, c, NULL, task, corr, PRIO_HIGH, NULL, &err) < 0) {
 		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", err ? err : "?");
 		free(err);
 	}
-	agent_log(a->log, LOG_ERRORS, LOG_WARN, "review_error", NULL, "task %s: %d %s", m->id,
+	agent_log(a->log, LOG_ERRORS, LOG_WARN, "review_error", NULL, "task %s: %d %s", task,
 		  status, what);
+}
+
+/* task_progress to the master while a worker works. */
+struct wprog {
+	struct agent *a;
+	const char *to, *task, *corr;
+	int pct;
+};
+
+static void wprog_send(struct wprog *w, const char *line, const char *status, const cJSON *usage)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", w->task);
+	cJSON_AddNumberToObject(c, "percent_complete", w->pct);
+	char *clean = util_sanitize(line, strlen(line), false);
+	cJSON_AddStringToObject(c, "current_step", clean);
+	free(clean);
+	if (status)
+		cJSON_AddStringToObject(c, "status", status);
+	if (usage)
+		cJSON_AddItemToObject(c, "llm_usage", cJSON_Duplicate(usage, true));
+	agent_send(w->a, w->to, MSG_TASK_PROGRESS, c, NULL, w->task, w->corr,
+		   status ? PRIO_HIGH : PRIO_NORMAL, NULL, NULL);
+}
+
+static void wprog_step(void *ctx, const char *line)
+{
+	struct wprog *w = ctx;
+	w->pct = w->pct ? (w->pct + 90) / 2 : 10;
+	wprog_send(w, line, NULL, NULL);
+}
+
+static void send_result(struct agent *a, const char *to, const char *task, const char *corr,
+			cJSON *res, int64_t t0)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", task);
+	cJSON_AddStringToObject(c, "status", "completed");
+	cJSON_AddNumberToObject(c, "execution_time_minutes",
+				(double)(util_mono_ns() - t0) / 60e9);
+	const cJSON *findings = cJSON_GetObjectItemCaseSensitive(res, "findings");
+	cJSON_AddNumberToObject(c, "data_points_collected",
+				findings ? cJSON_GetArraySize(findings)
+					 : cJSON_GetArraySize(cJSON_GetObjectItem(res, "documentation")));
+	cJSON *src = cJSON_AddArrayToObject(c, "sources_accessed");
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "tools"))
+		cJSON_AddItemToArray(src, cJSON_CreateString(t->string));
+	if (cJSON_GetObjectItem(res, "llm"))
+		cJSON_AddItemToArray(src, cJSON_CreateString("llm"));
+	cJSON *kf = cJSON_AddArrayToObject(c, "key_findings");
+	cJSON_ArrayForEach(t, findings)
+		if (cJSON_GetArraySize(kf) < 20)
+			cJSON_AddItemToArray(kf, cJSON_CreateString(jstr_or(t, "description", "")));
+	cJSON_AddItemToObject(c, "raw_data", res);
+	cJSON_AddNumberToObject(c, "confidence_score", 1);
+	cJSON_AddNumberToObject(c, "data_freshness_hours", 0);
+	cJSON *warn = cJSON_AddArrayToObject(c, "warnings");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "notes"))
+		cJSON_AddItemToArray(warn, cJSON_Duplicate(t, false));
+	char *e2 = NULL;
+	if (agent_send(a, to, MSG_RESEARCH_RESULT, c, NULL, task, corr, PRIO_NORMAL, NULL, &e2) < 0) {
+		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", e2 ? e2 : "?");
+		free(e2);
+	}
+	a->completed_today++;
+}
+
+/* Works task to its answer: a result, an error, or (LLM mode, at the
+ * task's budget) a pause kept in the agent's state until the operator
+ * approves more budget or skips the LLM part. st: the LLM part's state
+ * (taken over; NULL: a new task); skipped: why the LLM part is skipped
+ * (the analyzers answer instead), or NULL. */
+static void worker_work(struct agent *a, const char *task, const char *to, const char *corr,
+			enum review_part part, const cJSON *input, cJSON *st, const char *skipped)
+{
+	struct wprog wp = { a, to, task, corr, 0 };
+	struct review_progress prog = { .fn = wprog_step, .ctx = &wp };
+	cJSON *res = NULL;
+	char *why = NULL, *skip = skipped ? xstrdup(skipped) : NULL;
+	int64_t t0 = util_mono_ns();
+	int status;
+	if (!st)
+		st = cJSON_CreateObject();
+	if (a->env->llm && !skip && part != REVIEW_DOCUMENTATION) {
+		status = review_llm_run(a, part, task, input, st, &prog, &res, &why);
+		if (status == REVIEW_LLM_PAUSED && a->env->llm->continue_at_limit) {
+			skip = xasprintf("%s; MADF_LLM_CONTINUE_AT_LIMIT", why);
+			free(why);
+			why = NULL;
+		} else if (status == REVIEW_LLM_PAUSED) {
+			cJSON *paused = cJSON_GetObjectItem(a->state, "review_paused");
+			if (!cJSON_IsObject(paused)) {
+				cJSON_DeleteItemFromObject(a->state, "review_paused");
+				paused = cJSON_AddObjectToObject(a->state, "review_paused");
+			}
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddItemToObject(e, "input", cJSON_Duplicate(input, true));
+			cJSON_AddStringToObject(e, "from", to);
+			if (corr)
+				cJSON_AddStringToObject(e, "correlation_id", corr);
+			cJSON_AddItemToObject(e, "llm", st);
+			cJSON_DeleteItemFromObject(paused, task);
+			cJSON_AddItemToObject(paused, task, e);
+			agent_save_state(a, NULL);
+			char *line = xasprintf("awaiting the operator's approval: %s", why);
+			wprog_send(&wp, line, "awaiting_approval", cJSON_GetObjectItem(st, "usage"));
+			agent_log(a->log, LOG_DECISIONS, LOG_WARN, "llm_budget_reached", NULL,
+				  "%s paused: %s; a budget_approval or llm_skip for it resumes it", task, why);
+			free(line);
+			free(why);
+			return;
+		}
+	}
+	if (!a->env->llm || skip || part == REVIEW_DOCUMENTATION) {
+		wprog_step(&wp, "running the analyzers");
+		status = review_part_run(part, a->env->tools, a->name, input, &prog, &res, &why);
+		if (!status && a->env->llm && !skip && part == REVIEW_DOCUMENTATION)
+			review_llm_docs(a, task, input, res, &prog);
+		if (!status && skip)
+			review_note(cJSON_GetObjectItem(res, "notes"), "%s: the LLM part was skipped (%s): "
+				    "the analyzers' findings instead", review_part_name(part), skip);
+	}
+	cJSON_Delete(st);
+	if (status)
+		send_error(a, to, task, corr, status, status == 500 || status == 503,
+			   why ? why : "failed");
+	else
+		send_result(a, to, task, corr, res, t0);
+	free(why);
+	free(skip);
+}
+
+/* The operator's budget_approval or llm_skip of a paused task. */
+static void worker_resume(struct agent *a, const struct msg *m, bool skip)
+{
+	const char *id = jstr_or(m->content, "approve_id", "");
+	cJSON *e = cJSON_DetachItemFromObject(cJSON_GetObjectItem(a->state, "review_paused"), id);
+	if (!e) {
+		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "not_paused", NULL,
+			  "%s from %s: no paused task %s", skip ? LLM_TASK_SKIP : LLM_TASK_APPROVE,
+			  m->from, id);
+		return;
+	}
+	agent_save_state(a, NULL);
+	cJSON *st = cJSON_DetachItemFromObject(e, "llm");
+	const struct llm_settings *s = a->env->llm;
+	char *skipped = NULL;
+	if (skip) {
+		skipped = xasprintf("skipped by %s at its budget", m->from);
+	} else if (s) {
+		double xt = jnum(m->content, "extra_tokens", s->token_budget > 0 ? (double)s->token_budget : 0);
+		double xc = jnum(m->content, "extra_cost_usd", s->cost_budget > 0 ? s->cost_budget : 0);
+		double et = jnum(st, "extra_tokens", 0) + xt, ec = jnum(st, "extra_cost_usd", 0) + xc;
+		cJSON_DeleteItemFromObject(st, "extra_tokens");
+		cJSON_DeleteItemFromObject(st, "extra_cost_usd");
+		cJSON_AddNumberToObject(st, "extra_tokens", et);
+		cJSON_AddNumberToObject(st, "extra_cost_usd", ec);
+	}
+	agent_log(a->log, LOG_DECISIONS, LOG_INFO, skip ? "llm_skipped" : "budget_approved", NULL,
+		  "%s resumes: %s by %s", id, skip ? "LLM part skipped" : "more budget approved", m->from);
+	worker_work(a, id, jstr_or(e, "from", ""), jstr(e, "correlation_id"),
+		    (enum review_part)review_part_from_name(a->role->name),
+		    cJSON_GetObjectItem(e, "input"), st, skipped);
+	free(skipped);
+	cJSON_Delete(e);
 }
 
 static int worker_handle(struct agent *a, const struct msg *m, char **err)
@@ -54,6 +225,11 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 	(void)err;
 	if (m->type != MSG_TASK_ASSIGNMENT)
 		return AGENT_DONE;
+	const char *kind = jstr_or(m->content, "task_type", "");
+	if (!strcmp(kind, LLM_TASK_APPROVE) || !strcmp(kind, LLM_TASK_SKIP)) {
+		worker_resume(a, m, !strcmp(kind, LLM_TASK_SKIP));
+		return AGENT_DONE;
+	}
 	int part = review_part_from_name(a->role->name);
 	const cJSON *si = cJSON_GetObjectItemCaseSensitive(m->content, "special_instructions");
 	cJSON *input = cJSON_IsString(si) ? cJSON_Parse(si->valuestring) : NULL;
@@ -67,7 +243,7 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 	agent_send(a, m->from, MSG_TASK_ACCEPTANCE, acc, NULL, m->id, m->correlation_id,
 		   PRIO_NORMAL, NULL, NULL);
 	if (a->fault == FAULT_ERROR) {
-		send_error(a, m, 500, "injected fault: error");
+		send_error(a, m->from, m->id, m->correlation_id, 500, true, "injected fault: error");
 		cJSON_Delete(input);
 		return AGENT_DONE;
 	}
@@ -80,58 +256,33 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_Delete(input);
 		return AGENT_DONE; /* never answers: the master's deadline passes */
 	}
-	cJSON *res = NULL;
-	char *why = NULL;
-	int64_t t0 = util_mono_ns();
-	int st = input ? review_part_run((enum review_part)part, a->env->tools, a->name, input,
-					 &res, &why)
-		       : 400;
-	if (!input)
-		why = xstrdup("special_instructions: must be the agent's input as JSON text");
-	if (st) {
-		send_error(a, m, st, why ? why : "failed");
+	if (!input) {
+		send_error(a, m->from, m->id, m->correlation_id, 400, false,
+			   "special_instructions: must be the agent's input as JSON text");
+		return AGENT_DONE;
+	}
+	if (a->fault == FAULT_MALFORMED) {
+		/* the analysis with a finding without its fields: fails the
+		 * finding schema */
+		cJSON *res = NULL;
+		char *why = NULL;
+		int64_t t0 = util_mono_ns();
+		int st = review_part_run((enum review_part)part, a->env->tools, a->name, input, NULL, &res,
+					 &why);
+		if (st) {
+			send_error(a, m->from, m->id, m->correlation_id, st, st == 500, why ? why : "failed");
+		} else {
+			cJSON *bad = cJSON_CreateObject();
+			cJSON_AddStringToObject(bad, "type", part == REVIEW_CRITICAL ? "critical" : "debt");
+			cJSON_DeleteItemFromObject(res, "findings");
+			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "findings"), bad);
+			send_result(a, m->from, m->id, m->correlation_id, res, t0);
+		}
 		free(why);
 		cJSON_Delete(input);
 		return AGENT_DONE;
 	}
-	if (a->fault == FAULT_MALFORMED) {
-		/* a finding without its fields: fails the finding schema */
-		cJSON *bad = cJSON_CreateObject();
-		cJSON_AddStringToObject(bad, "type", part == REVIEW_CRITICAL ? "critical" : "debt");
-		cJSON_DeleteItemFromObject(res, "findings");
-		cJSON *arr = cJSON_AddArrayToObject(res, "findings");
-		cJSON_AddItemToArray(arr, bad);
-	}
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "task_id", m->id);
-	cJSON_AddStringToObject(c, "status", "completed");
-	cJSON_AddNumberToObject(c, "execution_time_minutes",
-				(double)(util_mono_ns() - t0) / 60e9);
-	const cJSON *findings = cJSON_GetObjectItemCaseSensitive(res, "findings");
-	cJSON_AddNumberToObject(c, "data_points_collected",
-				findings ? cJSON_GetArraySize(findings)
-					 : cJSON_GetArraySize(cJSON_GetObjectItem(res, "documentation")));
-	cJSON *src = cJSON_AddArrayToObject(c, "sources_accessed");
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "tools"))
-		cJSON_AddItemToArray(src, cJSON_CreateString(t->string));
-	cJSON *kf = cJSON_AddArrayToObject(c, "key_findings");
-	cJSON_ArrayForEach(t, findings)
-		if (cJSON_GetArraySize(kf) < 20)
-			cJSON_AddItemToArray(kf, cJSON_CreateString(jstr_or(t, "description", "")));
-	cJSON_AddItemToObject(c, "raw_data", res);
-	cJSON_AddNumberToObject(c, "confidence_score", 1);
-	cJSON_AddNumberToObject(c, "data_freshness_hours", 0);
-	cJSON *warn = cJSON_AddArrayToObject(c, "warnings");
-	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "notes"))
-		cJSON_AddItemToArray(warn, cJSON_Duplicate(t, false));
-	char *e2 = NULL;
-	if (agent_send(a, m->from, MSG_RESEARCH_RESULT, c, NULL, m->id, m->correlation_id,
-		       PRIO_NORMAL, NULL, &e2) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", e2 ? e2 : "?");
-		free(e2);
-	}
-	a->completed_today++;
+	worker_work(a, m->id, m->from, m->correlation_id, (enum review_part)part, input, NULL, NULL);
 	cJSON_Delete(input);
 	return AGENT_DONE;
 }
@@ -258,6 +409,8 @@ struct task {
 	int status;           /* of a failure */
 	char id[MSG_ID_MAX + 1];
 	int64_t deadline_ns, retry_at_ns; /* retry_at_ns: 0 = none pending */
+	int64_t timeout_s;    /* a task's deadline after assignment or progress */
+	bool paused;          /* awaiting the operator's approval (no deadline) */
 	cJSON *result;        /* raw_data */
 	cJSON *attempt_log;   /* [{"attempt","error"}] */
 };
@@ -295,6 +448,8 @@ static int send_task(struct agent *m, struct task *t, const cJSON *winput, int64
 	cJSON_AddStringToObject(c, "special_instructions", si);
 	free(si);
 	t->attempts++;
+	t->timeout_s = timeout_s;
+	t->paused = false;
 	t->deadline_ns = util_now_ns() + timeout_s * 1000000000LL;
 	t->retry_at_ns = 0;
 	return agent_send(m, review_part_agent(t->part), MSG_TASK_ASSIGNMENT, c, NULL, NULL,
@@ -366,6 +521,18 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 	const char *who = review_part_agent(t->part);
 	if (msg->type == MSG_TASK_ACCEPTANCE) {
 		progress(p, "%s: accepted (attempt %d)", who, t->attempts);
+	} else if (msg->type == MSG_TASK_PROGRESS) {
+		/* a worker at work keeps its deadline ahead; one awaiting the
+		 * operator's approval has none until it resumes */
+		t->paused = !strcmp(jstr_or(msg->content, "status", ""), "awaiting_approval");
+		t->deadline_ns = t->paused ? 0 : util_now_ns() + t->timeout_s * 1000000000LL;
+		if (t->paused)
+			progress(p, "%s: paused, %s (task %s: a task_assignment of task_type %s or %s "
+				 "with approve_id %s to %s resumes it)", who,
+				 jstr_or(msg->content, "current_step", ""), t->id, LLM_TASK_APPROVE,
+				 LLM_TASK_SKIP, t->id, who);
+		else
+			progress(p, "%s: %s", who, jstr_or(msg->content, "current_step", ""));
 	} else if (msg->type == MSG_RESEARCH_RESULT) {
 		const cJSON *raw = cJSON_GetObjectItemCaseSensitive(msg->content, "raw_data");
 		struct msg_errors e = { 0 };
@@ -398,8 +565,11 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 			cJSON_GetObjectItemCaseSensitive(msg->content, "context"), "status");
 		int status = cJSON_IsNumber(st) ? (int)st->valuedouble : 500;
 		const char *text = jstr_or(msg->content, "error_message", "");
-		attempt_failed(m, t, status == 400 ? 400 : 500, text, status != 400 && status < 600 &&
-			       (status >= 500 || status == 429 || status == 408), p);
+		const cJSON *rt = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(msg->content, "context"), "retryable");
+		bool retry = cJSON_IsBool(rt) ? cJSON_IsTrue(rt) :
+			     status != 400 && status < 600 && (status >= 500 || status == 429 || status == 408);
+		attempt_failed(m, t, status == 400 ? 400 : 500, text, retry && status != 400, p);
 	}
 }
 
@@ -441,6 +611,14 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 			open = true;
 			if (t->retry_at_ns && now >= t->retry_at_ns) {
 				char *err = NULL;
+				if (p && p->alive && p->reassign && !p->alive(p->crew, t->part) &&
+				    p->reassign(p->crew, t->part) == 1) {
+					progress(p, "%s: reassigned to a fresh %s (the last one stopped)",
+						 review_part_agent(t->part), review_part_agent(t->part));
+					agent_log(m->log, LOG_DECISIONS, LOG_WARN, "review_reassigned", NULL,
+						  "%s stopped: a fresh one takes attempt %d",
+						  review_part_agent(t->part), t->attempts + 1);
+				}
 				progress(p, "%s: attempt %d", review_part_agent(t->part), t->attempts + 1);
 				if (send_task(m, t, inputs[i], timeout_s, &err) < 0) {
 					attempt_failed(m, t, 500, err ? err : "send failed", true, p);
@@ -450,9 +628,14 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 				char *why = xasprintf("no answer within %lld s (transient)", (long long)timeout_s);
 				attempt_failed(m, t, 500, why, true, p);
 				free(why);
+			} else if (t->deadline_ns && p && p->alive && !p->alive(p->crew, t->part)) {
+				char *why = xasprintf("%s stopped without answering (transient)",
+						      review_part_agent(t->part));
+				attempt_failed(m, t, 500, why, true, p);
+				free(why);
 			}
 		}
-		if (!open || atomic_load(&m->env->stop))
+		if (!open || atomic_load(&m->env->stop) || (p && p->cancel && atomic_load(p->cancel)))
 			return;
 		struct bus_delivery *d = NULL;
 		char *err = NULL;
@@ -638,6 +821,17 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		}
 	}
 	collect(m, tasks, inputs, timeout_s, p);
+	if (p && p->cancel && atomic_load(p->cancel)) {
+		for (int i = 0; i < REVIEW_NPARTS; i++) {
+			cJSON_Delete(tasks[i].result);
+			cJSON_Delete(tasks[i].attempt_log);
+			cJSON_Delete(inputs[i]);
+		}
+		cJSON_Delete(scan);
+		*error = error_new(499, "cancelled");
+		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_cancelled", NULL, "%s: cancelled", id);
+		return 499;
+	}
 
 	/* aggregate */
 	cJSON *agg = cJSON_CreateObject();
@@ -677,6 +871,8 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 			    strcmp(n2->valuestring, "ok"))
 				cJSON_DeleteItemFromObjectCaseSensitive(tools, n2->string),
 				cJSON_AddItemToObject(tools, n2->string, cJSON_Duplicate(n2, false));
+		if (cJSON_IsObject(cJSON_GetObjectItem(t->result, "llm")))
+			cJSON_AddItemToObject(a, "llm", cJSON_DetachItemFromObject(t->result, "llm"));
 		if (t->part == REVIEW_DOCUMENTATION) {
 			cJSON *d = cJSON_DetachItemFromObjectCaseSensitive(t->result, "documentation");
 			cJSON_ReplaceItemInObjectCaseSensitive(agg, "documentation", d);

@@ -95,7 +95,34 @@ struct walk {
 	long nfiles, bytes;
 	int status;
 	char *err;
+	cJSON *ignored;      /* git's ignored paths (dirs end in /), or NULL */
+	long nignored;
+	struct sbuf ignored_names;
 };
+
+/* The paths git ignores under root when root is in a git work tree
+ * (relative to root; a directory as "dir/"), as an object used as a set;
+ * NULL when it is not one or git is missing. */
+static cJSON *git_ignored(const char *root)
+{
+	const char *argv[] = { "git", "ls-files", "--others", "--ignored", "--exclude-standard",
+			       "--directory", NULL };
+	char *out = NULL;
+	int st = 0;
+	if (!review_have("git") || review_exec(argv, root, 60000, 64u << 20, &out, NULL, &st, NULL) < 0 ||
+	    st) {
+		free(out);
+		return NULL;
+	}
+	cJSON *set = cJSON_CreateObject();
+	/* a name git quotes (unusual characters) is not matched: reviewed */
+	char *save = NULL;
+	for (char *ln = strtok_r(out, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+		if (ln[0] != '"' && !cJSON_GetObjectItemCaseSensitive(set, ln))
+			cJSON_AddTrueToObject(set, ln);
+	free(out);
+	return set;
+}
 
 void review_note(cJSON *notes, const char *fmt, ...)
 {
@@ -143,7 +170,14 @@ static void walk_dir(struct walk *w, const char *rel, int depth)
 		bool odd = !utf8_valid((const unsigned char *)names[i], strlen(names[i]));
 		for (const char *c = names[i]; *c && !odd; c++)
 			odd = (unsigned char)*c < 0x20 || *c == 0x7f;
-		if (odd) {
+		char *rdir = xasprintf("%s/", r);
+		bool ignored = w->ignored && (cJSON_GetObjectItemCaseSensitive(w->ignored, r) ||
+					      cJSON_GetObjectItemCaseSensitive(w->ignored, rdir));
+		free(rdir);
+		if (ignored) {
+			if (w->nignored++ < 5)
+				sbuf_addf(&w->ignored_names, "%s%s", w->ignored_names.len ? ", " : "", r);
+		} else if (odd) {
 			review_note(w->notes, "%s: a name that is not valid UTF-8 or has control characters: skipped", r);
 		} else if (lstat(p, &st) < 0) {
 			review_note(w->notes, "%s: cannot stat (%s): skipped", r, strerror(errno));
@@ -223,8 +257,15 @@ int review_scan(const char *root, const struct review_limits *l, cJSON **out,
 		return 404;
 	}
 	struct walk w = { .root = real, .l = l, .files = cJSON_CreateArray(),
-			  .notes = cJSON_CreateArray() };
+			  .notes = cJSON_CreateArray(), .ignored = git_ignored(real) };
+	sbuf_init(&w.ignored_names);
+	sbuf_addstr(&w.ignored_names, "");
 	walk_dir(&w, "", 0);
+	if (w.nignored)
+		review_note(w.notes, "%ld path%s git ignores left out (%s%s)", w.nignored,
+			    w.nignored == 1 ? "" : "s", w.ignored_names.data, w.nignored > 5 ? ", ..." : "");
+	sbuf_release(&w.ignored_names);
+	cJSON_Delete(w.ignored);
 	if (w.status) {
 		*err = w.err;
 		cJSON_Delete(w.files);

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,38 @@ static int add_files(struct argv_b *a, const cJSON *args, char **err)
 	return 0;
 }
 
+/* Analyzer processes run at once, across the agents of this process: at
+ * most the CPU count (MADF_REVIEW_JOBS overrides), so that the agents'
+ * analyzers run in parallel within the CPUs. */
+static pthread_mutex_t slot_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t slot_cv = PTHREAD_COND_INITIALIZER;
+static int slots_busy;
+
+static int slots_max(void)
+{
+	const char *s = getenv("MADF_REVIEW_JOBS");
+	long n = s && *s ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+static void slot_take(void)
+{
+	int max = slots_max();
+	pthread_mutex_lock(&slot_mu);
+	while (slots_busy >= max)
+		pthread_cond_wait(&slot_cv, &slot_mu);
+	slots_busy++;
+	pthread_mutex_unlock(&slot_mu);
+}
+
+static void slot_give(void)
+{
+	pthread_mutex_lock(&slot_mu);
+	slots_busy--;
+	pthread_cond_signal(&slot_cv);
+	pthread_mutex_unlock(&slot_mu);
+}
+
 /* Runs a's program in the root; stdout or stderr into *text. A status
  * above ok_max is a failure (the program crashed or refused). */
 static int run_prog(struct argv_b *a, const char *root, int ok_max, bool want_stderr,
@@ -101,8 +134,11 @@ static int run_prog(struct argv_b *a, const char *root, int ok_max, bool want_st
 	if (!review_have(a->v[0]))
 		return err_set(err, "%s is not installed (Debian package %s; make deps)",
 			       a->v[0], package_of(a->v[0]));
-	if (review_exec((const char *const *)a->v, root, TOOL_TIMEOUT_MS, TOOL_MAX_OUT, &out,
-			&eo, &st, err) < 0)
+	slot_take();
+	int r = review_exec((const char *const *)a->v, root, TOOL_TIMEOUT_MS, TOOL_MAX_OUT, &out,
+			    &eo, &st, err);
+	slot_give();
+	if (r < 0)
 		return -1;
 	if (st == 124 || st >= 128) {
 		err_set(err, st == 124 ? "%s timed out (transient)" : "%s crashed (status %d; transient)",
@@ -230,15 +266,89 @@ static void cppcheck_line(cJSON *items, char *ln)
 	free(cwe);
 }
 
+/* cppcheck's runs, per registry: an identical call (the critical and the
+ * improvement agents ask for the same files) waits for the run in flight
+ * or takes its result instead of running cppcheck again; the results go
+ * with review_tools_release, at the end of the review. */
+struct memo {
+	const void *owner; /* the registry */
+	char *key;
+	bool done;
+	int rc;
+	cJSON *result;
+	char *err;
+	struct memo *next;
+};
+static pthread_mutex_t memo_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t memo_cv = PTHREAD_COND_INITIALIZER;
+static struct memo *memos;
+
+/* The memo's outcome, copied for one caller. */
+static int memo_copy(const struct memo *m, cJSON **result, char **err)
+{
+	if (m->rc < 0)
+		return err_set(err, "%s", m->err ? m->err : "failed");
+	*result = cJSON_Duplicate(m->result, true);
+	return 0;
+}
+
+void review_tools_release(const struct tools *t)
+{
+	pthread_mutex_lock(&memo_mu);
+	for (struct memo **p = &memos; *p;) {
+		struct memo *m = *p;
+		if (m->owner == t && m->done) {
+			*p = m->next;
+			free(m->key);
+			cJSON_Delete(m->result);
+			free(m->err);
+			free(m);
+		} else {
+			p = &m->next;
+		}
+	}
+	pthread_mutex_unlock(&memo_mu);
+}
+
 static int tool_cppcheck(void *ctx, const cJSON *args, cJSON **result, char **err)
 {
-	(void)ctx;
 	static const char *const argv0[] = {
 		"cppcheck", "--enable=warning,style,performance,portability", "--inline-suppr",
 		"--quiet", "--template={file}\\t{line}\\t{severity}\\t{id}\\t{cwe}\\t{message}",
 		NULL
 	};
-	return tool_lines(args, argv0, 0, true, cppcheck_line, result, err);
+	char *key = cJSON_PrintUnformatted(args);
+	pthread_mutex_lock(&memo_mu);
+	struct memo *m = memos;
+	/* a failed run is not reused: a retry runs cppcheck again */
+	while (m && (m->owner != ctx || strcmp(m->key, key) || (m->done && m->rc < 0)))
+		m = m->next;
+	if (m) {
+		free(key);
+		while (!m->done)
+			pthread_cond_wait(&memo_cv, &memo_mu);
+		int r = memo_copy(m, result, err);
+		pthread_mutex_unlock(&memo_mu);
+		return r;
+	}
+	m = xcalloc(1, sizeof(*m));
+	m->owner = ctx;
+	m->key = key;
+	m->next = memos;
+	memos = m;
+	pthread_mutex_unlock(&memo_mu);
+	cJSON *res = NULL;
+	char *e = NULL;
+	int r = tool_lines(args, argv0, 0, true, cppcheck_line, &res, &e);
+	pthread_mutex_lock(&memo_mu);
+	m->done = true;
+	m->rc = r;
+	m->result = res;
+	m->err = e;
+	r = memo_copy(m, result, err);
+	pthread_cond_broadcast(&memo_cv);
+	pthread_mutex_unlock(&memo_mu);
+	return r;
 }
 
 /* ---- flawfinder (SARIF output) ---- */
@@ -671,7 +781,7 @@ int review_tools_register(struct tools *t, char **err)
 		{ "review.markers", "TODO, FIXME, XXX and HACK comments", FILES_SCHEMA, NULL, NULL, tool_markers },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(defs); i++)
-		if (tools_register(t, &defs[i], NULL, err) < 0)
+		if (tools_register(t, &defs[i], t, err) < 0)
 			return -1;
 	return 0;
 }

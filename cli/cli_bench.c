@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "tui/bench_console.h"
 #include "cli/bench_news.h"
+#include "cli/bench_review.h"
 #include "cli/cli.h"
 #include "server/serve.h"
 #include "core/banned.h"
@@ -727,8 +728,8 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console, news "
-				"or serve");
+		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console, news, "
+				"review or serve");
 	if (!strcmp(argv[1], "bus"))
 		return bench_bus(cli, argc, argv);
 	if (!strcmp(argv[1], "workflow"))
@@ -739,6 +740,8 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 		return bench_news(cli, argc, argv);
 	if (!strcmp(argv[1], "serve"))
 		return bench_serve(cli, argc, argv);
+	if (!strcmp(argv[1], "review"))
+		return bench_review(cli, argc, argv);
 	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console, "
-			"news or serve", argv[1]);
+			"news, review or serve", argv[1]);
 }

@@ -1,11 +1,13 @@
 /* madf review: the code review crew (agents/review*.c) run on a codebase,
  * the master in this process driving the four agents on threads. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/llm_agent.h"
 #include "agents/review.h"
 #include "agents/runtime.h"
 #include "core/json_out.h"
@@ -109,6 +111,49 @@ static int review_add(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The workers as the master sees them (agents/review.h's alive and
+ * reassign), on the thread that runs the master. */
+struct crew {
+	struct agent_env *env;
+	struct agent **workers;
+};
+
+static bool crew_alive(void *ctx, enum review_part part)
+{
+	struct crew *c = ctx;
+	struct agent *w = c->workers[part];
+	if (!w || !w->thread)
+		return false;
+	if (pthread_tryjoin_np(w->thread, NULL) == 0) {
+		w->thread = 0; /* joined: its agent_run returned (an injected crash) */
+		return false;
+	}
+	return true;
+}
+
+static int crew_reassign(void *ctx, enum review_part part)
+{
+	struct crew *c = ctx;
+	if (crew_alive(ctx, part))
+		return 0;
+	agent_free(&c->workers[part]);
+	char *err = NULL;
+	const struct agent_role *role = review_role_find(review_part_agent(part));
+	if (agent_open(role, c->env, &c->workers[part], &err) < 0) {
+		free(err);
+		return -1;
+	}
+	/* a replacement, as a new process would be: without the first one's
+	 * injected fault */
+	c->workers[part]->fault = FAULT_NONE;
+	if (agent_start_thread(c->workers[part], &err) < 0) {
+		free(err);
+		agent_free(&c->workers[part]);
+		return -1;
+	}
+	return 1;
+}
+
 int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const *faults,
 			size_t nfaults, const struct review_progress *progress, cJSON **agg,
 			cJSON **error)
@@ -121,6 +166,14 @@ int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const
 	char *err = NULL;
 	struct agent *workers[REVIEW_NPARTS] = { NULL }, *master = NULL;
 	int st = 500;
+	/* LLM mode when a model is configured, as for madf run weekly */
+	if (llm_settings_from_env(&env.llm, &err) < 0)
+		goto out;
+	if (progress && progress->fn) {
+		char *mode = llm_settings_describe(env.llm);
+		progress->fn(progress->ctx, mode);
+		free(mode);
+	}
 	if (tools_open(env.data_dir, env.log_dir, NULL, &env.tools, &err) < 0 ||
 	    review_tools_register(env.tools, &err) < 0 || tools_write_registry(env.tools, &err) < 0)
 		goto out;
@@ -140,7 +193,14 @@ int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const
 	}
 	if (agent_open(&role_review_master, &env, &master, &err) < 0)
 		goto out;
-	st = review_master_run(master, request, progress, agg, error);
+	struct crew crew = { &env, workers };
+	struct review_progress hooks = { 0 };
+	if (progress)
+		hooks = *progress;
+	hooks.alive = crew_alive;
+	hooks.reassign = crew_reassign;
+	hooks.crew = &crew;
+	st = review_master_run(master, request, &hooks, agg, error);
 out:
 	if (err) {
 		*error = cJSON_CreateObject();
@@ -158,8 +218,10 @@ out:
 			agent_free(&workers[i]);
 		}
 	agent_free(&master);
-	if (env.tools)
+	if (env.tools) {
 		tools_save_usage(env.tools, NULL);
+		review_tools_release(env.tools);
+	}
 	tools_free(&env.tools);
 	agent_env_release(&env);
 	return st;
@@ -299,7 +361,7 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 		}
 	}
 	cJSON *agg = NULL, *error = NULL;
-	struct review_progress progress = { on_progress, NULL };
+	struct review_progress progress = { .fn = on_progress };
 	int st = cli_review_run_crew(cli, request, faults, nfaults, &progress, &agg, &error);
 	cJSON_Delete(request);
 	int rc = st == 0 ? EXIT_OK : st == 400 ? EXIT_USAGE : EXIT_FAIL;

@@ -67,6 +67,8 @@ const struct cli_cmd cli_commands[] = {
 	{ "bench", "bus [--messages N] [--rate R] [--durable] [--threads T] [--repeat K] [--json] | "
 		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
 		   "console [--idle S] [--scale N] [--json] | "
+		   "news [--labels PATH] [--news PATH] [--errors SPLIT] [--json] | "
+		   "review [SUITE] [--cwe LIST] [--max-cases N] [--json] | "
 		   "serve [--streams N] [--rounds R] [--replay PATH] [--json]",
 	  "benchmarks", cmd_bench },
 	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
@@ -80,7 +82,7 @@ const struct cli_cmd cli_commands[] = {
 		    "[--since REV] [--checklist FILE] [--params JSON] [--timeout S] "
 		    "[--inject-fault AGENT:KIND] | --request JSON | add NAME PATH",
 	  "review a codebase with the code review crew (documentation, debt, improvement, "
-	  "critical; deterministic analyzers); exit 0 completed, 1 failed, 2 usage", cmd_review },
+	  "critical; the analyzers, or a model in LLM mode); exit 0 completed, 1 failed, 2 usage", cmd_review },
 	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
 	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
 	  cmd_tools },

@@ -4,9 +4,10 @@
  * workflow (run it with embedded agents, read its report).
  *
  * One reactor (core/loop.h) over stdin and a self-pipe (signals, the end
- * of a weekly run). Every request is answered on the main thread except
- * run_weekly, which runs on a worker thread so that pings, other calls and
- * notifications/cancelled are still read while it works. Protocol lines
+ * of a weekly run or a review). Every request is answered on the main
+ * thread except run_weekly and review_codebase, which run on worker threads
+ * so that pings, other calls and notifications/cancelled are still read
+ * while they work. Protocol lines
  * go to a private copy of the original stdout; file descriptor 1 is
  * pointed at stderr, so that nothing else can ever reach the client's
  * protocol stream. The tools themselves are in server/mcp_server_tools.c. */
@@ -467,6 +468,8 @@ static void do_tools_call(struct mcp *s, const cJSON *id, const cJSON *params)
 static void do_cancelled(struct mcp *s, const cJSON *params)
 {
 	const cJSON *rid = cJSON_GetObjectItem(params, "requestId");
+	if (rid && cli_mcp_review_cancel(s, rid))
+		return;
 	if (!rid || !s->job || atomic_load(&s->job_done) || !cJSON_Compare(rid, s->job->id, 1))
 		return; /* unknown or finished: ignored */
 	const char *why = jstr(params, "reason");
@@ -572,6 +575,7 @@ static void on_wake(struct loop *l, int fd, int mask, void *ctx)
 	ssize_t r = read(fd, buf, sizeof(buf));
 	(void)r;
 	cli_mcp_job_reap(v->s, false);
+	cli_mcp_review_reap(v->s, false);
 }
 
 /* The client's lines; the end of input stops the loop. */
@@ -655,6 +659,7 @@ static int serve(struct mcp *s)
 	/* At the end of input a weekly run in progress finishes and answers;
 	 * SIGTERM stops it (it resumes next time). */
 	cli_mcp_job_reap(s, true);
+	cli_mcp_review_reap(s, true);
 	return EXIT_OK;
 }
 

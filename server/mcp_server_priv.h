@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 
 struct mcp;
+struct mcp_review;
 
 /* The weekly run in progress, on its own thread. */
 struct mcp_job {
@@ -40,6 +41,8 @@ struct mcp {
 	size_t page_size;
 	struct mcp_job *job;
 	atomic_int job_done, job_cancelled;
+	struct mcp_review *review; /* review_codebase in progress, or NULL */
+	struct mcp_review *review_queue; /* the ones waiting for it */
 };
 
 /* cli_mcp.c: the end asked for, and the output. */
@@ -56,6 +59,11 @@ void cli_mcp_rpc_error_data(struct mcp *s, const cJSON *id, int code, const char
 /* cli_mcp_review.c: review_codebase, the code review crew of seed 001. */
 cJSON *cli_mcp_call_review_codebase(struct mcp *s, const cJSON *id, const cJSON *params,
 				    const cJSON *args);
+/* Joins a finished review's thread (wait: whatever its state; at SIGTERM
+ * it is cancelled first). */
+void cli_mcp_review_reap(struct mcp *s, bool wait);
+/* notifications/cancelled for request_id: true when it was the review's. */
+bool cli_mcp_review_cancel(struct mcp *s, const cJSON *request_id);
 extern const char cli_mcp_review_output_schema[];
 
 /* cli_mcp_tools.c: the tools, and the weekly run's worker. */

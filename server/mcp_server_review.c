@@ -1,12 +1,16 @@
 /* madf mcp: review_codebase, the code review crew of seed 001 (as `madf
- * review` runs it, cli/cli_review.c) behind an MCP tool. It runs in the
- * server's thread: other requests wait until the review is done; progress
- * notifications go out while the agents work. */
+ * review` runs it, cli/cli_review.c) behind an MCP tool. It runs on a
+ * thread of its own, so that the server goes on reading (pings, other
+ * tools, notifications/cancelled) while the agents work; progress
+ * notifications go out meanwhile for a progressToken; a cancelled review
+ * stops its agents and is not answered. */
 #include "server/mcp_server_priv.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agents/review.h"
 #include "core/json_out.h"
@@ -39,16 +43,24 @@ const char cli_mcp_review_output_schema[] =
 	"\"error\":{\"type\":\"string\"},\"field\":{\"type\":\"string\"},\"rule\":{\"type\":"
 	"\"string\"}},\"required\":[\"status\",\"error\"]}}}";
 
-struct review_call {
+/* A review, on its own thread; one at a time (the crew's agents have one
+ * inbox each): the others wait in a queue, in the order they came. */
+struct mcp_review {
 	struct mcp *s;
-	cJSON *token; /* the request's progressToken, or NULL */
+	struct mcp_review *next; /* queued after this one */
+	cJSON *id;      /* the request's id */
+	cJSON *token;   /* its progressToken, or NULL */
+	cJSON *request; /* {id, params} */
 	int progress;
+	atomic_int cancel, done;
+	pthread_t thread;
 };
 
 static void on_progress(void *ctx, const char *line)
 {
-	struct review_call *c = ctx;
-	if (!c->token)
+	struct mcp_review *c = ctx;
+	/* no notification once the request is cancelled */
+	if (!c->token || atomic_load(&c->cancel))
 		return;
 	char *clean = util_sanitize(line, strlen(line), false);
 	cJSON *m = cJSON_CreateObject();
@@ -83,23 +95,9 @@ static char *summary(const cJSON *agg)
 				 " openapi.yaml" : "");
 }
 
-cJSON *cli_mcp_call_review_codebase(struct mcp *s, const cJSON *id, const cJSON *params,
-				    const cJSON *args)
+/* The answer to the request (NULL: answered already, as a JSON-RPC error). */
+static cJSON *review_answer(struct mcp *s, const cJSON *id, int st, cJSON *agg, cJSON *error)
 {
-	struct review_call c = { .s = s };
-	const cJSON *tok = cJSON_GetObjectItem(cJSON_GetObjectItem(params, "_meta"),
-					       "progressToken");
-	if (cJSON_IsString(tok) || cJSON_IsNumber(tok))
-		c.token = cJSON_Duplicate(tok, 1);
-	/* The arguments are the seed's input {id, params}: the master checks them. */
-	cJSON *request = cJSON_Duplicate(args, 1);
-	cJSON *agg = NULL, *error = NULL;
-	struct review_progress p = { on_progress, &c };
-	/* madf mcp --inject-fault (tests) reaches the crew too. */
-	int st = cli_review_run_crew(s->cli, request, (const char *const *)s->env.faults,
-				     s->env.nfaults, &p, &agg, &error);
-	cJSON_Delete(request);
-	cJSON_Delete(c.token);
 	if (st == 0 && agg) {
 		char *text = summary(agg);
 		cJSON *r = cli_mcp_tool_result(text, agg, false);
@@ -128,4 +126,116 @@ cJSON *cli_mcp_call_review_codebase(struct mcp *s, const cJSON *id, const cJSON 
 	cJSON *r = cli_mcp_tool_result(text, structured, true);
 	free(text);
 	return r;
+}
+
+static void *review_main(void *arg)
+{
+	struct mcp_review *c = arg;
+	struct mcp *s = c->s;
+	cJSON *agg = NULL, *error = NULL;
+	struct review_progress p = { .fn = on_progress, .ctx = c, .cancel = &c->cancel };
+	/* madf mcp --inject-fault (tests) reaches the crew too. */
+	int st = cli_review_run_crew(s->cli, c->request, (const char *const *)s->env.faults,
+				     s->env.nfaults, &p, &agg, &error);
+	if (atomic_load(&c->cancel)) {
+		/* cancelled: no response (MCP's cancellation) */
+		if (s->cli->verbose)
+			cli_fail(0, "mcp", "review cancelled by the client");
+		cJSON_Delete(agg);
+		cJSON_Delete(error);
+	} else {
+		cJSON *r = review_answer(s, c->id, st, agg, error);
+		if (r)
+			cli_mcp_rpc_result(s, c->id, r);
+	}
+	atomic_store(&c->done, 1);
+	ssize_t w = write(s->wake[1], "r", 1);
+	(void)w;
+	return NULL;
+}
+
+static void review_free(struct mcp_review *c)
+{
+	cJSON_Delete(c->id);
+	cJSON_Delete(c->token);
+	cJSON_Delete(c->request);
+	free(c);
+}
+
+/* Starts the next queued review, if none runs. */
+static void review_next(struct mcp *s)
+{
+	while (!s->review && s->review_queue) {
+		struct mcp_review *c = s->review_queue;
+		s->review_queue = c->next;
+		c->next = NULL;
+		int e = pthread_create(&c->thread, NULL, review_main, c);
+		if (!e) {
+			s->review = c;
+			break;
+		}
+		cJSON *r = cli_mcp_tool_error("cannot start the review: %s", strerror(e));
+		cli_mcp_rpc_result(s, c->id, r);
+		review_free(c);
+	}
+}
+
+void cli_mcp_review_reap(struct mcp *s, bool wait)
+{
+	for (;;) {
+		struct mcp_review *c = s->review;
+		if (!c || (!wait && !atomic_load(&c->done)))
+			return;
+		if (cli_mcp_term) {
+			/* SIGTERM: the review stops, the queued ones are dropped */
+			atomic_store(&c->cancel, 1);
+			while (s->review_queue) {
+				struct mcp_review *q = s->review_queue;
+				s->review_queue = q->next;
+				review_free(q);
+			}
+		}
+		pthread_join(c->thread, NULL);
+		review_free(c);
+		s->review = NULL;
+		review_next(s);
+	}
+}
+
+bool cli_mcp_review_cancel(struct mcp *s, const cJSON *request_id)
+{
+	struct mcp_review *c = s->review;
+	if (c && !atomic_load(&c->done) && cJSON_Compare(request_id, c->id, 1)) {
+		atomic_store(&c->cancel, 1);
+		return true;
+	}
+	for (struct mcp_review **p = &s->review_queue; *p; p = &(*p)->next)
+		if (cJSON_Compare(request_id, (*p)->id, 1)) {
+			struct mcp_review *q = *p;
+			*p = q->next;
+			review_free(q); /* never started: no answer */
+			return true;
+		}
+	return false;
+}
+
+cJSON *cli_mcp_call_review_codebase(struct mcp *s, const cJSON *id, const cJSON *params,
+				    const cJSON *args)
+{
+	cli_mcp_review_reap(s, false);
+	struct mcp_review *c = xcalloc(1, sizeof(*c));
+	c->s = s;
+	c->id = cJSON_Duplicate(id, 1);
+	const cJSON *tok = cJSON_GetObjectItem(cJSON_GetObjectItem(params, "_meta"),
+					       "progressToken");
+	if (cJSON_IsString(tok) || cJSON_IsNumber(tok))
+		c->token = cJSON_Duplicate(tok, 1);
+	/* The arguments are the seed's input {id, params}: the master checks them. */
+	c->request = cJSON_Duplicate(args, 1);
+	struct mcp_review **tail = &s->review_queue;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = c;
+	review_next(s);
+	return NULL; /* the review's thread answers */
 }

@@ -26,11 +26,19 @@ scripted agent instead, the same for both providers:
 with fixed usage per kind of turn (AGENT_USAGE), which is also written
 into the request's log line as "usage" (input, output).
 
+With --recorded FILE, recorded answers come first: FILE is
+{"rules": [{"name", "system": SUBSTRING, "prompt"?: SUBSTRING,
+"responses": [R, ...]}]}; a request whose system prompt (and last user
+message) holds the substrings gets the rule's next response (the last one
+once they are used up): {"text": T, "usage"?: [IN, OUT]} streamed as a
+complete answer, or {"status": N, "retry_after"?: S} as an API error. The
+log line names the rule ("rule") and the response's index ("response").
+
 The first two retry cases fail once per case and provider, then succeed.
 Every request is appended as a JSON line to --log (time, path, headers,
 body). The port (0 = any free one) is printed on stdout's first line.
 
-usage: llm_replay.py --key KEY --log FILE [--port N]
+usage: llm_replay.py --key KEY --log FILE [--port N] [--recorded FILE]
 """
 import argparse
 import json
@@ -49,11 +57,11 @@ def sse(event, data):
     return (head + "data: " + json.dumps(data) + "\n\n").encode()
 
 
-def anthropic_stream(parts, error=False):
+def anthropic_stream(parts, error=False, usage=(12, 7)):
     out = [sse("message_start", {"type": "message_start", "message": {
         "id": "msg_replay", "type": "message", "role": "assistant", "content": [],
         "model": "replay", "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 12, "output_tokens": 1}}}),
+        "usage": {"input_tokens": usage[0], "output_tokens": 1}}}),
         sse("content_block_start", {"type": "content_block_start", "index": 0,
                                     "content_block": {"type": "text", "text": ""}}),
         b"event: ping\ndata: {\"type\": \"ping\"}\n\n",
@@ -68,12 +76,12 @@ def anthropic_stream(parts, error=False):
     out += [sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
             sse("message_delta", {"type": "message_delta", "delta": {
                 "stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": 7}}),
+                "usage": {"output_tokens": usage[1]}}),
             sse("message_stop", {"type": "message_stop"})]
     return out
 
 
-def openai_stream(parts, error=False):
+def openai_stream(parts, error=False, usage=(12, 7)):
     def chunk(delta, finish=None):
         return sse(None, {"id": "chatcmpl-replay", "object": "chat.completion.chunk",
                           "created": 1, "model": "replay", "choices": [
@@ -89,8 +97,8 @@ def openai_stream(parts, error=False):
     out.append(chunk({}, "stop"))
     out.append(sse(None, {"id": "chatcmpl-replay", "object": "chat.completion.chunk",
                           "created": 1, "model": "replay", "choices": [],
-                          "usage": {"prompt_tokens": 12, "completion_tokens": 7,
-                                    "total_tokens": 19}}))
+                          "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                                    "total_tokens": usage[0] + usage[1]}}))
     out.append(b"data: [DONE]\n\n")
     return out
 
@@ -211,6 +219,26 @@ def openai_agent(kind, parts, call):
     return out
 
 
+def recorded_pick(srv, req, path):
+    """(rule name, index, response) of the --recorded rule req matches, or None."""
+    if not srv.rules:
+        return None
+    msgs = req.get("messages") or []
+    if path == "/v1/messages":
+        system = text_of(req.get("system") or "")
+    else:
+        system = next((m.get("content") or "" for m in msgs if m.get("role") == "system"), "")
+    prompt = text_of(msgs[-1].get("content")) if msgs else ""
+    for rule in srv.rules:
+        if rule["system"] in system and rule.get("prompt", "") in prompt:
+            with srv.lock:
+                k = srv.seen.get(("rule", rule["name"]), 0)
+                srv.seen[("rule", rule["name"])] = k + 1
+            i = min(k, len(rule["responses"]) - 1)
+            return rule["name"], i, rule["responses"][i]
+    return None
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"
     server_version = "llm-replay"
@@ -260,9 +288,16 @@ class Handler(BaseHTTPRequestHandler):
                                   req)
         except (ValueError, AttributeError, TypeError):
             pass
+        rec = None
+        try:
+            rec = recorded_pick(srv, req, self.path)
+        except (NameError, ValueError, AttributeError, TypeError, KeyError, IndexError):
+            rec = None
         line = {"t": t, "path": self.path,
                 "headers": {k.lower(): v for k, v in self.headers.items()},
                 "body": raw.decode("utf-8", "replace")}
+        if rec:
+            line["rule"], line["response"] = rec[0], rec[1]
         if plan:
             line["usage"] = list(AGENT_USAGE[plan[0]])
             line["kind"] = plan[0]
@@ -291,6 +326,18 @@ class Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, IndexError, TypeError):
             return self.send_json(400, {"error": {"type": "invalid_request_error",
                                                   "message": "bad body"}})
+        if rec:
+            r = rec[2]
+            if "status" in r:
+                err = {"type": "rate_limit_error" if r["status"] == 429 else "api_error",
+                       "message": "recorded status %d" % r["status"]}
+                extra = [("retry-after", str(r["retry_after"]))] if "retry_after" in r else []
+                return self.send_json(r["status"], {"type": "error", "error": err}
+                                      if provider == "anthropic" else {"error": err}, extra)
+            stream = anthropic_stream if provider == "anthropic" else openai_stream
+            text = r["text"]
+            parts = [text[i:i + 40] for i in range(0, len(text), 40)] or [""]
+            return self.send_stream(stream(parts, usage=tuple(r.get("usage", (100, 20)))))
         if plan:
             make = anthropic_agent if provider == "anthropic" else openai_agent
             return self.send_stream(make(*plan),
@@ -327,12 +374,14 @@ def main():
     ap.add_argument("--key", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--recorded")
     a = ap.parse_args()
     # A listen backlog for many clients at once (madf bench serve), not 5.
     ThreadingHTTPServer.request_queue_size = 1024
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True
     srv.key, srv.log_path, srv.lock, srv.seen = a.key, a.log, threading.Lock(), {}
+    srv.rules = json.load(open(a.recorded))["rules"] if a.recorded else []
     print(srv.server_address[1], flush=True)
     try:
         srv.serve_forever()

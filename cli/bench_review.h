@@ -1,0 +1,11 @@
+/* madf bench review: the code review crew's critical findings and each
+ * analyzer alone scored line by line on a Juliet C/C++ 1.3 checkout. */
+#ifndef MADF_BENCH_REVIEW_H
+#define MADF_BENCH_REVIEW_H
+
+#include "cli/cli.h"
+
+/* argv[1] is "review". */
+int bench_review(struct cli *cli, int argc, char **argv);
+
+#endif
