@@ -262,8 +262,19 @@ int bus_requeue(struct bus *b, const char *id, const char *json, size_t len,
  * due retries (agent NULL: every agent). */
 int bus_sweep(struct bus *b, const char *agent, char **err);
 /* Retention: processed 7 days, dead letters and the trash 30 days,
- * outbox and broadcast copies 7 days, waiting messages older than 24 h to
- * the dead letters, temporary files older than an hour. */
+ * outbox and broadcast copies 7 days, temporary files older than an hour;
+ * messages waiting over 24 h: heartbeats and status messages dropped and
+ * counted as expired ones are (reason "retention"), replies in the
+ * operator's inbox marked read (processed), the rest to the dead letters
+ * (reason "retention"). report's `what` for those three is one of the
+ * BUS_GC_* strings, so that a caller can count them. */
+#define BUS_GC_DROPPED "heartbeat or status message waiting over 24 hours, dropped"
+#define BUS_GC_READ "reply to the operator waiting over 24 hours, marked read"
+#define BUS_GC_DEAD "waiting over 24 hours, to the dead letters"
+enum bus_gc_fate { BUS_GC_FATE_DROP, BUS_GC_FATE_READ, BUS_GC_FATE_DEAD };
+/* What retention does with a message of type (its name; NULL if unknown)
+ * waiting in agent's inbox over 24 hours. */
+enum bus_gc_fate bus_gc_fate(const char *agent, const char *type);
 int bus_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	   void (*report)(void *ctx, const char *what, const char *path),
 	   void *ctx, char **err);

@@ -488,6 +488,26 @@ static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr
 	return s == NATS_OK ? 0 : -1;
 }
 
+int nats_publish_drop(struct bus *b, const struct msg *m, const char *agent,
+		      const char *reason, const char *dedup, char **err)
+{
+	struct natsbus *nb = NB(b);
+	char subj[NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "%s.dropped.%s", nb->prefix, agent);
+	char *line = bus_drop_line(m, agent, reason);
+	natsMsg *nm = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = natsMsg_Create(&nm, subj, NULL, line, (int)strlen(line) - 1);
+	if (s == NATS_OK)
+		publish(b, nm, dedup, &jerr, &s, NULL);
+	natsMsg_Destroy(nm);
+	free(line);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, jerr, "cannot record a dropped message of %s",
+				 agent);
+	return 0;
+}
+
 int nats_publish_inbox(struct bus *b, const struct msg *m, const char *agent,
 		       const char *json, size_t len, const char *dedup,
 		       char **err)
@@ -836,23 +856,12 @@ static int claimed_dead(struct bus_consumer *c, const char *reply, uint64_t seq,
 static int claimed_drop(struct bus_consumer *c, const char *reply, uint64_t seq,
 			int nd, const struct msg *m, char **err)
 {
-	struct natsbus *nb = NB(c->bus);
-	char subj[NATS_NAME_MAX];
-	snprintf(subj, sizeof(subj), "%s.dropped.%s", nb->prefix, c->agent);
-	char *line = bus_drop_line(m, c->agent);
 	char *dedup = xasprintf("drop:%s:%llu", c->stream, (unsigned long long)seq);
-	natsMsg *nm = NULL;
-	jsErrCode jerr = 0;
-	natsStatus s = natsMsg_Create(&nm, subj, NULL, line, (int)strlen(line) - 1);
-	if (s == NATS_OK)
-		publish(c->bus, nm, dedup, &jerr, &s, NULL);
-	natsMsg_Destroy(nm);
+	int r = nats_publish_drop(c->bus, m, c->agent, "expired", dedup, err);
 	free(dedup);
-	free(line);
-	if (s != NATS_OK)
-		return nats_fail(nb, err, s, jerr, "cannot record a dropped message of %s",
-				 c->agent);
-	int r = answer(c, reply, "+ACK", true, err);
+	if (r < 0)
+		return -1;
+	r = answer(c, reply, "+ACK", true, err);
 	if (r == 0 && nd > 1)
 		att_drop(c, seq);
 	return r;

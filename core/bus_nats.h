@@ -64,6 +64,10 @@ void nats_dlq_stream(const struct natsbus *nb, char *buf, size_t size);
  * subjects <P>.dropped.<A>, one JSON record each (as bus_drop_note's line),
  * the newest DROP_KEEP kept; the count is the stream's last sequence. */
 void nats_drop_stream(const struct natsbus *nb, char *buf, size_t size);
+/* Records m, dropped from agent's inbox (reason "expired" or "retention"),
+ * in the drop stream; dedup makes a repeated drop count once. */
+int nats_publish_drop(struct bus *b, const struct msg *m, const char *agent,
+		      const char *reason, const char *dedup, char **err);
 #define DROP_KEEP 100000
 
 /* A one-line error from a NATS status (and JetStream code), the user and
