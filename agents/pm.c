@@ -823,10 +823,19 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	archive(a, run);
 	save(a);
 	char *err = NULL;
-	if (learning_aggregate(a->env->log_dir, util_now_ns(), &err) < 0) {
+	/* every agent's log, wherever it ran: on NATS, copied from the bus */
+	char *root = bus_log_root(a->bus, a->env->data_dir, a->env->log_dir, &err);
+	if (err) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_logs", NULL,
+			  "the logs on the bus could not all be read: %s", err);
+		free(err);
+		err = NULL;
+	}
+	if (learning_aggregate_from(root, a->env->log_dir, util_now_ns(), &err) < 0) {
 		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_failed", NULL, "%s", err);
 		free(err);
 	}
+	free(root);
 }
 
 /* ---- the operator's controls ------------------------------------------------ */

@@ -155,6 +155,15 @@ struct bus_transport {
 	int (*monitor_fd)(struct bus_monitor *m);
 	int (*monitor_process)(struct bus_monitor *m);
 	void (*monitor_stats)(struct bus_monitor *m, struct bus_stats *out);
+	/* Logs on the bus (NULL: the transport keeps none; logs stay in the
+	 * local files). */
+	int (*log_append)(struct bus *b, const char *agent, const char *category,
+			  const char *line, size_t len);
+	int (*log_each)(struct bus *b, const char *agent, uint64_t after,
+			int (*fn)(void *ctx, const char *category, const char *line,
+				  size_t len, uint64_t seq),
+			void *ctx, uint64_t *last, char **err);
+	int (*log_agents)(struct bus *b, char ***out, size_t *n, char **err);
 	const char *(*owner)(struct bus *b);
 	bool (*owner_gone)(struct bus *b, const char *owner);
 	void (*close)(struct bus *b);
@@ -307,6 +316,32 @@ int bus_parse_stored(const char *name, const char *buf, size_t len, struct msg *
 /* Why a parsed message cannot be delivered to agent's consumer, or NULL
  * when it can: "misrouted" or "expired", with *error (caller frees). */
 const char *bus_undeliverable(const struct msg *m, const char *agent, char **error);
+
+/* Logs on the bus. On NATS each agent's structured log lines also go to
+ * a stream of its own (see man/madf-messages.5), so that the console and
+ * the learning system see every agent's log wherever it ran; the file bus
+ * keeps none (its logs are the local files under the log directory). */
+bool bus_carries_logs(const struct bus *b);
+/* Publishes one log line of agent (category: log_cat_name's), without
+ * waiting; best effort, -1 when it could not be queued. */
+int bus_log_append(struct bus *b, const char *agent, const char *category,
+		   const char *line, size_t len);
+/* A sink for agent_log_set_sink (core/log.h): ctx is the bus. */
+void bus_log_sink(void *ctx, const char *agent, const char *category,
+		  const char *line, size_t len);
+/* Brings the local copy of the bus's logs under dir up to date: every
+ * agent's lines as <dir>/agents/<agent>/<category>/<YYYY-MM-DD>.jsonl (the
+ * line's date), the layout of a log directory, so that what reads a log
+ * directory reads dir. Only the lines not copied yet are fetched (the last
+ * sequence copied is kept per agent in <dir>/.seq/); concurrent calls on
+ * one dir take turns. On a bus without logs, does nothing. Returns 0, or
+ * -1 with *err. */
+int bus_log_mirror(struct bus *b, const char *dir, char **err);
+/* Where a process with data_dir reads every agent's log: <data_dir>/
+ * bus-logs when the bus carries logs (brought up to date first; *err
+ * says why it could not be, and the copy so far is read), else log_dir.
+ * Caller frees. */
+char *bus_log_root(struct bus *b, const char *data_dir, const char *log_dir, char **err);
 
 /* The default agents whose inboxes always exist. */
 extern const char *const bus_default_agents[];
