@@ -17,6 +17,7 @@
 #include "agents/llm_agent.h"
 #include "agents/market.h"
 #include "agents/pm_dispatch.h"
+#include "agents/pm_notify.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
@@ -820,6 +821,7 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	jset_str(run, "finished_at", now);
 	note_message(run, m);
 	decision(a, "run_done", NULL, "run %s done: %s", jstr(run, "run_id"), jstr(raw, "report_md"));
+	pm_notify_report(a, run, m);
 	archive(a, run);
 	save(a);
 	char *err = NULL;
@@ -1216,6 +1218,9 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 			resume_run(a, r);
 		else
 			decision(a, "run_already_done", NULL, "run %s is done already", run_id);
+		/* followed from another host: its progress and report go there */
+		pm_notify_trigger(a, cJSON_GetObjectItem(runs(a), run_id), m);
+		state_dirty = true;
 		return AGENT_DONE;
 	}
 	case MSG_TASK_ACCEPTANCE:
@@ -1347,6 +1352,7 @@ static int64_t pm_tick(struct agent *a)
 		save(a);
 	}
 	pm_dispatch(a); /* the windows freed by what was handled since */
+	pm_notify_tick(a, runs(a));
 	cJSON *run;
 	cJSON_ArrayForEach(run, runs(a)) {
 		const char *st = jstr(run, "status");
