@@ -751,9 +751,9 @@ static int write_report(const char *dir, const char *name, const cJSON *j,
 	return r;
 }
 
-static int read_agents(struct agg *a, const char *log_dir, char **err)
+static int read_agents(struct agg *a, const char *read_dir, char **err)
 {
-	char *root = xasprintf("%s/agents", log_dir);
+	char *root = xasprintf("%s/agents", read_dir);
 	struct dirent **list = NULL;
 	int n = scandir(root, &list, NULL, alphasort);
 	int r = 0;
@@ -783,12 +783,18 @@ static int read_agents(struct agg *a, const char *log_dir, char **err)
 
 int learning_aggregate(const char *log_dir, int64_t now_ns, char **err)
 {
-	if (!log_dir || !*log_dir)
+	return learning_aggregate_from(log_dir, log_dir, now_ns, err);
+}
+
+int learning_aggregate_from(const char *read_dir, const char *log_dir, int64_t now_ns,
+			    char **err)
+{
+	if (!log_dir || !*log_dir || !read_dir || !*read_dir)
 		return err_set(err, "learning: no log directory");
 	struct agg a = { 0 };
 	a.by_type = cJSON_CreateObject();
 	a.by_tool = cJSON_CreateObject();
-	int r = read_agents(&a, log_dir, err);
+	int r = read_agents(&a, read_dir, err);
 	if (r == 0) {
 		char *dir = xasprintf("%s/learning", log_dir);
 		cJSON *pat = patterns_json(&a, now_ns);

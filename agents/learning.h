@@ -61,6 +61,11 @@
  * <log_dir>/agents gives empty reports. Returns 0, or -1 with *err (caller
  * frees) when a directory cannot be read or a report cannot be written. */
 int learning_aggregate(const char *log_dir, int64_t now_ns, char **err);
+/* The same reading the agents' logs under read_dir/agents (on a bus that
+ * carries logs, the local copy of every agent's log: bus_log_root) and
+ * writing under log_dir/learning. */
+int learning_aggregate_from(const char *read_dir, const char *log_dir, int64_t now_ns,
+			    char **err);
 
 /* The signature of an error: "<error_type>: <normalised message>" as
  * described above (error_type NULL: "unknown"). Caller frees. */

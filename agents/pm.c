@@ -17,6 +17,7 @@
 #include "agents/llm_agent.h"
 #include "agents/market.h"
 #include "agents/pm_dispatch.h"
+#include "agents/pm_notify.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
@@ -820,13 +821,23 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	jset_str(run, "finished_at", now);
 	note_message(run, m);
 	decision(a, "run_done", NULL, "run %s done: %s", jstr(run, "run_id"), jstr(raw, "report_md"));
+	pm_notify_report(a, run, m);
 	archive(a, run);
 	save(a);
 	char *err = NULL;
-	if (learning_aggregate(a->env->log_dir, util_now_ns(), &err) < 0) {
+	/* every agent's log, wherever it ran: on NATS, copied from the bus */
+	char *root = bus_log_root(a->bus, a->env->data_dir, a->env->log_dir, &err);
+	if (err) {
+		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_logs", NULL,
+			  "the logs on the bus could not all be read: %s", err);
+		free(err);
+		err = NULL;
+	}
+	if (learning_aggregate_from(root, a->env->log_dir, util_now_ns(), &err) < 0) {
 		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_failed", NULL, "%s", err);
 		free(err);
 	}
+	free(root);
 }
 
 /* ---- the operator's controls ------------------------------------------------ */
@@ -1207,6 +1218,9 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 			resume_run(a, r);
 		else
 			decision(a, "run_already_done", NULL, "run %s is done already", run_id);
+		/* followed from another host: its progress and report go there */
+		pm_notify_trigger(a, cJSON_GetObjectItem(runs(a), run_id), m);
+		state_dirty = true;
 		return AGENT_DONE;
 	}
 	case MSG_TASK_ACCEPTANCE:
@@ -1338,6 +1352,7 @@ static int64_t pm_tick(struct agent *a)
 		save(a);
 	}
 	pm_dispatch(a); /* the windows freed by what was handled since */
+	pm_notify_tick(a, runs(a));
 	cJSON *run;
 	cJSON_ArrayForEach(run, runs(a)) {
 		const char *st = jstr(run, "status");

@@ -230,6 +230,8 @@ int agent_open(const struct agent_role *role, struct agent_env *env,
 		goto fail;
 	a->bus->on_dead = on_dead;
 	a->bus->on_dead_ctx = a;
+	if (bus_carries_logs(a->bus))
+		agent_log_set_sink(a->log, bus_log_sink, a->bus); /* logs travel too */
 	if (bus_consumer_open(a->bus, a->name, &a->cons, err) < 0)
 		goto fail;
 	char *sdir = xasprintf("%s/state", env->data_dir);
@@ -256,6 +258,7 @@ void agent_free(struct agent **ap)
 	if (a->role && a->role->fini && a->impl)
 		a->role->fini(a);
 	bus_consumer_free(&a->cons);
+	agent_log_set_sink(a->log, NULL, NULL);
 	bus_free(&a->bus);
 	agent_log_free(&a->log);
 	cJSON_Delete(a->state);

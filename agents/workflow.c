@@ -80,6 +80,8 @@ cJSON *wf_trigger_content(const struct wf_request *r, const char *run_id)
 	cJSON_AddStringToObject(w, "end", d1);
 	util_iso8601(r->as_of_ns, ts, sizeof(ts));
 	cJSON_AddStringToObject(c, "as_of", ts);
+	if (r->notify)
+		cJSON_AddStringToObject(c, "notify", r->notify);
 	return c;
 }
 

@@ -50,6 +50,8 @@ struct wf_request {
 	const char *market_source, *news_source, *report_dir;
 	int64_t task_timeout_s;
 	bool fresh;            /* a new run even if this one exists */
+	const char *notify;    /* NULL, or the inbox that follows the run from
+				  another host (agents/pm_notify.h) */
 };
 
 /* A run id stable for one request: "weekly-<iso week>-<hash of window,

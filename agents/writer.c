@@ -41,7 +41,7 @@ static int writer_handle(struct agent *a, const struct msg *m, char **err)
 	report_basename(run, base, sizeof(base));
 	char *md = report_markdown(run, final);
 	char *ddir = xasprintf("%s/reports/drafts", a->env->data_dir);
-	char *dpath = NULL, *mpath = NULL, *jpath = NULL;
+	char *dpath = NULL, *mpath = NULL, *jpath = NULL, *jtext = NULL;
 	int r = write_text(a, ddir, jstr(run, "run_id"), ".md", md, &dpath, err);
 	if (r == 0 && final) {
 		char *fdir = a->env->report_dir ? xstrdup(a->env->report_dir) :
@@ -53,7 +53,7 @@ static int writer_handle(struct agent *a, const struct msg *m, char **err)
 		r = write_text(a, fdir, base, ".json", js, &jpath, err);
 		if (r == 0)
 			r = write_text(a, fdir, base, ".md", md, &mpath, err);
-		free(js);
+		jtext = js;
 		free(fdir);
 	}
 	if (r == 0 && final) {
@@ -70,6 +70,10 @@ static int writer_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_AddStringToObject(raw, "report_md", mpath);
 		cJSON_AddStringToObject(raw, "report_json", jpath);
 		cJSON_AddStringToObject(raw, "draft", dpath);
+		/* the report itself travels too: a run followed from another
+		 * host writes it there (agents/pm_notify.h) */
+		cJSON_AddStringToObject(raw, "md_text", md);
+		cJSON_AddStringToObject(raw, "json_text", jtext);
 		cJSON_AddNumberToObject(c, "confidence_score", 1);
 		cJSON_AddNumberToObject(c, "data_freshness_hours", 0);
 		cJSON_AddArrayToObject(c, "warnings");
@@ -88,6 +92,7 @@ static int writer_handle(struct agent *a, const struct msg *m, char **err)
 			  dpath);
 	}
 	free(md);
+	free(jtext);
 	free(ddir);
 	free(dpath);
 	free(mpath);

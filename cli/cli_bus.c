@@ -669,10 +669,21 @@ int cmd_validate(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+struct gc_tally {
+	bool dry;
+	size_t dropped, read, dead;
+};
+
 static void gc_report(void *ctx, const char *what, const char *path)
 {
-	bool dry = *(bool *)ctx;
-	printf("%s ", dry ? "would remove" : "removed");
+	struct gc_tally *t = ctx;
+	if (!strcmp(what, BUS_GC_DROPPED))
+		t->dropped++;
+	else if (!strcmp(what, BUS_GC_READ))
+		t->read++;
+	else if (!strcmp(what, BUS_GC_DEAD))
+		t->dead++;
+	printf("%s ", t->dry ? "would remove" : "removed");
 	put_safe(stdout, path);
 	printf(" (%s)\n", what);
 }
@@ -681,16 +692,17 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 {
 	static const char *const fl[] = { "--dry-run", NULL };
 	struct cli_opts o = { argc, argv, 1, "gc", NULL, fl, 0 };
-	bool dry = false;
+	struct gc_tally t = { 0 };
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
 		if (!name)
 			return cli_fail(EXIT_USAGE, "gc", "unexpected argument %s", val);
-		dry = true;
+		t.dry = true;
 	}
 	if (r < 0)
 		return EXIT_USAGE;
+	bool dry = t.dry;
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0)
 		return EXIT_FAIL;
@@ -698,19 +710,24 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 	char *err = NULL;
 	int64_t now = util_now_ns();
 	struct cache *c = NULL;
-	int r2 = bus_gc(b, dry, now, gc_report, &dry, &err);
+	int r2 = bus_gc(b, dry, now, gc_report, &t, &err);
 	if (r2 == 0)
-		r2 = log_gc(cli->log_dir, now, dry, gc_report, &dry, &err);
+		r2 = log_gc(cli->log_dir, now, dry, gc_report, &t, &err);
 	if (r2 == 0 && (r2 = cache_open(cli->data_dir, &c, &err)) == 0)
-		r2 = cache_gc(c, now, dry, gc_report, &dry, &err);
+		r2 = cache_gc(c, now, dry, gc_report, &t, &err);
 	cache_free(&c);
 	if (r2 == 0)
-		r2 = wf_reports_gc(cli->data_dir, now, dry, gc_report, &dry, &err);
+		r2 = wf_reports_gc(cli->data_dir, now, dry, gc_report, &t, &err);
 	if (r2 < 0) {
 		cli_fail(EXIT_FAIL, "gc", "%s", err);
 		free(err);
 		return EXIT_FAIL;
 	}
+	/* what happened to the messages waiting over 24 hours, counted */
+	printf("%s over 24 hours: %zu heartbeats and status messages dropped, %zu "
+	       "replies to the operator marked read, %zu to the dead letters\n",
+	       dry ? "would do with messages waiting" : "messages waiting", t.dropped,
+	       t.read, t.dead);
 	return EXIT_OK;
 }
 

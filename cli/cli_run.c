@@ -13,6 +13,7 @@
 #include "agents/data_tools.h"
 #include "agents/llm_agent.h"
 #include "agents/market.h"
+#include "agents/pm_notify.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/util.h"
@@ -115,52 +116,46 @@ void run_opts_release(struct run_opts *o)
 	o->req.npairs = 0;
 }
 
-static int count_tasks(const cJSON *run, const char *status)
-{
-	int n = 0;
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		const cJSON *s = cJSON_GetObjectItem(t, "status");
-		if (!status || (cJSON_IsString(s) && !strcmp(s->valuestring, status)))
-			n++;
-	}
-	return n;
-}
-
 static const char *run_status(const cJSON *run)
 {
 	const cJSON *s = cJSON_GetObjectItem(run, "status");
 	return cJSON_IsString(s) ? s->valuestring : "starting";
 }
 
-/* One progress line (plain) or a bar (terminal) on stderr. */
+/* One progress line (plain) or a bar (terminal) on stderr: the run's, or
+ * (--attach) the line the product_manager sent. */
 static void show_progress(const cJSON *run, bool tty, char *last, size_t size)
 {
-	int total = count_tasks(run, NULL), done = count_tasks(run, "done");
-	int failed = count_tasks(run, "failed"), queued = count_tasks(run, "queued");
-	int reassigned = cJSON_GetArraySize(cJSON_GetObjectItem(run, "failures"));
+	int total = wf_count_tasks(run, NULL);
+	int finished = wf_count_tasks(run, "done") + wf_count_tasks(run, "failed");
 	const char *st = run_status(run);
 	char line[256];
-	char ids[160];
-	int paused = wf_awaiting_approval(run, ids, sizeof(ids));
-	/* Which tasks wait for the operator (their LLM budget is spent). */
-	snprintf(line, sizeof(line), "%s: %d/%d tasks done, %d failed, %d queued, "
-		 "%d reassignments/failures%s%s", st, done, total, failed, queued, reassigned,
-		 paused ? ", awaiting approval: " : "", paused ? ids : "");
+	const cJSON *given = cJSON_GetObjectItem(run, "progress_line");
+	if (cJSON_IsString(given)) {
+		util_strlcpy(line, given->valuestring, sizeof(line));
+		total = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "items_total"));
+		finished = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "items_done"));
+	} else {
+		wf_progress_line(run, line, sizeof(line));
+	}
 	if (!strcmp(line, last))
 		return;
 	util_strlcpy(last, line, size);
 	if (tty) {
-		int width = 30, fill = total ? (done + failed) * width / total : 0;
-		if (!strcmp(st, "done"))
+		char *clean = *line ? util_sanitize(line, strlen(line), false) : xstrdup("");
+		int width = 30, fill = total > 0 ? finished * width / total : 0;
+		if (fill < 0 || fill > width || !strcmp(st, "done"))
 			fill = width;
 		fprintf(stderr, "\r[%.*s%.*s] %-70s", fill,
 			"##############################", width - fill,
-			"..............................", line);
+			"..............................", clean);
 		if (!strcmp(st, "done"))
 			fputc('\n', stderr);
+		free(clean);
 	} else {
-		fprintf(stderr, "%s\n", line);
+		char *clean = *line ? util_sanitize(line, strlen(line), false) : xstrdup("");
+		fprintf(stderr, "%s\n", clean);
+		free(clean);
 	}
 	fflush(stderr);
 }
@@ -178,7 +173,15 @@ static void progress_cb(void *ctx, const cJSON *run)
 
 static int run_weekly(struct cli *cli, int argc, char **argv)
 {
-	struct cli_opts o = { argc, argv, 2, "run", run_value_options, run_flag_options, 0 };
+	/* run's own flag beside the options it shares with the console */
+	const char *fl[8];
+	size_t nfl = 0;
+	for (size_t i = 0; run_flag_options[i] && nfl + 2 < ARRAY_SIZE(fl); i++)
+		fl[nfl++] = run_flag_options[i];
+	fl[nfl++] = "--attach";
+	fl[nfl] = NULL;
+	bool attach = false;
+	struct cli_opts o = { argc, argv, 2, "run", run_value_options, fl, 0 };
 	struct run_opts ropts;
 	run_opts_init(&ropts);
 	const struct host_opts *ro = &ropts.host;
@@ -190,6 +193,10 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 			run_opts_release(&ropts);
 			return cli_fail(EXIT_USAGE, "run", "unexpected argument %s", val);
 		}
+		if (!strcmp(name, "--attach")) {
+			attach = true;
+			continue;
+		}
 		if (run_option(&ropts, "run", name, val) < 0) {
 			run_opts_release(&ropts);
 			return EXIT_USAGE;
@@ -200,6 +207,12 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	run_opts_finish(&ropts);
+	if (attach && ropts.host.nfaults) {
+		run_opts_release(&ropts);
+		return cli_fail(EXIT_USAGE, "run", "--inject-fault needs the agents here; with "
+				"--attach they run elsewhere");
+	}
+	ropts.host.no_mcp = attach; /* no agent here uses their tools */
 	struct agent_env env;
 	if (host_setup(cli, &env, ro) < 0) {
 		host_teardown(&env);
@@ -224,8 +237,10 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 	char run_id[96];
 	char *err = NULL;
 	cJSON *run = NULL;
-	int k = host_run_weekly(&env, b, req, run_id, sizeof(run_id), progress_cb, &pc, &run,
-				&err);
+	int k = attach ? host_attach_weekly(&env, b, req, run_id, sizeof(run_id), progress_cb,
+					    &pc, &run, &err)
+		       : host_run_weekly(&env, b, req, run_id, sizeof(run_id), progress_cb, &pc,
+					 &run, &err);
 	int rc = EXIT_FAIL;
 	if (k == HOST_RUN_WAS_DONE)
 		fprintf(stderr, "madf: run %s is done already (--fresh runs it again)\n", run_id);
@@ -233,7 +248,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 		const cJSON *md = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "report"), "md");
 		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
 		rc = EXIT_OK;
-		int failed = count_tasks(run, "failed");
+		int failed = wf_count_tasks(run, "failed");
 		if (failed) {
 			/* The report is written and names them; the exit status
 			 * says the run did not do all it was asked. */
@@ -248,7 +263,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 					sbuf_addf(&ids, "%s%s", ids.len ? ", " : "", id->valuestring);
 			}
 			rc = cli_fail(EXIT_FAIL, "run", "run %s finished with %d of %d tasks failed: %s "
-				      "(the report names them)", run_id, failed, count_tasks(run, NULL),
+				      "(the report names them)", run_id, failed, wf_count_tasks(run, NULL),
 				      ids.data);
 			sbuf_release(&ids);
 		}

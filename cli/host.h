@@ -75,5 +75,17 @@ int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req
 		    char *run_id, size_t size,
 		    void (*progress)(void *ctx, const cJSON *run), void *ctx,
 		    cJSON **run_out, char **err);
+/* The same with no agent here (tui/host_attach.c): the trigger names an
+ * inbox of this run (wf_notify_inbox) where the product_manager, wherever
+ * it runs, sends the run's progress and its final report; progress gets a
+ * run with "status", "progress_line", "items_done" and "items_total" for
+ * each progress message, and the report is written under env's report
+ * directory. *run_out: "status", "report" {"md": the local path} and
+ * "tasks" (their statuses). Fails when nothing is heard for the run's time
+ * limit. */
+int host_attach_weekly(struct agent_env *env, struct bus *b, struct wf_request *req,
+		       char *run_id, size_t size,
+		       void (*progress)(void *ctx, const cJSON *run), void *ctx,
+		       cJSON **run_out, char **err);
 
 #endif

@@ -26,9 +26,10 @@ const struct cli_cmd cli_commands[] = {
 	  "the operator console (the default on a terminal); embeds the agents and "
 	  "starts the weekly run (as `run weekly` would) unless --attach; --read-only "
 	  "attaches and changes nothing", cmd_console },
-	{ "run", "weekly " RUN_WEEKLY_OPTIONS,
+	{ "run", "weekly " RUN_WEEKLY_OPTIONS " [--attach]",
 	  "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
-	  "when a model and key are configured; MADF_LLM=off for the deterministic agents)",
+	  "when a model and key are configured; MADF_LLM=off for the deterministic agents); "
+	  "--attach: the agents run elsewhere (madf agent NAME), the report is written here",
 	  cmd_run },
 	{ "runs", "[--json]",
 	  "list the runs (the product_manager's state): status, time in that phase, tasks, "

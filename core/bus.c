@@ -1,6 +1,7 @@
 /* Bus front end: configuration, validation and limits common to every
  * transport, then dispatch to the transport. */
 #include "core/bus.h"
+#include "core/bus_drop.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -397,6 +398,16 @@ const char *bus_owner(struct bus *b)
 bool bus_owner_gone(struct bus *b, const char *owner)
 {
 	return b->t->owner_gone(b, owner);
+}
+
+enum bus_gc_fate bus_gc_fate(const char *agent, const char *type)
+{
+	int t = type ? msg_type_from_name(type) : -1;
+	if (t >= 0 && bus_drop_type((enum msg_type)t))
+		return BUS_GC_FATE_DROP;
+	if (agent && !strcmp(agent, "operator"))
+		return BUS_GC_FATE_READ;
+	return BUS_GC_FATE_DEAD;
 }
 
 int64_t bus_backoff_ms(const struct bus_config *cfg, int n)

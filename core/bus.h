@@ -156,6 +156,15 @@ struct bus_transport {
 	int (*monitor_fd)(struct bus_monitor *m);
 	int (*monitor_process)(struct bus_monitor *m);
 	void (*monitor_stats)(struct bus_monitor *m, struct bus_stats *out);
+	/* Logs on the bus (NULL: the transport keeps none; logs stay in the
+	 * local files). */
+	int (*log_append)(struct bus *b, const char *agent, const char *category,
+			  const char *line, size_t len);
+	int (*log_each)(struct bus *b, const char *agent, uint64_t after,
+			int (*fn)(void *ctx, const char *category, const char *line,
+				  size_t len, uint64_t seq),
+			void *ctx, uint64_t *last, char **err);
+	int (*log_agents)(struct bus *b, char ***out, size_t *n, char **err);
 	const char *(*owner)(struct bus *b);
 	bool (*owner_gone)(struct bus *b, const char *owner);
 	void (*close)(struct bus *b);
@@ -269,8 +278,19 @@ int bus_requeue(struct bus *b, const char *id, const char *json, size_t len,
  * due retries (agent NULL: every agent). */
 int bus_sweep(struct bus *b, const char *agent, char **err);
 /* Retention: processed 7 days, dead letters and the trash 30 days,
- * outbox and broadcast copies 7 days, waiting messages older than 24 h to
- * the dead letters, temporary files older than an hour. */
+ * outbox and broadcast copies 7 days, temporary files older than an hour;
+ * messages waiting over 24 h: heartbeats and status messages dropped and
+ * counted as expired ones are (reason "retention"), replies in the
+ * operator's inbox marked read (processed), the rest to the dead letters
+ * (reason "retention"). report's `what` for those three is one of the
+ * BUS_GC_* strings, so that a caller can count them. */
+#define BUS_GC_DROPPED "heartbeat or status message waiting over 24 hours, dropped"
+#define BUS_GC_READ "reply to the operator waiting over 24 hours, marked read"
+#define BUS_GC_DEAD "waiting over 24 hours, to the dead letters"
+enum bus_gc_fate { BUS_GC_FATE_DROP, BUS_GC_FATE_READ, BUS_GC_FATE_DEAD };
+/* What retention does with a message of type (its name; NULL if unknown)
+ * waiting in agent's inbox over 24 hours. */
+enum bus_gc_fate bus_gc_fate(const char *agent, const char *type);
 int bus_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	   void (*report)(void *ctx, const char *what, const char *path),
 	   void *ctx, char **err);
@@ -303,6 +323,32 @@ int bus_parse_stored(const char *name, const char *buf, size_t len, struct msg *
 /* Why a parsed message cannot be delivered to agent's consumer, or NULL
  * when it can: "misrouted" or "expired", with *error (caller frees). */
 const char *bus_undeliverable(const struct msg *m, const char *agent, char **error);
+
+/* Logs on the bus. On NATS each agent's structured log lines also go to
+ * a stream of its own (see man/madf-messages.5), so that the console and
+ * the learning system see every agent's log wherever it ran; the file bus
+ * keeps none (its logs are the local files under the log directory). */
+bool bus_carries_logs(const struct bus *b);
+/* Publishes one log line of agent (category: log_cat_name's), without
+ * waiting; best effort, -1 when it could not be queued. */
+int bus_log_append(struct bus *b, const char *agent, const char *category,
+		   const char *line, size_t len);
+/* A sink for agent_log_set_sink (core/log.h): ctx is the bus. */
+void bus_log_sink(void *ctx, const char *agent, const char *category,
+		  const char *line, size_t len);
+/* Brings the local copy of the bus's logs under dir up to date: every
+ * agent's lines as <dir>/agents/<agent>/<category>/<YYYY-MM-DD>.jsonl (the
+ * line's date), the layout of a log directory, so that what reads a log
+ * directory reads dir. Only the lines not copied yet are fetched (the last
+ * sequence copied is kept per agent in <dir>/.seq/); concurrent calls on
+ * one dir take turns. On a bus without logs, does nothing. Returns 0, or
+ * -1 with *err. */
+int bus_log_mirror(struct bus *b, const char *dir, char **err);
+/* Where a process with data_dir reads every agent's log: <data_dir>/
+ * bus-logs when the bus carries logs (brought up to date first; *err
+ * says why it could not be, and the copy so far is read), else log_dir.
+ * Caller frees. */
+char *bus_log_root(struct bus *b, const char *data_dir, const char *log_dir, char **err);
 
 /* The default agents whose inboxes always exist. */
 extern const char *const bus_default_agents[];

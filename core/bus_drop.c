@@ -24,7 +24,7 @@ static char *drop_path(const char *root)
 	return xasprintf("%s/dropped/expired.jsonl", root);
 }
 
-char *bus_drop_line(const struct msg *m, const char *agent)
+char *bus_drop_line(const struct msg *m, const char *agent, const char *reason)
 {
 	char now[40];
 	util_iso8601(util_now_ns(), now, sizeof(now));
@@ -37,6 +37,7 @@ char *bus_drop_line(const struct msg *m, const char *agent)
 	cJSON_AddStringToObject(o, "sent", m->timestamp ? m->timestamp : "");
 	cJSON_AddNumberToObject(o, "timeout_s", (double)m->timeout_s);
 	cJSON_AddStringToObject(o, "dropped_at", now);
+	cJSON_AddStringToObject(o, "reason", reason ? reason : "expired");
 	char *line = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	char *buf = xasprintf("%s\n", line);
@@ -44,9 +45,10 @@ char *bus_drop_line(const struct msg *m, const char *agent)
 	return buf;
 }
 
-void bus_drop_note(const char *root, const struct msg *m, const char *agent)
+void bus_drop_note(const char *root, const struct msg *m, const char *agent,
+		   const char *reason)
 {
-	char *buf = bus_drop_line(m, agent);
+	char *buf = bus_drop_line(m, agent, reason);
 	size_t len = strlen(buf) - 1;
 	char *path = drop_path(root);
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);

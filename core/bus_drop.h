@@ -1,6 +1,7 @@
 /* Expiry. Expired heartbeats and status messages: dropped, not dead-lettered (a
  * dead letter means something failed; a heartbeat nobody read in time
- * means nothing), and counted. Each drop appends one JSON line to
+ * means nothing), and counted; so are those bus_gc finds waiting past
+ * retention (reason "retention"). Each drop appends one JSON line to
  * messages/dropped/expired.jsonl; the count is that file's lines, read
  * incrementally. Internal to the bus. */
 #ifndef MADF_BUS_DROP_H
@@ -16,12 +17,14 @@
 bool bus_drop_type(enum msg_type t);
 
 /* m's record as one JSON line, newline included (caller frees): id, type,
- * from, to, inbox (agent), sent, timeout_s, dropped_at (now). */
-char *bus_drop_line(const struct msg *m, const char *agent);
+ * from, to, inbox (agent), sent, timeout_s, dropped_at (now), reason
+ * ("expired" on receipt, "retention" by bus_gc; NULL: "expired"). */
+char *bus_drop_line(const struct msg *m, const char *agent, const char *reason);
 
-/* Appends m's line (id, type, from, to, inbox, sent, dropped_at) under
- * root (<data_dir>/messages). Best effort: the drop itself is done. */
-void bus_drop_note(const char *root, const struct msg *m, const char *agent);
+/* Appends m's line (as bus_drop_line's) under root (<data_dir>/messages).
+ * Best effort: the drop itself is done. */
+void bus_drop_note(const char *root, const struct msg *m, const char *agent,
+		   const char *reason);
 
 /* Lines counted so far and where the count stopped. Zero it to start. */
 struct bus_drop_counter {

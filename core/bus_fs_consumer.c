@@ -465,7 +465,7 @@ static struct msg *claim_check(struct bus_consumer *c, const char *ppath,
 	if (reason && !strcmp(reason, "expired") && bus_drop_type(m->type) &&
 	    unlink(ppath) == 0) {
 		/* nobody needs a stale heartbeat: dropped and counted */
-		bus_drop_note(FS(b)->root, m, c->agent);
+		bus_drop_note(FS(b)->root, m, c->agent, "expired");
 		struct bus_fname f;
 		if (bus_fname_parse(name, &f) == 0 && f.attempts > 0)
 			fsbus_attempts_drop(b, c->agent, f.id);

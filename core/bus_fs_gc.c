@@ -1,5 +1,6 @@
 /* The file-system transport: retention (bus_gc). */
 #include "core/bus_fs_priv.h"
+#include "core/bus_drop.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -54,6 +55,71 @@ static int64_t ctime_ns(const char *path)
 	if (lstat(path, &st) < 0)
 		return INT64_MAX;
 	return (int64_t)st.st_ctim.tv_sec * NS_PER_S + st.st_ctim.tv_nsec;
+}
+
+/* Failure records of a message that leaves the inbox other than as a dead
+ * letter. */
+static void forget_attempts(struct gc_ctx *g, const struct bus_entry *e)
+{
+	struct bus_fname f;
+	if (bus_fname_parse(e->name, &f) == 0 && f.attempts > 0)
+		fsbus_attempts_drop(g->b, e->agent, f.id);
+}
+
+/* A message waiting past retention whose fate is to be dropped: recorded
+ * as an expired one is, then unlinked. 0, or -1 when it cannot be read as
+ * a message (then it is a dead letter after all). */
+static int gc_drop(struct gc_ctx *g, const struct bus_entry *e)
+{
+	char *buf = NULL, *error = NULL;
+	size_t len = 0;
+	struct msg *m = NULL;
+	if (util_read_file(e->path, g->b->cfg.max_bytes, &buf, &len, &error) < 0 ||
+	    msg_parse(buf, len, &m, NULL) < 0) {
+		free(buf);
+		free(error);
+		return -1;
+	}
+	free(buf);
+	if (unlink(e->path) == 0) {
+		bus_drop_note(FS(g->b)->root, m, e->agent, "retention");
+		forget_attempts(g, e);
+	}
+	msg_free(&m);
+	return 0;
+}
+
+static void gc_waiting(struct gc_ctx *g, const struct bus_entry *e)
+{
+	enum bus_gc_fate f = bus_gc_fate(e->agent, e->type);
+	if (f == BUS_GC_FATE_DROP) {
+		if (g->dry_run || gc_drop(g, e) == 0) {
+			g->report(g->ctx, BUS_GC_DROPPED, e->path);
+			return;
+		}
+		f = BUS_GC_FATE_DEAD;
+	}
+	if (f == BUS_GC_FATE_READ) {
+		/* as an ack would: into processed/<today>/ */
+		char date[16];
+		util_date(util_now_ns(), date, sizeof(date));
+		char *pr = fsbus_qpath(g->b, "processed", NULL);
+		char *dir = xasprintf("%s/%s", pr, date);
+		int r = g->dry_run ? 0 : fsbus_move_into(e->path, dir, e->name, NULL, NULL);
+		free(dir);
+		free(pr);
+		if (r == 0) {
+			if (!g->dry_run)
+				forget_attempts(g, e);
+			g->report(g->ctx, BUS_GC_READ, e->path);
+			return;
+		}
+	}
+	g->report(g->ctx, BUS_GC_DEAD, e->path);
+	if (!g->dry_run)
+		fsbus_dead_letter(g->b, e->path, e->name, e->agent, "retention",
+				  "waited in the inbox over 24 hours", NULL,
+				  e->message_id, NULL, NULL);
 }
 
 static void gc_noop(void *ctx, const char *what, const char *path)
@@ -118,16 +184,14 @@ int fsbus_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	if (d)
 		closedir(d);
 	free(bd);
-	/* waiting over 24 hours: to the dead letters, never deleted */
-	fsbus_list(b, BUS_Q_INBOX, NULL, false, &v, &n, NULL);
+	/* waiting over 24 hours: a heartbeat or status message dropped and
+	 * counted, a reply to the operator marked read, the rest to the dead
+	 * letters; nothing else deleted */
+	fsbus_list(b, BUS_Q_INBOX, NULL, true, &v, &n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		if (now_ns - v[i].enqueued_ns <= days_ns(1))
 			continue;
-		g.report(g.ctx, "waiting over 24 hours, to the dead letters", v[i].path);
-		if (!dry_run)
-			fsbus_dead_letter(b, v[i].path, v[i].name, v[i].agent, "retention",
-					  "waited in the inbox over 24 hours", NULL,
-					  v[i].message_id, NULL, NULL);
+		gc_waiting(&g, &v[i]);
 	}
 	bus_entries_free(v, n);
 	bus_trash_gc(b, dry_run, now_ns, g.report, g.ctx);

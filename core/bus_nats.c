@@ -179,14 +179,14 @@ static int url_split(struct natsbus *nb, const char *url, char ***servers,
 }
 
 /* MADF_NATS_REPLICAS: 1 (one server) to 5; 3 in a cluster. */
-static int64_t replicas(void)
+int64_t nats_replicas(void)
 {
 	const char *r = getenv("MADF_NATS_REPLICAS");
 	long v = r && *r ? strtol(r, NULL, 10) : 1;
 	return v >= 1 && v <= 5 ? v : 1;
 }
 
-static int add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
+int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 {
 	jsErrCode jerr = 0;
 	jsStreamInfo *si = NULL;
@@ -286,15 +286,15 @@ int bus_nats_open(struct bus *b, char **err)
 		sc.MaxAge = 30LL * 86400 * NS_PER_S;
 		sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
 		sc.AllowDirect = true;
-		sc.Replicas = replicas();
-		r = add_stream(nb, &sc, err);
+		sc.Replicas = nats_replicas();
+		r = nats_add_stream(nb, &sc, err);
 		if (r == 0) {
 			att_stream(nb, name, sizeof(name));
 			snprintf(subj, sizeof(subj), "%s.att.>", nb->prefix);
 			sc.Name = name;
 			sc.MaxMsgsPerSubject = 10;
 			sc.MaxMsgSize = 64 * 1024;
-			r = add_stream(nb, &sc, err);
+			r = nats_add_stream(nb, &sc, err);
 		}
 		if (r == 0) {
 			/* expired heartbeats dropped: one record each (the
@@ -309,8 +309,8 @@ int bus_nats_open(struct bus *b, char **err)
 			sc.Storage = js_FileStorage;
 			sc.MaxMsgs = DROP_KEEP;
 			sc.MaxMsgSize = 64 * 1024;
-			sc.Replicas = replicas();
-			r = add_stream(nb, &sc, err);
+			sc.Replicas = nats_replicas();
+			r = nats_add_stream(nb, &sc, err);
 		}
 	}
 	char host[64] = "";
@@ -326,6 +326,13 @@ static void nats_close(struct bus *b)
 	struct natsbus *nb = NB(b);
 	if (!nb)
 		return;
+	if (nb->js && atomic_load(&nb->log_sent)) {
+		/* log lines published asynchronously: stored before we go */
+		jsPubOptions po;
+		jsPubOptions_Init(&po);
+		po.MaxWait = API_WAIT_MS;
+		js_PublishAsyncComplete(nb->js, &po);
+	}
 	jsCtx_Destroy(nb->js);
 	if (nb->nc) {
 		natsConnection_Flush(nb->nc);
@@ -345,6 +352,9 @@ static void nats_close(struct bus *b)
 	for (size_t i = 0; i < nb->nensured; i++)
 		free(nb->ensured[i]);
 	free(nb->ensured);
+	for (size_t i = 0; i < nb->nlogs; i++)
+		free(nb->logs[i]);
+	free(nb->logs);
 	free(nb->where);
 	free(nb->secret);
 	free(nb->user);
@@ -384,9 +394,9 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 	sc.Discard = js_DiscardNew;
 	sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);
 	sc.AllowDirect = true;
-	sc.Replicas = replicas();
+	sc.Replicas = nats_replicas();
 	sc.RePublish = &rp;
-	if (add_stream(nb, &sc, err) < 0)
+	if (nats_add_stream(nb, &sc, err) < 0)
 		return -1;
 	for (int p = 0; p < 4; p++) {
 		char durable[NATS_NAME_MAX], filter[NATS_NAME_MAX];
@@ -486,6 +496,26 @@ static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr
 	}
 	*st = s;
 	return s == NATS_OK ? 0 : -1;
+}
+
+int nats_publish_drop(struct bus *b, const struct msg *m, const char *agent,
+		      const char *reason, const char *dedup, char **err)
+{
+	struct natsbus *nb = NB(b);
+	char subj[NATS_NAME_MAX];
+	snprintf(subj, sizeof(subj), "%s.dropped.%s", nb->prefix, agent);
+	char *line = bus_drop_line(m, agent, reason);
+	natsMsg *nm = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = natsMsg_Create(&nm, subj, NULL, line, (int)strlen(line) - 1);
+	if (s == NATS_OK)
+		publish(b, nm, dedup, &jerr, &s, NULL);
+	natsMsg_Destroy(nm);
+	free(line);
+	if (s != NATS_OK)
+		return nats_fail(nb, err, s, jerr, "cannot record a dropped message of %s",
+				 agent);
+	return 0;
 }
 
 int nats_publish_inbox(struct bus *b, const struct msg *m, const char *agent,
@@ -843,23 +873,12 @@ static int claimed_dead(struct bus_consumer *c, const char *reply, uint64_t seq,
 static int claimed_drop(struct bus_consumer *c, const char *reply, uint64_t seq,
 			int nd, const struct msg *m, char **err)
 {
-	struct natsbus *nb = NB(c->bus);
-	char subj[NATS_NAME_MAX];
-	snprintf(subj, sizeof(subj), "%s.dropped.%s", nb->prefix, c->agent);
-	char *line = bus_drop_line(m, c->agent);
 	char *dedup = xasprintf("drop:%s:%llu", c->stream, (unsigned long long)seq);
-	natsMsg *nm = NULL;
-	jsErrCode jerr = 0;
-	natsStatus s = natsMsg_Create(&nm, subj, NULL, line, (int)strlen(line) - 1);
-	if (s == NATS_OK)
-		publish(c->bus, nm, dedup, &jerr, &s, NULL);
-	natsMsg_Destroy(nm);
+	int r = nats_publish_drop(c->bus, m, c->agent, "expired", dedup, err);
 	free(dedup);
-	free(line);
-	if (s != NATS_OK)
-		return nats_fail(nb, err, s, jerr, "cannot record a dropped message of %s",
-				 c->agent);
-	int r = answer(c, reply, "+ACK", true, err);
+	if (r < 0)
+		return -1;
+	r = answer(c, reply, "+ACK", true, err);
 	if (r == 0 && nd > 1)
 		att_drop(c, seq);
 	return r;
@@ -1063,6 +1082,9 @@ const struct bus_transport bus_nats_transport = {
 	.monitor_fd = nats_monitor_fd,
 	.monitor_process = nats_monitor_process,
 	.monitor_stats = nats_monitor_stats,
+	.log_append = nats_log_append,
+	.log_each = nats_log_each,
+	.log_agents = nats_log_agents,
 	.owner = nats_owner,
 	.owner_gone = nats_owner_gone,
 	.close = nats_close,

@@ -10,11 +10,14 @@
  *                   heartbeats and system_status, counted, not dead
  *   failures        stream <P>_att, subjects <P>.att.<A>.<seq>: one
  *                   record per failed attempt (first and last failure)
+ *   logs            stream <P>_log_<A>, subjects <P>.log.<A>.<category>:
+ *                   the agent's structured log lines, limits retention
  * P is MADF_NATS_PREFIX (default "madf"). */
 #ifndef MADF_BUS_NATS_H
 #define MADF_BUS_NATS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +48,9 @@ struct natsbus {
 	size_t nensured;
 	char owner[96];
 	struct nats_bell *bells; /* kept until close: a callback may be running */
+	char **logs;          /* agents whose log stream this bus set up (lock) */
+	size_t nlogs;
+	atomic_bool log_sent; /* a log line was published asynchronously */
 };
 
 /* A consumer's doorbell: the inbox stream republishes the headers of each
@@ -64,6 +70,10 @@ void nats_dlq_stream(const struct natsbus *nb, char *buf, size_t size);
  * subjects <P>.dropped.<A>, one JSON record each (as bus_drop_note's line),
  * the newest DROP_KEEP kept; the count is the stream's last sequence. */
 void nats_drop_stream(const struct natsbus *nb, char *buf, size_t size);
+/* Records m, dropped from agent's inbox (reason "expired" or "retention"),
+ * in the drop stream; dedup makes a repeated drop count once. */
+int nats_publish_drop(struct bus *b, const struct msg *m, const char *agent,
+		      const char *reason, const char *dedup, char **err);
 #define DROP_KEEP 100000
 
 /* A one-line error from a NATS status (and JetStream code), the user and
@@ -94,6 +104,21 @@ int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
 natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq);
 const char *nats_hdr(natsMsg *m, const char *key); /* borrowed, or NULL */
 int64_t nats_parse_time(const char *s);             /* RFC 3339, ns */
+
+/* MADF_NATS_REPLICAS (1 to 5, default 1), and a stream created, or
+ * updated when it exists with another configuration. */
+int64_t nats_replicas(void);
+int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err);
+
+/* In bus_nats_log.c: each agent's log lines, stream <P>_log_<A>, subjects
+ * <P>.log.<A>.<category>, limits retention. */
+int nats_log_append(struct bus *b, const char *agent, const char *category,
+		    const char *line, size_t len);
+int nats_log_each(struct bus *b, const char *agent, uint64_t after,
+		  int (*fn)(void *ctx, const char *category, const char *line,
+			    size_t len, uint64_t seq),
+		  void *ctx, uint64_t *last, char **err);
+int nats_log_agents(struct bus *b, char ***out, size_t *n, char **err);
 
 /* In bus_nats_admin.c. */
 int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,

@@ -536,13 +536,38 @@ int nats_sweep(struct bus *b, const char *agent, char **err)
 	return 0;
 }
 
+/* A waiting message past retention, dropped: recorded in the drop stream
+ * as an expired one is, then deleted. 1 when it is not a readable
+ * message (then it is a dead letter after all). */
+static int gc_drop(struct bus *b, const struct bus_entry *e, char **err)
+{
+	struct msg *m = NULL;
+	char *buf = NULL;
+	size_t len;
+	if (nats_read(b, e, &buf, &len, err) < 0)
+		return -1;
+	int r = msg_parse(buf, len, &m, NULL) < 0 ? 1 : 0;
+	free(buf);
+	char *dedup = xasprintf("drop:%s", e->name);
+	if (r == 0)
+		r = nats_publish_drop(b, m, e->agent, "retention", dedup, err);
+	if (r == 0)
+		r = delete_entry(b, e, err);
+	free(dedup);
+	msg_free(&m);
+	return r;
+}
+
 int nats_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	    void (*report)(void *ctx, const char *what, const char *path),
 	    void *ctx, char **err)
 {
 	/* Dead letters expire by their stream's 30-day max age and failure
 	 * records likewise; acknowledged messages are not kept. What is left:
-	 * messages waiting over 24 hours go to the dead letters. */
+	 * messages waiting over 24 hours. A heartbeat or status message is
+	 * dropped and counted, a reply to the operator is taken as read (as
+	 * an ack would, it leaves the stream), the rest go to the dead
+	 * letters. */
 	struct bus_entry *v;
 	size_t n;
 	if (nats_list(b, BUS_Q_INBOX, NULL, true, &v, &n, err) < 0)
@@ -551,9 +576,20 @@ int nats_gc(struct bus *b, bool dry_run, int64_t now_ns,
 	for (size_t i = 0; i < n && r == 0; i++) {
 		if (now_ns - v[i].enqueued_ns <= 86400LL * 1000000000LL)
 			continue;
+		enum bus_gc_fate f = bus_gc_fate(v[i].agent, v[i].type);
+		if (f == BUS_GC_FATE_DROP && !dry_run && (r = gc_drop(b, &v[i], err)) == 1) {
+			f = BUS_GC_FATE_DEAD;
+			r = 0;
+		} else if (f == BUS_GC_FATE_READ && !dry_run) {
+			r = delete_entry(b, &v[i], err);
+		}
+		if (r < 0)
+			break;
 		if (report)
-			report(ctx, "waiting over 24 hours, to the dead letters", v[i].path);
-		if (!dry_run)
+			report(ctx, f == BUS_GC_FATE_DROP ? BUS_GC_DROPPED :
+				    f == BUS_GC_FATE_READ ? BUS_GC_READ : BUS_GC_DEAD,
+			       v[i].path);
+		if (f == BUS_GC_FATE_DEAD && !dry_run)
 			r = kill_entry(b, &v[i], "retention",
 				       "waited in the inbox over 24 hours", err);
 	}

@@ -42,6 +42,9 @@ struct agent_log {
 	pthread_mutex_t mu; /* guards files */
 	struct log_file files[LOG_CAT_COUNT];
 	atomic_size_t dropped;
+	void (*sink)(void *ctx, const char *agent, const char *category,
+		     const char *line, size_t len);
+	void *sink_ctx;
 };
 
 const char *log_cat_name(enum log_cat c)
@@ -118,6 +121,17 @@ void agent_log_free(struct agent_log **lp)
 size_t agent_log_dropped(const struct agent_log *l)
 {
 	return l ? atomic_load(&l->dropped) : 0;
+}
+
+void agent_log_set_sink(struct agent_log *l,
+			void (*sink)(void *ctx, const char *agent, const char *category,
+				     const char *line, size_t len),
+			void *ctx)
+{
+	if (!l)
+		return;
+	l->sink = sink;
+	l->sink_ctx = ctx;
 }
 
 const char *agent_log_agent(const struct agent_log *l)
@@ -335,6 +349,8 @@ void agent_vlog(struct agent_log *l, enum log_cat cat, enum log_level lvl,
 		ok = w == (ssize_t)len;
 	}
 	pthread_mutex_unlock(&l->mu);
+	if (l->sink)
+		l->sink(l->sink_ctx, l->agent, log_cat_name(cat), line, len - 1);
 	free(line);
 	if (!ok)
 		atomic_fetch_add(&l->dropped, 1);

@@ -71,6 +71,14 @@ void agent_log(struct agent_log *l, enum log_cat cat, enum log_level lvl,
 void agent_vlog(struct agent_log *l, enum log_cat cat, enum log_level lvl,
 		const char *event, const cJSON *fields, const char *fmt,
 		va_list ap) __attribute__((format(printf, 6, 0)));
+/* Also hands every line written (without its newline) to sink(ctx, agent,
+ * category name, line, len), after the local write: the bus carries them
+ * to other hosts (bus_log_sink, core/bus.h). sink NULL: only the files.
+ * Set it before the log is shared between threads; the sink must not log. */
+void agent_log_set_sink(struct agent_log *l,
+			void (*sink)(void *ctx, const char *agent, const char *category,
+				     const char *line, size_t len),
+			void *ctx);
 /* Lines that could not be written so far. */
 size_t agent_log_dropped(const struct agent_log *l);
 /* The agent name (borrowed, lives as long as l). */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/bus.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "tui/console.h"
@@ -117,10 +118,34 @@ static void logs_read(const char *path, int min_level, int64_t since_ns, struct 
 	free(buf);
 }
 
+/* Where the logs are read: the log directory, or on a bus that carries
+ * logs (NATS) the local copy of every agent's log, wherever it ran, brought
+ * up to date at most once a second. Caller frees. */
+static char logs_err[256];
+
+static char *logs_root(struct console *c)
+{
+	if (!bus_carries_logs(c->bus))
+		return xstrdup(c->cli->log_dir);
+	static int64_t last;
+	char *dir = xasprintf("%s/bus-logs", c->cli->data_dir);
+	if (util_mono_ns() - last >= 1000000000LL) {
+		last = util_mono_ns();
+		char *err = NULL;
+		logs_err[0] = '\0';
+		if (bus_log_mirror(c->bus, dir, &err) < 0)
+			util_strlcpy(logs_err, err ? err : "?", sizeof(logs_err));
+		free(err);
+	}
+	return dir;
+}
+
 unsigned view_logs_refresh(struct console *c)
 {
 	struct console_rows *r = &c->rows[VIEW_LOGS];
-	char *dir = xasprintf("%s/agents/%s", c->cli->log_dir, c->log_agent);
+	char *root = logs_root(c);
+	char *dir = xasprintf("%s/agents/%s", root, c->log_agent);
+	free(root);
 	char **files = NULL;
 	size_t nf = logs_files(dir, &files);
 	struct sbuf sig;
@@ -294,11 +319,19 @@ void view_logs_draw(struct console *c, int y0, int y1)
 	snprintf(line, sizeof(line), " logs of %s   level %s and above   %s   follow %s", c->log_agent,
 		 levels[c->log_level & 3], window, c->log_follow ? "on" : "off");
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
-	/* where they come from: the log directory of the bus watched */
-	char *dir = xasprintf("%s/agents/%s", c->cli->log_dir, c->log_agent);
+	/* where they come from: the log directory, or the bus's logs copied */
+	bool onbus = bus_carries_logs(c->bus);
+	char *dir = xasprintf("%s/agents/%s", onbus ? "bus-logs" : c->cli->log_dir, c->log_agent);
 	struct stat st;
-	char *from = xasprintf(" from %s/%s   (:logs NAME, v level, f follow, :since 10m, Enter the line)",
-			       dir, stat(dir, &st) == 0 ? "" : " (no such directory)");
+	char *path = onbus ? xasprintf("%s/%s", c->cli->data_dir, dir) : xstrdup(dir);
+	const char *none = stat(path, &st) == 0 ? "" : onbus ? " (none yet)" : " (no such directory)";
+	char *from;
+	if (onbus && logs_err[0])
+		from = xasprintf(" from the bus, copied so far to %s: %s", path, logs_err);
+	else
+		from = xasprintf(" from %s%s/%s   (:logs NAME, v level, f follow, :since 10m, Enter the line)",
+				 onbus ? "the bus, copied to " : "", path, none);
+	free(path);
 	console_put(c, y0 + 1, 0, COLS, SLOT_DIM, from, true);
 	free(from);
 	free(dir);

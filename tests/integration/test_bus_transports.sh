@@ -248,26 +248,60 @@ bus_cases() {
 	esac
 }
 
-# gc_cases NAME: retention, a day later (after bus_cases, on its leftovers).
+# gc_cases NAME: retention, a day later (after bus_cases, on its leftovers,
+# with a reply to the operator, a status message and a task added).
 gc_cases() {
 	tr=$1
+	rid=$($MADF send --new-agent --from validator_agent --to operator --type task_acceptance \
+		--content '{"task_id":"t1","status":"accepted","estimated_completion":"2030-01-01T00:00:00Z","agent_capacity":0.5}')
+	sid=$($MADF send --new-agent --to t_gc --type system_status \
+		--content '{"agent_status":"healthy","cpu_usage_percent":1,"memory_usage_mb":10,"active_tasks":0,"completed_tasks_today":0,"error_count_today":0,"last_successful_operation":"2026-01-01T00:00:00Z","performance_metrics":{}}')
+	tid=$($MADF send --new-agent --to t_gc --type task_assignment --content \
+		'{"task_type":"market_data","focus_area":"USD/JPY","target_pairs":["USD/JPY"],"timeframe":"1w","data_sources":["ecb"],"deadline":"2030-01-01T00:00:00Z","output_format":"json"}')
+	ls=$($MADF ls inbox --json)
+	# what each waiting message should become, from its type and inbox
+	drop=$(jget "$ls" 'sum(e["type"] in ("heartbeat","system_status") for e in j)')
+	read=$(jget "$ls" 'sum(e["type"] not in ("heartbeat","system_status") and e["agent"]=="operator" for e in j)')
+	waiting=$(jget "$ls" 'len(j)')
+	dead_new=$((waiting - drop - read))
+	eq "[$tr] gc cases: the status message and the task wait" \
+		"$(jget "$ls" 'sorted(e["type"] for e in j if e["agent"]=="t_gc")')" "['system_status', 'task_assignment']"
+	eq "[$tr] gc cases: the reply to the operator waits" "$read" 1
 	st=$($MADF status --json)
-	waiting=$(jget "$st" 'sum(a["depth"] for a in j["inboxes"].values())')
 	dead=$(jget "$st" 'j["dead_letter"]')
+	dropped=$(jget "$st" 'j["expired_dropped"]')
 	out=$($DRV gc - 25 dry)
-	eq "[$tr] gc a day later would move every waiting message" \
-		"$(echo "$out" | grep -c 'waiting over 24 hours, to the dead letters')" "$waiting"
+	eq "[$tr] gc a day later would drop every heartbeat and status message" \
+		"$(echo "$out" | grep -c 'heartbeat or status message waiting over 24 hours, dropped')" "$drop"
+	eq "[$tr] would mark the reply to the operator read" \
+		"$(echo "$out" | grep -c 'reply to the operator waiting over 24 hours, marked read')" 1
+	eq "[$tr] would dead-letter the rest" \
+		"$(echo "$out" | grep -c 'waiting over 24 hours, to the dead letters')" "$dead_new"
 	st=$($MADF status --json)
-	eq "[$tr] a dry run moves nothing" "$(jget "$st" 'j["dead_letter"]')" "$dead"
+	eq "[$tr] a dry run moves nothing" "$(jget "$st" '(j["dead_letter"], j["expired_dropped"])')" "($dead, $dropped)"
 	$DRV gc - 25 >/dev/null
 	st=$($MADF status --json)
 	eq "[$tr] gc a day later empties the inboxes" \
 		"$(jget "$st" 'sum(a["depth"] for a in j["inboxes"].values())')" 0
-	eq "[$tr] into the dead letters" "$(jget "$st" 'j["dead_letter"]')" "$((dead + waiting))"
+	eq "[$tr] heartbeats and status messages are dropped and counted, not dead letters" \
+		"$(jget "$st" 'j["expired_dropped"]')" "$((dropped + drop))"
+	eq "[$tr] the rest into the dead letters" "$(jget "$st" 'j["dead_letter"]')" "$((dead + dead_new))"
 	dl=$($MADF ls dead-letter --json)
-	eq "[$tr] with reason retention" "$(jget "$dl" 'sorted(set(e["reason"] for e in j if e["original_inbox"]=="t_full"))')" "['retention']"
+	eq "[$tr] with reason retention: the task only" \
+		"$(jget "$dl" 'sorted((e["message_id"], e["reason"]) for e in j if e["original_inbox"] in ("t_gc","t_full","operator"))')" \
+		"[('$tid', 'retention')]"
+	out=$($MADF show "$rid" 2>&1)
+	case $tr in
+	file) has "[$tr] the reply to the operator is processed (read)" "$out" "queue:    processed" ;;
+	# WorkQueue retention: taken as read, it leaves the stream as an ack does
+	nats) has "[$tr] the reply to the operator left the stream (read)" "$out" "no message $rid" ;;
+	esac
+	out=$($MADF show "$sid" 2>&1)
+	has "[$tr] the status message is gone, not a dead letter" "$out" "no message $sid"
 	out=$($MADF gc --dry-run); rc=$?
 	eq "[$tr] madf gc --dry-run works" "$rc" 0
+	has "[$tr] and counts what it would do" "$out" \
+		"would do with messages waiting over 24 hours: 0 heartbeats and status messages dropped, 0 replies to the operator marked read, 0 to the dead letters"
 }
 
 # run_cases NAME: the weekly workflow (every agent, in one process) on a
