@@ -9,7 +9,7 @@
 
 #include "agents/pm_notify.h"
 #include "core/util.h"
-#include "tui/host.h"
+#include "cli/host.h"
 #include "core/banned.h"
 
 static const char *sget(const cJSON *o, const char *k)
