@@ -275,6 +275,21 @@ unsigned view_reports_back(struct console *c);
 unsigned view_tools_refresh(struct console *c);
 void view_tools_draw(struct console *c, int y0, int y1);
 
+/* Inside the console (tui/console*.c): rows kept and moved, the loop's
+ * pieces. */
+void console_rows_release(struct console_rows *r);
+/* Moves the cursor off a heading row, in direction dir (1 or -1) first. */
+void console_rows_skip_headings(struct console_rows *r, int dir);
+/* One key as the loop handles it; flags. */
+unsigned console_key(struct console *c, int ch);
+/* One wait (at most max_ms; -1: until the timer) for signals, bus events,
+ * the keyboard, a view's descriptor; flags. */
+unsigned console_pump(struct console *c, int max_ms);
+/* The frame flags call for: task answers, a reload, a draw. */
+void console_frame(struct console *c, unsigned f);
+/* The interactive loop, until quit. */
+int console_loop(struct console *c);
+
 /* Benchmark hooks (madf bench console, cli/cli_bench.c): a headless
  * console on the scripted mode's 120x40 virtual screen, in --attach mode
  * on cli's bus, driven in-process. One at a time per process. */
