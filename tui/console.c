@@ -1,10 +1,8 @@
-/* The operator console: the poll() reactor, keys, the command line, the
- * frame around the views. */
+/* The operator console: the poll() reactor, keys, the command and filter
+ * lines, the frame around the views. The views are tables of functions
+ * (struct view_ops, tui/views.c); nothing here names one. */
 #include <curses.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <langinfo.h>
-#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,47 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
 
-#include "agents/data_tools.h"
-#include "agents/runtime.h"
-#include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/console.h"
-#include "cli/host.h"
-#include "agents/known_agents.h"
 #include "core/banned.h"
 
 #define CONSOLE_MIN_COLS 80
 #define CONSOLE_MIN_ROWS 24
 #define CONSOLE_TICK_MS 500
-#define CONSOLE_SCRIPT_COLS 120
-#define CONSOLE_SCRIPT_ROWS 40
-
-const char *const console_view_titles[VIEW_COUNT] = {
-	"Overview", "Tasks", "Queues", "Logs", "Reports", "Tools",
-};
-
-/* The : commands, for completion (console_run_command runs them). */
-const char *const console_commands[] = {
-	"agent", "assign", "dlq", "help", "inbox", "logs", "messages", "overview", "processed",
-	"processing", "q", "quit", "report", "retry-to", "since", "tasks", "theme", "tools",
-	"trash",
-};
-const size_t console_ncommands = ARRAY_SIZE(console_commands);
 
 static void console_draw_title(struct console *c)
 {
 	move(0, 0);
 	console_put(c, 0, 0, COLS, SLOT_TITLE, " madf ", true);
 	int x = 6;
-	for (int v = 0; v < VIEW_COUNT; v++) {
-		char t[32];
-		snprintf(t, sizeof(t), " %d %s ", v + 1, console_view_titles[v]);
+	for (size_t v = 0; v < console_nviews; v++) {
+		char t[40];
+		snprintf(t, sizeof(t), " %zu %s ", v + 1, c->views[v].ops->title);
 		int w = (int)strlen(t);
-		console_put(c, 0, x, w, v == (int)c->view ? SLOT_TAB : SLOT_TITLE, t, false);
+		console_put(c, 0, x, w, v == c->view ? SLOT_TAB : SLOT_TITLE, t, false);
 		x += w;
 	}
 	char right[96];
@@ -83,15 +61,8 @@ static void console_draw(struct console *c)
 	} else if (c->mode == MODE_READER) {
 		console_reader_draw(c, y0, y1);
 	} else {
-		switch (c->view) {
-		case VIEW_OVERVIEW: view_overview_draw(c, y0, y1); break;
-		case VIEW_TASKS: view_tasks_draw(c, y0, y1); break;
-		case VIEW_QUEUES: view_queues_draw(c, y0, y1); break;
-		case VIEW_LOGS: view_logs_draw(c, y0, y1); break;
-		case VIEW_REPORTS: view_reports_draw(c, y0, y1); break;
-		case VIEW_TOOLS: view_tools_draw(c, y0, y1); break;
-		case VIEW_COUNT: break;
-		}
+		struct view *v = console_view(c);
+		v->ops->draw(c, v, y0, y1);
 	}
 	console_draw_bottom(c);
 	curs_set(c->mode == MODE_COMMAND || c->mode == MODE_FILTER ? 1 : 0);
@@ -99,29 +70,34 @@ static void console_draw(struct console *c)
 	doupdate();
 }
 
+/* The bus meters, which every view may use (the overview's, the queue
+ * counts, the agents Tab completes). */
+static void console_stats(struct console *c)
+{
+	bus_stats_release(&c->stats);
+	memset(&c->stats, 0, sizeof(c->stats));
+	if (c->mon) {
+		bus_monitor_stats(c->mon, &c->stats);
+	} else {
+		char *err = NULL;
+		if (bus_stats(c->bus, &c->stats, &err) < 0) {
+			console_status(c, true, "bus: %s", err);
+			free(err);
+		}
+	}
+}
+
 static unsigned console_reload(struct console *c)
 {
 	c->last_reload_ns = util_mono_ns();
-	unsigned f = view_overview_refresh(c); /* the meters feed every view */
-	switch (c->view) {
-	case VIEW_OVERVIEW: break;
-	case VIEW_TASKS: f |= view_tasks_refresh(c); break;
-	case VIEW_QUEUES: f |= view_queues_refresh(c); break;
-	case VIEW_LOGS: f |= view_logs_refresh(c); break;
-	case VIEW_REPORTS: f |= view_reports_refresh(c); break;
-	case VIEW_TOOLS: f |= view_tools_refresh(c); break;
-	case VIEW_COUNT: break;
-	}
+	console_stats(c);
+	unsigned f = 0;
+	for (size_t i = 0; i < console_nviews; i++)
+		f |= c->views[i].ops->load(c, &c->views[i], i == c->view);
 	return f;
 }
 
 /* ---- keys ---- */
-
-static void console_set_view(struct console *c, enum console_view v)
-{
-	c->view = v;
-	c->rows[v].hash = 0;
-}
 
 static void console_filter_set(struct console *c, const char *text)
 {
@@ -154,200 +130,30 @@ static void console_filter_set(struct console *c, const char *text)
 		c->re_literal = xstrdup(pat);
 }
 
-static unsigned console_refuse(struct console *c, enum console_op op);
-
-/* Why a queue action cannot run on what the queues view shows, or NULL. */
-static const char *console_queue_why(struct console *c, enum console_op op)
+unsigned console_confirm(struct console *c, struct view *v, enum console_op op, bool any_key,
+			 const char *fmt, ...)
 {
-	if (c->view != VIEW_QUEUES)
-		return "only in the queues view (:dlq)";
-	if (c->qkind == QUEUE_PROCESSED)
-		return "processed messages are history: read-only here";
-	if (c->qkind == QUEUE_TRASH)
-		return op == OP_RETRY ? NULL :
-		       op == OP_DELETE ? "already in the trash (madf gc purges it after 30 days); "
-					 "R restores" : "in the trash: R restores it first";
-	if (c->qkind == QUEUE_PROCESSING)
-		return "claimed messages cannot be changed; wait for the lease or kill in the inbox";
-	if ((op == OP_RETRY || op == OP_RETRY_TO || op == OP_EDIT) && c->qkind != QUEUE_DEAD)
-		return op == OP_EDIT ? "E edits dead letters (:dlq)" :
-		       op == OP_RETRY ? "R retries dead letters (:dlq)" : "T retries dead letters (:dlq)";
-	if (op == OP_KILL && c->qkind == QUEUE_DEAD)
-		return "already dead letters (D deletes, R retries)";
-	return NULL;
-}
-
-/* An agent neither configured nor ever seen on the bus is refused (a typo
- * would make an inbox no agent reads) unless the command ends in '!'; true
- * when refused, the status line naming the known agents. */
-static bool console_unknown_agent(struct console *c, const char *cmd, const char *agent)
-{
-	char *known = NULL;
-	if (known_agent(c->cli->data_dir, agent, false, &known))
-		return false;
-	console_status(c, true, "%s: no agent \"%s\" (known: %s); :%s! %s if it is new", cmd, agent,
-		       known ? known : "none", cmd, agent);
-	free(known);
-	return true;
-}
-
-/* :retry-to AGENT: asks to confirm a retry of the marked dead letters (or
- * the current one) to AGENT's inbox. */
-static unsigned console_retry_to(struct console *c, const char *agent, bool is_new)
-{
-	if (c->opts.read_only)
-		return console_refuse(c, OP_RETRY_TO);
-	const char *why = console_queue_why(c, OP_RETRY_TO);
-	if (why) {
-		console_status(c, true, "retry-to: %s", why);
-		return CONSOLE_REDRAW;
-	}
-	if (!*agent || !util_valid_agent_name(agent) || !strcmp(agent, "broadcast")) {
-		console_status(c, true, *agent ? "retry-to: invalid agent name \"%s\"" :
-			       "%s:retry-to needs an agent name (Tab completes)", agent);
-		return CONSOLE_REDRAW;
-	}
-	if (!is_new && console_unknown_agent(c, "retry-to", agent))
-		return CONSOLE_REDRAW;
-	size_t n = view_queues_count(c);
-	if (!n) {
-		console_status(c, true, "no message selected");
-		return CONSOLE_REDRAW;
-	}
-	util_strlcpy(c->retry_to, agent, sizeof(c->retry_to));
-	c->pending = OP_RETRY_TO;
-	c->pending_n = n;
+	va_list ap;
+	va_start(ap, fmt);
+	char *raw = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *clean = util_sanitize(raw, strlen(raw), false);
+	util_strlcpy(c->question, clean, sizeof(c->question));
+	free(clean);
+	free(raw);
+	c->pending = op;
+	c->pending_view = v;
+	c->pending_any = any_key;
 	c->mode = MODE_CONFIRM;
 	return CONSOLE_REDRAW;
 }
 
-/* :since 10m|2h|1d|90s|all: the logs' time window. */
-static unsigned console_since(struct console *c, const char *arg)
+unsigned console_command_open(struct console *c, const char *text, const char *status)
 {
-	char unit = 0, extra = 0;
-	long long v = 0;
-	if (!strcmp(arg, "all") || !*arg) {
-		c->log_since_s = 0;
-		c->log_since[0] = 0;
-		console_status(c, false, "logs: every line of the day");
-	} else if (sscanf(arg, "%lld%c%c", &v, &unit, &extra) == 2 && v > 0 && v < 100000 &&
-		   strchr("smhd", unit)) {
-		c->log_since_s = v * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
-		util_strlcpy(c->log_since, arg, sizeof(c->log_since));
-		console_status(c, false, "logs: the last %s", arg);
-	} else {
-		console_status(c, true, ":since takes a duration like 90s, 10m, 2h, 1d, or all");
-		return CONSOLE_REDRAW;
-	}
-	free(c->log_sig);
-	c->log_sig = NULL;
-	console_set_view(c, VIEW_LOGS);
-	return CONSOLE_RELOAD | CONSOLE_REDRAW;
-}
-
-static unsigned console_run_command(struct console *c, const char *line)
-{
-	char cmd[64] = "", arg[192] = "";
-	sscanf(line, " %63s %191s", cmd, arg);
-	c->status[0] = 0;
-	/* :inbox! NAME, :retry-to! NAME: the agent is new, open or send anyway */
-	size_t clen = strlen(cmd);
-	bool is_new = clen > 1 && cmd[clen - 1] == '!';
-	if (is_new)
-		cmd[clen - 1] = 0;
-	if (!strcmp(cmd, "q") || !strcmp(cmd, "quit"))
-		return console_quit_ask(c);
-	if (!strcmp(cmd, "messages"))
-		return console_messages_open(c);
-	if (!strcmp(cmd, "inbox") || !strcmp(cmd, "logs") || !strcmp(cmd, "agent") ||
-	    !strcmp(cmd, "processing")) {
-		if (*arg && !util_valid_agent_name(arg)) {
-			console_status(c, true, "invalid agent name \"%s\"", arg);
-			return CONSOLE_REDRAW;
-		}
-		if (!*arg && strcmp(cmd, "processing")) {
-			console_status(c, true, ":%s needs an agent name (Tab completes)", cmd);
-			return CONSOLE_REDRAW;
-		}
-		if (*arg && !is_new && (!strcmp(cmd, "inbox") || !strcmp(cmd, "processing")) &&
-		    console_unknown_agent(c, cmd, arg))
-			return CONSOLE_REDRAW;
-		if (!strcmp(cmd, "logs")) {
-			util_strlcpy(c->log_agent, arg, sizeof(c->log_agent));
-			free(c->log_sig);
-			c->log_sig = NULL;
-			console_set_view(c, VIEW_LOGS);
-		} else if (!strcmp(cmd, "agent")) {
-			console_set_view(c, VIEW_OVERVIEW);
-			free(c->rows[VIEW_OVERVIEW].sel_id);
-			c->rows[VIEW_OVERVIEW].sel_id = NULL;
-			view_overview_refresh(c);
-			struct console_rows *r = &c->rows[VIEW_OVERVIEW];
-			for (size_t k = 0; k < r->nvis; k++)
-				if (r->v[r->vis[k]].id && !strcmp(r->v[r->vis[k]].id, arg))
-					r->sel = k;
-		} else {
-			c->qkind = !strcmp(cmd, "inbox") ? QUEUE_INBOX : QUEUE_PROCESSING;
-			util_strlcpy(c->qagent, arg, sizeof(c->qagent));
-			console_set_view(c, VIEW_QUEUES);
-		}
-		return CONSOLE_RELOAD | CONSOLE_REDRAW;
-	}
-	if (!strcmp(cmd, "dlq") || !strcmp(cmd, "processed") || !strcmp(cmd, "trash")) {
-		c->qkind = !strcmp(cmd, "dlq") ? QUEUE_DEAD :
-			   !strcmp(cmd, "trash") ? QUEUE_TRASH : QUEUE_PROCESSED;
-		console_set_view(c, VIEW_QUEUES);
-		return CONSOLE_RELOAD | CONSOLE_REDRAW;
-	}
-	if (!strcmp(cmd, "retry-to"))
-		return console_retry_to(c, arg, is_new);
-	if (!strcmp(cmd, "assign")) {
-		if (c->opts.read_only)
-			return console_refuse(c, OP_TASK_ASSIGN);
-		char kind[16] = "", pair[16] = "", agent[MSG_AGENT_MAX + 1] = "";
-		if (sscanf(line, " %*s %15s %15s %64s", kind, pair, agent) < 2) {
-			console_status(c, true, "assign: usage :assign market|news PAIR [AGENT]");
-			return CONSOLE_REDRAW;
-		}
-		console_set_view(c, VIEW_TASKS);
-		return view_tasks_assign(c, kind, pair, agent);
-	}
-	if (!strcmp(cmd, "since"))
-		return console_since(c, arg);
-	static const struct {
-		const char *name;
-		enum console_view v;
-	} views[] = { { "tasks", VIEW_TASKS }, { "report", VIEW_REPORTS }, { "tools", VIEW_TOOLS },
-		      { "overview", VIEW_OVERVIEW } };
-	for (size_t i = 0; i < ARRAY_SIZE(views); i++)
-		if (!strcmp(cmd, views[i].name)) {
-			console_set_view(c, views[i].v);
-			return CONSOLE_RELOAD | CONSOLE_REDRAW;
-		}
-	if (!strcmp(cmd, "help")) {
-		c->mode = MODE_HELP;
-		c->help_top = 0;
-		return CONSOLE_REDRAW;
-	}
-	if (!strcmp(cmd, "theme")) {
-		struct theme t;
-		char *err = NULL;
-		if (!*arg || theme_load(arg, &t, &err) < 0) {
-			console_status(c, true, "%s", err ? err : ":theme needs a name (Tab completes)");
-			free(err);
-			return CONSOLE_REDRAW;
-		}
-		if (getenv("NO_COLOR"))
-			t.mono = true;
-		c->theme = t;
-		theme_apply(&c->theme);
-		console_status(c, false, "theme %s", arg);
-		for (int v = 0; v < VIEW_COUNT; v++)
-			c->rows[v].hash = 0;
-		return CONSOLE_REDRAW;
-	}
-	if (*cmd)
-		console_status(c, true, "unknown command \":%s\" (:help lists them)", cmd);
+	c->mode = MODE_COMMAND;
+	c->line_len = util_strlcpy(c->line, text, sizeof(c->line));
+	if (status)
+		console_status(c, false, "%s", status);
 	return CONSOLE_REDRAW;
 }
 
@@ -364,8 +170,8 @@ static unsigned console_key_line(struct console *c, int ch)
 		c->mode = MODE_NORMAL;
 		if (m == MODE_FILTER) {
 			console_filter_set(c, c->line);
-			for (int v = 0; v < VIEW_COUNT; v++)
-				c->rows[v].hash = 0;
+			for (size_t v = 0; v < console_nviews; v++)
+				c->views[v].rows.hash = 0;
 			return CONSOLE_RELOAD | CONSOLE_REDRAW;
 		}
 		char line[256];
@@ -392,7 +198,8 @@ static unsigned console_key_line(struct console *c, int ch)
 
 static unsigned console_move(struct console *c, enum console_op op)
 {
-	struct console_rows *r = &c->rows[c->view];
+	struct view *v = console_view(c);
+	struct console_rows *r = &v->rows;
 	size_t page = LINES > 6 ? (size_t)LINES / 2 : 1;
 	switch (op) {
 	case OP_UP: if (r->sel) r->sel--; break;
@@ -406,24 +213,32 @@ static unsigned console_move(struct console *c, enum console_op op)
 	console_rows_skip_headings(r, op == OP_UP || op == OP_PAGE_UP || op == OP_END ? -1 : 1);
 	if (r->sel == 0 && r->top)
 		r->top = 0;
-	if (c->view == VIEW_LOGS)
-		c->log_follow = r->sel + 1 >= r->nvis;
+	if (v->ops->moved)
+		v->ops->moved(c, v);
 	struct console_row *cur = console_rows_current(r);
 	free(r->sel_id);
 	r->sel_id = cur && cur->id ? xstrdup(cur->id) : NULL;
 	return CONSOLE_REDRAW;
 }
 
-static unsigned console_refuse(struct console *c, enum console_op op)
+unsigned console_refuse(struct console *c, enum console_op op)
 {
 	console_status(c, true, "read-only: %s refused (started with --read-only)", keys_op_name(op));
 	console_journal(c, keys_op_name(op), NULL, "refused: read-only");
 	return CONSOLE_REDRAW;
 }
 
+static void console_filter_forget(struct console *c)
+{
+	for (size_t v = 0; v < console_nviews; v++)
+		c->views[v].rows.hash = 0;
+}
+
+/* The console's own keys (the global table). */
 static unsigned console_op(struct console *c, const struct key_binding *k)
 {
-	struct console_rows *r = &c->rows[c->view];
+	struct view *v = console_view(c);
+	struct console_rows *r = &v->rows;
 	switch (k->op) {
 	case OP_QUIT:
 		return console_quit_ask(c);
@@ -433,11 +248,8 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		return CONSOLE_REDRAW;
 	case OP_VIEW_NEXT:
 	case OP_VIEW_PREV:
-		console_set_view(c, (enum console_view)((c->view + (k->op == OP_VIEW_NEXT ? 1 : VIEW_COUNT - 1)) % VIEW_COUNT));
-		return CONSOLE_RELOAD | CONSOLE_REDRAW;
-	case OP_VIEW_1: case OP_VIEW_2: case OP_VIEW_3:
-	case OP_VIEW_4: case OP_VIEW_5: case OP_VIEW_6:
-		console_set_view(c, (enum console_view)(k->op - OP_VIEW_1));
+		console_show(c, &c->views[(c->view + (k->op == OP_VIEW_NEXT ? 1 : console_nviews - 1)) %
+					  console_nviews]);
 		return CONSOLE_RELOAD | CONSOLE_REDRAW;
 	case OP_UP: case OP_DOWN: case OP_PAGE_UP: case OP_PAGE_DOWN: case OP_HOME: case OP_END:
 		return console_move(c, k->op);
@@ -445,33 +257,21 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		struct console_row *cur = console_rows_current(r);
 		if (!cur || !cur->id)
 			return 0;
-		if (c->view == VIEW_REPORTS)
-			return view_reports_open(c);
-		if (c->view == VIEW_LOGS)
-			return view_logs_open(c);
-		if (c->view == VIEW_OVERVIEW) {
-			c->qkind = QUEUE_INBOX;
-			util_strlcpy(c->qagent, cur->id, sizeof(c->qagent));
-			console_set_view(c, VIEW_QUEUES);
-			return CONSOLE_RELOAD | CONSOLE_REDRAW;
-		}
-		if (c->view != VIEW_QUEUES)
-			return console_read_row(c);
-		return 0;
+		unsigned f = v->ops->act ? v->ops->act(c, v, OP_OPEN, 0) : CONSOLE_PASS;
+		return f & CONSOLE_PASS ? console_read_row(c, NULL) : f;
 	}
-	case OP_BACK:
+	case OP_BACK: {
 		c->status[0] = 0;
-		if (c->view == VIEW_REPORTS && c->report_open[0])
-			return view_reports_back(c);
-		if (c->view == VIEW_LOGS && c->log_open)
-			return view_logs_back(c);
+		unsigned f = v->ops->act ? v->ops->act(c, v, OP_BACK, 0) : CONSOLE_PASS;
+		if (!(f & CONSOLE_PASS))
+			return f;
 		if (c->re_set || c->filter[0]) {
 			console_filter_set(c, "");
-			for (int v = 0; v < VIEW_COUNT; v++)
-				c->rows[v].hash = 0;
+			console_filter_forget(c);
 			return CONSOLE_RELOAD | CONSOLE_REDRAW;
 		}
 		return CONSOLE_REDRAW;
+	}
 	case OP_FILTER:
 	case OP_COMMAND:
 		c->mode = k->op == OP_FILTER ? MODE_FILTER : MODE_COMMAND;
@@ -502,85 +302,7 @@ static unsigned console_op(struct console *c, const struct key_binding *k)
 		console_rows_done(c, r);
 		return CONSOLE_REDRAW;
 	}
-	case OP_RETRY:
-	case OP_DELETE:
-	case OP_KILL:
-	case OP_EDIT:
-	case OP_RETRY_TO: {
-		if (c->opts.read_only)
-			return console_refuse(c, k->op);
-		const char *why = console_queue_why(c, k->op);
-		if (why) {
-			console_status(c, true, "%s: %s", keys_op_name(k->op), why);
-			return CONSOLE_REDRAW;
-		}
-		size_t n = k->op == OP_EDIT ? (console_rows_current(r) && console_rows_current(r)->id) :
-			   view_queues_count(c);
-		if (!n) {
-			console_status(c, true, "no message selected");
-			return CONSOLE_REDRAW;
-		}
-		if (k->op == OP_RETRY_TO) {
-			/* the agent on the command line, then the confirmation */
-			c->mode = MODE_COMMAND;
-			c->line_len = util_strlcpy(c->line, "retry-to ", sizeof(c->line));
-			console_status(c, false, "retry %zu message%s to which inbox? (Tab completes)", n,
-				       n == 1 ? "" : "s");
-			return CONSOLE_REDRAW;
-		}
-		c->pending = k->op;
-		c->pending_n = n;
-		c->mode = MODE_CONFIRM;
-		return CONSOLE_REDRAW;
-	}
-	case OP_TASK_CANCEL:
-	case OP_TASK_APPROVE:
-	case OP_TASK_SKIP_LLM:
-		if (c->opts.read_only)
-			return console_refuse(c, k->op);
-		if (!console_rows_current(&c->rows[VIEW_TASKS])) {
-			console_status(c, true, "no task selected");
-			return CONSOLE_REDRAW;
-		}
-		if ((k->op == OP_TASK_APPROVE || k->op == OP_TASK_SKIP_LLM) &&
-		    !view_tasks_awaits_approval(c))
-			return CONSOLE_REDRAW;
-		c->pending = k->op;
-		c->pending_n = 1;
-		c->mode = MODE_CONFIRM;
-		return CONSOLE_REDRAW;
-	case OP_TASK_ASSIGN:
-		if (c->opts.read_only)
-			return console_refuse(c, k->op);
-		c->mode = MODE_COMMAND;
-		c->line_len = util_strlcpy(c->line, "assign ", sizeof(c->line));
-		console_status(c, false, "assign market|news PAIR [AGENT]");
-		return CONSOLE_REDRAW;
-	case OP_REASSIGN:
-	case OP_TASK_RETRY:
-	case OP_TASK_HOLD:
-	case OP_TASK_RELEASE:
-	case OP_TASK_PRIORITY:
-		if (c->opts.read_only)
-			return console_refuse(c, k->op);
-		return view_tasks_act(c, k->op);
-	case OP_EXPORT:
-		if (c->opts.read_only)
-			return console_refuse(c, k->op);
-		return view_reports_export(c);
-	case OP_LEVEL:
-		c->log_level = (c->log_level + 1) % 4;
-		console_status(c, false, "logs: level %s and above",
-			       (const char *[]){ "debug", "info", "warn", "error" }[c->log_level]);
-		free(c->log_sig);
-		c->log_sig = NULL;
-		return CONSOLE_RELOAD | CONSOLE_REDRAW;
-	case OP_FOLLOW:
-		c->log_follow = !c->log_follow;
-		console_status(c, false, "follow %s", c->log_follow ? "on" : "off");
-		return CONSOLE_RELOAD | CONSOLE_REDRAW;
-	case OP_NONE:
-	case OP_COUNT:
+	default:
 		break;
 	}
 	return 0;
@@ -593,8 +315,8 @@ static unsigned console_mouse(struct console *c)
 	MEVENT ev;
 	if (getmouse(&ev) != OK || c->mode != MODE_NORMAL)
 		return 0;
-	static const struct key_binding up = { 0, KEYS_GLOBAL, OP_UP, "", false, NULL };
-	static const struct key_binding down = { 0, KEYS_GLOBAL, OP_DOWN, "", false, NULL };
+	static const struct key_binding up = { 0, OP_UP, "", false, false, NULL };
+	static const struct key_binding down = { 0, OP_DOWN, "", false, false, NULL };
 	if (ev.bstate & BUTTON4_PRESSED)
 		return console_op(c, &up);
 	if (ev.bstate & BUTTON5_PRESSED)
@@ -603,17 +325,18 @@ static unsigned console_mouse(struct console *c)
 		return 0;
 	if (ev.y == 0) {
 		int x = 6;
-		for (int v = 0; v < VIEW_COUNT; v++) {
-			int w = (int)strlen(console_view_titles[v]) + 4;
+		for (size_t v = 0; v < console_nviews; v++) {
+			int w = (int)strlen(c->views[v].ops->title) + 4;
 			if (ev.x >= x && ev.x < x + w) {
-				console_set_view(c, (enum console_view)v);
+				console_show(c, &c->views[v]);
 				return CONSOLE_RELOAD | CONSOLE_REDRAW;
 			}
 			x += w;
 		}
 		return 0;
 	}
-	struct console_rows *r = &c->rows[c->view];
+	struct view *v = console_view(c);
+	struct console_rows *r = &v->rows;
 	for (size_t k = r->top; k < r->nvis; k++) {
 		int y = (int)(k - r->top) + c->rows_y0;
 		if (y == ev.y && r->v[r->vis[k]].id) {
@@ -624,6 +347,26 @@ static unsigned console_mouse(struct console *c)
 		}
 	}
 	return 0;
+}
+
+/* The answer to a question: y (or any key) to the view that asked. */
+static unsigned console_answer(struct console *c, int ch)
+{
+	c->mode = MODE_NORMAL;
+	bool yes = ch == 'y' || ch == 'Y';
+	struct view *v = c->pending_view;
+	if (!v && c->pending == OP_QUIT) {
+		if (yes) {
+			c->quit = true;
+			return CONSOLE_QUIT;
+		}
+		console_status(c, false, "not quitting");
+		return CONSOLE_REDRAW;
+	}
+	if (v && v->ops->act && (yes || c->pending_any))
+		return v->ops->act(c, v, c->pending, ch) | CONSOLE_RELOAD | CONSOLE_REDRAW;
+	console_status(c, false, "cancelled");
+	return CONSOLE_REDRAW;
 }
 
 unsigned console_key(struct console *c, int ch)
@@ -641,27 +384,7 @@ unsigned console_key(struct console *c, int ch)
 	case MODE_READER:
 		return console_reader_key(c, ch);
 	case MODE_CONFIRM:
-		c->mode = MODE_NORMAL;
-		if (c->pending == OP_TASK_PRIORITY)
-			return view_tasks_priority(c, ch) | CONSOLE_RELOAD | CONSOLE_REDRAW;
-		if (c->pending == OP_QUIT) {
-			if (ch == 'y' || ch == 'Y') {
-				c->quit = true;
-				return CONSOLE_QUIT;
-			}
-			console_status(c, false, "not quitting");
-			return CONSOLE_REDRAW;
-		}
-		if ((ch == 'y' || ch == 'Y') &&
-		    (c->pending == OP_TASK_CANCEL || c->pending == OP_TASK_APPROVE ||
-		     c->pending == OP_TASK_SKIP_LLM))
-			return view_tasks_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
-		if ((ch == 'y' || ch == 'Y') && c->pending == OP_EDIT)
-			return view_queues_edit(c) | CONSOLE_RELOAD | CONSOLE_REDRAW;
-		if (ch == 'y' || ch == 'Y')
-			return view_queues_act(c, c->pending) | CONSOLE_RELOAD | CONSOLE_REDRAW;
-		console_status(c, false, "cancelled");
-		return CONSOLE_REDRAW;
+		return console_answer(c, ch);
 	case MODE_HELP:
 		if (ch == KEY_DOWN || ch == 'j')
 			c->help_top++;
@@ -673,7 +396,13 @@ unsigned console_key(struct console *c, int ch)
 	case MODE_NORMAL:
 		break;
 	}
-	const struct key_binding *k = keys_lookup(c->view, ch);
+	if (ch >= '1' && ch <= '9' && (size_t)(ch - '1') < console_nviews) {
+		c->status[0] = 0;
+		console_show(c, &c->views[ch - '1']);
+		return CONSOLE_RELOAD | CONSOLE_REDRAW;
+	}
+	struct view *v = console_view(c);
+	const struct key_binding *k = keys_lookup(v->ops->keys, v->ops->nkeys, ch);
 	if (!k) {
 		char name[16];
 		keys_name(ch, name, sizeof(name));
@@ -682,7 +411,12 @@ unsigned console_key(struct console *c, int ch)
 	}
 	if (k->op != OP_FILTER && k->op != OP_COMMAND)
 		c->status[0] = c->status_error && k->op >= OP_UP && k->op <= OP_END ? c->status[0] : 0;
-	return console_op(c, k);
+	bool own = k >= v->ops->keys && k < v->ops->keys + v->ops->nkeys;
+	if (!own || k->op == OP_MARK || k->op == OP_MARK_ALL)
+		return console_op(c, k);
+	if (k->writes && c->opts.read_only)
+		return console_refuse(c, k->op);
+	return v->ops->act ? v->ops->act(c, v, k->op, 0) : 0;
 }
 
 /* ---- the reactor ---- */
@@ -699,14 +433,21 @@ static void console_resize(struct console *c)
 /* One wait: signals, bus events, the keyboard, the timer. */
 unsigned console_pump(struct console *c, int max_ms)
 {
-	struct pollfd p[4];
-	int n = 0, ifd = -1, wfd = -1, mfd = c->mon ? bus_monitor_fd(c->mon) : -1;
+	struct pollfd p[3 + CONSOLE_VIEWS_MAX];
+	struct view *of[3 + CONSOLE_VIEWS_MAX] = { 0 }; /* the view of each slot */
+	int n = 0, ifd = -1, mslot = -1, mfd = c->mon ? bus_monitor_fd(c->mon) : -1;
 	p[n++] = (struct pollfd){ .fd = c->sig_fd, .events = POLLIN };
-	if (mfd >= 0)
+	if (mfd >= 0) {
+		mslot = n;
 		p[n++] = (struct pollfd){ .fd = mfd, .events = POLLIN };
-	if (view_queues_fd() >= 0) {
-		wfd = n;
-		p[n++] = (struct pollfd){ .fd = view_queues_fd(), .events = POLLIN };
+	}
+	for (size_t i = 0; i < console_nviews && i < CONSOLE_VIEWS_MAX; i++) {
+		struct view *v = &c->views[i];
+		int fd = v->ops->fd ? v->ops->fd(v) : -1;
+		if (fd < 0 || !v->ops->wake)
+			continue;
+		of[n] = v;
+		p[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
 	if (!c->headless) {
 		ifd = n;
@@ -737,15 +478,16 @@ unsigned console_pump(struct console *c, int max_ms)
 			 * reports how a crashed server ended). */
 		}
 	}
-	if (mfd >= 0 && (p[1].revents & POLLIN) && bus_monitor_process(c->mon) > 0) {
+	if (mslot >= 0 && (p[mslot].revents & POLLIN) && bus_monitor_process(c->mon) > 0) {
 		c->bus_gen++;
 		/* coalesce bursts: at most one reload every 100 ms */
 		int64_t soon = c->last_reload_ns + 100 * 1000000LL;
 		if (!c->paused && soon < c->next_tick_ns)
 			c->next_tick_ns = soon;
 	}
-	if (wfd >= 0 && (p[wfd].revents & POLLIN))
-		f |= view_queues_wake(c);
+	for (int i = 0; i < n; i++)
+		if (of[i] && (p[i].revents & POLLIN))
+			f |= of[i]->ops->wake(c, of[i]);
 	if (ifd >= 0 && (p[ifd].revents & POLLIN))
 		f |= CONSOLE_REDRAW; /* keys drained by the loop */
 	now = util_mono_ns();
@@ -759,7 +501,9 @@ unsigned console_pump(struct console *c, int max_ms)
 
 void console_frame(struct console *c, unsigned f)
 {
-	f |= view_tasks_poll(c); /* answers to the task controls */
+	for (size_t i = 0; i < console_nviews; i++) /* answers coming in */
+		if (c->views[i].ops->frame)
+			f |= c->views[i].ops->frame(c, &c->views[i]);
 	if ((f & CONSOLE_RELOAD) && !c->paused)
 		f |= console_reload(c);
 	if (f & CONSOLE_REDRAW)

@@ -28,7 +28,6 @@
 static int sig_pipe[2] = { -1, -1 };
 static int crash_fd = 2;
 static volatile sig_atomic_t curses_up;
-static SCREEN *console_screen; /* scripted mode's screen */
 
 static void console_on_signal(int sig)
 {
@@ -89,7 +88,7 @@ static void console_signals_release(void)
 
 /* ---- scripted mode ---- */
 
-static char *console_screen_text(void)
+char *console_screen_text(void)
 {
 	struct sbuf b;
 	sbuf_init(&b);
@@ -211,29 +210,14 @@ static int console_script(struct console *c, const char *path)
 
 static void console_release(struct console *c)
 {
-	view_queues_release(c);
-	view_overview_release();
-	for (int v = 0; v < VIEW_COUNT; v++)
-		console_rows_release(&c->rows[v]);
+	console_views_release(c);
 	if (c->re_set)
 		regfree(&c->re);
 	free(c->re_literal);
 	bus_stats_release(&c->stats);
 	bus_monitor_free(&c->mon);
-	free(c->detail);
-	free(c->log_sig);
-	free(c->report_sig);
 	free(c->script_error);
 	console_status_release(c);
-}
-
-static int console_usage(void)
-{
-	for (unsigned i = 0; i < cli_ncommands; i++)
-		if (!strcmp(cli_commands[i].name, "console"))
-			return cli_fail(EXIT_USAGE, "console", "usage: madf console %s",
-					cli_commands[i].usage);
-	return EXIT_USAGE;
 }
 
 /* A source as the status line names it: the file's name without its
@@ -307,7 +291,25 @@ static void console_trigger(struct console *c, struct agent_env *env, struct wf_
 	msg_free(&m);
 }
 
-static int console_curses_init(struct console *c, FILE **null_out, FILE **null_in)
+/* Ends curses, deletes the scripted mode's screen, closes its terminal. */
+static void console_curses_end(struct console *c)
+{
+	if (curses_up) {
+		endwin();
+		curses_up = 0;
+	}
+	if (c->screen) {
+		delscreen(c->screen);
+		c->screen = NULL;
+	}
+	if (c->null_out)
+		fclose(c->null_out);
+	if (c->null_in)
+		fclose(c->null_in);
+	c->null_out = c->null_in = NULL;
+}
+
+static int console_curses_init(struct console *c)
 {
 	/* The terminal's character set for ncursesw (LC_CTYPE only: numbers
 	 * keep the C locale, as JSON needs). */
@@ -316,18 +318,19 @@ static int console_curses_init(struct console *c, FILE **null_out, FILE **null_i
 		const char *cs = nl_langinfo(CODESET);
 		if (!cs || strcmp(cs, "UTF-8"))
 			setlocale(LC_CTYPE, "C.UTF-8");
-		*null_out = fopen("/dev/null", "w");
-		*null_in = fopen("/dev/null", "r");
+		c->null_out = fopen("/dev/null", "w");
+		c->null_in = fopen("/dev/null", "r");
 		const char *term = getenv("TERM");
 		if (!term || !*term || !strcmp(term, "dumb"))
 			term = "xterm-256color";
-		SCREEN *s = *null_out && *null_in ? newterm(term, *null_out, *null_in) : NULL;
+		FILE *o = c->null_out, *i = c->null_in;
+		SCREEN *s = o && i ? newterm(term, o, i) : NULL;
 		if (!s)
-			s = *null_out && *null_in ? newterm("xterm-256color", *null_out, *null_in) : NULL;
+			s = o && i ? newterm("xterm-256color", o, i) : NULL;
 		if (!s)
 			return -1;
 		set_term(s);
-		console_screen = s;
+		c->screen = s;
 		resizeterm(CONSOLE_SCRIPT_ROWS, CONSOLE_SCRIPT_COLS);
 	} else {
 		if (!initscr())
@@ -350,94 +353,8 @@ static int console_curses_init(struct console *c, FILE **null_out, FILE **null_i
 	return 0;
 }
 
-static int console_main(struct console *cp, struct run_opts *ro);
-
-/* The console's own options and every option of `madf run weekly`. */
-static const char *const console_value_options[] = { "--theme", "--script", "--dump-screen", NULL };
-static const char *const console_flag_options[] = { "--attach", "--read-only", NULL };
-
-static void console_options(const char **wv, size_t nwv, const char **fl, size_t nfl)
-{
-	size_t n = 0;
-	for (size_t i = 0; console_value_options[i] && n + 1 < nwv; i++)
-		wv[n++] = console_value_options[i];
-	for (size_t i = 0; run_value_options[i] && n + 1 < nwv; i++)
-		wv[n++] = run_value_options[i];
-	wv[n] = NULL;
-	n = 0;
-	for (size_t i = 0; console_flag_options[i] && n + 1 < nfl; i++)
-		fl[n++] = console_flag_options[i];
-	for (size_t i = 0; run_flag_options[i] && n + 1 < nfl; i++)
-		fl[n++] = run_flag_options[i];
-	fl[n] = NULL;
-}
-
-int cmd_console(struct cli *cli, int argc, char **argv)
-{
-	const char *wv[32], *fl[16];
-	console_options(wv, ARRAY_SIZE(wv), fl, ARRAY_SIZE(fl));
-	struct cli_opts o = { argc, argv, 1, "console", wv, fl, 0 };
-	struct console c = { .cli = cli, .log_follow = true, .log_level = 1, .sig_fd = -1 };
-	struct run_opts ro;
-	run_opts_init(&ro);
-	const char *name, *val;
-	char run_opt[64] = ""; /* a run option given (cli_next's name is reused) */
-	int r;
-	while ((r = cli_next(&o, &name, &val)) > 0) {
-		if (!name) {
-			run_opts_release(&ro);
-			return console_usage();
-		}
-		int k = run_option(&ro, "console", name, val);
-		if (k < 0) {
-			run_opts_release(&ro);
-			return EXIT_USAGE;
-		}
-		if (k > 0) {
-			util_strlcpy(run_opt, name, sizeof(run_opt));
-			continue;
-		}
-		if (!strcmp(name, "--attach"))
-			c.opts.attach = true;
-		else if (!strcmp(name, "--read-only"))
-			c.opts.read_only = true;
-		else if (!strcmp(name, "--theme"))
-			c.opts.theme = val;
-		else if (!strcmp(name, "--script"))
-			c.opts.script = val;
-		else if (!strcmp(name, "--dump-screen"))
-			c.opts.dump = val;
-	}
-	/* Read-only reads only: it starts no agent and no run (it attaches). */
-	if (c.opts.read_only)
-		c.opts.attach = true;
-	if (r >= 0 && run_opt[0] && c.opts.attach) {
-		run_opts_release(&ro);
-		return cli_fail(EXIT_USAGE, "console", "%s is for the agents the console runs; "
-				"%s runs none (drop one of them)", run_opt,
-				c.opts.read_only ? "--read-only" : "--attach");
-	}
-	run_opts_finish(&ro);
-	if (r < 0) {
-		run_opts_release(&ro);
-		return EXIT_USAGE;
-	}
-	if (c.opts.dump && !c.opts.script) {
-		run_opts_release(&ro);
-		return cli_fail(EXIT_USAGE, "console", "--dump-screen needs --script");
-	}
-	c.headless = c.opts.script != NULL;
-	if (!c.headless && (!isatty(0) || !isatty(1))) {
-		run_opts_release(&ro);
-		return cli_fail(EXIT_USAGE, "console", "needs a terminal (or --script FILE)");
-	}
-	int rc = console_main(&c, &ro);
-	run_opts_release(&ro);
-	return rc;
-}
-
 /* The console set up from its options, run, taken down. */
-static int console_main(struct console *cp, struct run_opts *ro)
+int console_main(struct console *cp, struct run_opts *ro)
 {
 	struct console c = *cp;
 	struct cli *cli = c.cli;
@@ -455,9 +372,11 @@ static int console_main(struct console *cp, struct run_opts *ro)
 	}
 	if (getenv("NO_COLOR"))
 		c.theme.mono = true;
-	util_strlcpy(c.log_agent, "product_manager", sizeof(c.log_agent));
-	if (cli_bus(cli, &c.bus) < 0)
+	console_views_init(&c);
+	if (cli_bus(cli, &c.bus) < 0) {
+		console_release(&c);
 		return EXIT_FAIL;
+	}
 	if (bus_monitor_open(c.bus, &c.mon, &err) < 0) {
 		free(err); /* no inotify: the timer refreshes */
 		c.mon = NULL;
@@ -501,9 +420,8 @@ static int console_main(struct console *cp, struct run_opts *ro)
 				       cli->log_dir);
 		}
 	}
-	FILE *nout = NULL, *nin = NULL;
 	int rc = EXIT_OK;
-	if (console_curses_init(&c, &nout, &nin) < 0) {
+	if (console_curses_init(&c) < 0) {
 		rc = EXIT_FAIL;
 	} else {
 		c.next_tick_ns = util_mono_ns();
@@ -515,13 +433,8 @@ static int console_main(struct console *cp, struct run_opts *ro)
 		} else {
 			rc = console_loop(&c);
 		}
-		endwin();
-		curses_up = 0;
-		if (console_screen) {
-			delscreen(console_screen);
-			console_screen = NULL;
-		}
 	}
+	console_curses_end(&c);
 	if (hosted)
 		host_stop_agents(&env, agents);
 	if (!c.opts.attach)
@@ -537,28 +450,22 @@ static int console_main(struct console *cp, struct run_opts *ro)
 			 getenv("TERM") ? getenv("TERM") : "");
 	if (c.script_error)
 		cli_fail(rc, "console", "%s", c.script_error);
-	if (nout)
-		fclose(nout);
-	if (nin)
-		fclose(nin);
 	console_release(&c);
 	return rc;
 }
 
 /* ---- benchmark hooks (madf bench console) ---- */
 
-static FILE *bench_nout, *bench_nin;
-
 struct console *console_bench_open(struct cli *cli)
 {
 	struct console *c = xcalloc(1, sizeof(*c));
-	*c = (struct console){ .cli = cli, .log_follow = true, .log_level = 1, .sig_fd = -1,
-			       .headless = true };
+	*c = (struct console){ .cli = cli, .sig_fd = -1, .headless = true };
 	c->opts.attach = true;
 	theme_default(&c->theme);
-	util_strlcpy(c->log_agent, "product_manager", sizeof(c->log_agent));
+	console_views_init(c);
 	char *err = NULL;
 	if (cli_bus(cli, &c->bus) < 0) {
+		console_release(c);
 		free(c);
 		return NULL;
 	}
@@ -566,7 +473,7 @@ struct console *console_bench_open(struct cli *cli)
 		free(err);
 		c->mon = NULL;
 	}
-	if (console_signals_init() < 0 || console_curses_init(c, &bench_nout, &bench_nin) < 0) {
+	if (console_signals_init() < 0 || console_curses_init(c) < 0) {
 		console_bench_close(c);
 		return NULL;
 	}
@@ -590,20 +497,8 @@ void console_bench_close(struct console *c)
 {
 	if (!c)
 		return;
-	if (curses_up) {
-		endwin();
-		curses_up = 0;
-	}
-	if (console_screen) {
-		delscreen(console_screen);
-		console_screen = NULL;
-	}
+	console_curses_end(c);
 	console_signals_release();
-	if (bench_nout)
-		fclose(bench_nout);
-	if (bench_nin)
-		fclose(bench_nin);
-	bench_nout = bench_nin = NULL;
 	console_release(c);
 	free(c);
 }
