@@ -3,7 +3,6 @@
  * (struct view_ops, tui/views.c); nothing here names one. */
 #include <curses.h>
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "core/loop.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "core/banned.h"
@@ -430,72 +430,139 @@ static void console_resize(struct console *c)
 		resizeterm(ws.ws_row, ws.ws_col);
 }
 
-/* One wait: signals, bus events, the keyboard, the timer. */
-unsigned console_pump(struct console *c, int max_ms)
+/* The loop's callbacks (core/loop.h) add what they saw to c->turn. */
+
+/* The signal self-pipe. */
+static void console_on_signal(struct loop *l, int fd, int mask, void *ctx)
 {
-	struct pollfd p[3 + CONSOLE_VIEWS_MAX];
-	struct view *of[3 + CONSOLE_VIEWS_MAX] = { 0 }; /* the view of each slot */
-	int n = 0, ifd = -1, mslot = -1, mfd = c->mon ? bus_monitor_fd(c->mon) : -1;
-	p[n++] = (struct pollfd){ .fd = c->sig_fd, .events = POLLIN };
-	if (mfd >= 0) {
-		mslot = n;
-		p[n++] = (struct pollfd){ .fd = mfd, .events = POLLIN };
-	}
-	for (size_t i = 0; i < console_nviews && i < CONSOLE_VIEWS_MAX; i++) {
-		struct view *v = &c->views[i];
-		int fd = v->ops->fd ? v->ops->fd(v) : -1;
-		if (fd < 0 || !v->ops->wake)
-			continue;
-		of[n] = v;
-		p[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	}
-	if (!c->headless) {
-		ifd = n;
-		p[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
-	}
-	int64_t now = util_mono_ns();
-	int64_t wait = (c->next_tick_ns - now) / 1000000;
-	if (wait < 0)
-		wait = 0;
-	if (max_ms >= 0 && wait > max_ms)
-		wait = max_ms;
-	unsigned f = 0;
-	if (poll(p, (nfds_t)n, (int)wait) < 0 && errno != EINTR)
-		return 0;
-	if (p[0].revents & POLLIN) {
-		unsigned char b[64];
-		ssize_t k = read(c->sig_fd, b, sizeof(b));
-		for (ssize_t i = 0; i < k; i++) {
-			if (b[i] == SIGWINCH) {
-				console_resize(c);
-				f |= CONSOLE_REDRAW;
-			} else if (b[i] == SIGINT || b[i] == SIGTERM) {
-				c->quit = true;
-				f |= CONSOLE_QUIT;
-			}
-			/* SIGCHLD only wakes the loop: every child has an owner
-			 * that reaps it (the editor's wait, the MCP client, which
-			 * reports how a crashed server ended). */
+	(void)l, (void)mask;
+	struct console *c = ctx;
+	unsigned char b[64];
+	ssize_t k = read(fd, b, sizeof(b));
+	for (ssize_t i = 0; i < k; i++) {
+		if (b[i] == SIGWINCH) {
+			console_resize(c);
+			c->turn |= CONSOLE_REDRAW;
+		} else if (b[i] == SIGINT || b[i] == SIGTERM) {
+			c->quit = true;
+			c->turn |= CONSOLE_QUIT;
 		}
+		/* SIGCHLD only wakes the loop: every child has an owner that
+		 * reaps it (the editor's wait, the MCP client, which reports
+		 * how a crashed server ended). */
 	}
-	if (mslot >= 0 && (p[mslot].revents & POLLIN) && bus_monitor_process(c->mon) > 0) {
-		c->bus_gen++;
-		/* coalesce bursts: at most one reload every 100 ms */
-		int64_t soon = c->last_reload_ns + 100 * 1000000LL;
-		if (!c->paused && soon < c->next_tick_ns)
-			c->next_tick_ns = soon;
-	}
-	for (int i = 0; i < n; i++)
-		if (of[i] && (p[i].revents & POLLIN))
-			f |= of[i]->ops->wake(c, of[i]);
-	if (ifd >= 0 && (p[ifd].revents & POLLIN))
-		f |= CONSOLE_REDRAW; /* keys drained by the loop */
-	now = util_mono_ns();
+}
+
+/* The bus monitor's inotify descriptor: a change brings the next reload
+ * forward, bursts coalesced to at most one reload every 100 ms. */
+static void console_on_bus(struct loop *l, int fd, int mask, void *ctx)
+{
+	(void)l, (void)fd, (void)mask;
+	struct console *c = ctx;
+	if (bus_monitor_process(c->mon) <= 0)
+		return;
+	c->bus_gen++;
+	int64_t soon = c->last_reload_ns + 100 * 1000000LL;
+	if (!c->paused && soon < c->next_tick_ns)
+		c->next_tick_ns = soon; /* the timer follows (console_before_sleep) */
+}
+
+/* The keyboard: the keys are drained by the loop (getch). */
+static void console_on_keys(struct loop *l, int fd, int mask, void *ctx)
+{
+	(void)l, (void)fd, (void)mask;
+	struct console *c = ctx;
+	c->turn |= CONSOLE_REDRAW;
+}
+
+/* A view's descriptor. */
+static void console_on_view(struct loop *l, int fd, int mask, void *ctx)
+{
+	(void)l, (void)fd, (void)mask;
+	struct console_watch *w = ctx;
+	w->c->turn |= w->v->ops->wake(w->c, w->v);
+}
+
+/* The refresh timer: a reload every CONSOLE_TICK_MS, or at next_tick_ns. */
+static int64_t console_on_tick(struct loop *l, int64_t id, void *ctx)
+{
+	(void)l, (void)id;
+	struct console *c = ctx;
+	int64_t now = util_mono_ns();
 	if (now >= c->next_tick_ns) {
 		if (!c->paused)
-			f |= CONSOLE_RELOAD;
+			c->turn |= CONSOLE_RELOAD;
 		c->next_tick_ns = now + CONSOLE_TICK_MS * 1000000LL;
 	}
+	c->tick_at = c->next_tick_ns;
+	int64_t ms = (c->next_tick_ns - now + 999999) / 1000000;
+	return ms > 0 ? ms : 0;
+}
+
+/* Before each sleep: the descriptors the views want watched now (a
+ * background job's, while it runs), and the timer at next_tick_ns when
+ * that moved. */
+static void console_before_sleep(struct loop *l, void *ctx)
+{
+	struct console *c = ctx;
+	for (size_t i = 0; i < console_nviews && i < CONSOLE_VIEWS_MAX; i++) {
+		struct console_watch *w = &c->watch[i];
+		struct view *v = &c->views[i];
+		int fd = v->ops->fd && v->ops->wake ? v->ops->fd(v) : -1;
+		if (fd == w->fd)
+			continue;
+		if (w->fd >= 0)
+			loop_del_fd(l, w->fd, LOOP_READ);
+		w->fd = -1;
+		char *err = NULL;
+		if (fd >= 0 && loop_add_fd(l, fd, LOOP_READ, console_on_view, w, &err) == 0)
+			w->fd = fd;
+		free(err);
+	}
+	if (c->tick_at != c->next_tick_ns) {
+		loop_del_timer(l, c->tick_id);
+		int64_t ms = (c->next_tick_ns - util_mono_ns() + 999999) / 1000000;
+		c->tick_id = loop_add_timer(l, ms > 0 ? ms : 0, console_on_tick, c, NULL);
+		c->tick_at = c->next_tick_ns;
+	}
+}
+
+int console_loop_open(struct console *c, char **err)
+{
+	c->loop = loop_new(err);
+	if (!c->loop)
+		return -1;
+	for (size_t i = 0; i < CONSOLE_VIEWS_MAX; i++)
+		c->watch[i] = (struct console_watch){ c, i < console_nviews ? &c->views[i] : NULL, -1 };
+	int mfd = c->mon ? bus_monitor_fd(c->mon) : -1;
+	if ((c->sig_fd >= 0 && loop_add_fd(c->loop, c->sig_fd, LOOP_READ, console_on_signal, c, err) < 0) ||
+	    (mfd >= 0 && loop_add_fd(c->loop, mfd, LOOP_READ, console_on_bus, c, err) < 0) ||
+	    (!c->headless && loop_add_fd(c->loop, 0, LOOP_READ, console_on_keys, c, err) < 0)) {
+		loop_free(&c->loop);
+		return -1;
+	}
+	c->tick_at = c->next_tick_ns;
+	int64_t ms = (c->next_tick_ns - util_mono_ns()) / 1000000;
+	c->tick_id = loop_add_timer(c->loop, ms > 0 ? ms : 0, console_on_tick, c, NULL);
+	loop_set_before_sleep(c->loop, console_before_sleep, c);
+	return 0;
+}
+
+void console_loop_close(struct console *c)
+{
+	loop_free(&c->loop);
+}
+
+/* One turn of the loop: signals, bus events, the keyboard, the views'
+ * descriptors, the timer. */
+unsigned console_pump(struct console *c, int max_ms)
+{
+	c->turn = 0;
+	char *err = NULL;
+	if (loop_run_once(c->loop, max_ms, &err) < 0)
+		free(err); /* poll failed: the next turn tries again */
+	unsigned f = c->turn;
+	c->turn = 0;
 	return f;
 }
 

@@ -1,7 +1,8 @@
-/* The operator console: one poll() reactor over the keyboard, the bus
- * monitor's inotify descriptor, a timer and signals (self-pipe); views that
- * read the bus, the state files and the logs; every action a bus
- * operation, journalled. Only the UI thread touches curses. */
+/* The operator console: one event loop (core/loop.h) over the keyboard,
+ * the bus monitor's inotify descriptor, the views' descriptors, a timer
+ * and signals (self-pipe); views (struct view_ops) that read the bus, the
+ * state files and the logs; every action a bus operation, journalled.
+ * Only the UI thread touches curses. */
 #ifndef MADF_CONSOLE_H
 #define MADF_CONSOLE_H
 
@@ -21,6 +22,7 @@
 
 struct console;
 struct view;
+struct loop;
 
 /* A view: one table of functions, as tmux's struct window_mode, with its
  * state in view->data; the console drives it and knows no view by name.
@@ -115,6 +117,13 @@ struct console_opts {
 	const char *script, *dump;
 };
 
+/* A view's descriptor as the console's loop watches it. */
+struct console_watch {
+	struct console *c;
+	struct view *v;
+	int fd;                  /* registered in the loop; -1: none */
+};
+
 /* One view of the console: its ops, its rows, its state. */
 struct view {
 	const struct view_ops *ops;
@@ -166,7 +175,12 @@ struct console {
 	/* help */
 	size_t help_top;
 	int rows_y0;             /* screen line of the first row drawn */
-	/* loop */
+	/* loop (core/loop.h): the self-pipe, the bus monitor, the keyboard,
+	 * the views' descriptors, the refresh timer */
+	struct loop *loop;
+	unsigned turn;           /* what the callbacks of this turn saw */
+	struct console_watch watch[CONSOLE_VIEWS_MAX];
+	int64_t tick_id, tick_at; /* the timer, and the next_tick_ns it is set for */
 	bool quit;
 	int sig_fd;              /* read end of the self-pipe */
 	int64_t next_tick_ns, last_reload_ns;
@@ -340,8 +354,12 @@ void console_rows_release(struct console_rows *r);
 void console_rows_skip_headings(struct console_rows *r, int dir);
 /* One key as the loop handles it; flags. */
 unsigned console_key(struct console *c, int ch);
-/* One wait (at most max_ms; -1: until the timer) for signals, bus events,
- * the keyboard, a view's descriptor; flags. */
+/* The console's loop: set up once sig_fd, mon, headless, the views and
+ * next_tick_ns are (0, or -1 with *err), freed. */
+int console_loop_open(struct console *c, char **err);
+void console_loop_close(struct console *c);
+/* One turn of the loop (at most max_ms; -1: until the timer) for signals,
+ * bus events, the keyboard, a view's descriptor; flags. */
 unsigned console_pump(struct console *c, int max_ms);
 /* The frame flags call for: task answers, a reload, a draw. */
 void console_frame(struct console *c, unsigned f);

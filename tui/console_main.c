@@ -210,6 +210,7 @@ static int console_script(struct console *c, const char *path)
 
 static void console_release(struct console *c)
 {
+	console_loop_close(c);
 	console_views_release(c);
 	if (c->re_set)
 		regfree(&c->re);
@@ -425,7 +426,12 @@ int console_main(struct console *cp, struct run_opts *ro)
 		rc = EXIT_FAIL;
 	} else {
 		c.next_tick_ns = util_mono_ns();
-		if (c.headless) {
+		char *lerr = NULL;
+		if (console_loop_open(&c, &lerr) < 0) {
+			c.script_error = xasprintf("event loop: %s", lerr);
+			free(lerr);
+			rc = EXIT_FAIL;
+		} else if (c.headless) {
 			if (console_script(&c, c.opts.script) < 0)
 				rc = EXIT_FAIL;
 			if (c.opts.dump && console_dump(&c, c.opts.dump) < 0)
@@ -479,6 +485,11 @@ struct console *console_bench_open(struct cli *cli)
 	}
 	c->sig_fd = sig_pipe[0];
 	c->next_tick_ns = util_mono_ns();
+	if (console_loop_open(c, &err) < 0) {
+		free(err);
+		console_bench_close(c);
+		return NULL;
+	}
 	console_frame(c, CONSOLE_RELOAD | CONSOLE_REDRAW);
 	return c;
 }
