@@ -199,9 +199,9 @@ struct view *console_view(struct console *c);
 struct view *console_view_find(struct console *c, const struct view_ops *ops);
 /* Shows v (its data read again at the next reload). */
 void console_show(struct console *c, struct view *v);
-/* Asks fmt on the bottom line about op on n items for view v; y (any key
- * when any_key) calls v's act with the key as answer, anything else says
- * "cancelled". Returns CONSOLE_REDRAW. */
+/* Asks the question fmt (sanitised) on the bottom line before view v's
+ * op; y (any key when any_key) calls v's act with op and the key as
+ * answer, anything else says "cancelled". Returns CONSOLE_REDRAW. */
 unsigned console_confirm(struct console *c, struct view *v, enum console_op op, bool any_key,
 			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Opens the command line with text typed (":retry-to "), status saying why. */

@@ -212,6 +212,40 @@ static void test_queues_keys(void **state)
 	free(text);
 }
 
+/* A bulk action (past 200 messages, on a thread of its own) still running
+ * when the console closes is waited for and journalled, not dropped. */
+static void test_queues_bulk_journalled_on_close(void **state)
+{
+	struct fx *f = *state;
+	struct console *c = f->c;
+	for (int i = 0; i < 201; i++)
+		free(send_hb(f->cli.bus, "research_agent_2", i));
+	const char *keys = ":inbox research_agent_2\nAK";
+	for (const char *p = keys; *p; p++)
+		console_bench_key(c, (unsigned char)*p);
+	assert_string_equal(c->question, "Kill 201 messages? y/n");
+	console_bench_key(c, 'y');
+	console_bench_close(c); /* at once: the worker may still run */
+	f->c = NULL;
+	char *path = xasprintf("%s/journal/actions.jsonl", f->dir);
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+	if (util_read_file(path, 1 << 24, &buf, &len, &err) < 0)
+		fail_msg("%s", err);
+	const char *line = buf; /* the last line */
+	for (const char *p = strchr(buf, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+		line = p + 1;
+	assert_non_null(strstr(line, "\"action\":\"kill\""));
+	assert_non_null(strstr(line, "201 of 201 killed"));
+	free(buf);
+	free(path);
+	size_t n = 0;
+	struct bus_entry *v = NULL;
+	assert_int_equal(bus_list(f->cli.bus, BUS_Q_DEAD, NULL, false, &v, &n, &err), 0);
+	assert_int_equal(n, 201);
+	bus_entries_free(v, n);
+}
+
 /* The man page's text (from the repository's root, where tests run). */
 static char *man_page(void)
 {
@@ -313,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overview_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queues_inbox_kill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queues_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queues_bulk_journalled_on_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_help_complete_man, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
