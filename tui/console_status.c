@@ -668,7 +668,7 @@ void console_draw_help(struct console *c, int y0, int y1)
 		const struct console_cmd *k = &console_cmds[i];
 		char name[64], text[320];
 		snprintf(name, sizeof(name), ":%s%s%s", k->name, k->args ? " " : "", k->args ? k->args : "");
-		snprintf(text, sizeof(text), "   %-22s %s", name, k->help);
+		snprintf(text, sizeof(text), "   %-25s %s", name, k->help);
 		help_line(c, &line, &y, y1, SLOT_NORMAL, text);
 	}
 }
