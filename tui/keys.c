@@ -37,7 +37,6 @@ const size_t keys_count = ARRAY_SIZE(keys_table);
 static const char *const op_names[OP_COUNT] = {
 	[OP_NONE] = "none", [OP_QUIT] = "quit", [OP_HELP] = "help",
 	[OP_VIEW_NEXT] = "view-next", [OP_VIEW_PREV] = "view-prev",
-	[OP_VIEW] = "view",
 	[OP_UP] = "up", [OP_DOWN] = "down", [OP_PAGE_UP] = "page-up", [OP_PAGE_DOWN] = "page-down",
 	[OP_HOME] = "home", [OP_END] = "end", [OP_OPEN] = "open", [OP_BACK] = "back",
 	[OP_FILTER] = "filter", [OP_COMMAND] = "command", [OP_PAUSE] = "pause",

@@ -11,7 +11,6 @@
 enum console_op {
 	OP_NONE,
 	OP_QUIT, OP_HELP, OP_VIEW_NEXT, OP_VIEW_PREV,
-	OP_VIEW, /* 1-9: the view of that number (not in the tables) */
 	OP_UP, OP_DOWN, OP_PAGE_UP, OP_PAGE_DOWN, OP_HOME, OP_END,
 	OP_OPEN, OP_BACK, OP_FILTER, OP_COMMAND, OP_PAUSE,
 	OP_MARK, OP_MARK_ALL,
