@@ -354,14 +354,14 @@ static _Noreturn void bc_child(const char *data, double idle_s, int out_fd)
 		console_bench_key(c, seq[i].key);
 		r->ms[r->nk] = bc_ms_since(t0);
 		r->cls[r->nk++] = (unsigned char)seq[i].cls;
-		if (seq[i].key == '\n' && c->view == VIEW_QUEUES && c->qkind == QUEUE_DEAD &&
-		    !r->dead_rows) {
+		if (seq[i].key == '\n' && view_queues_shows_dead(c) && !r->dead_rows) {
 			/* the keypress is answered at once; the listing goes on in
 			 * the background until its rows are swapped in */
-			while (view_queues_fd() >= 0)
+			struct view *q = console_view(c);
+			while (q->ops->fd(q) >= 0)
 				console_bench_turn(c, 50);
 			r->list_ms = bc_ms_since(t0);
-			r->dead_rows = c->rows[VIEW_QUEUES].n;
+			r->dead_rows = q->rows.n;
 		}
 	}
 	/* the sequence ends in the dead-letter view */

@@ -1,7 +1,8 @@
-/* The operator console: one poll() reactor over the keyboard, the bus
- * monitor's inotify descriptor, a timer and signals (self-pipe); views that
- * read the bus, the state files and the logs; every action a bus
- * operation, journalled. Only the UI thread touches curses. */
+/* The operator console: one event loop (core/loop.h) over the keyboard,
+ * the bus monitor's inotify descriptor, the views' descriptors, a timer
+ * and signals (self-pipe); views (struct view_ops) that read the bus, the
+ * state files and the logs; every action a bus operation, journalled.
+ * Only the UI thread touches curses. */
 #ifndef MADF_CONSOLE_H
 #define MADF_CONSOLE_H
 
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <wchar.h>
 
 #include <cJSON.h>
@@ -18,21 +20,64 @@
 #include "tui/keys.h"
 #include "tui/theme.h"
 
-enum console_view {
-	VIEW_OVERVIEW,
-	VIEW_TASKS,
-	VIEW_QUEUES,
-	VIEW_LOGS,
-	VIEW_REPORTS,
-	VIEW_TOOLS,
-	VIEW_COUNT
+struct console;
+struct view;
+struct loop;
+
+/* A view: one table of functions, as tmux's struct window_mode, with its
+ * state in view->data; the console drives it and knows no view by name.
+ * Adding a view is a file with its ops and an entry in console_view_table
+ * (tui/views.c). name, title, help, init, load, draw and release are
+ * required; the other hooks may be NULL. */
+struct view_ops {
+	const char *name;   /* "queues": the digit key's operation is view-NAME */
+	const char *title;  /* "Queues": its tab, its heading in ? help */
+	const char *help;   /* what its digit key shows, for ? help */
+	const struct key_binding *keys; /* its own keys (help, the hint line) */
+	size_t nkeys;
+	/* Its state, owned (view->data); NULL when it has none. */
+	void *(*init)(struct console *c);
+	/* Every reload, for every view: shown is whether it is on screen (a
+	 * view not shown does no more than cheap upkeep). Flags. */
+	unsigned (*load)(struct console *c, struct view *v, bool shown);
+	/* Paints lines y0..y1 (exclusive). */
+	void (*draw)(struct console *c, struct view *v, int y0, int y1);
+	/* One of its keys (or OP_OPEN, OP_BACK); answer is 0 when pressed,
+	 * the key typed at the question it asked with console_confirm
+	 * otherwise. Flags; CONSOLE_PASS when it leaves the key to the
+	 * console. */
+	unsigned (*act)(struct console *c, struct view *v, enum console_op op, int answer);
+	/* Whether key op does something on what the view shows (the hint
+	 * line leaves out those that do not). */
+	bool (*applies)(const struct view *v, enum console_op op);
+	/* The Enter (or Esc) item of the hint line ("Enter inbox"), or NULL. */
+	const char *(*enter_hint)(const struct view *v);
+	/* The selection moved (keys, the mouse). */
+	void (*moved)(struct console *c, struct view *v);
+	/* Every frame, for every view (answers coming in); flags. */
+	unsigned (*frame)(struct console *c, struct view *v);
+	/* A descriptor the loop watches for the view (-1: none), and what it
+	 * does when that is readable (flags). */
+	int (*fd)(const struct view *v);
+	unsigned (*wake)(struct console *c, struct view *v);
+	/* Frees data, after ending what the view runs (c still usable: its
+	 * journal, its status line). */
+	void (*release)(struct console *c, struct view *v);
 };
+
+/* The views, in tab order (tui/views.c); 1-9 select them. */
+#define CONSOLE_VIEWS_MAX 9
+extern const struct view_ops *const console_view_table[];
+extern const size_t console_nviews;
+extern const struct view_ops view_overview_ops, view_tasks_ops, view_queues_ops,
+	view_logs_ops, view_reports_ops, view_tools_ops;
 
 /* What a handler changed; the loop redraws once per turn. */
 enum {
 	CONSOLE_REDRAW = 1 << 0,  /* draw the screen again */
 	CONSOLE_RELOAD = 1 << 1,  /* re-read the current view's data */
 	CONSOLE_QUIT = 1 << 2,
+	CONSOLE_PASS = 1 << 3,    /* a view's act: not handled, the console's default */
 };
 
 /* One line of a view: text already sanitised; id NULL for a heading. */
@@ -66,12 +111,24 @@ struct console_msg {
 	char *text;      /* sanitised, whole */
 };
 #define CONSOLE_MSGS_MAX 200
-enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED, QUEUE_TRASH };
-
 struct console_opts {
 	bool attach, read_only;
 	const char *theme;
 	const char *script, *dump;
+};
+
+/* A view's descriptor as the console's loop watches it. */
+struct console_watch {
+	struct console *c;
+	struct view *v;
+	int fd;                  /* registered in the loop; -1: none */
+};
+
+/* One view of the console: its ops, its rows, its state. */
+struct view {
+	const struct view_ops *ops;
+	void *data;
+	struct console_rows rows;
 };
 
 struct console {
@@ -79,10 +136,11 @@ struct console {
 	struct console_opts opts;
 	struct bus *bus;
 	struct bus_monitor *mon;
+	struct bus_stats stats;  /* the bus meters, read every reload */
 	struct theme theme;
 	bool headless;           /* scripted mode: no terminal */
-	enum console_view view;
-	struct console_rows rows[VIEW_COUNT];
+	struct view *views;      /* console_nviews, in console_view_table's order */
+	size_t view;             /* the one shown */
 	enum console_mode mode;
 	char line[256];          /* command or filter being typed */
 	size_t line_len;
@@ -101,53 +159,59 @@ struct console {
 	char **comp;
 	size_t ncomp, comp_i;     /* comp_i == ncomp: none chosen yet */
 	size_t comp_base;         /* where the word completed starts in line */
-	/* quit */
+	/* a question (MODE_CONFIRM): quit, or a view's (console_confirm) */
 	size_t embedded_agents;   /* agent threads this console runs */
-	char quit_question[512];
-	enum console_op pending; /* waiting for y */
-	size_t pending_n;
+	char question[640];
+	enum console_op pending;  /* waiting for y (or any key: pending_any) */
+	struct view *pending_view; /* NULL: the console's own (quit) */
+	bool pending_any;
 	bool paused;
 	/* filter */
 	regex_t re;
 	bool re_set, re_invert;
 	char *re_literal;  /* the pattern, when it has no regex syntax */
 	char filter[256];
-	/* overview */
-	struct bus_stats stats;
-	uint64_t data_bytes;
-	int64_t data_bytes_ns;
-	/* queues */
-	enum queue_kind qkind;
-	char qagent[MSG_AGENT_MAX + 1];
-	char *detail;            /* sanitised, with newlines */
-	char detail_id[256];
-	char retry_to[MSG_AGENT_MAX + 1]; /* T / :retry-to: the inbox asked for */
-	/* logs */
-	char log_agent[MSG_AGENT_MAX + 1];
-	int log_level;           /* minimum level shown, 0 debug .. 3 error */
-	bool log_follow;
-	char *log_sig;           /* sizes and mtimes of the files read */
-	int64_t log_since_s;     /* :since: lines older than this hidden; 0 all */
-	char log_since[16];      /* as typed, for the header */
-	bool log_open;           /* the selected line's detail pane is shown */
-	/* overview: errors per minute, tool calls */
-	double err_rate;         /* error-log lines per minute, last 5 minutes */
-	/* reports */
 	char run_id[128];        /* the run this console started, or "" */
-	char report_path[1024];
-	char report_open[1024];  /* a finished report shown instead of the draft */
-	char *report_sig;
 	/* help */
 	size_t help_top;
 	int rows_y0;             /* screen line of the first row drawn */
-	/* loop */
+	/* loop (core/loop.h): the self-pipe, the bus monitor, the keyboard,
+	 * the views' descriptors, the refresh timer */
+	struct loop *loop;
+	unsigned turn;           /* what the callbacks of this turn saw */
+	struct console_watch watch[CONSOLE_VIEWS_MAX];
+	int64_t tick_id, tick_at; /* the timer, and the next_tick_ns it is set for */
 	bool quit;
 	int sig_fd;              /* read end of the self-pipe */
 	int64_t next_tick_ns, last_reload_ns;
 	char *script_error;
 	unsigned long frames;    /* screens drawn (for madf bench console) */
 	unsigned long bus_gen;   /* bumped whenever the bus monitor sees a change */
+	void *screen;            /* the scripted mode's SCREEN, or NULL */
+	FILE *null_out, *null_in; /* its /dev/null terminal */
 };
+
+/* The views of c: set up (each one's init) and released. */
+void console_views_init(struct console *c);
+void console_views_release(struct console *c);
+/* The view shown; the view of c with these ops (NULL when none). */
+struct view *console_view(struct console *c);
+struct view *console_view_find(struct console *c, const struct view_ops *ops);
+/* Shows v (its data read again at the next reload). */
+void console_show(struct console *c, struct view *v);
+/* Asks the question fmt (sanitised) on the bottom line before view v's
+ * op; y (any key when any_key) calls v's act with op and the key as
+ * answer, anything else says "cancelled". Returns CONSOLE_REDRAW. */
+unsigned console_confirm(struct console *c, struct view *v, enum console_op op, bool any_key,
+			 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Opens the command line with text typed (":retry-to "), status saying why. */
+unsigned console_command_open(struct console *c, const char *text, const char *status);
+/* Read-only: says and journals that op was refused. */
+unsigned console_refuse(struct console *c, enum console_op op);
+/* An agent neither configured nor ever seen on the bus is refused (a typo
+ * would make an inbox no agent reads) unless the command ends in '!'; true
+ * when refused, the status line naming the known agents. */
+bool console_agent_unknown(struct console *c, const char *cmd, const char *agent);
 
 /* For the views. */
 void console_rows_clear(struct console_rows *r);
@@ -175,9 +239,9 @@ void console_status(struct console *c, bool error, const char *fmt, ...)
 void console_reader_open(struct console *c, const char *title, const char *text);
 /* :messages: the status messages kept, newest first, with their time. */
 unsigned console_messages_open(struct console *c);
-/* Enter on a row of a view without an Enter of its own: the whole row (a
- * task: its record in the product_manager's state) in the reader. */
-unsigned console_read_row(struct console *c);
+/* Enter on a row of a view without an Enter of its own: the whole row in
+ * the reader, extra (may be NULL) below it. */
+unsigned console_read_row(struct console *c, const char *extra);
 /* q, :q: quits at once when no agent runs in this console; else asks,
  * naming what stops and where the run is. */
 unsigned console_quit_ask(struct console *c);
@@ -194,10 +258,24 @@ unsigned console_reader_key(struct console *c, int ch);
 void console_complete(struct console *c);
 void console_complete_reset(struct console *c);
 void console_status_release(struct console *c);
-/* The commands of the : line, for completion; agents known. */
-extern const char *const console_commands[];
-extern const size_t console_ncommands;
-extern const char *const console_view_titles[VIEW_COUNT];
+/* The : commands: one table (tui/console_cmd.c) from which the command
+ * line runs them, Tab completes them and ? help lists them. */
+enum console_arg { CMD_ARG_AGENT, CMD_ARG_THEME }; /* what Tab completes after the name */
+struct console_cmd {
+	const char *name;
+	const char *args;  /* as help shows them ("NAME", "[NAME]"), or NULL */
+	const char *help;
+	enum console_arg complete;
+	/* arg: the first word after the name ("" when none); line: the whole
+	 * line; is_new: the name ended in '!' (:inbox! NAME). Flags. */
+	unsigned (*run)(struct console *c, const char *name, const char *arg, const char *line,
+			bool is_new);
+};
+extern const struct console_cmd console_cmds[];
+extern const size_t console_ncmds;
+/* Runs one command line (without the ':'). */
+unsigned console_run_command(struct console *c, const char *line);
+/* The agents Tab completes: the default ones, then those the bus has. */
 const char *console_agent_name(struct console *c, size_t i);
 /* UTF-8: the next character of s at *i (advanced); '?' for a bad byte. */
 void console_utf8_next(const char *s, size_t *i, wchar_t *out);
@@ -215,69 +293,91 @@ cJSON *console_load_json(const char *path);
 /* "12s", "3m", "2h", "4d" */
 void console_age(int64_t ns, char *buf, size_t size);
 
-/* The views: refresh re-reads data and returns flags; draw paints lines
- * y0..y1; act performs a view's operation. */
-unsigned view_overview_refresh(struct console *c);
-void view_overview_draw(struct console *c, int y0, int y1);
-void view_overview_release(void); /* stops the data size walk */
-unsigned view_tasks_refresh(struct console *c);
-void view_tasks_draw(struct console *c, int y0, int y1);
-unsigned view_tasks_act(struct console *c, enum console_op op);
-/* Whether the selected task is awaiting budget approval; says why not. */
-bool view_tasks_awaits_approval(struct console *c);
+/* What the views offer each other and the : commands. */
+/* :agent NAME: the overview shown, NAME's row selected. */
+unsigned view_overview_select(struct console *c, const char *agent);
 /* :assign KIND PAIR [AGENT]: asks the product_manager for a new task. */
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
 			   const char *agent);
-/* p: the priority prompt (c->pending OP_TASK_PRIORITY in MODE_CONFIRM);
- * its text, and the key that answers it (u, h, n, l; others cancel). */
-const char *view_tasks_prompt(void);
-unsigned view_tasks_priority(struct console *c, int key);
-/* The answers to the task controls sent (tui/task_replies.c): shown on
- * the status line and journalled as they come; called every frame. */
-unsigned view_tasks_poll(struct console *c);
 /* The run-health line of the current run (agents/workflow.h,
  * wf_run_health) for the overview; true when the run is stuck. */
 bool view_tasks_health(struct console *c, char *buf, size_t size);
+/* The answers to the task controls sent (tui/task_replies.c): shown on
+ * the status line and journalled as they come. */
+#define TASK_REPLIES_MAX 32
+struct task_reply_wait {
+	char id[MSG_ID_MAX + 1];   /* the control's message id */
+	char action[32];
+	char task[64];             /* "" for assign */
+	char label[160];           /* "reassign USDJPY-market" */
+	int64_t sent_ns;           /* monotonic */
+	bool said;                 /* offline or no answer: said once */
+};
+struct task_replies {
+	struct task_reply_wait v[TASK_REPLIES_MAX];
+	size_t n;
+	int64_t polled_ns;
+};
 /* Remembers the control id (action on task, NULL for assign; label names
  * it on the status line) until its answer comes; returns the
  * product_manager's wf_liveness (agents/workflow.h), with a phrase in why
  * when it is not alive. */
-int tasks_control_sent(struct console *c, const char *id, const char *action, const char *task,
-		       const char *label, char *why, size_t size);
-unsigned view_queues_refresh(struct console *c);
-void view_queues_draw(struct console *c, int y0, int y1);
-/* Destructive queue operations on the marked rows (or the current one). */
-size_t view_queues_count(struct console *c);
-unsigned view_queues_act(struct console *c, enum console_op op);
-/* E: the current dead letter edited in $EDITOR, then bus_requeue. */
-unsigned view_queues_edit(struct console *c);
-void view_queues_release(struct console *c); /* the kept listing */
-/* The queue shown is read again at the next refresh (after an action). */
-void view_queues_dirty(void);
-/* The dead-letter listing that runs in the background: an fd to poll (-1
- * when none) that becomes readable when it has finished; view_queues_wake
- * consumes that and says whether to reload. */
-int view_queues_fd(void);
-unsigned view_queues_wake(struct console *c);
-unsigned view_logs_refresh(struct console *c);
-void view_logs_draw(struct console *c, int y0, int y1);
-/* Enter: opens (or closes) the pane with every field of the selected line;
- * Esc closes it (0 when it was not open). */
-unsigned view_logs_open(struct console *c);
-unsigned view_logs_back(struct console *c);
-unsigned view_reports_refresh(struct console *c);
-void view_reports_draw(struct console *c, int y0, int y1);
-unsigned view_reports_export(struct console *c);
-/* Enter on a finished report shows it; Esc back to the draft (0 when
- * there was nothing to go back from). */
-unsigned view_reports_open(struct console *c);
-unsigned view_reports_back(struct console *c);
-unsigned view_tools_refresh(struct console *c);
-void view_tools_draw(struct console *c, int y0, int y1);
+int task_replies_sent(struct task_replies *tr, struct console *c, const char *id,
+		      const char *action, const char *task, const char *label, char *why,
+		      size_t size);
+/* Takes the answers come in (at most every 100 ms, while one is awaited). */
+unsigned task_replies_poll(struct task_replies *tr, struct console *c);
+
+enum queue_kind { QUEUE_INBOX, QUEUE_PROCESSING, QUEUE_DEAD, QUEUE_PROCESSED, QUEUE_TRASH };
+/* :inbox NAME, :dlq ...: the queues view shown on that queue (agent ""
+ * for every agent's claims; NULL keeps the agent it had). */
+unsigned view_queues_show(struct console *c, enum queue_kind kind, const char *agent);
+/* :retry-to AGENT: asks to confirm a retry of the marked dead letters (or
+ * the current one) to AGENT's inbox. */
+unsigned view_queues_retry_to(struct console *c, const char *agent, bool is_new);
+/* Whether the queues view is shown on the dead letters (madf bench). */
+bool view_queues_shows_dead(struct console *c);
+/* E (tui/view_queues_edit.c): the current dead letter of v edited in
+ * $EDITOR, then bus_requeue; view_queues_dirty has the queue read again
+ * (and the detail pane) at the next refresh. */
+unsigned view_queues_edit(struct console *c, struct view *v);
+void view_queues_dirty(struct view *v);
+/* :logs NAME, :since 10m|2h|1d|90s|all: the logs view shown, of that agent,
+ * over that window. */
+unsigned view_logs_show(struct console *c, const char *agent);
+unsigned view_logs_since(struct console *c, const char *arg);
+
+/* Inside the console (tui/console*.c): rows kept and moved, the loop's
+ * pieces. */
+void console_rows_release(struct console_rows *r);
+/* Moves the cursor off a heading row, in direction dir (1 or -1) first. */
+void console_rows_skip_headings(struct console_rows *r, int dir);
+/* One key as the loop handles it; flags. */
+unsigned console_key(struct console *c, int ch);
+/* The console's loop: set up once sig_fd, mon, headless, the views and
+ * next_tick_ns are (0, or -1 with *err), freed. */
+int console_loop_open(struct console *c, char **err);
+void console_loop_close(struct console *c);
+/* One turn of the loop (at most max_ms; -1: until the timer) for signals,
+ * bus events, the keyboard, a view's descriptor; flags. */
+unsigned console_pump(struct console *c, int max_ms);
+/* The frame flags call for: task answers, a reload, a draw. */
+void console_frame(struct console *c, unsigned f);
+/* The interactive loop, until quit. */
+int console_loop(struct console *c);
+/* The screen's text, a line per row, trailing blanks cut (caller frees). */
+char *console_screen_text(void);
+
+/* The console set up from its options (c, copied; ro: the options of the
+ * run it starts), run, taken down; an exit code (cli/cli.h).
+ * (tui/console_main.c; cmd_console in tui/console_cli.c parses them) */
+struct run_opts;
+int console_main(struct console *c, struct run_opts *ro);
 
 /* Benchmark hooks (madf bench console, cli/cli_bench.c): a headless
  * console on the scripted mode's 120x40 virtual screen, in --attach mode
- * on cli's bus, driven in-process. One at a time per process. */
+ * on cli's bus, driven in-process. One at a time per process (the
+ * signal self-pipe is the process's). */
 struct console *console_bench_open(struct cli *cli);   /* NULL on failure */
 /* One key as the interactive loop handles it: the key, then its frame. */
 void console_bench_key(struct console *c, int key);

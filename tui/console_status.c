@@ -246,51 +246,17 @@ unsigned console_messages_open(struct console *c)
 	return CONSOLE_REDRAW;
 }
 
-/* The task's record in the product_manager's state (the console's run, or
- * the one started last), pretty-printed, or NULL (caller frees). */
-static char *task_record(struct console *c, const char *id)
+unsigned console_read_row(struct console *c, const char *extra)
 {
-	char *path = xasprintf("%s/state/product_manager-state.json", c->cli->data_dir);
-	cJSON *st = console_load_json(path);
-	free(path);
-	const cJSON *run = NULL, *r;
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(st, "runs")) {
-		const char *rid = cJSON_GetStringValue(cJSON_GetObjectItem(r, "run_id"));
-		const char *at = cJSON_GetStringValue(cJSON_GetObjectItem(r, "started_at"));
-		if (c->run_id[0] && rid && !strcmp(rid, c->run_id)) {
-			run = r;
-			break;
-		}
-		const char *best = run ? cJSON_GetStringValue(cJSON_GetObjectItem(run, "started_at")) : NULL;
-		if (!run || (at && (!best || strcmp(at, best) > 0)))
-			run = r;
-	}
-	const cJSON *found = NULL, *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		const char *tid = cJSON_GetStringValue(cJSON_GetObjectItem(t, "task_id"));
-		if (tid && !strcmp(tid, id))
-			found = t;
-	}
-	if (!found && run && (!strcmp(id, "validation") || !strcmp(id, "narrative")))
-		found = cJSON_GetObjectItem(run, id);
-	char *out = found ? cJSON_Print(found) : NULL;
-	cJSON_Delete(st);
-	return out;
-}
-
-unsigned console_read_row(struct console *c)
-{
-	struct console_row *cur = console_rows_current(&c->rows[c->view]);
+	struct view *v = console_view(c);
+	struct console_row *cur = console_rows_current(&v->rows);
 	if (!cur)
 		return 0;
 	char title[320];
-	snprintf(title, sizeof(title), " %s: %s  (Esc returns)", console_view_titles[c->view],
-		 cur->id ? cur->id : "");
-	char *rec = c->view == VIEW_TASKS && cur->id ? task_record(c, cur->id) : NULL;
-	char *text = xasprintf("%s%s%s", cur->text, rec ? "\n\n" : "", rec ? rec : "");
+	snprintf(title, sizeof(title), " %s: %s  (Esc returns)", v->ops->title, cur->id ? cur->id : "");
+	char *text = xasprintf("%s%s%s", cur->text, extra ? "\n\n" : "", extra ? extra : "");
 	console_reader_open(c, title, text);
 	free(text);
-	free(rec);
 	return CONSOLE_REDRAW;
 }
 
@@ -326,12 +292,13 @@ unsigned console_quit_ask(struct console *c)
 	}
 	sbuf_addstr(&b, " y/n");
 	char *clean = util_sanitize(b.data, b.len, false);
-	util_strlcpy(c->quit_question, clean, sizeof(c->quit_question));
+	util_strlcpy(c->question, clean, sizeof(c->question));
 	free(clean);
 	sbuf_release(&b);
 	cJSON_Delete(run);
 	c->pending = OP_QUIT;
-	c->pending_n = 0;
+	c->pending_view = NULL;
+	c->pending_any = false;
 	c->mode = MODE_CONFIRM;
 	return CONSOLE_REDRAW;
 }
@@ -359,6 +326,11 @@ static void complete_put(struct console *c, const char *w, size_t wlen, bool fin
 		c->line_len = sizeof(c->line) - 1;
 }
 
+static int cand_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 void console_complete(struct console *c)
 {
 	if (c->ncomp > 1) { /* Tab again: the next candidate */
@@ -374,10 +346,16 @@ void console_complete(struct console *c)
 	size_t n = 0;
 	char **themes = NULL;
 	size_t nthemes = 0;
+	const struct console_cmd *cmd = NULL;
+	for (size_t i = 0; sp && i < console_ncmds; i++)
+		if (strlen(console_cmds[i].name) == (size_t)(sp - c->line) &&
+		    !strncmp(c->line, console_cmds[i].name, (size_t)(sp - c->line)))
+			cmd = &console_cmds[i];
 	if (!sp) {
-		for (size_t i = 0; i < console_ncommands && n < ARRAY_SIZE(cands); i++)
-			cands[n++] = console_commands[i];
-	} else if (!strncmp(c->line, "theme ", 6)) {
+		for (size_t i = 0; i < console_ncmds && n < ARRAY_SIZE(cands); i++)
+			cands[n++] = console_cmds[i].name;
+		qsort(cands, n, sizeof(cands[0]), cand_cmp);
+	} else if (cmd && cmd->complete == CMD_ARG_THEME) {
 		themes = theme_list(&nthemes);
 		for (size_t i = 0; i < nthemes && n < ARRAY_SIZE(cands); i++)
 			cands[n++] = themes[i];
@@ -454,23 +432,6 @@ static void complete_draw(struct console *c, int y)
 
 /* ---- the two bottom lines ---- */
 
-/* Whether a queue key does something on the queue shown. */
-static bool hint_queue_applies(const struct console *c, enum console_op op)
-{
-	switch (c->qkind) {
-	case QUEUE_DEAD:
-		return op != OP_KILL;
-	case QUEUE_INBOX:
-		return op == OP_MARK || op == OP_MARK_ALL || op == OP_KILL || op == OP_DELETE;
-	case QUEUE_TRASH:
-		return op == OP_MARK || op == OP_MARK_ALL || op == OP_RETRY;
-	case QUEUE_PROCESSING:
-	case QUEUE_PROCESSED:
-		return false;
-	}
-	return false;
-}
-
 static void hint_item(struct wrapped *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -487,27 +448,22 @@ static void hint_item(struct wrapped *h, const char *fmt, ...)
 /* The keys of the view shown, from the key table, then the global ones
  * (only "? help" and "q quit" when short is set): one item each ("R
  * retry"). */
-static void console_hints(const struct console *c, struct wrapped *h, bool short_global)
+static void console_hints(struct console *c, struct wrapped *h, bool short_global)
 {
-	for (size_t i = 0; i < keys_count; i++) {
-		const struct key_binding *k = &keys_table[i];
-		if (!k->hint || !(k->views & (1u << c->view)))
+	const struct view *v = console_view(c);
+	for (size_t i = 0; i < v->ops->nkeys; i++) {
+		const struct key_binding *k = &v->ops->keys[i];
+		if (!k->hint || (v->ops->applies && !v->ops->applies(v, k->op)))
 			continue;
-		if (c->view == VIEW_QUEUES && !hint_queue_applies(c, k->op))
-			continue;
-		if (c->opts.read_only && (k->destructive || k->op == OP_EXPORT ||
-					  (k->op >= OP_REASSIGN && k->op <= OP_TASK_ASSIGN)))
+		if (c->opts.read_only && (k->destructive || k->writes))
 			continue;
 		char name[16];
 		keys_name(k->key, name, sizeof(name));
 		hint_item(h, "%s %s", name, k->hint);
 	}
-	switch (c->view) {
-	case VIEW_OVERVIEW: hint_item(h, "Enter inbox"); break;
-	case VIEW_REPORTS: hint_item(h, c->report_open[0] ? "Esc draft" : "Enter open"); break;
-	case VIEW_TASKS: case VIEW_LOGS: case VIEW_TOOLS: hint_item(h, "Enter read"); break;
-	case VIEW_QUEUES: case VIEW_COUNT: break;
-	}
+	const char *enter = v->ops->enter_hint ? v->ops->enter_hint(v) : NULL;
+	if (enter)
+		hint_item(h, "%s", enter);
 	static const char *const global[] = { "? help", ": command", "/ filter", "Tab view",
 					      "q quit" };
 	for (size_t i = 0; i < ARRAY_SIZE(global); i++)
@@ -542,43 +498,10 @@ static void hints_layout(const struct wrapped *items, int width, struct wrapped 
 	sbuf_release(&b);
 }
 
-static void confirm_question(const struct console *c, char *buf, size_t size)
-{
-	size_t n = c->pending_n;
-	const char *s = n == 1 ? "" : "s";
-	switch (c->pending) {
-	case OP_QUIT: snprintf(buf, size, "%s", c->quit_question); break;
-	case OP_TASK_CANCEL: snprintf(buf, size, "Cancel %zu task? y/n", n); break;
-	case OP_TASK_APPROVE:
-		snprintf(buf, size, "Approve another LLM budget for %zu task? y/n", n);
-		break;
-	case OP_TASK_SKIP_LLM: snprintf(buf, size, "Skip the LLM part of %zu task? y/n", n); break;
-	case OP_TASK_PRIORITY: snprintf(buf, size, "%s", view_tasks_prompt()); break;
-	case OP_EDIT: snprintf(buf, size, "Edit and requeue %zu message? y/n", n); break;
-	case OP_RETRY_TO:
-		snprintf(buf, size, "Retry %zu message%s to %s? y/n", n, s, c->retry_to);
-		break;
-	case OP_DELETE:
-		snprintf(buf, size, "Delete %zu message%s (to the trash for %d days; :trash restores)? y/n",
-			 n, s, BUS_TRASH_DAYS);
-		break;
-	case OP_RETRY:
-		if (c->qkind == QUEUE_TRASH)
-			snprintf(buf, size, "Restore %zu message%s to where %s deleted from? y/n", n, s,
-				 n == 1 ? "it was" : "they were");
-		else
-			snprintf(buf, size, "Retry %zu message%s? y/n", n, s);
-		break;
-	default:
-		snprintf(buf, size, "Kill %zu message%s? y/n", n, s);
-		break;
-	}
-}
-
 void console_draw_bottom(struct console *c)
 {
 	int y = LINES - 1, yh = LINES - 2;
-	char buf[600];
+	char buf[680];
 	struct wrapped items = { 0 }, lines = { 0 }, w = { 0 };
 	enum theme_slot s = SLOT_STATUS;
 	const char *bottom = buf, *above = NULL; /* above: the line over the bottom one */
@@ -600,9 +523,9 @@ void console_draw_bottom(struct console *c)
 				"a POSIX regex, case ignored; a leading ! inverts  Enter applies  Esc cancels";
 		break;
 	case MODE_CONFIRM:
-		confirm_question(c, buf, sizeof(buf));
+		snprintf(buf, sizeof(buf), "%s", c->question);
 		s = SLOT_WARN;
-		above = c->pending == OP_QUIT ?
+		above = c->pending == OP_QUIT && !c->pending_view ?
 			"y quits (the same request started again resumes the run)  n (or any other key) stays" :
 			"y yes  n (or any other key) no";
 		console_wrap(buf, COLS, 0, &w);
@@ -673,37 +596,80 @@ void console_draw_bottom(struct console *c)
 
 /* ---- help ---- */
 
+/* One line of help: shown when scrolled to (line counts them all). */
+static void help_line(struct console *c, size_t *line, int *y, int y1, enum theme_slot slot,
+		      const char *text)
+{
+	if ((*line)++ >= c->help_top && *y < y1)
+		console_put(c, (*y)++, 0, COLS, slot, text, true);
+}
+
+static void help_key(struct console *c, size_t *line, int *y, int y1,
+		     const struct key_binding *k)
+{
+	char name[16], text[256];
+	keys_name(k->key, name, sizeof(name));
+	snprintf(text, sizeof(text), "   %-7s %-14s %s%s", name, keys_op_name(k->op), k->help,
+		 k->destructive ? " (confirm)" : "");
+	help_line(c, line, y, y1, k->destructive ? SLOT_WARN : SLOT_NORMAL, text);
+}
+
+/* The : commands on the lines under the title, as many to a line as fit;
+ * the lines used. */
+static int help_commands(struct console *c, int y)
+{
+	struct wrapped items = { 0 }, lines = { 0 };
+	for (size_t i = 0; i < console_ncmds; i++) {
+		const struct console_cmd *k = &console_cmds[i];
+		hint_item(&items, ":%s%s%s", k->name, k->args ? " " : "", k->args ? k->args : "");
+	}
+	hints_layout(&items, COLS - 12, &lines);
+	for (size_t i = 0; i < lines.n; i++) {
+		char *t = xasprintf(" %-10s%s", i ? "" : "commands:", lines.v[i]);
+		console_put(c, y + (int)i, 0, COLS, SLOT_HEADER, t, true);
+		free(t);
+	}
+	int n = (int)lines.n;
+	wrapped_release(&items);
+	wrapped_release(&lines);
+	return n;
+}
+
 void console_draw_help(struct console *c, int y0, int y1)
 {
 	int y = y0;
 	console_put(c, y++, 0, COLS, SLOT_HEADING, " Keys (Esc or ? closes, j/k scroll; upper-case keys ask to confirm)", true);
-	console_put(c, y++, 0, COLS, SLOT_HEADER, " commands: :inbox NAME  :dlq  :processing [NAME]  :processed  :trash  "
-		    ":retry-to NAME  :agent NAME  :tasks  :assign KIND PAIR [AGENT]", true);
-	console_put(c, y++, 0, COLS, SLOT_HEADER, "           :logs NAME  :since 10m|2h|1d|all  :overview  :report  "
-		    ":tools  :messages  :theme NAME  :help  :q", true);
+	y += help_commands(c, y);
 	size_t line = 0;
-	for (int scope = -1; scope < VIEW_COUNT; scope++) {
-		bool any = false;
-		for (size_t i = 0; i < keys_count; i++) {
-			const struct key_binding *k = &keys_table[i];
-			bool in = scope < 0 ? k->views == KEYS_GLOBAL : (k->views & (1u << scope)) != 0;
-			if (!in)
-				continue;
-			if (!any) {
-				char head[64];
-				snprintf(head, sizeof(head), " %s",
-					 scope < 0 ? "everywhere" : console_view_titles[scope]);
-				if (line++ >= c->help_top && y < y1)
-					console_put(c, y++, 0, COLS, SLOT_HEADER, head, true);
-				any = true;
-			}
-			char name[16], text[256];
-			keys_name(k->key, name, sizeof(name));
-			snprintf(text, sizeof(text), "   %-7s %-14s %s%s", name, keys_op_name(k->op), k->help,
-				 k->destructive ? " (confirm)" : "");
-			if (line++ >= c->help_top && y < y1)
-				console_put(c, y++, 0, COLS, k->destructive ? SLOT_WARN : SLOT_NORMAL, text, true);
+	help_line(c, &line, &y, y1, SLOT_HEADER, " everywhere");
+	for (size_t i = 0; i < keys_count; i++) {
+		help_key(c, &line, &y, y1, &keys_table[i]);
+		if (keys_table[i].key != KEY_BTAB)
+			continue;
+		for (size_t v = 0; v < console_nviews; v++) { /* the views' digits after Tab */
+			char text[256];
+			snprintf(text, sizeof(text), "   %-7zu view-%-9s %s", v + 1, c->views[v].ops->name,
+				 c->views[v].ops->help);
+			help_line(c, &line, &y, y1, SLOT_NORMAL, text);
 		}
+	}
+	for (size_t v = 0; v < console_nviews; v++) {
+		const struct view_ops *ops = c->views[v].ops;
+		if (!ops->nkeys)
+			continue;
+		char head[64];
+		snprintf(head, sizeof(head), " %s", ops->title);
+		help_line(c, &line, &y, y1, SLOT_HEADER, head);
+		for (size_t i = 0; i < ops->nkeys; i++)
+			help_key(c, &line, &y, y1, &ops->keys[i]);
+	}
+	help_line(c, &line, &y, y1, SLOT_HEADER, " commands (:)");
+	for (size_t i = 0; i < console_ncmds; i++) {
+		const struct console_cmd *k = &console_cmds[i];
+		char name[64], text[320];
+		snprintf(name, sizeof(name), ":%s%s%s", k->name, k->args ? " " : "", k->args ? k->args : "");
+		snprintf(text, sizeof(text), "   %-25s %s", name, k->help);
+		help_line(c, &line, &y, y1, SLOT_NORMAL, text);
 	}
 }
 

@@ -1,6 +1,7 @@
-/* The console's key table: one declarative list of bindings (key, views,
- * operation, help, destructive, hint) from which `?` help and each view's
- * key-hint line are generated. */
+/* The console's key tables: declarative lists of bindings (key,
+ * operation, help, destructive, hint), the global one here and each
+ * view's own in its view_ops, from which `?` help and each view's key-hint
+ * line are generated. */
 #ifndef MADF_KEYS_H
 #define MADF_KEYS_H
 
@@ -10,7 +11,6 @@
 enum console_op {
 	OP_NONE,
 	OP_QUIT, OP_HELP, OP_VIEW_NEXT, OP_VIEW_PREV,
-	OP_VIEW_1, OP_VIEW_2, OP_VIEW_3, OP_VIEW_4, OP_VIEW_5, OP_VIEW_6,
 	OP_UP, OP_DOWN, OP_PAGE_UP, OP_PAGE_DOWN, OP_HOME, OP_END,
 	OP_OPEN, OP_BACK, OP_FILTER, OP_COMMAND, OP_PAUSE,
 	OP_MARK, OP_MARK_ALL,
@@ -21,23 +21,22 @@ enum console_op {
 	OP_COUNT
 };
 
-/* Bit per view (1 << enum console_view); KEYS_GLOBAL for every view. */
-#define KEYS_GLOBAL 0u
-
 struct key_binding {
 	int key;              /* a character or a curses KEY_* code */
-	unsigned views;       /* KEYS_GLOBAL or a mask of views */
 	enum console_op op;
 	const char *help;
 	bool destructive;     /* asks "... N messages? y/n" */
+	bool writes;          /* changes something: refused with --read-only */
 	const char *hint;     /* a word for the key-hint line ("retry"), or NULL */
 };
 
+/* The keys of every view. */
 extern const struct key_binding keys_table[];
 extern const size_t keys_count;
 
-/* The binding of key in view (view-specific first), or NULL. */
-const struct key_binding *keys_lookup(unsigned view, int key);
+/* The binding of key among a view's own (own, nown; may be NULL, 0), then
+ * the global ones, or NULL. */
+const struct key_binding *keys_lookup(const struct key_binding *own, size_t nown, int key);
 /* "q", "Enter", "Up", "Tab" ... for help; buf of at least 16 bytes. */
 void keys_name(int key, char *buf, size_t size);
 /* The operation's name, for the journal and messages ("retry"). */

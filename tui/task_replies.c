@@ -17,34 +17,22 @@
 #include "core/banned.h"
 
 #define CONTROL_WAIT_S 5
-#define PENDING_MAX 32
 
-struct pending {
-	char id[MSG_ID_MAX + 1];   /* the control's message id */
-	char action[32];
-	char task[64];             /* "" for assign */
-	char label[160];           /* "reassign USDJPY-market" */
-	int64_t sent_ns;           /* monotonic */
-	bool said;                 /* offline or no answer: said once */
-};
-
-static struct pending pend[PENDING_MAX];
-static size_t npend;
-
-static void pending_drop(size_t i)
+static void pending_drop(struct task_replies *tr, size_t i)
 {
-	memmove(&pend[i], &pend[i + 1], (npend - i - 1) * sizeof(pend[0]));
-	npend--;
+	memmove(&tr->v[i], &tr->v[i + 1], (tr->n - i - 1) * sizeof(tr->v[0]));
+	tr->n--;
 }
 
-int tasks_control_sent(struct console *c, const char *id, const char *action, const char *task,
-		       const char *label, char *why, size_t size)
+int task_replies_sent(struct task_replies *tr, struct console *c, const char *id,
+		      const char *action, const char *task, const char *label, char *why,
+		      size_t size)
 {
 	enum wf_liveness l = wf_agent_liveness(c->cli->data_dir, "product_manager",
 					       util_now_ns(), why, size);
-	if (npend == PENDING_MAX)
-		pending_drop(0); /* the oldest stops being waited for */
-	struct pending *p = &pend[npend++];
+	if (tr->n == TASK_REPLIES_MAX)
+		pending_drop(tr, 0); /* the oldest stops being waited for */
+	struct task_reply_wait *p = &tr->v[tr->n++];
 	memset(p, 0, sizeof(*p));
 	util_strlcpy(p->id, id, sizeof(p->id));
 	util_strlcpy(p->action, action, sizeof(p->action));
@@ -61,7 +49,7 @@ static const char *rstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void tasks_journal(struct console *c, const struct pending *p, const char *reply_id,
+static void tasks_journal(struct console *c, const struct task_reply_wait *p, const char *reply_id,
 			  const char *result)
 {
 	cJSON *ids = cJSON_CreateArray();
@@ -75,9 +63,10 @@ static void tasks_journal(struct console *c, const struct pending *p, const char
 }
 
 /* The answer m to pending control i: shown, journalled, taken. */
-static void tasks_answer(struct console *c, size_t i, const struct msg *m)
+static void tasks_answer(struct task_replies *tr, struct console *c, size_t i,
+			 const struct msg *m)
 {
-	const struct pending *p = &pend[i];
+	const struct task_reply_wait *p = &tr->v[i];
 	const char *outcome = rstr(m->content, "outcome");
 	const char *detail = rstr(m->content, "detail");
 	const char *st = rstr(m->content, "status");
@@ -89,17 +78,16 @@ static void tasks_answer(struct console *c, size_t i, const struct msg *m)
 	tasks_journal(c, p, m->id, result);
 	console_status(c, strcmp(outcome, "applied") != 0, "%s: %s", p->label, result);
 	free(result);
-	pending_drop(i);
+	pending_drop(tr, i);
 }
 
-unsigned view_tasks_poll(struct console *c)
+unsigned task_replies_poll(struct task_replies *tr, struct console *c)
 {
 	/* at most every 100 ms, and only while an answer is awaited */
-	static int64_t last_ns;
 	int64_t now = util_mono_ns();
-	if (!npend || now - last_ns < 100 * 1000000LL)
+	if (!tr->n || now - tr->polled_ns < 100 * 1000000LL)
 		return 0;
-	last_ns = now;
+	tr->polled_ns = now;
 	unsigned f = 0;
 	struct bus_entry *v = NULL;
 	size_t n = 0;
@@ -108,7 +96,7 @@ unsigned view_tasks_poll(struct console *c)
 		free(err);
 		n = 0;
 	}
-	for (size_t k = 0; k < n && npend; k++) {
+	for (size_t k = 0; k < n && tr->n; k++) {
 		const struct bus_entry *e = &v[k];
 		/* the product_manager's messages, by their ids' prefix; read
 		 * to find the answers among them */
@@ -126,10 +114,10 @@ unsigned view_tasks_poll(struct console *c)
 			continue;
 		}
 		free(json);
-		for (size_t i = 0; i < npend; i++) {
-			if (!m->reply_to || strcmp(m->reply_to, pend[i].id))
+		for (size_t i = 0; i < tr->n; i++) {
+			if (!m->reply_to || strcmp(m->reply_to, tr->v[i].id))
 				continue;
-			tasks_answer(c, i, m);
+			tasks_answer(tr, c, i, m);
 			if (bus_remove(c->bus, m->id, &err) < 0) {
 				free(err); /* shown already; another console took it */
 				err = NULL;
@@ -140,8 +128,8 @@ unsigned view_tasks_poll(struct console *c)
 		msg_free(&m);
 	}
 	bus_entries_free(v, n);
-	for (size_t i = 0; i < npend; i++) {
-		struct pending *p = &pend[i];
+	for (size_t i = 0; i < tr->n; i++) {
+		struct task_reply_wait *p = &tr->v[i];
 		if (p->said || now - p->sent_ns < CONTROL_WAIT_S * 1000000000LL)
 			continue;
 		p->said = true; /* still waited for: a late answer is shown */

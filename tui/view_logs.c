@@ -20,6 +20,19 @@
 
 #define LOGS_MAX_LINES 5000
 
+/* The logs view's state (view->data). */
+struct logs {
+	char agent[MSG_AGENT_MAX + 1];
+	int level;           /* minimum level shown, 0 debug .. 3 error */
+	bool follow;
+	char *sig;           /* sizes and mtimes of the files read */
+	int64_t since_s;     /* :since: lines older than this hidden; 0 all */
+	char since[16];      /* as typed, for the header */
+	bool open;           /* the selected line's detail pane is shown */
+	int64_t mirrored_ns; /* on a bus that carries logs: last copy (monotonic) */
+	char mirror_err[256];/* what the last copy said, "" when it worked */
+};
+
 /* A line's row id is "<byte offset>@<file>": stable across refreshes,
  * and where the detail pane reads the whole line back from. */
 struct log_line {
@@ -121,30 +134,30 @@ static void logs_read(const char *path, int min_level, int64_t since_ns, struct 
 /* Where the logs are read: the log directory, or on a bus that carries
  * logs (NATS) the local copy of every agent's log, wherever it ran, brought
  * up to date at most once a second. Caller frees. */
-static char logs_err[256];
-
-static char *logs_root(struct console *c)
+static char *logs_root(struct console *c, struct logs *lg)
 {
 	if (!bus_carries_logs(c->bus))
 		return xstrdup(c->cli->log_dir);
-	static int64_t last;
 	char *dir = xasprintf("%s/bus-logs", c->cli->data_dir);
-	if (util_mono_ns() - last >= 1000000000LL) {
-		last = util_mono_ns();
+	if (util_mono_ns() - lg->mirrored_ns >= 1000000000LL) {
+		lg->mirrored_ns = util_mono_ns();
 		char *err = NULL;
-		logs_err[0] = '\0';
+		lg->mirror_err[0] = '\0';
 		if (bus_log_mirror(c->bus, dir, &err) < 0)
-			util_strlcpy(logs_err, err ? err : "?", sizeof(logs_err));
+			util_strlcpy(lg->mirror_err, err ? err : "?", sizeof(lg->mirror_err));
 		free(err);
 	}
 	return dir;
 }
 
-unsigned view_logs_refresh(struct console *c)
+static unsigned logs_refresh(struct console *c, struct view *v, bool shown)
 {
-	struct console_rows *r = &c->rows[VIEW_LOGS];
-	char *root = logs_root(c);
-	char *dir = xasprintf("%s/agents/%s", root, c->log_agent);
+	if (!shown)
+		return 0;
+	struct logs *lg = v->data;
+	struct console_rows *r = &v->rows;
+	char *root = logs_root(c, lg);
+	char *dir = xasprintf("%s/agents/%s", root, lg->agent);
 	free(root);
 	char **files = NULL;
 	size_t nf = logs_files(dir, &files);
@@ -156,20 +169,20 @@ unsigned view_logs_refresh(struct console *c)
 			sbuf_addf(&sig, "%s:%lld:%lld;", files[i], (long long)st.st_size,
 				  (long long)st.st_mtim.tv_nsec);
 	}
-	sbuf_addf(&sig, "%d", c->log_level);
+	sbuf_addf(&sig, "%d", lg->level);
 	/* a window moves with the clock: read again every 5 s */
-	int64_t since_ns = c->log_since_s ? util_now_ns() - c->log_since_s * 1000000000LL : 0;
-	if (c->log_since_s)
-		sbuf_addf(&sig, ":%lld:%lld", (long long)c->log_since_s,
+	int64_t since_ns = lg->since_s ? util_now_ns() - lg->since_s * 1000000000LL : 0;
+	if (lg->since_s)
+		sbuf_addf(&sig, ":%lld:%lld", (long long)lg->since_s,
 			  (long long)(util_now_ns() / 5000000000LL));
 	unsigned f = 0;
-	if (!c->log_sig || strcmp(c->log_sig, sig.data) || !r->nvis) {
-		free(c->log_sig);
-		c->log_sig = sbuf_detach(&sig);
+	if (!lg->sig || strcmp(lg->sig, sig.data) || !r->nvis) {
+		free(lg->sig);
+		lg->sig = sbuf_detach(&sig);
 		struct log_line *lines = NULL;
 		size_t n = 0;
 		for (size_t i = 0; i < nf; i++)
-			logs_read(files[i], c->log_level, since_ns, &lines, &n);
+			logs_read(files[i], lg->level, since_ns, &lines, &n);
 		if (n)
 			qsort(lines, n, sizeof(*lines), line_cmp);
 		console_rows_clear(r);
@@ -186,7 +199,7 @@ unsigned view_logs_refresh(struct console *c)
 		}
 		free(lines);
 		f = console_rows_done(c, r);
-		if (c->log_follow && r->nvis) {
+		if (lg->follow && r->nvis) {
 			r->sel = r->nvis - 1;
 			free(r->sel_id);
 			r->sel_id = NULL;
@@ -270,21 +283,25 @@ static size_t logs_detail_lines(const char *id, size_t width, char ***out)
 	return n;
 }
 
-unsigned view_logs_open(struct console *c)
+/* Enter: opens (or closes) the pane with every field of the selected line;
+ * Esc closes it (passed on when it was not open). */
+static unsigned logs_open(struct console *c, struct view *v)
 {
-	struct console_row *cur = console_rows_current(&c->rows[VIEW_LOGS]);
+	struct logs *lg = v->data;
+	struct console_row *cur = console_rows_current(&v->rows);
 	if (!cur || !cur->id)
 		return 0;
-	c->log_open = !c->log_open;
-	console_status(c, false, c->log_open ? "the whole line below (Enter or Esc closes it)" : "");
+	lg->open = !lg->open;
+	console_status(c, false, lg->open ? "the whole line below (Enter or Esc closes it)" : "");
 	return CONSOLE_REDRAW;
 }
 
-unsigned view_logs_back(struct console *c)
+static unsigned logs_back(struct console *c, struct view *v)
 {
-	if (!c->log_open)
-		return 0;
-	c->log_open = false;
+	struct logs *lg = v->data;
+	if (!lg->open)
+		return CONSOLE_PASS;
+	lg->open = false;
 	c->status[0] = 0;
 	return CONSOLE_REDRAW;
 }
@@ -309,25 +326,26 @@ static void logs_draw_detail(struct console *c, char **lines, size_t n, int y0, 
 	}
 }
 
-void view_logs_draw(struct console *c, int y0, int y1)
+static void logs_draw(struct console *c, struct view *v, int y0, int y1)
 {
+	struct logs *lg = v->data;
 	static const char *const levels[] = { "debug", "info", "warn", "error" };
 	char line[256];
 	char window[32] = "all day";
-	if (c->log_since_s)
-		snprintf(window, sizeof(window), "since %s", c->log_since);
-	snprintf(line, sizeof(line), " logs of %s   level %s and above   %s   follow %s", c->log_agent,
-		 levels[c->log_level & 3], window, c->log_follow ? "on" : "off");
+	if (lg->since_s)
+		snprintf(window, sizeof(window), "since %s", lg->since);
+	snprintf(line, sizeof(line), " logs of %s   level %s and above   %s   follow %s", lg->agent,
+		 levels[lg->level & 3], window, lg->follow ? "on" : "off");
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	/* where they come from: the log directory, or the bus's logs copied */
 	bool onbus = bus_carries_logs(c->bus);
-	char *dir = xasprintf("%s/agents/%s", onbus ? "bus-logs" : c->cli->log_dir, c->log_agent);
+	char *dir = xasprintf("%s/agents/%s", onbus ? "bus-logs" : c->cli->log_dir, lg->agent);
 	struct stat st;
 	char *path = onbus ? xasprintf("%s/%s", c->cli->data_dir, dir) : xstrdup(dir);
 	const char *none = stat(path, &st) == 0 ? "" : onbus ? " (none yet)" : " (no such directory)";
 	char *from;
-	if (onbus && logs_err[0])
-		from = xasprintf(" from the bus, copied so far to %s: %s", path, logs_err);
+	if (onbus && lg->mirror_err[0])
+		from = xasprintf(" from the bus, copied so far to %s: %s", path, lg->mirror_err);
 	else
 		from = xasprintf(" from %s%s/%s   (:logs NAME, v level, f follow, :since 10m, Enter the line)",
 				 onbus ? "the bus, copied to " : "", path, none);
@@ -336,9 +354,9 @@ void view_logs_draw(struct console *c, int y0, int y1)
 	free(from);
 	free(dir);
 	const char *hdr = " TIME         LEVEL CATEGORY    EVENT              MESSAGE";
-	struct console_rows *r = &c->rows[VIEW_LOGS];
+	struct console_rows *r = &v->rows;
 	struct console_row *cur = console_rows_current(r);
-	if (!c->log_open || !cur || !cur->id) {
+	if (!lg->open || !cur || !cur->id) {
 		console_rows_draw(c, r, y0 + 2, y1, hdr);
 		return;
 	}
@@ -356,3 +374,117 @@ void view_logs_draw(struct console *c, int y0, int y1)
 		free(lines[i]);
 	free(lines);
 }
+
+unsigned view_logs_show(struct console *c, const char *agent)
+{
+	struct view *v = console_view_find(c, &view_logs_ops);
+	struct logs *lg = v->data;
+	util_strlcpy(lg->agent, agent, sizeof(lg->agent));
+	free(lg->sig);
+	lg->sig = NULL;
+	console_show(c, v);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
+unsigned view_logs_since(struct console *c, const char *arg)
+{
+	struct view *v = console_view_find(c, &view_logs_ops);
+	struct logs *lg = v->data;
+	char unit = 0, extra = 0;
+	long long n = 0;
+	if (!strcmp(arg, "all") || !*arg) {
+		lg->since_s = 0;
+		lg->since[0] = 0;
+		console_status(c, false, "logs: every line of the day");
+	} else if (sscanf(arg, "%lld%c%c", &n, &unit, &extra) == 2 && n > 0 && n < 100000 &&
+		   strchr("smhd", unit)) {
+		lg->since_s = n * (unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400);
+		util_strlcpy(lg->since, arg, sizeof(lg->since));
+		console_status(c, false, "logs: the last %s", arg);
+	} else {
+		console_status(c, true, ":since takes a duration like 90s, 10m, 2h, 1d, or all");
+		return CONSOLE_REDRAW;
+	}
+	free(lg->sig);
+	lg->sig = NULL;
+	console_show(c, v);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
+static unsigned logs_act(struct console *c, struct view *v, enum console_op op, int answer)
+{
+	(void)answer;
+	struct logs *lg = v->data;
+	switch (op) {
+	case OP_OPEN:
+		return logs_open(c, v);
+	case OP_BACK:
+		return logs_back(c, v);
+	case OP_LEVEL:
+		lg->level = (lg->level + 1) % 4;
+		console_status(c, false, "logs: level %s and above",
+			       (const char *[]){ "debug", "info", "warn", "error" }[lg->level]);
+		free(lg->sig);
+		lg->sig = NULL;
+		return CONSOLE_RELOAD | CONSOLE_REDRAW;
+	case OP_FOLLOW:
+		lg->follow = !lg->follow;
+		console_status(c, false, "follow %s", lg->follow ? "on" : "off");
+		return CONSOLE_RELOAD | CONSOLE_REDRAW;
+	default:
+		return CONSOLE_PASS;
+	}
+}
+
+/* Following new lines while the cursor is on the last one. */
+static void logs_moved(struct console *c, struct view *v)
+{
+	(void)c;
+	struct logs *lg = v->data;
+	lg->follow = v->rows.sel + 1 >= v->rows.nvis;
+}
+
+static const char *logs_enter_hint(const struct view *v)
+{
+	(void)v;
+	return "Enter read";
+}
+
+static void *logs_init(struct console *c)
+{
+	(void)c;
+	struct logs *lg = xcalloc(1, sizeof(*lg));
+	util_strlcpy(lg->agent, "product_manager", sizeof(lg->agent));
+	lg->level = 1;
+	lg->follow = true;
+	return lg;
+}
+
+static void logs_release(struct console *c, struct view *v)
+{
+	(void)c;
+	struct logs *lg = v->data;
+	if (lg)
+		free(lg->sig);
+	free(lg);
+}
+
+static const struct key_binding logs_keys[] = {
+	{ 'v', OP_LEVEL, "cycle the lowest level shown", false, false, "level" },
+	{ 'f', OP_FOLLOW, "follow new lines on or off", false, false, "follow" },
+};
+
+const struct view_ops view_logs_ops = {
+	.name = "logs",
+	.title = "Logs",
+	.help = "logs of one agent",
+	.keys = logs_keys,
+	.nkeys = ARRAY_SIZE(logs_keys),
+	.init = logs_init,
+	.load = logs_refresh,
+	.draw = logs_draw,
+	.act = logs_act,
+	.moved = logs_moved,
+	.enter_hint = logs_enter_hint,
+	.release = logs_release,
+};

@@ -28,7 +28,7 @@
  * the UI thread only picks up its total: a keypress never waits for it,
  * nor does the first frame. It runs at most every 5 s and at most 1/200
  * of the time, so that the walk stays under 0.5 % of a core. */
-static struct {
+struct du {
 	pthread_t th;
 	bool running;         /* started and not yet joined */
 	atomic_bool done;     /* the walk has finished */
@@ -37,90 +37,7 @@ static struct {
 	uint64_t bytes;       /* the walk's total, read after the join */
 	int64_t took_ns;
 	int64_t every_ns;
-} du;
-
-static int du_add(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)path;
-	(void)f;
-	if (flag == FTW_F)
-		du.bytes += (uint64_t)st->st_size;
-	return atomic_load(&du.stop) ? 1 : 0;
-}
-
-static void *du_worker(void *arg)
-{
-	(void)arg;
-	int64_t t0 = util_mono_ns();
-	du.bytes = 0;
-	nftw(du.dir, du_add, 16, FTW_PHYS);
-	du.took_ns = util_mono_ns() - t0;
-	atomic_store(&du.done, true);
-	return NULL;
-}
-
-static void du_collect(struct console *c, int64_t now)
-{
-	c->data_bytes = du.bytes;
-	c->data_bytes_ns = now;
-	du.every_ns = du.took_ns * 200;
-	if (du.every_ns < 5000000000LL)
-		du.every_ns = 5000000000LL;
-}
-
-/* Picks up a finished walk; starts the next one when it is due. */
-static void du_poll(struct console *c, int64_t now)
-{
-	if (du.running) {
-		if (!atomic_load(&du.done))
-			return;
-		pthread_join(du.th, NULL);
-		du.running = false;
-		du_collect(c, now);
-		return;
-	}
-	if (c->data_bytes_ns && now - c->data_bytes_ns <= du.every_ns)
-		return;
-	free(du.dir);
-	du.dir = xstrdup(c->cli->data_dir);
-	atomic_store(&du.done, false);
-	atomic_store(&du.stop, false);
-	if (pthread_create(&du.th, NULL, du_worker, NULL) == 0) {
-		du.running = true;
-	} else {
-		/* no thread: measure here */
-		du_worker(NULL);
-		du_collect(c, now);
-	}
-}
-
-void view_overview_release(void)
-{
-	if (du.running) {
-		atomic_store(&du.stop, true);
-		pthread_join(du.th, NULL);
-		du.running = false;
-	}
-	free(du.dir);
-	du.dir = NULL;
-}
-
-static void overview_stats(struct console *c)
-{
-	bus_stats_release(&c->stats);
-	memset(&c->stats, 0, sizeof(c->stats));
-	if (c->mon) {
-		bus_monitor_stats(c->mon, &c->stats);
-	} else {
-		char *err = NULL;
-		if (bus_stats(c->bus, &c->stats, &err) < 0) {
-			console_status(c, true, "bus: %s", err);
-			free(err);
-		}
-	}
-	int64_t now = util_mono_ns();
-	du_poll(c, now);
-}
+};
 
 /* Errors per minute: the lines of logs/agents/<agent>/errors/<today>.jsonl
  * whose ts is in the last ERR_WINDOW_S, read incrementally (each file from
@@ -128,33 +45,115 @@ static void overview_stats(struct console *c)
 #define ERR_WINDOW_S 300
 #define ERR_READ_MAX (1u << 20)
 
-static struct {
-	struct err_file {
-		char agent[MSG_AGENT_MAX + 1];
-		char date[16];
-		off_t off;
-	} *f;
+struct err_file {
+	char agent[MSG_AGENT_MAX + 1];
+	char date[16];
+	off_t off;
+};
+
+struct errlog {
+	struct err_file *f;
 	size_t nf;
 	int64_t *ts;   /* error times seen in the window */
 	size_t nts, cap;
-} errlog;
+};
 
-static void errlog_add(const char *line, size_t len, int64_t from)
+/* The overview's state (view->data). */
+struct overview {
+	struct du du;
+	uint64_t data_bytes;     /* the data directory's size, at data_bytes_ns */
+	int64_t data_bytes_ns;
+	struct errlog errlog;
+	double err_rate;         /* error-log lines per minute, last 5 minutes */
+	/* tool calls per agent: by_agent of every tool in data/tools/usage.json,
+	 * read again when the file changes */
+	char usage_sig[64];
+	cJSON *usage_calls;      /* {"agent": calls} */
+	char table_header[512];
+	uint64_t meters_sig;     /* what the meters showed last */
+	char health[256];        /* the run-health line, read at most once a second */
+	bool stuck;
+	int64_t health_ns;
+};
+
+/* The walk of the thread running it (nftw passes no context). */
+static _Thread_local struct du *du_walking;
+
+static int du_add(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)path;
+	(void)f;
+	if (flag == FTW_F)
+		du_walking->bytes += (uint64_t)st->st_size;
+	return atomic_load(&du_walking->stop) ? 1 : 0;
+}
+
+static void *du_worker(void *arg)
+{
+	struct du *du = arg;
+	int64_t t0 = util_mono_ns();
+	du->bytes = 0;
+	du_walking = du;
+	nftw(du->dir, du_add, 16, FTW_PHYS);
+	du_walking = NULL;
+	du->took_ns = util_mono_ns() - t0;
+	atomic_store(&du->done, true);
+	return NULL;
+}
+
+static void du_collect(struct overview *o, int64_t now)
+{
+	o->data_bytes = o->du.bytes;
+	o->data_bytes_ns = now;
+	o->du.every_ns = o->du.took_ns * 200;
+	if (o->du.every_ns < 5000000000LL)
+		o->du.every_ns = 5000000000LL;
+}
+
+/* Picks up a finished walk; starts the next one when it is due. */
+static void du_poll(struct console *c, struct overview *o, int64_t now)
+{
+	struct du *du = &o->du;
+	if (du->running) {
+		if (!atomic_load(&du->done))
+			return;
+		pthread_join(du->th, NULL);
+		du->running = false;
+		du_collect(o, now);
+		return;
+	}
+	if (o->data_bytes_ns && now - o->data_bytes_ns <= du->every_ns)
+		return;
+	free(du->dir);
+	du->dir = xstrdup(c->cli->data_dir);
+	atomic_store(&du->done, false);
+	atomic_store(&du->stop, false);
+	if (pthread_create(&du->th, NULL, du_worker, du) == 0) {
+		du->running = true;
+	} else {
+		/* no thread: measure here */
+		du_worker(du);
+		du_collect(o, now);
+	}
+}
+
+
+static void errlog_add(struct errlog *errlog, const char *line, size_t len, int64_t from)
 {
 	cJSON *j = cJSON_ParseWithLength(line, len);
 	const cJSON *ts = cJSON_GetObjectItem(j, "ts");
 	int64_t t = 0;
 	if (cJSON_IsString(ts) && msg_parse_time(ts->valuestring, &t) == 0 && t >= from) {
-		if (errlog.nts == errlog.cap) {
-			errlog.cap = errlog.cap ? errlog.cap * 2 : 64;
-			errlog.ts = xrealloc(errlog.ts, errlog.cap * sizeof(*errlog.ts));
+		if (errlog->nts == errlog->cap) {
+			errlog->cap = errlog->cap ? errlog->cap * 2 : 64;
+			errlog->ts = xrealloc(errlog->ts, errlog->cap * sizeof(*errlog->ts));
 		}
-		errlog.ts[errlog.nts++] = t;
+		errlog->ts[errlog->nts++] = t;
 	}
 	cJSON_Delete(j);
 }
 
-static void errlog_read(struct err_file *f, const char *path, int64_t from)
+static void errlog_read(struct errlog *errlog, struct err_file *f, const char *path, int64_t from)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -173,7 +172,7 @@ static void errlog_read(struct err_file *f, const char *path, int64_t from)
 		size_t used = 0;
 		for (size_t i = 0; i < (size_t)k; i++)
 			if (buf[i] == '\n') {
-				errlog_add(buf + used, i - used, from);
+				errlog_add(errlog, buf + used, i - used, from);
 				used = i + 1;
 			}
 		if (!used) {
@@ -188,8 +187,9 @@ static void errlog_read(struct err_file *f, const char *path, int64_t from)
 	close(fd);
 }
 
-static void overview_errors(struct console *c)
+static void overview_errors(struct console *c, struct overview *o)
 {
+	struct errlog *errlog = &o->errlog;
 	int64_t now = util_now_ns(), from = now - (int64_t)ERR_WINDOW_S * 1000000000LL;
 	char today[16];
 	util_date(now, today, sizeof(today));
@@ -200,12 +200,12 @@ static void overview_errors(struct console *c)
 		if (e->d_name[0] == '.' || !util_valid_agent_name(e->d_name))
 			continue;
 		struct err_file *f = NULL;
-		for (size_t i = 0; i < errlog.nf && !f; i++)
-			if (!strcmp(errlog.f[i].agent, e->d_name))
-				f = &errlog.f[i];
+		for (size_t i = 0; i < errlog->nf && !f; i++)
+			if (!strcmp(errlog->f[i].agent, e->d_name))
+				f = &errlog->f[i];
 		if (!f) {
-			errlog.f = xrealloc(errlog.f, (errlog.nf + 1) * sizeof(*errlog.f));
-			f = &errlog.f[errlog.nf++];
+			errlog->f = xrealloc(errlog->f, (errlog->nf + 1) * sizeof(*errlog->f));
+			f = &errlog->f[errlog->nf++];
 			memset(f, 0, sizeof(*f));
 			util_strlcpy(f->agent, e->d_name, sizeof(f->agent));
 		}
@@ -214,28 +214,22 @@ static void overview_errors(struct console *c)
 			f->off = 0;
 		}
 		char *path = xasprintf("%s/%s/errors/%s.jsonl", root, e->d_name, today);
-		errlog_read(f, path, from);
+		errlog_read(errlog, f, path, from);
 		free(path);
 	}
 	if (d)
 		closedir(d);
 	free(root);
 	size_t k = 0;
-	for (size_t i = 0; i < errlog.nts; i++)
-		if (errlog.ts[i] >= from)
-			errlog.ts[k++] = errlog.ts[i];
-	errlog.nts = k;
-	c->err_rate = (double)k / (ERR_WINDOW_S / 60.0);
+	for (size_t i = 0; i < errlog->nts; i++)
+		if (errlog->ts[i] >= from)
+			errlog->ts[k++] = errlog->ts[i];
+	errlog->nts = k;
+	o->err_rate = (double)k / (ERR_WINDOW_S / 60.0);
 }
 
-/* Tool calls per agent: by_agent of every tool in data/tools/usage.json,
- * read again when the file changes. */
-static struct {
-	char sig[64];
-	cJSON *calls; /* {"agent": calls} */
-} usage;
 
-static void overview_usage(struct console *c)
+static void overview_usage(struct console *c, struct overview *o)
 {
 	char *path = xasprintf("%s/tools/usage.json", c->cli->data_dir);
 	struct stat st;
@@ -243,24 +237,24 @@ static void overview_usage(struct console *c)
 	if (stat(path, &st) == 0)
 		snprintf(sig, sizeof(sig), "%lld:%lld.%ld", (long long)st.st_size,
 			 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
-	if (strcmp(sig, usage.sig)) {
-		util_strlcpy(usage.sig, sig, sizeof(usage.sig));
-		cJSON_Delete(usage.calls);
-		usage.calls = NULL;
+	if (strcmp(sig, o->usage_sig)) {
+		util_strlcpy(o->usage_sig, sig, sizeof(o->usage_sig));
+		cJSON_Delete(o->usage_calls);
+		o->usage_calls = NULL;
 		cJSON *j = sig[0] ? console_load_json(path) : NULL;
 		const cJSON *tool;
 		if (j)
-			usage.calls = cJSON_CreateObject();
+			o->usage_calls = cJSON_CreateObject();
 		cJSON_ArrayForEach(tool, cJSON_GetObjectItem(j, "tools")) {
 			const cJSON *a;
 			cJSON_ArrayForEach(a, cJSON_GetObjectItem(tool, "by_agent")) {
 				if (!cJSON_IsNumber(a) || !a->string)
 					continue;
-				cJSON *have = cJSON_GetObjectItemCaseSensitive(usage.calls, a->string);
+				cJSON *have = cJSON_GetObjectItemCaseSensitive(o->usage_calls, a->string);
 				if (have)
 					cJSON_SetNumberValue(have, have->valuedouble + a->valuedouble);
 				else
-					cJSON_AddNumberToObject(usage.calls, a->string, a->valuedouble);
+					cJSON_AddNumberToObject(o->usage_calls, a->string, a->valuedouble);
 			}
 		}
 		cJSON_Delete(j);
@@ -338,8 +332,8 @@ static void agent_state(struct console *c, struct agent_cells *a)
 	cJSON_Delete(j);
 }
 
-static void agent_cells_fill(struct console *c, struct agent_cells *a, const char *agent,
-			     const struct bus_agent_stats *s)
+static void agent_cells_fill(struct console *c, const struct overview *o, struct agent_cells *a,
+			     const char *agent, const struct bus_agent_stats *s)
 {
 	memset(a, 0, sizeof(*a));
 	util_strlcpy(a->agent, agent, sizeof(a->agent));
@@ -348,7 +342,7 @@ static void agent_cells_fill(struct console *c, struct agent_cells *a, const cha
 	if (s && s->oldest_ns)
 		console_age(util_now_ns() - s->oldest_ns, a->oldest, sizeof(a->oldest));
 	snprintf(a->tools, sizeof(a->tools), "-");
-	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(usage.calls, agent);
+	const cJSON *calls = cJSON_GetObjectItemCaseSensitive(o->usage_calls, agent);
 	if (cJSON_IsNumber(calls))
 		snprintf(a->tools, sizeof(a->tools), "%.0f", calls->valuedouble);
 	snprintf(a->inbox, sizeof(a->inbox), "%zu", s ? s->depth : 0);
@@ -366,7 +360,6 @@ static const char *const col_names[COL_COUNT] = { "AGENT", "STATE", "INBOX", "OL
 						  "CURRENT TASK" };
 #define TASK_MIN_COLS 12
 #define AGENT_MIN_COLS 8
-static char table_header[512];
 
 static const char *cell_of(const struct agent_cells *a, int k)
 {
@@ -411,7 +404,8 @@ static void cell_put(struct sbuf *b, const char *s, size_t w, bool right, bool m
 			sbuf_addch(b, ' ');
 }
 
-static void overview_table(struct console *c, const struct agent_cells *a, size_t n)
+static void overview_table(struct view *v, const struct agent_cells *a,
+			   size_t n)
 {
 	size_t w[COL_COUNT];
 	for (int k = 0; k < COL_COUNT; k++) {
@@ -446,7 +440,8 @@ static void overview_table(struct console *c, const struct agent_cells *a, size_
 		if (k + 1 < COL_COUNT)
 			sbuf_addch(&b, ' ');
 	}
-	util_strlcpy(table_header, b.data, sizeof(table_header));
+	struct overview *o = v->data;
+	util_strlcpy(o->table_header, b.data, sizeof(o->table_header));
 	for (size_t i = 0; i < n; i++) {
 		sbuf_release(&b);
 		sbuf_init(&b);
@@ -459,19 +454,20 @@ static void overview_table(struct console *c, const struct agent_cells *a, size_
 		const char *state = a[i].state;
 		enum theme_slot slot = !strcmp(state, "stalled") ? SLOT_ERROR : !strcmp(state, "offline") ?
 				       SLOT_DIM : !strcmp(state, "busy") ? SLOT_OK : SLOT_NORMAL;
-		console_rows_add(&c->rows[VIEW_OVERVIEW], a[i].agent, slot, "%s", b.data);
+		console_rows_add(&v->rows, a[i].agent, slot, "%s", b.data);
 	}
 	sbuf_release(&b);
 }
 
-unsigned view_overview_refresh(struct console *c)
+static unsigned overview_refresh(struct console *c, struct view *v, bool shown)
 {
-	overview_stats(c);
-	overview_errors(c);
-	if (c->view != VIEW_OVERVIEW)
+	struct overview *o = v->data;
+	du_poll(c, o, util_mono_ns()); /* the meters: measured whatever is shown */
+	overview_errors(c, o);
+	if (!shown)
 		return 0;
-	overview_usage(c);
-	struct console_rows *r = &c->rows[VIEW_OVERVIEW];
+	overview_usage(c, o);
+	struct console_rows *r = &v->rows;
 	console_rows_clear(r);
 	struct agent_cells *cells = xcalloc(bus_default_agent_count + c->stats.nagents, sizeof(*cells));
 	size_t n = 0;
@@ -480,32 +476,32 @@ unsigned view_overview_refresh(struct console *c)
 		for (size_t k = 0; k < c->stats.nagents; k++)
 			if (!strcmp(c->stats.agents[k].agent, bus_default_agents[i]))
 				s = &c->stats.agents[k];
-		agent_cells_fill(c, &cells[n++], bus_default_agents[i], s);
+		agent_cells_fill(c, o, &cells[n++], bus_default_agents[i], s);
 	}
 	for (size_t k = 0; k < c->stats.nagents; k++) {
 		bool known = false;
 		for (size_t i = 0; i < bus_default_agent_count; i++)
 			known = known || !strcmp(c->stats.agents[k].agent, bus_default_agents[i]);
 		if (!known)
-			agent_cells_fill(c, &cells[n++], c->stats.agents[k].agent, &c->stats.agents[k]);
+			agent_cells_fill(c, o, &cells[n++], c->stats.agents[k].agent, &c->stats.agents[k]);
 	}
-	overview_table(c, cells, n);
+	overview_table(v, cells, n);
 	free(cells);
 	unsigned f = console_rows_done(c, r);
 	/* the meters change without the table changing */
-	static uint64_t last;
 	uint64_t sig = c->stats.dead_letter * 1000003u + c->stats.processing * 1009u +
-		       c->stats.retry * 17u + (uint64_t)(c->stats.acked_per_s * 10) + c->data_bytes / 65536 +
-		       (uint64_t)(c->err_rate * 10) * 7919u;
-	if (sig != last) {
-		last = sig;
+		       c->stats.retry * 17u + (uint64_t)(c->stats.acked_per_s * 10) + o->data_bytes / 65536 +
+		       (uint64_t)(o->err_rate * 10) * 7919u;
+	if (sig != o->meters_sig) {
+		o->meters_sig = sig;
 		f |= CONSOLE_REDRAW;
 	}
 	return f;
 }
 
-void view_overview_draw(struct console *c, int y0, int y1)
+static void overview_draw(struct console *c, struct view *v, int y0, int y1)
 {
+	struct overview *o = v->data;
 	size_t waiting = 0;
 	int64_t oldest = 0;
 	for (size_t i = 0; i < c->stats.nagents; i++) {
@@ -522,21 +518,95 @@ void view_overview_draw(struct console *c, int y0, int y1)
 		 "dead letters %zu%s%.1f msgs/s", waiting, age, gap, c->stats.processing, gap,
 		 c->stats.retry, gap, c->stats.dead_letter, gap, c->stats.acked_per_s);
 	console_put(c, y0, 0, COLS, c->stats.dead_letter ? SLOT_WARN : SLOT_METER, line, true);
-	double mb = (double)c->data_bytes / (1024.0 * 1024.0);
+	double mb = (double)o->data_bytes / (1024.0 * 1024.0);
 	char size[32] = "(measuring)";
-	if (c->data_bytes_ns) /* the first walk has ended */
+	if (o->data_bytes_ns) /* the first walk has ended */
 		snprintf(size, sizeof(size), "%.1f MB", mb);
-	int width = COLS < 110 ? 20 : 30, fill = (int)((double)c->data_bytes * width / (double)DATA_ALERT_BYTES);
+	int width = COLS < 110 ? 20 : 30, fill = (int)((double)o->data_bytes * width / (double)DATA_ALERT_BYTES);
 	if (fill > width)
 		fill = width;
 	char bar[128];
 	snprintf(bar, sizeof(bar), " data %s of 1 GB alert [%.*s%.*s]%serrors %.1f/min (5m)", size, fill,
 		 "##############################", width - fill, "..............................", gap,
-		 c->err_rate);
-	console_put(c, y0 + 1, 0, COLS, c->data_bytes >= DATA_ALERT_BYTES ? SLOT_ERROR : SLOT_METER,
+		 o->err_rate);
+	console_put(c, y0 + 1, 0, COLS, o->data_bytes >= DATA_ALERT_BYTES ? SLOT_ERROR : SLOT_METER,
 		    bar, true);
-	char health[256]; /* the run's phase and how long it has been in it */
-	bool stuck = view_tasks_health(c, health, sizeof(health));
-	console_put(c, y0 + 2, 0, COLS, stuck ? SLOT_ERROR : SLOT_METER, health, true);
-	console_rows_draw(c, &c->rows[VIEW_OVERVIEW], y0 + 3, y1, table_header);
+	/* the run's phase and how long it has been in it, read at most once
+	 * a second: the overview draws often */
+	int64_t now = util_mono_ns();
+	if (!o->health_ns || now - o->health_ns >= 1000000000LL) {
+		o->health_ns = now;
+		o->stuck = view_tasks_health(c, o->health, sizeof(o->health));
+	}
+	console_put(c, y0 + 2, 0, COLS, o->stuck ? SLOT_ERROR : SLOT_METER, o->health, true);
+	console_rows_draw(c, &v->rows, y0 + 3, y1, o->table_header);
 }
+
+unsigned view_overview_select(struct console *c, const char *agent)
+{
+	struct view *v = console_view_find(c, &view_overview_ops);
+	console_show(c, v);
+	free(v->rows.sel_id);
+	v->rows.sel_id = NULL;
+	overview_refresh(c, v, true);
+	struct console_rows *r = &v->rows;
+	for (size_t k = 0; k < r->nvis; k++)
+		if (r->v[r->vis[k]].id && !strcmp(r->v[r->vis[k]].id, agent))
+			r->sel = k;
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
+/* Enter on an agent: its inbox. */
+static unsigned overview_act(struct console *c, struct view *v, enum console_op op, int answer)
+{
+	(void)answer;
+	struct console_row *cur = console_rows_current(&v->rows);
+	if (op != OP_OPEN || !cur || !cur->id)
+		return CONSOLE_PASS;
+	char agent[MSG_AGENT_MAX + 1];
+	util_strlcpy(agent, cur->id, sizeof(agent));
+	return view_queues_show(c, QUEUE_INBOX, agent);
+}
+
+static const char *overview_enter_hint(const struct view *v)
+{
+	(void)v;
+	return "Enter inbox";
+}
+
+static void *overview_init(struct console *c)
+{
+	(void)c;
+	return xcalloc(1, sizeof(struct overview));
+}
+
+/* Stops the data size walk. */
+static void overview_release(struct console *c, struct view *v)
+{
+	(void)c;
+	struct overview *o = v->data;
+	if (!o)
+		return;
+	if (o->du.running) {
+		atomic_store(&o->du.stop, true);
+		pthread_join(o->du.th, NULL);
+		o->du.running = false;
+	}
+	free(o->du.dir);
+	free(o->errlog.f);
+	free(o->errlog.ts);
+	cJSON_Delete(o->usage_calls);
+	free(o);
+}
+
+const struct view_ops view_overview_ops = {
+	.name = "overview",
+	.title = "Overview",
+	.help = "overview: meters and agents",
+	.init = overview_init,
+	.load = overview_refresh,
+	.draw = overview_draw,
+	.act = overview_act,
+	.enter_hint = overview_enter_hint,
+	.release = overview_release,
+};

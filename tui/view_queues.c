@@ -15,20 +15,21 @@
 #include "core/json_out.h"
 #include "core/util.h"
 #include "tui/console.h"
+#include "tui/view_queues.h"
 #include "core/banned.h"
 
-static void queue_title(const struct console *c, char *buf, size_t size)
+static void queue_title(enum queue_kind kind, const char *agent, char *buf, size_t size)
 {
-	if (c->qkind == QUEUE_DEAD)
+	if (kind == QUEUE_DEAD)
 		snprintf(buf, size, "dead letters");
-	else if (c->qkind == QUEUE_PROCESSED)
+	else if (kind == QUEUE_PROCESSED)
 		snprintf(buf, size, "processed (read-only)");
-	else if (c->qkind == QUEUE_TRASH)
+	else if (kind == QUEUE_TRASH)
 		snprintf(buf, size, "trash (deleted, kept %d days; R restores)", BUS_TRASH_DAYS);
-	else if (c->qkind == QUEUE_PROCESSING)
-		snprintf(buf, size, "processing%s%s", c->qagent[0] ? " of " : "", c->qagent);
+	else if (kind == QUEUE_PROCESSING)
+		snprintf(buf, size, "processing%s%s", agent[0] ? " of " : "", agent);
 	else
-		snprintf(buf, size, "inbox of %s", c->qagent);
+		snprintf(buf, size, "inbox of %s", agent);
 }
 
 /* Columns. The message id takes what the others leave (at most
@@ -96,17 +97,7 @@ static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
  * queue) on each cursor move. Directory, reason, error and original inbox
  * repeat across rows: they are interned in the listing's pool. */
 #define QUEUES_RELIST_S 60
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define BUS_TRASH_DAYS_TEXT STR(BUS_TRASH_DAYS)
 
-/* Interned strings, owned: an open-addressing set. */
-struct dl_pool {
-	char **v;
-	size_t n, cap;
-	uint32_t *slot;
-	size_t nslot;
-};
 
 static uint64_t dl_hash(const char *s)
 {
@@ -157,50 +148,26 @@ static void dl_pool_release(struct dl_pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-struct queues_row {
-	char *name;                  /* file name; NULL for a heading */
-	const char *dir, *agent, *reason, *error, *orig; /* interned */
-	bool dead;
-};
 
-static struct {
-	bool valid, dirty;
-	enum queue_kind kind;
-	char agent[MSG_AGENT_MAX + 1];
-	unsigned long gen;
-	uint64_t dead_gen;       /* the dead letters: c->stats.dead_gen then */
-	int64_t at_ns;
-	int idw;                 /* the id column's width it was made for */
-	struct queues_row *row;  /* indexed like rows[VIEW_QUEUES].v */
-	size_t n, cap;
-	struct dl_pool xpool;    /* the listing's strings */
-} ql;
 
-/* The queue shown last. The selection and the marks belong to messages:
- * a list of another queue starts at its top with nothing marked, rather
- * than at the row number the cursor had in the queue left. */
-static struct {
-	bool any, switched;
-	enum queue_kind kind;
-	char agent[MSG_AGENT_MAX + 1];
-} qshown;
 
-static void queues_note_shown(const struct console *c)
+
+static void queues_note_shown(struct queues *q)
 {
-	if (qshown.any && qshown.kind == c->qkind && !strcmp(qshown.agent, c->qagent))
+	if (q->qshown.any && q->qshown.kind == q->kind && !strcmp(q->qshown.agent, q->agent))
 		return;
-	qshown.any = qshown.switched = true;
-	qshown.kind = c->qkind;
-	util_strlcpy(qshown.agent, c->qagent, sizeof(qshown.agent));
+	q->qshown.any = q->qshown.switched = true;
+	q->qshown.kind = q->kind;
+	util_strlcpy(q->qshown.agent, q->agent, sizeof(q->qshown.agent));
 }
 
 /* Rows of a queue just switched to (after console_rows_clear): the cursor
  * at the top, no marks carried over from the queue left. */
-static void queues_fresh_list(struct console_rows *r)
+static void queues_fresh_list(struct queues *q, struct console_rows *r)
 {
-	if (!qshown.switched)
+	if (!q->qshown.switched)
 		return;
-	qshown.switched = false;
+	q->qshown.switched = false;
 	free(r->sel_id);
 	r->sel_id = NULL;
 	for (size_t i = 0; i < r->nkeep; i++)
@@ -212,26 +179,26 @@ static void queues_fresh_list(struct console_rows *r)
 	r->sel = r->top = 0;
 }
 
-static void queues_forget(void)
+static void queues_forget(struct queues *q)
 {
-	for (size_t i = 0; i < ql.n; i++)
-		free(ql.row[i].name);
-	ql.n = 0;
-	ql.valid = false;
-	dl_pool_release(&ql.xpool);
+	for (size_t i = 0; i < q->ql.n; i++)
+		free(q->ql.row[i].name);
+	q->ql.n = 0;
+	q->ql.valid = false;
+	dl_pool_release(&q->ql.xpool);
 }
 
 /* Row i (just added) has no message behind it (a "listing..." line). */
-static void queues_note_blank(size_t i)
+static void queues_note_blank(struct queues *q, size_t i)
 {
-	if (i >= ql.cap) {
-		ql.cap = ql.cap ? ql.cap * 2 : 256;
-		while (ql.cap <= i)
-			ql.cap *= 2;
-		ql.row = xrealloc(ql.row, ql.cap * sizeof(*ql.row));
+	if (i >= q->ql.cap) {
+		q->ql.cap = q->ql.cap ? q->ql.cap * 2 : 256;
+		while (q->ql.cap <= i)
+			q->ql.cap *= 2;
+		q->ql.row = xrealloc(q->ql.row, q->ql.cap * sizeof(*q->ql.row));
 	}
-	while (ql.n <= i)
-		memset(&ql.row[ql.n++], 0, sizeof(*ql.row));
+	while (q->ql.n <= i)
+		memset(&q->ql.row[q->ql.n++], 0, sizeof(*q->ql.row));
 }
 
 /* ---- long queues: listed in the background ----
@@ -256,15 +223,6 @@ struct dl_item {
 	int64_t enqueued_ns;
 };
 
-/* What one listing produced: rows for the view, the per-row facts, and
- * the strings they point into. */
-struct dl_result {
-	struct console_row *rows;
-	struct queues_row *q;
-	size_t n, cap;
-	struct dl_pool pool;
-	char *err;
-};
 
 struct dl_list {
 	struct dl_item *v;
@@ -514,261 +472,67 @@ static void dl_result_release(struct dl_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static struct {
-	pthread_t th;
-	bool running;        /* a worker was started and not yet joined */
-	atomic_bool done;    /* it has finished */
-	int efd;             /* eventfd, written when done; 0 before first use */
-	bool efd_open;
-	struct bus *bus;
-	enum queue_kind kind; /* what it lists */
-	char agent[MSG_AGENT_MAX + 1];
-	int idw;
-	unsigned long gen;   /* c->bus_gen when it started */
-	uint64_t dead_gen;   /* c->stats.dead_gen when it started */
-	int64_t at_ns;
-	struct dl_result res;
-} dj;
 
 /* The eventfd both background jobs (the listing, a bulk action) wake the
  * console's poll with; opened on first use. */
-static bool q_efd_open(void)
+bool queues_efd_open(struct queues *q)
 {
-	if (!dj.efd_open) {
-		dj.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		dj.efd_open = dj.efd >= 0;
+	if (!q->dj.efd_open) {
+		q->dj.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		q->dj.efd_open = q->dj.efd >= 0;
 	}
-	return dj.efd_open;
+	return q->dj.efd_open;
 }
 
-static void q_efd_poke(void)
+void queues_efd_poke(struct queues *q)
 {
 	uint64_t one = 1;
-	ssize_t w = write(dj.efd, &one, sizeof(one));
+	ssize_t w = write(q->dj.efd, &one, sizeof(one));
 	(void)w;
-}
-
-/* ---- bulk actions: past ACT_SYNC_MAX messages, on a thread of their own,
- * with their progress on the status line ---- */
-#define ACT_SYNC_MAX 200
-
-struct act_target {
-	char *id;   /* the message id, for the journal */
-	char *name; /* the stored file name when known (a fast lookup), else id */
-	cJSON *deleted; /* D: what was deleted (id, type, from, to, reason, where) */
-};
-
-static struct {
-	pthread_t th;
-	bool running;
-	atomic_bool done;
-	atomic_size_t progress, ok, refreshed;
-	enum console_op op;
-	bool restore;        /* R in the trash */
-	char to[MSG_AGENT_MAX + 1];
-	struct act_target *t;
-	size_t n;
-	char *first_err;
-	struct bus *bus;
-} aj;
-
-/* What a D of one message journals: what it was and where. */
-static cJSON *act_deleted_json(const struct bus_entry *e)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "id", e->message_id ? e->message_id : e->name);
-	cJSON_AddItemToObject(o, "type", e->type ? cJSON_CreateString(e->type) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "from", e->from ? cJSON_CreateString(e->from) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "to", e->to ? cJSON_CreateString(e->to) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "reason", e->queue == BUS_Q_DEAD && e->reason ?
-				  cJSON_CreateString(e->reason) : cJSON_CreateNull());
-	cJSON_AddStringToObject(o, "queue", bus_queue_name(e->queue));
-	if (e->agent)
-		cJSON_AddStringToObject(o, "agent", e->agent);
-	return o;
-}
-
-/* One action on target t; 0 or -1 with *err. *refreshed is set when a
- * retried message had expired and went out with a new timestamp. */
-static int act_one(struct bus *bus, enum console_op op, bool restore, const char *to,
-		   struct act_target *t, bool *refreshed, char **err)
-{
-	*refreshed = false;
-	if (restore)
-		return bus_trash_restore(bus, t->name, NULL, err);
-	if (op == OP_RETRY || op == OP_RETRY_TO) {
-		char *note = NULL;
-		int r = bus_retry_note(bus, t->name, op == OP_RETRY_TO ? to : NULL, &note, err);
-		*refreshed = note != NULL;
-		free(note);
-		return r;
-	}
-	if (op == OP_DELETE) {
-		struct bus_entry e;
-		if (bus_remove_entry(bus, t->name, &e, err) < 0)
-			return -1;
-		t->deleted = act_deleted_json(&e);
-		bus_entry_release(&e);
-		return 0;
-	}
-	return bus_kill(bus, t->name, "killed by the operator", err);
-}
-
-/* What an action did to each message it handled. */
-static const char *act_done_word(enum console_op op, bool restore)
-{
-	return restore ? "restored" : op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
-	       op == OP_DELETE ? "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)" : "killed";
-}
-
-/* Where the messages an action could not handle still are. */
-static const char *act_left_where(enum console_op op, bool restore)
-{
-	return restore ? "in the trash" : op == OP_RETRY || op == OP_RETRY_TO ?
-	       "in the dead letters" : "where they were";
-}
-
-static const char *act_name(enum console_op op, bool restore)
-{
-	return restore ? "restore" : keys_op_name(op);
-}
-
-static void *act_worker(void *arg)
-{
-	(void)arg;
-	int64_t last = util_mono_ns();
-	for (size_t i = 0; i < aj.n; i++) {
-		char *err = NULL;
-		bool fresh;
-		if (act_one(aj.bus, aj.op, aj.restore, aj.to, &aj.t[i], &fresh, &err) == 0) {
-			atomic_fetch_add(&aj.ok, 1);
-			if (fresh)
-				atomic_fetch_add(&aj.refreshed, 1);
-		} else if (!aj.first_err)
-			aj.first_err = err;
-		else
-			free(err);
-		atomic_store(&aj.progress, i + 1);
-		if (util_mono_ns() - last > 100 * 1000000LL) {
-			last = util_mono_ns();
-			q_efd_poke(); /* the progress on the status line */
-		}
-	}
-	atomic_store(&aj.done, true);
-	q_efd_poke();
-	return NULL;
-}
-
-static void act_targets_free(struct act_target *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(t[i].id);
-		free(t[i].name);
-		cJSON_Delete(t[i].deleted);
-	}
-	free(t);
-}
-
-/* Journals and says how an action over ids went: how many were handled,
- * how many were not and where they still are, and why (the first error).
- * A deletion journals what each deleted message was. */
-static void act_report(struct console *c, enum console_op op, bool restore, const char *to,
-		       const struct act_target *t, size_t n, size_t ok, size_t refreshed,
-		       const char *first_err)
-{
-	cJSON *jids = cJSON_CreateArray();
-	cJSON *deleted = op == OP_DELETE ? cJSON_CreateArray() : NULL;
-	for (size_t i = 0; i < n; i++) {
-		cJSON_AddItemToArray(jids, cJSON_CreateString(t[i].id));
-		if (deleted && t[i].deleted)
-			cJSON_AddItemToArray(deleted, cJSON_Duplicate(t[i].deleted, 1));
-	}
-	char result[900], fresh[128] = "", left[700] = "";
-	if (refreshed)
-		snprintf(fresh, sizeof(fresh), " (%zu had expired: sent again with a new timestamp)",
-			 refreshed);
-	if (ok < n)
-		snprintf(left, sizeof(left), "; %zu left %s%s%s", n - ok, act_left_where(op, restore),
-			 first_err ? ": " : "", first_err ? first_err : "");
-	snprintf(result, sizeof(result), "%s%s%s%zu of %zu %s%s%s", op == OP_RETRY_TO ? "to " : "",
-		 op == OP_RETRY_TO ? to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
-		 act_done_word(op, restore), fresh, left);
-	console_journal_with(c, act_name(op, restore), jids, result, "deleted", deleted);
-	console_status(c, ok < n, "%s: %s", act_name(op, restore), result);
-	cJSON_Delete(jids);
-	cJSON_Delete(deleted);
-}
-
-/* A bulk action's progress: the messages handled, and the ones that
- * could not be, out of all. */
-static void act_progress(struct console *c)
-{
-	size_t done = atomic_load(&aj.progress), ok = atomic_load(&aj.ok);
-	const char *word = act_done_word(aj.op, aj.restore);
-	if (done > ok)
-		console_status(c, false, "%s: %zu of %zu %s, %zu not (%zu to go)...",
-			       act_name(aj.op, aj.restore), ok, aj.n, word, done - ok, aj.n - done);
-	else
-		console_status(c, false, "%s: %zu of %zu %s...", act_name(aj.op, aj.restore), ok,
-			       aj.n, word);
-}
-
-/* A finished bulk action: joined, journalled, the queue read again. */
-static bool act_finish(struct console *c, bool wait)
-{
-	if (!aj.running || (!wait && !atomic_load(&aj.done)))
-		return false;
-	pthread_join(aj.th, NULL);
-	aj.running = false;
-	if (c)
-		act_report(c, aj.op, aj.restore, aj.to, aj.t, aj.n, atomic_load(&aj.ok),
-			   atomic_load(&aj.refreshed), aj.first_err);
-	act_targets_free(aj.t, aj.n);
-	aj.t = NULL;
-	aj.n = 0;
-	free(aj.first_err);
-	aj.first_err = NULL;
-	ql.dirty = true;
-	return true;
 }
 
 static void *dl_worker(void *arg)
 {
-	(void)arg;
-	lst_build(dj.bus, dj.kind, dj.agent, dj.idw, &dj.res);
-	atomic_store(&dj.done, true);
-	q_efd_poke();
+	struct queues *q = arg;
+	lst_build(q->dj.bus, q->dj.kind, q->dj.agent, q->dj.idw, &q->dj.res);
+	atomic_store(&q->dj.done, true);
+	queues_efd_poke(q);
 	return NULL;
 }
 
-int view_queues_fd(void)
+static int queues_fd(const struct view *v)
 {
-	return (dj.running || aj.running) && dj.efd_open ? dj.efd : -1;
+	const struct queues *q = v->data;
+	return (q->dj.running || q->aj.running) && q->dj.efd_open ? q->dj.efd : -1;
 }
 
-unsigned view_queues_wake(struct console *c)
+static unsigned queues_wake(struct console *c, struct view *v)
 {
-	uint64_t v;
-	ssize_t k = read(dj.efd, &v, sizeof(v));
+	struct queues *q = v->data;
+	uint64_t one;
+	ssize_t k = read(q->dj.efd, &one, sizeof(one));
 	(void)k;
-	if (aj.running && !act_finish(c, false))
-		act_progress(c);
+	/* every message handled: the worker is only setting done, so wait
+	 * for it rather than say "N of N ..." */
+	if (q->aj.running && !act_finish(c, q, atomic_load(&q->aj.progress) == q->aj.n))
+		act_progress(c, q);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
 /* Joins a worker that has finished (or waits for it when wait). */
-static bool dl_join(bool wait)
+static bool dl_join(struct queues *q, bool wait)
 {
-	if (!dj.running || (!wait && !atomic_load(&dj.done)))
+	if (!q->dj.running || (!wait && !atomic_load(&q->dj.done)))
 		return false;
-	pthread_join(dj.th, NULL);
-	dj.running = false;
+	pthread_join(q->dj.th, NULL);
+	q->dj.running = false;
 	return true;
 }
 
 /* The listing in res becomes the view's rows; the marks and the selection
  * stay on the same messages. */
-static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_result *res,
+static unsigned dl_swap(struct console *c, struct queues *q, struct console_rows *r,
+			struct dl_result *res,
 			enum queue_kind kind, const char *agent, unsigned long gen,
 			uint64_t dead_gen, int64_t at_ns)
 {
@@ -777,120 +541,123 @@ static unsigned dl_swap(struct console *c, struct console_rows *r, struct dl_res
 		free(res->err);
 		res->err = NULL;
 	}
-	queues_forget();
+	queues_forget(q);
 	console_rows_clear(r);
 	free(r->v);
 	r->v = res->rows;
 	r->n = res->n;
 	r->cap = res->cap;
-	free(ql.row);
-	ql.row = res->q;
-	ql.n = ql.cap = res->n;
-	dl_pool_release(&ql.xpool);
-	ql.xpool = res->pool;
+	free(q->ql.row);
+	q->ql.row = res->q;
+	q->ql.n = q->ql.cap = res->n;
+	dl_pool_release(&q->ql.xpool);
+	q->ql.xpool = res->pool;
 	memset(res, 0, sizeof(*res));
-	ql.valid = true;
-	ql.kind = kind;
-	util_strlcpy(ql.agent, agent, sizeof(ql.agent));
-	ql.gen = gen;
-	ql.dead_gen = dead_gen;
-	ql.at_ns = at_ns;
-	ql.idw = queues_idw(kind, COLS);
+	q->ql.valid = true;
+	q->ql.kind = kind;
+	util_strlcpy(q->ql.agent, agent, sizeof(q->ql.agent));
+	q->ql.gen = gen;
+	q->ql.dead_gen = dead_gen;
+	q->ql.at_ns = at_ns;
+	q->ql.idw = queues_idw(kind, COLS);
 	r->hash = 0;
-	queues_fresh_list(r);
+	queues_fresh_list(q, r);
 	return console_rows_done(c, r);
 }
 
-void view_queues_release(struct console *c)
+static void queues_release(struct console *c, struct view *v)
 {
-	(void)c;
-	act_finish(NULL, true);
-	dl_join(true);
-	dl_result_release(&dj.res);
-	if (dj.efd_open)
-		close(dj.efd);
-	dj.efd_open = false;
-	queues_forget();
-	free(ql.row);
-	ql.row = NULL;
-	ql.cap = 0;
+	struct queues *q = v->data;
+	if (!q)
+		return;
+	act_finish(c, q, true); /* a bulk action ends, journalled, before the console */
+	dl_join(q, true);
+	dl_result_release(&q->dj.res);
+	if (q->dj.efd_open)
+		close(q->dj.efd);
+	q->dj.efd_open = false;
+	queues_forget(q);
+	free(q->ql.row);
+	free(q->detail);
+	free(q);
 }
 
 /* How many messages the queue shown holds, as the monitor counts them;
  * 0 when it does not count them (the processed ones). */
-static size_t queues_count(const struct console *c)
+static size_t queues_count(const struct console *c, const struct queues *q)
 {
-	if (c->qkind == QUEUE_DEAD)
+	if (q->kind == QUEUE_DEAD)
 		return c->stats.dead_letter;
-	if (c->qkind == QUEUE_PROCESSED || c->qkind == QUEUE_TRASH)
+	if (q->kind == QUEUE_PROCESSED || q->kind == QUEUE_TRASH)
 		return 0;
-	if (c->qkind == QUEUE_PROCESSING && !c->qagent[0])
+	if (q->kind == QUEUE_PROCESSING && !q->agent[0])
 		return c->stats.processing;
 	for (size_t i = 0; i < c->stats.nagents; i++)
-		if (!strcmp(c->stats.agents[i].agent, c->qagent))
-			return c->qkind == QUEUE_PROCESSING ? c->stats.agents[i].processing :
+		if (!strcmp(c->stats.agents[i].agent, q->agent))
+			return q->kind == QUEUE_PROCESSING ? c->stats.agents[i].processing :
 			       c->stats.agents[i].depth;
 	return 0;
 }
 
-static size_t queues_sync_max(const struct console *c)
+static size_t queues_sync_max(const struct queues *q)
 {
-	const char *env = getenv(c->qkind == QUEUE_DEAD ? "MADF_DLQ_SYNC_MAX" :
+	const char *env = getenv(q->kind == QUEUE_DEAD ? "MADF_DLQ_SYNC_MAX" :
 				 "MADF_QUEUE_SYNC_MAX");
 	if (env && *env)
 		return (size_t)strtoul(env, NULL, 10);
-	return c->qkind == QUEUE_DEAD ? DLQ_SYNC_MAX : QUEUE_SYNC_MAX;
+	return q->kind == QUEUE_DEAD ? DLQ_SYNC_MAX : QUEUE_SYNC_MAX;
 }
 
-static void queues_what(const struct console *c, size_t n, char *buf, size_t size)
+static void queues_what(const struct queues *q, size_t n, char *buf, size_t size)
 {
-	if (c->qkind == QUEUE_DEAD)
+	if (q->kind == QUEUE_DEAD)
 		snprintf(buf, size, "%zu dead letters", n);
-	else if (c->qkind == QUEUE_TRASH)
+	else if (q->kind == QUEUE_TRASH)
 		snprintf(buf, size, "%zu deleted messages", n);
-	else if (c->qkind == QUEUE_INBOX)
-		snprintf(buf, size, "%zu messages of %s", n, c->qagent);
+	else if (q->kind == QUEUE_INBOX)
+		snprintf(buf, size, "%zu messages of %s", n, q->agent);
 	else
 		snprintf(buf, size, "%zu messages", n);
 }
 
 /* The rows shown while the queue is being listed: older rows of it, else one "listing N ..." line. */
-static unsigned queues_pending_rows(struct console *c, struct console_rows *r, size_t n)
+static unsigned queues_pending_rows(struct console *c, struct queues *q, struct console_rows *r,
+				    size_t n)
 {
-	if (ql.valid && ql.kind == c->qkind && !strcmp(ql.agent, c->qagent))
+	if (q->ql.valid && q->ql.kind == q->kind && !strcmp(q->ql.agent, q->agent))
 		return r->hash ? 0 : console_rows_done(c, r); /* older rows of it */
 	char what[128];
-	queues_what(c, n, what, sizeof(what));
-	queues_forget();
+	queues_what(q, n, what, sizeof(what));
+	queues_forget(q);
 	console_rows_clear(r);
-	queues_fresh_list(r);
+	queues_fresh_list(q, r);
 	console_rows_add(r, NULL, SLOT_DIM, "listing %s...", what);
-	queues_note_blank(r->n - 1);
-	ql.kind = c->qkind;
-	util_strlcpy(ql.agent, c->qagent, sizeof(ql.agent));
+	queues_note_blank(q, r->n - 1);
+	q->ql.kind = q->kind;
+	util_strlcpy(q->ql.agent, q->agent, sizeof(q->ql.agent));
 	return console_rows_done(c, r);
 }
 
 /* Lists the queue shown: on the spot up to its sync limit, past it on the
  * worker thread (the rows shown stay until its rows are swapped in). */
-static unsigned queues_list(struct console *c, struct console_rows *r)
+static unsigned queues_list(struct console *c, struct queues *q, struct console_rows *r)
 {
-	bool same = dj.kind == c->qkind && !strcmp(dj.agent, c->qagent);
-	size_t n = queues_count(c);
+	bool same = q->dj.kind == q->kind && !strcmp(q->dj.agent, q->agent);
+	size_t n = queues_count(c, q);
 	char what[128];
-	if (dj.running) {
-		if (!dl_join(false))
+	if (q->dj.running) {
+		if (!dl_join(q, false))
 			/* still listing: this queue's rows come when it is done;
 			 * another queue's listing is dropped then */
 			return same ? (r->hash ? 0 : console_rows_done(c, r)) :
-				      queues_pending_rows(c, r, n);
+				      queues_pending_rows(c, q, r, n);
 		if (same) {
-			unsigned f = dl_swap(c, r, &dj.res, dj.kind, dj.agent, dj.gen, dj.dead_gen,
-					     dj.at_ns);
+			unsigned f = dl_swap(c, q, r, &q->dj.res, q->dj.kind, q->dj.agent, q->dj.gen, q->dj.dead_gen,
+					     q->dj.at_ns);
 			/* "listing..." replaced, but not what an action said since */
 			if (!strncmp(c->status, "listing ", 8)) {
-				queues_what(c, r->n, what, sizeof(what));
-				if (c->qkind == QUEUE_DEAD)
+				queues_what(q, r->n, what, sizeof(what));
+				if (q->kind == QUEUE_DEAD)
 					console_status(c, false, "dead letters: %zu listed",
 						       c->stats.dead_letter);
 				else
@@ -898,86 +665,89 @@ static unsigned queues_list(struct console *c, struct console_rows *r)
 			}
 			return f;
 		}
-		dl_result_release(&dj.res); /* another queue's, not wanted now */
+		dl_result_release(&q->dj.res); /* another queue's, not wanted now */
 	}
-	ql.dirty = false;
-	if (n < queues_sync_max(c) || !c->mon || bus_monitor_fd(c->mon) < 0 || !q_efd_open()) {
+	q->ql.dirty = false;
+	if (n < queues_sync_max(q) || !c->mon || bus_monitor_fd(c->mon) < 0 || !queues_efd_open(q)) {
 		struct dl_result res = { 0 };
-		lst_build(c->bus, c->qkind, c->qagent, queues_idw(c->qkind, COLS), &res);
-		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
+		lst_build(c->bus, q->kind, q->agent, queues_idw(q->kind, COLS), &res);
+		return dl_swap(c, q, r, &res, q->kind, q->agent, c->bus_gen, c->stats.dead_gen,
 			       util_mono_ns());
 	}
-	dj.bus = c->bus;
-	dj.kind = c->qkind;
-	dj.idw = queues_idw(c->qkind, COLS);
-	util_strlcpy(dj.agent, c->qagent, sizeof(dj.agent));
-	dj.gen = c->bus_gen;
-	dj.dead_gen = c->stats.dead_gen;
-	dj.at_ns = util_mono_ns();
-	atomic_store(&dj.done, false);
-	memset(&dj.res, 0, sizeof(dj.res));
-	if (pthread_create(&dj.th, NULL, dl_worker, NULL) != 0) {
+	q->dj.bus = c->bus;
+	q->dj.kind = q->kind;
+	q->dj.idw = queues_idw(q->kind, COLS);
+	util_strlcpy(q->dj.agent, q->agent, sizeof(q->dj.agent));
+	q->dj.gen = c->bus_gen;
+	q->dj.dead_gen = c->stats.dead_gen;
+	q->dj.at_ns = util_mono_ns();
+	atomic_store(&q->dj.done, false);
+	memset(&q->dj.res, 0, sizeof(q->dj.res));
+	if (pthread_create(&q->dj.th, NULL, dl_worker, q) != 0) {
 		struct dl_result res = { 0 };
-		lst_build(c->bus, c->qkind, c->qagent, queues_idw(c->qkind, COLS), &res);
-		return dl_swap(c, r, &res, c->qkind, c->qagent, c->bus_gen, c->stats.dead_gen,
+		lst_build(c->bus, q->kind, q->agent, queues_idw(q->kind, COLS), &res);
+		return dl_swap(c, q, r, &res, q->kind, q->agent, c->bus_gen, c->stats.dead_gen,
 			       util_mono_ns());
 	}
-	dj.running = true;
-	unsigned f = queues_pending_rows(c, r, n);
-	queues_what(c, n, what, sizeof(what));
+	q->dj.running = true;
+	unsigned f = queues_pending_rows(c, q, r, n);
+	queues_what(q, n, what, sizeof(what));
 	if (!c->status[0] || !strncmp(c->status, "dead letters: ", 14) ||
 	    !strncmp(c->status, "listing ", 8) || strstr(c->status, " listed"))
 		console_status(c, false, "listing %s in the background", what);
 	return f;
 }
 
-unsigned view_queues_refresh(struct console *c)
+static unsigned queues_refresh(struct console *c, struct view *v, bool shown)
 {
-	struct console_rows *r = &c->rows[VIEW_QUEUES];
-	if (c->qkind == QUEUE_INBOX && !c->qagent[0])
-		util_strlcpy(c->qagent, "product_manager", sizeof(c->qagent));
-	queues_note_shown(c);
-	if (ql.valid && !ql.dirty && c->mon && bus_monitor_fd(c->mon) >= 0 &&
-	    !(dj.running && atomic_load(&dj.done)) &&
-	    ql.kind == c->qkind && !strcmp(ql.agent, c->qagent) &&
+	if (!shown)
+		return 0;
+	struct queues *q = v->data;
+	struct console_rows *r = &v->rows;
+	if (q->kind == QUEUE_INBOX && !q->agent[0])
+		util_strlcpy(q->agent, "product_manager", sizeof(q->agent));
+	queues_note_shown(q);
+	if (q->ql.valid && !q->ql.dirty && c->mon && bus_monitor_fd(c->mon) >= 0 &&
+	    !(q->dj.running && atomic_load(&q->dj.done)) &&
+	    q->ql.kind == q->kind && !strcmp(q->ql.agent, q->agent) &&
 	    /* the dead letters are listed again only when they changed */
-	    (c->qkind == QUEUE_DEAD ? ql.dead_gen == c->stats.dead_gen : ql.gen == c->bus_gen) &&
-	    util_mono_ns() - ql.at_ns < QUEUES_RELIST_S * 1000000000LL) {
+	    (q->kind == QUEUE_DEAD ? q->ql.dead_gen == c->stats.dead_gen : q->ql.gen == c->bus_gen) &&
+	    util_mono_ns() - q->ql.at_ns < QUEUES_RELIST_S * 1000000000LL) {
 		/* the same data: only the filter or the view may have changed
 		 * (they reset the hash) */
 		return r->hash ? 0 : console_rows_done(c, r);
 	}
-	return queues_list(c, r);
+	return queues_list(c, q, r);
 }
 
 /* The entry of row i from the last listing, without searching the bus;
  * false when not known (then bus_find). Fields borrowed, but path. */
-static bool queues_known(size_t i, struct bus_entry *e)
+static bool queues_known(const struct queues *q, size_t i, struct bus_entry *e)
 {
-	if (!ql.valid || i >= ql.n || !ql.row[i].name)
+	if (!q->ql.valid || i >= q->ql.n || !q->ql.row[i].name)
 		return false;
-	const struct queues_row *q = &ql.row[i];
+	const struct queues_row *qr = &q->ql.row[i];
 	memset(e, 0, sizeof(*e));
-	e->queue = q->dead ? BUS_Q_DEAD : ql.kind == QUEUE_PROCESSING ? BUS_Q_PROCESSING :
-		   ql.kind == QUEUE_PROCESSED ? BUS_Q_PROCESSED : BUS_Q_INBOX;
-	e->name = q->name;
-	e->agent = (char *)(uintptr_t)q->agent;
-	e->reason = (char *)(uintptr_t)q->reason;
-	e->error = (char *)(uintptr_t)q->error;
-	e->original_inbox = (char *)(uintptr_t)q->orig;
-	e->path = xasprintf("%s/%s", q->dir, q->name);
+	e->queue = qr->dead ? BUS_Q_DEAD : q->ql.kind == QUEUE_PROCESSING ? BUS_Q_PROCESSING :
+		   q->ql.kind == QUEUE_PROCESSED ? BUS_Q_PROCESSED : BUS_Q_INBOX;
+	e->name = qr->name;
+	e->agent = (char *)(uintptr_t)qr->agent;
+	e->reason = (char *)(uintptr_t)qr->reason;
+	e->error = (char *)(uintptr_t)qr->error;
+	e->original_inbox = (char *)(uintptr_t)qr->orig;
+	e->path = xasprintf("%s/%s", qr->dir, qr->name);
 	return true;
 }
 
 /* The detail of the current message (row index row): pretty JSON, the
  * dead-letter reason. */
-static void queues_detail(struct console *c, const char *id, size_t row)
+static void queues_detail(struct console *c, struct queues *q, const char *id, size_t row)
 {
-	if (id && !strcmp(id, c->detail_id) && c->detail)
+	if (id && !strcmp(id, q->detail_id) && q->detail)
 		return;
-	free(c->detail);
-	c->detail = NULL;
-	util_strlcpy(c->detail_id, id ? id : "", sizeof(c->detail_id));
+	free(q->detail);
+	q->detail = NULL;
+	util_strlcpy(q->detail_id, id ? id : "", sizeof(q->detail_id));
 	if (!id)
 		return;
 	struct bus_entry e;
@@ -986,7 +756,7 @@ static void queues_detail(struct console *c, const char *id, size_t row)
 	memset(&e, 0, sizeof(e));
 	struct sbuf b;
 	sbuf_init(&b);
-	bool known = queues_known(row, &e);
+	bool known = queues_known(q, row, &e);
 	if (known && bus_read(c->bus, &e, &json, &len, NULL) < 0) {
 		/* moved since the listing */
 		free(e.path);
@@ -997,7 +767,7 @@ static void queues_detail(struct console *c, const char *id, size_t row)
 		       bus_read(c->bus, &e, &json, &len, &err) < 0)) {
 		sbuf_addf(&b, "(%s)", err ? err : "gone");
 		free(err);
-	} else if (c->qkind == QUEUE_TRASH && known) {
+	} else if (q->kind == QUEUE_TRASH && known) {
 		sbuf_addf(&b, "trash: deleted from %s   file: %s\n", e.original_inbox ?
 			  e.original_inbox : "?", e.name);
 		cJSON *j = cJSON_ParseWithLength(json, len);
@@ -1023,15 +793,16 @@ static void queues_detail(struct console *c, const char *id, size_t row)
 		free(e.path);
 	else
 		bus_entry_release(&e);
-	c->detail = util_sanitize(b.data, b.len, true);
+	q->detail = util_sanitize(b.data, b.len, true);
 	sbuf_release(&b);
 }
 
-void view_queues_draw(struct console *c, int y0, int y1)
+static void queues_draw(struct console *c, struct view *v, int y0, int y1)
 {
-	struct console_rows *r = &c->rows[VIEW_QUEUES];
+	struct queues *q = v->data;
+	struct console_rows *r = &v->rows;
 	char title[128], line[256];
-	queue_title(c, title, sizeof(title));
+	queue_title(q->kind, q->agent, title, sizeof(title));
 	size_t marked = 0, msgs = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		marked += r->v[i].marked;
@@ -1042,13 +813,13 @@ void view_queues_draw(struct console *c, int y0, int y1)
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	int mid = y0 + 1 + (y1 - y0 - 1) / 2;
 	char hdr[256];
-	int idw = ql.valid && ql.kind == c->qkind ? ql.idw : queues_idw(c->qkind, COLS);
-	queues_header(c->qkind, idw, hdr, sizeof(hdr));
-	if (ql.valid && ql.idw != queues_idw(c->qkind, COLS))
-		ql.dirty = true; /* resized: listed again for the new width */
+	int idw = q->ql.valid && q->ql.kind == q->kind ? q->ql.idw : queues_idw(q->kind, COLS);
+	queues_header(q->kind, idw, hdr, sizeof(hdr));
+	if (q->ql.valid && q->ql.idw != queues_idw(q->kind, COLS))
+		q->ql.dirty = true; /* resized: listed again for the new width */
 	console_rows_draw(c, r, y0 + 1, mid, hdr);
 	struct console_row *cur = console_rows_current(r);
-	queues_detail(c, cur ? cur->id : NULL, cur ? (size_t)(cur - r->v) : 0);
+	queues_detail(c, q, cur ? cur->id : NULL, cur ? (size_t)(cur - r->v) : 0);
 	/* A plain U+2500 under UTF-8 (no alternate character set, which
 	 * some multiplexers pass on as "q"), '-' otherwise. */
 	const char *cs = nl_langinfo(CODESET);
@@ -1057,7 +828,7 @@ void view_queues_draw(struct console *c, int y0, int y1)
 	for (int x = 0; x < COLS; x++)
 		addstr(rule);
 	int y = mid + 1;
-	const char *p = c->detail ? c->detail : "";
+	const char *p = q->detail ? q->detail : "";
 	while (y < y1 && *p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -1068,109 +839,51 @@ void view_queues_draw(struct console *c, int y0, int y1)
 	}
 }
 
-/* What an action applies to: the marked rows, else the current one; with
- * their stored file names when the listing knows them. */
-static struct act_target *queues_targets(struct console *c, size_t *n)
+unsigned view_queues_show(struct console *c, enum queue_kind kind, const char *agent)
 {
-	struct console_rows *r = &c->rows[VIEW_QUEUES];
-	struct act_target *v = NULL;
-	size_t cap = 0;
-	*n = 0;
-	struct console_row *cur = console_rows_current(r);
-	for (int pass = 0; pass < 2 && !*n; pass++) {
-		for (size_t i = 0; i < r->n; i++) {
-			bool take = pass == 0 ? r->v[i].marked : &r->v[i] == cur;
-			if (!take || !r->v[i].id)
-				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 16;
-				v = xrealloc(v, cap * sizeof(*v));
-			}
-			const char *name = ql.valid && i < ql.n && ql.row[i].name ? ql.row[i].name :
-					   r->v[i].id;
-			v[*n].id = xstrdup(r->v[i].id);
-			v[*n].name = xstrdup(name);
-			v[*n].deleted = NULL;
-			(*n)++;
-		}
-	}
-	return v;
-}
-
-size_t view_queues_count(struct console *c)
-{
-	size_t n = 0;
-	struct console_rows *r = &c->rows[VIEW_QUEUES];
-	for (size_t i = 0; i < r->n; i++)
-		n += r->v[i].marked && r->v[i].id;
-	if (!n) {
-		struct console_row *cur = console_rows_current(r);
-		n = cur && cur->id ? 1 : 0;
-	}
-	return n;
-}
-
-unsigned view_queues_act(struct console *c, enum console_op op)
-{
-	if (aj.running) {
-		console_status(c, true, "%s: %zu of %zu %s, still running; wait for it",
-			       act_name(aj.op, aj.restore), atomic_load(&aj.ok), aj.n,
-			       act_done_word(aj.op, aj.restore));
-		return CONSOLE_REDRAW;
-	}
-	size_t n;
-	bool restore = c->qkind == QUEUE_TRASH && op == OP_RETRY;
-	struct act_target *t = queues_targets(c, &n);
-	struct console_rows *r = &c->rows[VIEW_QUEUES];
-	for (size_t i = 0; i < r->n; i++)
-		r->v[i].marked = false;
-	for (size_t i = 0; i < r->nkeep; i++)
-		free(r->keep[i]);
-	r->nkeep = 0;
-	free(c->detail);
-	c->detail = NULL;
-	if (n > ACT_SYNC_MAX && q_efd_open()) {
-		aj.op = op;
-		aj.restore = restore;
-		util_strlcpy(aj.to, c->retry_to, sizeof(aj.to));
-		aj.t = t;
-		aj.n = n;
-		aj.bus = c->bus;
-		aj.first_err = NULL;
-		atomic_store(&aj.done, false);
-		atomic_store(&aj.progress, 0);
-		atomic_store(&aj.ok, 0);
-		atomic_store(&aj.refreshed, 0);
-		if (pthread_create(&aj.th, NULL, act_worker, NULL) == 0) {
-			aj.running = true;
-			act_progress(c);
-			return CONSOLE_REDRAW;
-		}
-		aj.t = NULL;
-		aj.n = 0;
-	}
-	size_t ok = 0, refreshed = 0;
-	char *first_err = NULL;
-	for (size_t i = 0; i < n; i++) {
-		char *err = NULL;
-		bool fresh;
-		if (act_one(c->bus, op, restore, c->retry_to, &t[i], &fresh, &err) == 0) {
-			ok++;
-			refreshed += fresh;
-		} else if (!first_err) {
-			first_err = err;
-		} else {
-			free(err);
-		}
-	}
-	act_report(c, op, restore, c->retry_to, t, n, ok, refreshed, first_err);
-	free(first_err);
-	act_targets_free(t, n);
-	ql.dirty = true; /* read the queue again, whatever the monitor saw yet */
+	struct view *v = console_view_find(c, &view_queues_ops);
+	struct queues *q = v->data;
+	q->kind = kind;
+	if (agent)
+		util_strlcpy(q->agent, agent, sizeof(q->agent));
+	console_show(c, v);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
-void view_queues_dirty(void)
+bool view_queues_shows_dead(struct console *c)
 {
-	ql.dirty = true;
+	struct view *v = console_view(c);
+	return v->ops == &view_queues_ops && ((struct queues *)v->data)->kind == QUEUE_DEAD;
 }
+
+static void *queues_init(struct console *c)
+{
+	(void)c;
+	return xcalloc(1, sizeof(struct queues));
+}
+
+static const struct key_binding queues_keys[] = {
+	{ ' ', OP_MARK, "mark or unmark the message", false, false, "mark" },
+	{ 'A', OP_MARK_ALL, "mark all shown (again: none)", false, false, "all" },
+	{ 'R', OP_RETRY, "retry dead letters to their original inbox", true, true, "retry" },
+	{ 'D', OP_DELETE, "delete the messages (into the trash for 30 days; R in :trash restores)", true, true, "delete" },
+	{ 'K', OP_KILL, "kill waiting messages to the dead letters", true, true, "kill" },
+	{ 'E', OP_EDIT, "edit a dead letter in $EDITOR and requeue it (validated)", true, true, "edit" },
+	{ 'T', OP_RETRY_TO, "retry dead letters to another inbox (:retry-to AGENT)", true, true, "retry-to" },
+};
+
+const struct view_ops view_queues_ops = {
+	.name = "queues",
+	.title = "Queues",
+	.help = "queues: an inbox, processing, dead letters",
+	.keys = queues_keys,
+	.nkeys = ARRAY_SIZE(queues_keys),
+	.init = queues_init,
+	.load = queues_refresh,
+	.draw = queues_draw,
+	.act = queues_act,
+	.applies = queues_applies,
+	.fd = queues_fd,
+	.wake = queues_wake,
+	.release = queues_release,
+};

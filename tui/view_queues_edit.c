@@ -58,9 +58,9 @@ static int queues_run_editor(struct console *c, const char *path)
 	return status;
 }
 
-unsigned view_queues_edit(struct console *c)
+unsigned view_queues_edit(struct console *c, struct view *v)
 {
-	struct console_row *cur = console_rows_current(&c->rows[VIEW_QUEUES]);
+	struct console_row *cur = console_rows_current(&v->rows);
 	if (!cur || !cur->id) {
 		console_status(c, true, "edit: no message selected");
 		return CONSOLE_REDRAW;
@@ -151,8 +151,6 @@ out:
 	free(path);
 	free(edited);
 	free(pretty);
-	free(c->detail);
-	c->detail = NULL;
-	view_queues_dirty();
+	view_queues_dirty(v);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }

@@ -45,21 +45,28 @@ static void newest_md(const char *dir, char *best, size_t size, int64_t *best_mt
 		closedir(d);
 }
 
-static void reports_pick(struct console *c)
+/* The reports view's state (view->data). */
+struct reports {
+	char path[1024];     /* the draft shown */
+	char open[1024];     /* a finished report shown instead of the draft */
+	char *sig;           /* of what the rows were made from */
+};
+
+static void reports_pick(struct console *c, struct reports *rp)
 {
-	c->report_path[0] = 0;
+	rp->path[0] = 0;
 	if (c->run_id[0]) {
 		char *p = xasprintf("%s/reports/drafts/%s.md", c->cli->data_dir, c->run_id);
 		struct stat st;
 		if (stat(p, &st) == 0)
-			util_strlcpy(c->report_path, p, sizeof(c->report_path));
+			util_strlcpy(rp->path, p, sizeof(rp->path));
 		free(p);
-		if (c->report_path[0])
+		if (rp->path[0])
 			return;
 	}
 	int64_t m = 0;
 	char *d = xasprintf("%s/reports/drafts", c->cli->data_dir);
-	newest_md(d, c->report_path, sizeof(c->report_path), &m);
+	newest_md(d, rp->path, sizeof(rp->path), &m);
 	free(d);
 }
 
@@ -228,11 +235,14 @@ static size_t reports_finished(const char *dir, char ***out)
 	return n;
 }
 
-unsigned view_reports_refresh(struct console *c)
+static unsigned reports_refresh(struct console *c, struct view *v, bool shown)
 {
-	struct console_rows *r = &c->rows[VIEW_REPORTS];
-	reports_pick(c);
-	const char *show = c->report_open[0] ? c->report_open : c->report_path;
+	if (!shown)
+		return 0;
+	struct reports *rp = v->data;
+	struct console_rows *r = &v->rows;
+	reports_pick(c, rp);
+	const char *show = rp->open[0] ? rp->open : rp->path;
 	char *wdir = xasprintf("%s/reports/weekly", c->cli->data_dir);
 	struct stat st, wst;
 	bool wok = stat(wdir, &wst) == 0;
@@ -242,13 +252,13 @@ unsigned view_reports_refresh(struct console *c)
 		 stat(show, &st) == 0 ? (long long)st.st_size : -1LL,
 		 show[0] && stat(show, &st) == 0 ? (long long)st.st_mtim.tv_nsec : 0LL,
 		 wok ? (long long)wst.st_mtim.tv_sec : 0LL, wok ? (long)wst.st_mtim.tv_nsec : 0L);
-	if (c->report_sig && !strcmp(c->report_sig, sig) && r->n) {
+	if (rp->sig && !strcmp(rp->sig, sig) && r->n) {
 		free(wdir);
 		/* the same text under a new filter (or back to this view) */
 		return r->hash ? 0 : console_rows_done(c, r);
 	}
-	free(c->report_sig);
-	c->report_sig = xstrdup(sig);
+	free(rp->sig);
+	rp->sig = xstrdup(sig);
 	console_rows_clear(r);
 	char **names = NULL;
 	size_t nn = reports_finished(wdir, &names);
@@ -259,7 +269,7 @@ unsigned view_reports_refresh(struct console *c)
 		if (i < REPORTS_LIST_MAX) {
 			char *id = xasprintf(REPORT_ROW "%s", names[i]);
 			char *p = xasprintf("%s/%s", wdir, names[i]);
-			bool open = !strcmp(p, c->report_open);
+			bool open = !strcmp(p, rp->open);
 			console_rows_add(r, id, open ? SLOT_OK : SLOT_NORMAL, "  %s %s", open ? ">" : " ",
 					 names[i]);
 			free(p);
@@ -273,7 +283,7 @@ unsigned view_reports_refresh(struct console *c)
 	free(wdir);
 	size_t body = r->n;
 	if (nn)
-		console_rows_add(r, NULL, SLOT_HEADING, "%s", c->report_open[0] ? "Finished report" :
+		console_rows_add(r, NULL, SLOT_HEADING, "%s", rp->open[0] ? "Finished report" :
 				 show[0] ? "Live draft" : "Live draft: none yet");
 	char *md = NULL, *err = NULL;
 	size_t len = 0;
@@ -291,41 +301,46 @@ unsigned view_reports_refresh(struct console *c)
 	return console_rows_done(c, r);
 }
 
-unsigned view_reports_open(struct console *c)
+/* Enter on a finished report shows it; Esc back to the draft (passed on
+ * when there was nothing to go back from). */
+static unsigned reports_open(struct console *c, struct view *v)
 {
-	struct console_row *cur = console_rows_current(&c->rows[VIEW_REPORTS]);
+	struct reports *rp = v->data;
+	struct console_row *cur = console_rows_current(&v->rows);
 	if (!cur || !cur->id || strncmp(cur->id, REPORT_ROW, strlen(REPORT_ROW)))
 		return 0;
 	const char *name = cur->id + strlen(REPORT_ROW);
-	snprintf(c->report_open, sizeof(c->report_open), "%s/reports/weekly/%s", c->cli->data_dir, name);
-	free(c->report_sig);
-	c->report_sig = NULL;
+	snprintf(rp->open, sizeof(rp->open), "%s/reports/weekly/%s", c->cli->data_dir, name);
+	free(rp->sig);
+	rp->sig = NULL;
 	console_status(c, false, "report %s (Esc: back to the live draft)", name);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
-unsigned view_reports_back(struct console *c)
+static unsigned reports_back(struct console *c, struct view *v)
 {
-	if (!c->report_open[0])
-		return 0;
-	c->report_open[0] = 0;
-	free(c->report_sig);
-	c->report_sig = NULL;
+	struct reports *rp = v->data;
+	if (!rp->open[0])
+		return CONSOLE_PASS;
+	rp->open[0] = 0;
+	free(rp->sig);
+	rp->sig = NULL;
 	console_status(c, false, "the live draft");
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
 }
 
-void view_reports_draw(struct console *c, int y0, int y1)
+static void reports_draw(struct console *c, struct view *v, int y0, int y1)
 {
+	struct reports *rp = v->data;
 	char line[1200];
-	if (c->report_open[0])
-		snprintf(line, sizeof(line), " report %s   (Esc: back to the live draft)", c->report_open);
-	else if (c->report_path[0])
-		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML)", c->report_path);
+	if (rp->open[0])
+		snprintf(line, sizeof(line), " report %s   (Esc: back to the live draft)", rp->open);
+	else if (rp->path[0])
+		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML)", rp->path);
 	else
 		snprintf(line, sizeof(line), " no draft yet in %s/reports/drafts", c->cli->data_dir);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
-	console_rows_draw(c, &c->rows[VIEW_REPORTS], y0 + 1, y1, NULL);
+	console_rows_draw(c, &v->rows, y0 + 1, y1, NULL);
 }
 
 /* ---- export ---- */
@@ -537,13 +552,14 @@ static int export_dir_ready(const char *dir, char **err)
 	return 0;
 }
 
-unsigned view_reports_export(struct console *c)
+static unsigned reports_export(struct console *c, struct view *view)
 {
+	struct reports *rp = view->data;
 	char run_id[128];
 	util_strlcpy(run_id, c->run_id, sizeof(run_id));
-	if (!run_id[0] && c->report_path[0]) {
-		const char *base = strrchr(c->report_path, '/');
-		base = base ? base + 1 : c->report_path;
+	if (!run_id[0] && rp->path[0]) {
+		const char *base = strrchr(rp->path, '/');
+		base = base ? base + 1 : rp->path;
 		snprintf(run_id, sizeof(run_id), "%.*s", (int)(strlen(base) - 3), base);
 	}
 	/* where it goes first: a data directory that cannot be written is
@@ -643,3 +659,57 @@ unsigned view_reports_export(struct console *c)
 	cJSON_Delete(run);
 	return CONSOLE_REDRAW;
 }
+
+static unsigned reports_act(struct console *c, struct view *v, enum console_op op, int answer)
+{
+	(void)answer;
+	switch (op) {
+	case OP_OPEN:
+		return reports_open(c, v);
+	case OP_BACK:
+		return reports_back(c, v);
+	case OP_EXPORT:
+		return reports_export(c, v);
+	default:
+		return CONSOLE_PASS;
+	}
+}
+
+static const char *reports_enter_hint(const struct view *v)
+{
+	const struct reports *rp = v->data;
+	return rp->open[0] ? "Esc draft" : "Enter open";
+}
+
+static void *reports_init(struct console *c)
+{
+	(void)c;
+	return xcalloc(1, sizeof(struct reports));
+}
+
+static void reports_release(struct console *c, struct view *v)
+{
+	(void)c;
+	struct reports *rp = v->data;
+	if (rp)
+		free(rp->sig);
+	free(rp);
+}
+
+static const struct key_binding reports_keys[] = {
+	{ 'e', OP_EXPORT, "export Markdown, JSON and HTML to data/reports/exports", false, true, "export" },
+};
+
+const struct view_ops view_reports_ops = {
+	.name = "reports",
+	.title = "Reports",
+	.help = "report draft of the current run",
+	.keys = reports_keys,
+	.nkeys = ARRAY_SIZE(reports_keys),
+	.init = reports_init,
+	.load = reports_refresh,
+	.draw = reports_draw,
+	.act = reports_act,
+	.enter_hint = reports_enter_hint,
+	.release = reports_release,
+};

@@ -17,6 +17,11 @@
 #include "tui/console.h"
 #include "core/banned.h"
 
+/* The tasks view's state (view->data): the controls sent, until answered. */
+struct tasks {
+	struct task_replies replies;
+};
+
 /* The product_manager's state and the current run in it (borrowed), the
  * console's own run if it is there, else the one started last. */
 static cJSON *tasks_load(struct console *c, cJSON **run)
@@ -92,9 +97,11 @@ static void task_row(struct console_rows *r, const char *id, const char *kind,
 			 id, kind, pair, assignee, status, prio, attempts, progress, dl, age);
 }
 
-unsigned view_tasks_refresh(struct console *c)
+static unsigned tasks_refresh(struct console *c, struct view *view, bool shown)
 {
-	struct console_rows *r = &c->rows[VIEW_TASKS];
+	if (!shown)
+		return 0;
+	struct console_rows *r = &view->rows;
 	console_rows_clear(r);
 	cJSON *run;
 	cJSON *st = tasks_load(c, &run);
@@ -120,7 +127,7 @@ unsigned view_tasks_refresh(struct console *c)
 	return console_rows_done(c, r);
 }
 
-void view_tasks_draw(struct console *c, int y0, int y1)
+static void tasks_draw(struct console *c, struct view *v, int y0, int y1)
 {
 	cJSON *run;
 	cJSON *st = tasks_load(c, &run);
@@ -142,7 +149,7 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 			 c->cli->data_dir);
 	cJSON_Delete(st);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
-	console_rows_draw(c, &c->rows[VIEW_TASKS], y0 + 1, y1,
+	console_rows_draw(c, &v->rows, y0 + 1, y1,
 			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS       PRIO   TRIES PROG DEADLINE    AGE");
 }
 
@@ -150,9 +157,11 @@ void view_tasks_draw(struct console *c, int y0, int y1)
  * product_manager, journals it and says so on the status line, at once
  * when the product_manager is offline; its answer comes later
  * (view_tasks_poll). task may be NULL (assign). */
-static unsigned tasks_request(struct console *c, const char *action, const char *task,
-			      cJSON *content, const char *run_id, const char *detail)
+static unsigned tasks_request(struct console *c, struct view *v, const char *action,
+			      const char *task, cJSON *content, const char *run_id,
+			      const char *detail)
 {
+	struct tasks *tv = v->data;
 	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT, content);
 	char *err = NULL, result[512];
 	bool warn = false;
@@ -170,7 +179,8 @@ static unsigned tasks_request(struct console *c, const char *action, const char 
 		} else {
 			char label[160], why[96];
 			snprintf(label, sizeof(label), "%s%s%s", action, task ? " " : "", task ? task : "");
-			int l = tasks_control_sent(c, m->id, action, task, label, why, sizeof(why));
+			int l = task_replies_sent(&tv->replies, c, m->id, action, task, label, why,
+						  sizeof(why));
 			if (l == WF_ALIVE)
 				snprintf(result, sizeof(result), "asked product_manager (%s)%s; waiting "
 					 "for its answer", m->id, detail);
@@ -193,11 +203,11 @@ static unsigned tasks_request(struct console *c, const char *action, const char 
 /* The selected task of the run shown (NULL when none, said on the status
  * line); *st is the product_manager's state it points into (caller
  * deletes), *id the selected row's task id. */
-static const cJSON *tasks_selected(struct console *c, cJSON **st, cJSON **run,
+static const cJSON *tasks_selected(struct console *c, struct view *v, cJSON **st, cJSON **run,
 				   const char **id)
 {
 	*st = *run = NULL;
-	struct console_row *cur = console_rows_current(&c->rows[VIEW_TASKS]);
+	struct console_row *cur = console_rows_current(&v->rows);
 	if (!cur || !cur->id) {
 		console_status(c, true, "no task selected");
 		return NULL;
@@ -207,11 +217,12 @@ static const cJSON *tasks_selected(struct console *c, cJSON **st, cJSON **run,
 	return task_find(*run, cur->id);
 }
 
-bool view_tasks_awaits_approval(struct console *c)
+/* Whether the selected task is awaiting budget approval; says why not. */
+static bool tasks_awaits_approval(struct console *c, struct view *v)
 {
 	cJSON *st, *run;
 	const char *id = NULL;
-	const cJSON *task = tasks_selected(c, &st, &run, &id);
+	const cJSON *task = tasks_selected(c, v, &st, &run, &id);
 	bool ok = task && !strcmp(jstr_or(task, "status", ""), "awaiting_approval");
 	if (!ok && id)
 		console_status(c, true, "%s is %s, not awaiting budget approval", id,
@@ -222,22 +233,15 @@ bool view_tasks_awaits_approval(struct console *c)
 	return ok;
 }
 
-static char prompt[160];
-static const char *chosen_prio; /* the priority prompt's answer */
-
-const char *view_tasks_prompt(void)
-{
-	return prompt;
-}
-
 /* Every task action is a request to the product_manager, which owns the
  * run: it cancels the task on its agent before giving it to another,
  * tracks the new assignment and names the change in the report. */
-unsigned view_tasks_act(struct console *c, enum console_op op)
+static unsigned tasks_send(struct console *c, struct view *v, enum console_op op,
+			   const char *chosen_prio)
 {
 	cJSON *st, *run;
 	const char *cur_id = NULL;
-	const cJSON *task = tasks_selected(c, &st, &run, &cur_id);
+	const cJSON *task = tasks_selected(c, v, &st, &run, &cur_id);
 	if (!cur_id)
 		return CONSOLE_REDRAW;
 	const char *kind = jstr_or(task, "kind", "");
@@ -267,13 +271,8 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	if (op == OP_TASK_PRIORITY && !chosen_prio) {
 		char *raw = xasprintf("priority of %s (now %s): u)rgent h)igh n)ormal l)ow, Esc "
 				      "cancels", cur_id, task_prio(task));
-		char *clean = util_sanitize(raw, strlen(raw), false); /* from the state file */
-		util_strlcpy(prompt, clean, sizeof(prompt));
-		free(clean);
+		console_confirm(c, v, OP_TASK_PRIORITY, true, "%s", raw); /* sanitised there */
 		free(raw);
-		c->pending = OP_TASK_PRIORITY;
-		c->pending_n = 1;
-		c->mode = MODE_CONFIRM;
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
@@ -281,14 +280,15 @@ unsigned view_tasks_act(struct console *c, enum console_op op)
 	char detail[64] = "";
 	if (prio)
 		snprintf(detail, sizeof(detail), ": priority %s", prio);
-	unsigned r = tasks_request(c, action, cur_id,
+	unsigned r = tasks_request(c, v, action, cur_id,
 				   wf_control_content(action, jstr_or(run, "run_id", ""), cur_id, NULL, prio),
 				   jstr_or(run, "run_id", ""), detail);
 	cJSON_Delete(st);
 	return r;
 }
 
-unsigned view_tasks_priority(struct console *c, int key)
+/* The key that answers the priority prompt (u, h, n, l; others cancel). */
+static unsigned tasks_priority(struct console *c, struct view *v, int key)
 {
 	static const char *const prios[] = { "urgent", "high", "normal", "low" };
 	const char *p = NULL;
@@ -299,10 +299,7 @@ unsigned view_tasks_priority(struct console *c, int key)
 		console_status(c, false, "priority: cancelled");
 		return CONSOLE_REDRAW;
 	}
-	chosen_prio = p;
-	unsigned r = view_tasks_act(c, OP_TASK_PRIORITY);
-	chosen_prio = NULL;
-	return r;
+	return tasks_send(c, v, OP_TASK_PRIORITY, p);
 }
 
 /* Refuses (on the status line, journalled, nothing sent) an :assign the
@@ -350,31 +347,131 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 	cJSON_AddStringToObject(content, "pair", pair);
 	char detail[64];
 	snprintf(detail, sizeof(detail), " for a %s task on %s", kind, pair);
-	unsigned r = tasks_request(c, "assign", NULL, content, jstr_or(run, "run_id", ""), detail);
+	unsigned r = tasks_request(c, console_view_find(c, &view_tasks_ops), "assign", NULL, content,
+				   jstr_or(run, "run_id", ""), detail);
 	cJSON_Delete(st);
 	return r;
 }
 
 bool view_tasks_health(struct console *c, char *buf, size_t size)
 {
-	/* read at most once a second: the overview draws often */
-	static char line[256];
-	static bool stuck;
-	static int64_t read_ns;
-	int64_t now = util_mono_ns();
-	if (!read_ns || now - read_ns >= 1000000000LL) {
-		read_ns = now;
-		cJSON *run;
-		cJSON *st = tasks_load(c, &run);
-		stuck = false;
-		if (run)
-			stuck = wf_run_health(run, util_now_ns(), wf_stuck_after_s(), line + 1,
-					      sizeof(line) - 1);
-		else
-			util_strlcpy(line + 1, "no run yet", sizeof(line) - 1);
-		line[0] = ' ';
-		cJSON_Delete(st);
-	}
-	util_strlcpy(buf, line, size);
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	bool stuck = false;
+	if (size < 2)
+		return false;
+	if (run)
+		stuck = wf_run_health(run, util_now_ns(), wf_stuck_after_s(), buf + 1, size - 1);
+	else
+		util_strlcpy(buf + 1, "no run yet", size - 1);
+	buf[0] = ' ';
+	cJSON_Delete(st);
 	return stuck;
 }
+
+/* The task's record in the product_manager's state (the console's run, or
+ * the one started last), pretty-printed, or NULL (caller frees). */
+static char *task_record(struct console *c, const char *id)
+{
+	cJSON *run;
+	cJSON *st = tasks_load(c, &run);
+	const cJSON *found = NULL, *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
+		if (!strcmp(jstr_or(t, "task_id", ""), id))
+			found = t;
+	if (!found && run && (!strcmp(id, "validation") || !strcmp(id, "narrative")))
+		found = cJSON_GetObjectItem(run, id);
+	char *out = found ? cJSON_Print(found) : NULL;
+	cJSON_Delete(st);
+	return out;
+}
+
+static unsigned tasks_act(struct console *c, struct view *v, enum console_op op, int answer)
+{
+	switch (op) {
+	case OP_OPEN: { /* the row, with the task's record */
+		struct console_row *cur = console_rows_current(&v->rows);
+		char *rec = cur && cur->id ? task_record(c, cur->id) : NULL;
+		unsigned f = console_read_row(c, rec);
+		free(rec);
+		return f;
+	}
+	case OP_TASK_CANCEL:
+	case OP_TASK_APPROVE:
+	case OP_TASK_SKIP_LLM:
+		if (answer)
+			return tasks_send(c, v, op, NULL);
+		if (!console_rows_current(&v->rows)) {
+			console_status(c, true, "no task selected");
+			return CONSOLE_REDRAW;
+		}
+		if ((op == OP_TASK_APPROVE || op == OP_TASK_SKIP_LLM) && !tasks_awaits_approval(c, v))
+			return CONSOLE_REDRAW;
+		return console_confirm(c, v, op, false, "%s", op == OP_TASK_CANCEL ?
+				       "Cancel 1 task? y/n" : op == OP_TASK_APPROVE ?
+				       "Approve another LLM budget for 1 task? y/n" :
+				       "Skip the LLM part of 1 task? y/n");
+	case OP_TASK_ASSIGN:
+		return console_command_open(c, "assign ", "assign market|news PAIR [AGENT]");
+	case OP_TASK_PRIORITY:
+		return answer ? tasks_priority(c, v, answer) : tasks_send(c, v, op, NULL);
+	case OP_REASSIGN:
+	case OP_TASK_RETRY:
+	case OP_TASK_HOLD:
+	case OP_TASK_RELEASE:
+		return tasks_send(c, v, op, NULL);
+	default:
+		return CONSOLE_PASS;
+	}
+}
+
+static unsigned tasks_frame(struct console *c, struct view *v)
+{
+	struct tasks *tv = v->data;
+	return task_replies_poll(&tv->replies, c);
+}
+
+static const char *tasks_enter_hint(const struct view *v)
+{
+	(void)v;
+	return "Enter read";
+}
+
+static void *tasks_init(struct console *c)
+{
+	(void)c;
+	return xcalloc(1, sizeof(struct tasks));
+}
+
+static void tasks_release(struct console *c, struct view *v)
+{
+	(void)c;
+	free(v->data);
+}
+
+static const struct key_binding tasks_keys[] = {
+	{ 'r', OP_REASSIGN, "reassign the task to the other researcher (cancelled on the first)", false, true, "reassign" },
+	{ 't', OP_TASK_RETRY, "retry a failed or cancelled task on the other researcher", false, true, "retry" },
+	{ 'o', OP_TASK_HOLD, "hold the task (taken back from its agent)", false, true, "hold" },
+	{ 'u', OP_TASK_RELEASE, "release a held task to its agent", false, true, "release" },
+	{ 'p', OP_TASK_PRIORITY, "set the task's priority: u)rgent h)igh n)ormal l)ow", false, true, "priority" },
+	{ 'C', OP_TASK_CANCEL, "cancel the task (named in the report)", true, true, "cancel" },
+	{ 'B', OP_TASK_APPROVE, "approve another LLM budget for a task awaiting approval", true, true, "budget" },
+	{ 'S', OP_TASK_SKIP_LLM, "skip the LLM part of a task awaiting approval (deterministic result)", true, true, "skip-LLM" },
+	{ 'a', OP_TASK_ASSIGN, "assign a new task: :assign market|news PAIR [AGENT]", false, true, "assign" },
+};
+
+const struct view_ops view_tasks_ops = {
+	.name = "tasks",
+	.title = "Tasks",
+	.help = "tasks of the current run",
+	.keys = tasks_keys,
+	.nkeys = ARRAY_SIZE(tasks_keys),
+	.init = tasks_init,
+	.load = tasks_refresh,
+	.draw = tasks_draw,
+	.act = tasks_act,
+	.enter_hint = tasks_enter_hint,
+	.frame = tasks_frame,
+	.release = tasks_release,
+};

@@ -79,9 +79,11 @@ static void view_tools_llm(struct console *c, struct console_rows *r)
 	cJSON_Delete(u);
 }
 
-unsigned view_tools_refresh(struct console *c)
+static unsigned tools_refresh(struct console *c, struct view *view, bool shown)
 {
-	struct console_rows *r = &c->rows[VIEW_TOOLS];
+	if (!shown)
+		return 0;
+	struct console_rows *r = &view->rows;
 	console_rows_clear(r);
 	char *path = xasprintf("%s/tools/usage.json", c->cli->data_dir);
 	cJSON *u = console_load_json(path);
@@ -151,7 +153,37 @@ unsigned view_tools_refresh(struct console *c)
 	return console_rows_done(c, r);
 }
 
-void view_tools_draw(struct console *c, int y0, int y1)
+static void tools_draw(struct console *c, struct view *v, int y0, int y1)
 {
-	console_rows_draw(c, &c->rows[VIEW_TOOLS], y0, y1, NULL);
+	console_rows_draw(c, &v->rows, y0, y1, NULL);
 }
+
+static const char *tools_enter_hint(const struct view *v)
+{
+	(void)v;
+	return "Enter read";
+}
+
+/* No state of its own: it reads the files again at each refresh. */
+static void *tools_init(struct console *c)
+{
+	(void)c;
+	return NULL;
+}
+
+static void tools_release(struct console *c, struct view *v)
+{
+	(void)c;
+	(void)v;
+}
+
+const struct view_ops view_tools_ops = {
+	.name = "tools",
+	.title = "Tools",
+	.help = "tools and learning",
+	.init = tools_init,
+	.load = tools_refresh,
+	.draw = tools_draw,
+	.enter_hint = tools_enter_hint,
+	.release = tools_release,
+};

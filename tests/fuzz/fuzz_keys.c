@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			}
 		}
-		const struct key_binding *b = keys_lookup(KEYS_GLOBAL, key);
+		const struct key_binding *b = keys_lookup(NULL, 0, key);
 		if (b && (b->op <= OP_NONE || b->op >= OP_COUNT || !keys_op_name(b->op)))
 			abort();
 	} else if (key != -1) {
