@@ -108,7 +108,9 @@ int agent_open(const struct agent_role *role, struct agent_env *env,
 void agent_free(struct agent **a);
 /* Runs until env->stop is set (or an injected crash): claims, handles,
  * acks; ticks; heartbeats; saves state. On stop, gives back what it holds
- * and saves state. */
+ * and saves state. The thread's reactor (core/loop.h) watches the
+ * consumer's fd; env->stop is noticed within 250 ms. Returns 0, or -1 when
+ * the reactor cannot be made (logged). */
 int agent_run(struct agent *a);
 /* Starts agent_run on a thread of its own. */
 int agent_start_thread(struct agent *a, char **err);

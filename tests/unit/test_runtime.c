@@ -1,0 +1,223 @@
+/* The agent runtime's loop (agent_run on core/loop.c), with a role of the
+ * test's own on a file bus: messages sent while it waits are handled and
+ * acked; a handler's failure comes back as a retry and is handled again;
+ * a tick asking for 0 ms runs again; env->stop, set by a handler or a tick,
+ * ends agent_run with the state saved. Each test waits for agent_run to
+ * return (pthread_join), never for a time. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agents/runtime.h"
+#include "core/json_out.h"
+#include "core/util.h"
+
+#include "core/banned.h"
+
+#define PROBE "probe_agent"
+
+/* What the probe role saw; one probe at a time (the role has no ctx). */
+static struct probe {
+	pthread_mutex_t mu;
+	int handled;          /* messages handled (every attempt) */
+	int done;             /* answered AGENT_DONE */
+	int stop_after;       /* sets env->stop after this many done (0: never) */
+	int fail_first;       /* answers AGENT_RETRY to the first N attempts */
+	int ticks;
+	int tick_stop_at;     /* sets env->stop on this tick (0: never) */
+	int64_t tick_ms;      /* what tick returns */
+	int seq_sum;          /* sum of the heartbeats' sequence numbers done */
+} probe;
+
+static int probe_handle(struct agent *a, const struct msg *m, char **err)
+{
+	pthread_mutex_lock(&probe.mu);
+	int n = ++probe.handled;
+	int r = AGENT_DONE;
+	if (n <= probe.fail_first) {
+		r = AGENT_RETRY;
+		err_set(err, "probe: attempt %d fails", n);
+	} else {
+		probe.done++;
+		probe.seq_sum += (int)jnum(m->content, "sequence", 0);
+		if (probe.stop_after && probe.done == probe.stop_after)
+			atomic_store(&a->env->stop, 1);
+	}
+	pthread_mutex_unlock(&probe.mu);
+	return r;
+}
+
+static int64_t probe_tick(struct agent *a)
+{
+	pthread_mutex_lock(&probe.mu);
+	int n = ++probe.ticks;
+	if (probe.tick_stop_at && n == probe.tick_stop_at)
+		atomic_store(&a->env->stop, 1);
+	int64_t ms = probe.tick_ms;
+	pthread_mutex_unlock(&probe.mu);
+	return ms;
+}
+
+static const struct agent_role probe_role = {
+	.name = PROBE, .handle = probe_handle, .tick = probe_tick,
+};
+
+struct fx {
+	char dir[64];
+	char *logs;
+	struct agent_env env;
+	struct agent *a;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/madf-unit.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->logs = xasprintf("%s/logs", f->dir);
+	agent_env_init(&f->env, f->dir, f->logs);
+	f->env.bcfg.durable = false;
+	f->env.bcfg.retry_base_ms = 1;
+	f->env.bcfg.retry_max_ms = 4;
+	memset(&probe, 0, sizeof(probe));
+	pthread_mutex_init(&probe.mu, NULL);
+	probe.tick_ms = -1;
+	char *err = NULL;
+	if (agent_open(&probe_role, &f->env, &f->a, &err) < 0)
+		fail_msg("agent_open: %s", err);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	agent_free(&f->a);
+	agent_env_release(&f->env);
+	util_rm_tree(f->dir);
+	free(f->logs);
+	pthread_mutex_destroy(&probe.mu);
+	free(f);
+	return 0;
+}
+
+static void send_to_probe(struct fx *f, int seq)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "status", "idle");
+	cJSON_AddNumberToObject(c, "uptime_seconds", 1);
+	cJSON_AddNumberToObject(c, "active_tasks", 0);
+	cJSON_AddNumberToObject(c, "sequence", seq);
+	struct msg *m = msg_new("operator", PROBE, MSG_HEARTBEAT, c);
+	char *err = NULL;
+	if (bus_send(f->a->bus, m, &err) < 0)
+		fail_msg("send: %s", err);
+	msg_free(&m);
+}
+
+static size_t count(struct fx *f, enum bus_queue q)
+{
+	struct bus_entry *e = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	if (bus_list(f->a->bus, q, PROBE, false, &e, &n, &err) < 0)
+		fail_msg("list: %s", err);
+	bus_entries_free(e, n);
+	return n;
+}
+
+/* Three messages sent after the agent started (it is waiting in its loop):
+ * each is handled once and acked; the third stops the agent. */
+static void test_messages_wake_the_loop(void **state)
+{
+	struct fx *f = *state;
+	probe.stop_after = 3;
+	char *err = NULL;
+	assert_int_equal(agent_start_thread(f->a, &err), 0);
+	/* Its first tick: the loop runs, with the inbox empty. */
+	for (;;) {
+		pthread_mutex_lock(&probe.mu);
+		int t = probe.ticks;
+		pthread_mutex_unlock(&probe.mu);
+		if (t >= 1)
+			break;
+		usleep(1000);
+	}
+	for (int i = 1; i <= 3; i++)
+		send_to_probe(f, i);
+	agent_join(f->a);
+	assert_int_equal(probe.handled, 3);
+	assert_int_equal(probe.done, 3);
+	assert_int_equal(probe.seq_sum, 1 + 2 + 3);
+	assert_int_equal(count(f, BUS_Q_INBOX), 0);
+	assert_int_equal(count(f, BUS_Q_PROCESSING), 0);
+	assert_int_equal(count(f, BUS_Q_PROCESSED), 3);
+	/* Stopped cleanly: the state file was saved on the way out. */
+	char *path = xasprintf("%s/state/%s-state.json", f->dir, PROBE);
+	assert_int_equal(access(path, F_OK), 0);
+	free(path);
+}
+
+/* The first two attempts fail: the message comes back from the retries
+ * (no new file event announces that a backoff ended) and is done on the
+ * third. */
+static void test_failed_message_comes_back(void **state)
+{
+	struct fx *f = *state;
+	probe.fail_first = 2;
+	probe.stop_after = 1;
+	send_to_probe(f, 7);
+	char *err = NULL;
+	assert_int_equal(agent_start_thread(f->a, &err), 0);
+	agent_join(f->a);
+	assert_int_equal(probe.handled, 3);
+	assert_int_equal(probe.done, 1);
+	assert_int_equal(probe.seq_sum, 7);
+	assert_int_equal(count(f, BUS_Q_RETRY), 0);
+	assert_int_equal(count(f, BUS_Q_DEAD), 0);
+	assert_int_equal(count(f, BUS_Q_PROCESSED), 1);
+}
+
+/* A tick asking for 0 ms is called again, turn after turn, with no
+ * message; the tick that sets env->stop is the last. */
+static void test_tick_runs_again_and_stops(void **state)
+{
+	struct fx *f = *state;
+	probe.tick_ms = 0;
+	probe.tick_stop_at = 20;
+	char *err = NULL;
+	assert_int_equal(agent_start_thread(f->a, &err), 0);
+	agent_join(f->a);
+	assert_int_equal(probe.ticks, 20);
+	assert_int_equal(probe.handled, 0);
+}
+
+/* env->stop set before agent_run: it returns at once, handling nothing. */
+static void test_stop_before_start(void **state)
+{
+	struct fx *f = *state;
+	send_to_probe(f, 1);
+	atomic_store(&f->env.stop, 1);
+	assert_int_equal(agent_run(f->a), 0);
+	assert_int_equal(probe.handled, 0);
+	assert_int_equal(count(f, BUS_Q_INBOX), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_messages_wake_the_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_message_comes_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tick_runs_again_and_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_before_start, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
