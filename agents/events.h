@@ -19,7 +19,10 @@
  *     hold:  left, kept, held, maintained ... unchanged / steady;
  *            resisted pressure for a cut
  *     intervention: intervened (not in a securities or money market);
- *            bought or sold dollars, yen, marks, sterling, currency
+ *            bought, sold or supported dollars, yen, marks, sterling,
+ *            crowns, currency (not bills, bonds, CDs); "<bank> dollar
+ *            purchases / support / sales" as a noun; banks named as
+ *            partners ("with the Bundesbank and the Fed") act too
  *     money-market operation: repurchases, reserves, assistance,
  *            liquidity, tenders, bills, advances
  *   A rate the central bank does not set (prime, base, mortgage,
@@ -31,18 +34,29 @@
  *   rate ("Belgium cuts discount rate") or with "authorities" for an
  *   intervention; a commercial bank (a name, "banks", "Plc", "Corp") or
  *   a ministry, Treasury or minister named nearer the verb takes the act.
+ *   The owner named with "'s" in the rate ("a cut in Japan's discount
+ *   rate") is the bank of the act; a country ending a list of countries,
+ *   a country before a currency ("U.S. dollars") and "concerted central
+ *   bank" name no single bank; "Norway's central bank" is Norges Bank;
+ *   "the National Bank" is the story's central bank.
  * - Mode: a cue between the clause's start and the verb makes the act
  *   denied (not, no, never, denied, ruled out, little room, unlikely),
  *   called for (urged, calls for, pressure for, should), expected
  *   (likely, expected, may, could, would, will, hopes, seen, forecast,
- *   if, ready to, to <verb>) or rumoured (rumours, talk, said to,
- *   understood to, speculation, whether). An infinitive ("to cut") is
- *   not done unless decided or agreed. A title is read whole: any cue in
- *   it counts.
- * - Date: the act's day is the publication day, moved by "yesterday",
- *   a weekday ("on Wednesday"), "last week", or a date ("on January 28",
- *   "February 23"); "last month", "last year" or an earlier year make it
- *   background. A fact more than EVENTS_RECENT_DAYS before publication is
+ *   if, ready to, determined to, worried, to <verb>) or rumoured (rumours,
+ *   talk, said to, understood to, speculation, whether); favoured calls
+ *   for, opposed, ruled out, rather than, ceasing deny. An infinitive
+ *   ("to cut") is not done unless decided or agreed; "a cut", "the cut"
+ *   and a gerund without "is" or "was" ("said lowering rates could ...")
+ *   are nouns, whose mode words may also follow them. A title is read
+ *   whole: any cue in it counts.
+ * - Date: the act's day is the publication day (also for "today", "this
+ *   afternoon"), moved by "yesterday", a weekday ("on Wednesday"), "last
+ *   week" (the Wednesday before), or a date ("on January 28", "February
+ *   23"); a month named in the first week of the next one is its last
+ *   weekday; "last month", "last year", "two months after", "earlier this
+ *   year" or an earlier year make it background. A fact more than
+ *   EVENTS_RECENT_DAYS before publication (other than "last week") is
  *   background: reported as fact, but not an act of the story's week.
  * - Currencies: the bank's own, and for an intervention those named in
  *   the same sentence.
