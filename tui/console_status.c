@@ -559,8 +559,12 @@ static void confirm_question(const struct console *c, char *buf, size_t size)
 		snprintf(buf, size, "Retry %zu message%s to %s? y/n", n, s, c->retry_to);
 		break;
 	case OP_DELETE:
-		snprintf(buf, size, "Delete %zu message%s (to the trash for %d days; :trash restores)? y/n",
-			 n, s, BUS_TRASH_DAYS);
+		if (c->bus && !bus_has_trash(c->bus))
+			snprintf(buf, size, "Delete %zu message%s for good (the %s transport has no "
+				 "trash)? y/n", n, s, c->bus->t->name);
+		else
+			snprintf(buf, size, "Delete %zu message%s (to the trash for %d days; :trash "
+				 "restores)? y/n", n, s, BUS_TRASH_DAYS);
 		break;
 	case OP_RETRY:
 		if (c->qkind == QUEUE_TRASH)

@@ -614,11 +614,15 @@ static int act_one(struct bus *bus, enum console_op op, bool restore, const char
 	return bus_kill(bus, t->name, "killed by the operator", err);
 }
 
+/* The bus of the last action keeps no trash (NATS): a delete is for good. */
+static bool act_no_trash;
+
 /* What an action did to each message it handled. */
 static const char *act_done_word(enum console_op op, bool restore)
 {
 	return restore ? "restored" : op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
-	       op == OP_DELETE ? "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)" : "killed";
+	       op == OP_DELETE ? (act_no_trash ? "deleted for good (this transport has no trash)"
+			       : "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)") : "killed";
 }
 
 /* Where the messages an action could not handle still are. */
@@ -1112,6 +1116,8 @@ size_t view_queues_count(struct console *c)
 
 unsigned view_queues_act(struct console *c, enum console_op op)
 {
+	if (!aj.running)
+		act_no_trash = c->bus && !bus_has_trash(c->bus);
 	if (aj.running) {
 		console_status(c, true, "%s: %zu of %zu %s, still running; wait for it",
 			       act_name(aj.op, aj.restore), atomic_load(&aj.ok), aj.n,
