@@ -16,8 +16,10 @@
 
 #include "agents/market.h"
 #include "agents/workflow.h"
+#include "core/bus_nats.h"
 #include "core/message.h"
 #include "core/util.h"
+#include "tui/bench_bus.h"
 #include "tui/bench_console.h"
 #include "cli/bench_news.h"
 #include "cli/bench_review.h"
@@ -25,9 +27,6 @@
 #include "server/serve.h"
 #include "core/banned.h"
 
-struct bench_run {
-	double seconds, rate, p50_ms, p99_ms;
-};
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -141,6 +140,10 @@ static _Noreturn void producer(const struct bus_config *cfg, long n, double rate
 	_exit(failed);
 }
 
+/* Waits for the n messages (sequences 0..n-1), each once; after
+ * BENCH_SILENCE_S without one it gives up. Writes the end time (-1 when
+ * some never came), the count received, duplicates, then the latencies. */
+#define BENCH_SILENCE_S 30
 static _Noreturn void consumer(const struct bus_config *cfg, long n, int ready_fd,
 			       int out_fd)
 {
@@ -148,29 +151,45 @@ static _Noreturn void consumer(const struct bus_config *cfg, long n, int ready_f
 	struct bus_consumer *c;
 	char *err = NULL;
 	if (bus_open(cfg, &b, &err) < 0 ||
-	    bus_consumer_open(b, "bench_consumer", &c, &err) < 0)
+	    bus_consumer_open(b, "bench_consumer", &c, &err) < 0) {
+		fprintf(stderr, "madf: bench: %s\n", err ? err : "?");
 		_exit(1);
+	}
 	double *lat = xcalloc((size_t)n, sizeof(*lat));
+	unsigned char *seen = xcalloc((size_t)n, 1);
 	write_all(ready_fd, "r", 1);
-	int64_t first = 0;
-	for (long got = 0; got < n;) {
+	int64_t first = 0, last = util_mono_ns();
+	long got = 0, dup = 0;
+	while (got < n) {
 		struct bus_delivery *d;
 		int k = bus_claim(c, &d, &err);
 		if (k < 0)
 			_exit(1);
 		if (k == 0) {
+			if (util_mono_ns() - last > BENCH_SILENCE_S * 1000000000LL)
+				break;
 			bus_consumer_wait(c, 100);
 			continue;
 		}
-		/* Latency from the send's timestamp to the handler. */
-		lat[got++] = (double)(util_now_ns() - d->msg->ts_ns) / 1e6;
+		last = util_mono_ns();
+		const cJSON *sq = cJSON_GetObjectItem(d->msg->content, "sequence");
+		long s = cJSON_IsNumber(sq) ? (long)sq->valuedouble : -1;
+		if (s < 0 || s >= n || seen[s]) {
+			dup++; /* a redelivery (at least once) or a stranger */
+		} else {
+			seen[s] = 1;
+			/* Latency from the send's timestamp to the handler. */
+			lat[got++] = (double)(util_now_ns() - d->msg->ts_ns) / 1e6;
+		}
 		if (!first)
 			first = util_mono_ns();
 		if (bus_ack(c, &d, &err) < 0)
 			_exit(1);
 	}
-	int64_t end = util_mono_ns();
+	int64_t end = got == n ? util_mono_ns() : -1;
 	write_all(out_fd, &end, sizeof(end));
+	write_all(out_fd, &got, sizeof(got));
+	write_all(out_fd, &dup, sizeof(dup));
 	write_all(out_fd, lat, (size_t)n * sizeof(*lat));
 	_exit(0);
 }
@@ -191,36 +210,58 @@ static double pct(const double *v, long n, double p)
 	return v[i];
 }
 
-static int bench_bus_once(const struct bus_config *cfg, long n, double rate,
-			  long nthreads, struct bench_run *out)
+int bench_bus_once(const struct bus_config *cfg, long n, double rate,
+		   long nthreads, struct bench_run *out)
 {
 	int go[2], ready[2], res[2];
 	if (pipe(go) < 0 || pipe(ready) < 0 || pipe(res) < 0)
 		return -1;
+	/* Each process keeps only its ends open: a child that dies is an end
+	 * of file to the others, never a wait for ever. */
 	pid_t pc = fork();
-	if (pc == 0)
+	if (pc == 0) {
+		close(go[0]); close(go[1]); close(ready[0]); close(res[0]);
 		consumer(cfg, n, ready[1], res[1]);
+	}
 	pid_t pp = fork();
-	if (pp == 0)
+	if (pp == 0) {
+		close(go[1]); close(ready[0]); close(ready[1]); close(res[0]); close(res[1]);
 		producer(cfg, n, rate, nthreads, go[0]);
+	}
+	close(go[0]); close(ready[1]); close(res[1]);
 	char c;
 	int r = read_all(ready[0], &c, 1);
 	int64_t start = util_mono_ns();
 	if (r == 0)
 		r = write_all(go[1], "g", 1);
+	close(go[1]); /* a producer not told to go ends */
 	int64_t end = 0;
 	double *lat = xcalloc((size_t)n, sizeof(*lat));
+	long got = 0, dup = 0;
 	if (r == 0)
 		r = read_all(res[0], &end, sizeof(end));
 	if (r == 0)
+		r = read_all(res[0], &got, sizeof(got));
+	if (r == 0)
+		r = read_all(res[0], &dup, sizeof(dup));
+	if (r == 0)
 		r = read_all(res[0], lat, (size_t)n * sizeof(*lat));
+	out->received = got;
+	out->duplicates = dup;
 	int st1, st2;
 	waitpid(pp, &st1, 0);
 	waitpid(pc, &st2, 0);
-	close(go[0]); close(go[1]); close(ready[0]); close(ready[1]);
-	close(res[0]); close(res[1]);
+	close(ready[0]);
+	close(res[0]);
 	if (r < 0 || !WIFEXITED(st1) || WEXITSTATUS(st1) || !WIFEXITED(st2) ||
 	    WEXITSTATUS(st2)) {
+		free(lat);
+		return -1;
+	}
+	if (end < 0) {
+		/* a figure over lost messages is no figure */
+		fprintf(stderr, "madf: bench: only %ld of %ld messages arrived (none for %d s)\n",
+			got, n, BENCH_SILENCE_S);
 		free(lat);
 		return -1;
 	}
@@ -378,6 +419,12 @@ static int bench_bus(struct cli *cli, int argc, char **argv)
 	cfg.data_dir = dir;
 	cfg.durable = durable;
 	cfg.inbox_limit = (size_t)n + 16;
+	/* --bus nats://...: the file bus first, then NATS beside it */
+	struct bus_config ncfg = cfg;
+	bool nats = cfg.url && bus_nats_url(cfg.url);
+	static char file_url[] = "file:";
+	if (nats)
+		cfg.url = file_url;
 	struct bench_run *runs = xcalloc((size_t)repeat, sizeof(*runs));
 	double *raw = xcalloc((size_t)repeat, sizeof(*raw));
 	double *rawt = xcalloc((size_t)repeat, sizeof(*rawt));
@@ -414,13 +461,22 @@ static int bench_bus(struct cli *cli, int argc, char **argv)
 			       "\"durable\": %s, \"rate_limit\": %.0f, \"runs\": %ld, "
 			       "\"threads\": %ld, "
 			       "\"baseline_raw_msgs_per_s\": %.0f, \"ratio_to_baseline\": %.3f, "
-			       "\"baseline_raw_threads_msgs_per_s\": %.0f}\n",
+			       "\"baseline_raw_threads_msgs_per_s\": %.0f",
 			       n, med->seconds, med->rate, med->p50_ms, med->p99_ms,
 			       durable ? "true" : "false", rate, repeat, nthreads, base,
 			       med->rate / base, baset);
+			if (nats) {
+				/* one document: the file bus's fields, then "nats" */
+				printf(", ");
+				if (bench_bus_nats(&ncfg, n, rate, nthreads, repeat, true) < 0) {
+					printf("\"nats\": null"); /* no figure over failed work */
+					rc = cli_fail(EXIT_FAIL, "bench", "the NATS benchmark failed");
+				}
+			}
+			printf("}\n");
 		} else {
-			printf("bench bus: %ld messages, %s, %s, %ld producer thread%s, "
-			       "median of %ld runs\n", n,
+			printf("bench bus: %ld messages, %s%s, %s, %ld producer thread%s, "
+			       "median of %ld runs\n", n, nats ? "the file bus " : "",
 			       durable ? "durable (fsync, group commit)" : "no fsync",
 			       rate > 0 ? "paced" : "as fast as possible", nthreads,
 			       nthreads > 1 ? "s" : "", repeat);
@@ -436,6 +492,9 @@ static int bench_bus(struct cli *cli, int argc, char **argv)
 				printf("  baseline, %3ld threads, a sync per message each %9.0f msg/s\n",
 				       nthreads, baset);
 			printf("  madf / baseline      %10.2f\n", med->rate / base);
+			fflush(stdout);
+			if (nats && bench_bus_nats(&ncfg, n, rate, nthreads, repeat, false) < 0)
+				rc = cli_fail(EXIT_FAIL, "bench", "the NATS benchmark failed");
 		}
 	}
 	free(runs);

@@ -591,7 +591,12 @@ static int do_delete(struct bus *b, const char *id, const char *unused, char **e
 int cmd_delete(struct cli *cli, int argc, char **argv)
 {
 	const char *none = NULL;
-	return each_id(cli, argc, argv, "delete", NULL, &none, do_delete, "deleted");
+	int rc = each_id(cli, argc, argv, "delete", NULL, &none, do_delete, "deleted");
+	/* not into a trash there: said, not left to be discovered */
+	if (cli->bus && !bus_has_trash(cli->bus))
+		cli_fail(0, "delete", "on the %s transport a delete is permanent (it has no "
+			 "trash; madf trash restore cannot bring it back)", cli->bus->t->name);
+	return rc;
 }
 
 static int do_kill(struct bus *b, const char *id, const char *why, char **err)

@@ -52,7 +52,8 @@ const struct cli_cmd cli_commands[] = {
 	{ "retry", "ID... [--to AGENT [--new-agent]]",
 	  "send dead letters back to their inbox (or another)", cmd_retry },
 	{ "delete", "ID...",
-	  "delete waiting, retrying or dead messages (into the trash, kept 30 days)", cmd_delete },
+	  "delete waiting, retrying or dead messages (into the trash, kept 30 days; on NATS "
+	  "for good)", cmd_delete },
 	{ "trash", "[ls [--json] | restore ID...]",
 	  "list the deleted messages, or put them back where they were deleted from", cmd_trash },
 	{ "kill", "ID... [--reason TEXT]",
@@ -71,7 +72,8 @@ const struct cli_cmd cli_commands[] = {
 		   "news [--labels PATH] [--news PATH] [--errors SPLIT] [--json] | "
 		   "review [SUITE] [--cwe LIST] [--max-cases N] [--json] | "
 		   "serve [--streams N] [--rounds R] [--replay PATH] [--json]",
-	  "benchmarks", cmd_bench },
+	  "benchmarks (bench bus with --bus nats://...: NATS, memory and file storage, "
+	  "beside raw libnats and the file bus)", cmd_bench },
 	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
 		 "[--inject-fault AGENT:KIND]",
 	  "serve madf to MCP clients over stdio: data tools, queue status, send_task, "

@@ -262,6 +262,9 @@ struct bus_trash_entry {
 	int64_t deleted_ns;
 };
 void bus_trash_entries_free(struct bus_trash_entry *v, size_t n);
+/* Whether b keeps deleted messages (the file bus); on NATS a delete is
+ * permanent, and the trash functions fail saying so. */
+bool bus_has_trash(const struct bus *b);
 /* Every message in the trash, the last deleted first. */
 int bus_trash_list(struct bus *b, struct bus_trash_entry **out, size_t *n, char **err);
 /* Puts back every trash entry whose message id or trash file name is id,

@@ -246,6 +246,18 @@ int bus_nats_open(struct bus *b, char **err)
 			s = natsOptions_SetTimeout(nb->opts, 2000);
 		if (s == NATS_OK)
 			s = natsOptions_SetName(nb->opts, "madf");
+		/* Reply subjects of our own: the library's random inbox names
+		 * repeat in processes started at the same moment (madf bench
+		 * bus forks two), and then one process's pull replies reach
+		 * the other's pending requests. */
+		if (s == NATS_OK) {
+			uint64_t rnd = 0;
+			util_random(&rnd, sizeof(rnd));
+			char ibx[64];
+			snprintf(ibx, sizeof(ibx), "_INBOX.m%ldx%016llx", (long)getpid(),
+				 (unsigned long long)rnd);
+			s = natsOptions_SetCustomInboxPrefix(nb->opts, ibx);
+		}
 		if (s == NATS_OK)
 			s = natsOptions_SetReconnectBufSize(nb->opts, 32 * 1024 * 1024);
 		/* an agent outlives a server restart or a leader election */
@@ -389,7 +401,10 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 	sc.Subjects = subs;
 	sc.SubjectsLen = 1;
 	sc.Retention = js_WorkQueuePolicy;
-	sc.Storage = js_FileStorage;
+	/* MADF_NATS_STORAGE=memory: inboxes in the server's memory (lost
+	 * with it; madf bench bus measures both) */
+	const char *stg = getenv("MADF_NATS_STORAGE");
+	sc.Storage = stg && !strcmp(stg, "memory") ? js_MemoryStorage : js_FileStorage;
 	sc.MaxMsgs = (int64_t)b->cfg.inbox_limit;
 	sc.Discard = js_DiscardNew;
 	sc.MaxMsgSize = (int32_t)(b->cfg.max_bytes + HEADER_ROOM);

@@ -62,8 +62,14 @@ int nats_log_append(struct bus *b, const char *agent, const char *category,
 	struct natsbus *nb = NB(b);
 	if (len > LOG_MAX_LINE - 1024 || !util_valid_agent_name(agent))
 		return -1;
+	/* A server that cannot set up the stream now is not asked again for a
+	 * while: a log line must never hold an agent up. */
+	static _Atomic int64_t retry_after;
+	if (util_mono_ns() < atomic_load(&retry_after))
+		return -1;
 	char *err = NULL;
 	if (log_ensure(b, agent, &err) < 0) {
+		atomic_store(&retry_after, util_mono_ns() + 30 * 1000000000LL);
 		free(err);
 		return -1;
 	}

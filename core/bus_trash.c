@@ -190,10 +190,15 @@ static int trash_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+bool bus_has_trash(const struct bus *b)
+{
+	return !strcmp(b->t->name, "fs");
+}
+
 /* The trash is the file bus's: a transport without one says so. */
 static int trash_supported(const struct bus *b, char **err)
 {
-	if (strcmp(b->t->name, "fs"))
+	if (!bus_has_trash(b))
 		return err_set(err, "not supported on the %s transport: the trash (a delete "
 				    "there is permanent)", b->t->name);
 	return 0;

@@ -61,11 +61,14 @@ static int act_one(struct bus *bus, enum console_op op, bool restore, const char
 	return bus_kill(bus, t->name, "killed by the operator", err);
 }
 
-/* What an action did to each message it handled. */
-static const char *act_done_word(enum console_op op, bool restore)
+/* What an action did to each message it handled (a delete on a bus with
+ * no trash, NATS, is for good). */
+static const char *act_done_word(const struct console *c, enum console_op op, bool restore)
 {
+	bool no_trash = c->bus && !bus_has_trash(c->bus);
 	return restore ? "restored" : op == OP_RETRY || op == OP_RETRY_TO ? "retried" :
-	       op == OP_DELETE ? "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)" : "killed";
+	       op == OP_DELETE ? (no_trash ? "deleted for good (this transport has no trash)"
+			       : "deleted (to the trash for " BUS_TRASH_DAYS_TEXT " days)") : "killed";
 }
 
 /* Where the messages an action could not handle still are. */
@@ -139,7 +142,7 @@ static void act_report(struct console *c, enum console_op op, bool restore, cons
 			 first_err ? ": " : "", first_err ? first_err : "");
 	snprintf(result, sizeof(result), "%s%s%s%zu of %zu %s%s%s", op == OP_RETRY_TO ? "to " : "",
 		 op == OP_RETRY_TO ? to : "", op == OP_RETRY_TO ? ": " : "", ok, n,
-		 act_done_word(op, restore), fresh, left);
+		 act_done_word(c, op, restore), fresh, left);
 	console_journal_with(c, act_name(op, restore), jids, result, "deleted", deleted);
 	console_status(c, ok < n, "%s: %s", act_name(op, restore), result);
 	cJSON_Delete(jids);
@@ -151,7 +154,7 @@ static void act_report(struct console *c, enum console_op op, bool restore, cons
 void act_progress(struct console *c, struct queues *q)
 {
 	size_t done = atomic_load(&q->aj.progress), ok = atomic_load(&q->aj.ok);
-	const char *word = act_done_word(q->aj.op, q->aj.restore);
+	const char *word = act_done_word(c, q->aj.op, q->aj.restore);
 	if (done > ok)
 		console_status(c, false, "%s: %zu of %zu %s, %zu not (%zu to go)...",
 			       act_name(q->aj.op, q->aj.restore), ok, q->aj.n, word, done - ok, q->aj.n - done);
@@ -230,7 +233,7 @@ static unsigned queues_run(struct console *c, struct view *v, enum console_op op
 	if (q->aj.running) {
 		console_status(c, true, "%s: %zu of %zu %s, still running; wait for it",
 			       act_name(q->aj.op, q->aj.restore), atomic_load(&q->aj.ok), q->aj.n,
-			       act_done_word(q->aj.op, q->aj.restore));
+			       act_done_word(c, q->aj.op, q->aj.restore));
 		return CONSOLE_REDRAW;
 	}
 	size_t n;
@@ -324,6 +327,9 @@ static unsigned queues_confirm(struct console *c, struct view *v, enum console_o
 		return console_confirm(c, v, op, false, "Retry %zu message%s to %s? y/n", n, s,
 				       q->retry_to);
 	case OP_DELETE:
+		if (c->bus && !bus_has_trash(c->bus))
+			return console_confirm(c, v, op, false, "Delete %zu message%s for good (the "
+					       "%s transport has no trash)? y/n", n, s, c->bus->t->name);
 		return console_confirm(c, v, op, false, "Delete %zu message%s (to the trash for %d "
 				       "days; :trash restores)? y/n", n, s, BUS_TRASH_DAYS);
 	case OP_RETRY:

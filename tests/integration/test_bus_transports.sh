@@ -117,7 +117,12 @@ bus_cases() {
 	$MADF send --new-agent --to t_retry --type heartbeat --content "$HB" >/dev/null
 	MADF_RETRY_BASE_MS=600000 MADF_RETRY_MAX_MS=600000 $DRV claim t_retry 30 nack "later" >/dev/null
 	tid=$(jget "$($MADF ls retry t_retry --json)" 'j[0]["message_id"]')
-	out=$($MADF delete "$tid"); eq "[$tr] delete of a retrying message" "$out" "deleted $tid"
+	out=$($MADF delete "$tid" 2>"$T/del.err"); eq "[$tr] delete of a retrying message" "$out" "deleted $tid"
+	case $tr in
+	file) eq "[$tr] delete says nothing more (into the trash)" "$(cat "$T/del.err")" "" ;;
+	nats) eq "[$tr] delete says, in one line, that it is permanent there" "$(cat "$T/del.err")" \
+		"madf: delete: on the nats transport a delete is permanent (it has no trash; madf trash restore cannot bring it back)" ;;
+	esac
 	st=$($MADF status --json)
 	eq "[$tr] nothing of t_retry is counted any more" \
 		"$(jget "$st" '(j["inboxes"]["t_retry"]["retry"], j["inboxes"]["t_retry"]["processing"], j["inboxes"]["t_retry"]["depth"], j["dead_letter"])')" "(0, 0, 0, 1)"
@@ -240,11 +245,29 @@ bus_cases() {
 		"$(awk '$1 == "t_con" { print $3 }' "$T/screen.$tr")" 3
 
 	# --- what differs, said in one line ---
+	# the console's delete says where the message goes
+	printf '%s\n' 3 : 'type inbox research_agent_1' '<Enter>' 'wait-for inbox of research_agent_1: 1 message' D 'wait-for Delete 1 message' \
+		>"$T/script.$tr"
+	$MADF --log-dir "$T/logs" console --attach --script "$T/script.$tr" \
+		--dump-screen "$T/screen.$tr" 2>"$T/con.err.$tr"
+	case $tr in
+	file) has "[$tr] the console's delete prompt: into the trash" "$(cat "$T/screen.$tr")" \
+		"Delete 1 message (to the trash for 30 days; :trash restores)? y/n" ;;
+	nats) has "[$tr] the console's delete prompt: for good, no trash there" "$(cat "$T/screen.$tr")" \
+		"Delete 1 message for good (the nats transport has no trash)? y/n" ;;
+	esac
 	out=$($MADF ls processed 2>&1); rc=$?
 	case $tr in
 	file) eq "[$tr] ls processed lists processed messages" "$rc" 0 ;;
 	nats) has "[$tr] ls processed says it is not supported" "$out" \
 		"not supported on the nats transport: the processed queue" ;;
+	esac
+	out=$($MADF trash ls 2>&1); rc=$?
+	case $tr in
+	file) eq "[$tr] trash ls lists the trash" "$rc" 0 ;;
+	nats) eq "[$tr] trash ls fails there" "$rc" 1
+	      has "[$tr] ... saying why in one line" "$out" \
+		"not supported on the nats transport: the trash (a delete there is permanent)" ;;
 	esac
 }
 
