@@ -5,6 +5,7 @@
  * and S to approve more LLM budget for a task paused on its budget or to
  * skip its LLM part. In LLM mode the validation's review and
  * the narrative are rows too (their LLM parts: B, C and S). */
+#include <ctype.h>
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "agents/market.h"
 #include "agents/workflow.h"
+#include "cli/workflows.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "core/banned.h"
@@ -22,31 +24,56 @@ static const char *jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-static double jnum(const cJSON *o, const char *k)
+/* The runs of every workflow (cli/workflows.h) and the current one in them
+ * (borrowed), the console's own run if it is there, else the one started
+ * last; *wf (may be NULL) the workflow it belongs to. */
+static cJSON *tasks_load_wf(struct console *c, cJSON **run, const struct workflow_def **wf)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	cJSON *all = cJSON_CreateArray();
+	*run = NULL;
+	for (size_t i = 0; i < workflow_ndefs; i++) {
+		const struct workflow_def *w = workflow_defs[i];
+		char *err = NULL;
+		cJSON *runs = w->runs ? w->runs(c->cli->data_dir, &err) : NULL;
+		free(err);
+		if (!runs)
+			continue;
+		cJSON_AddItemToArray(all, runs);
+		cJSON *r;
+		cJSON_ArrayForEach(r, runs) {
+			bool mine = c->run_id[0] && !strcmp(jstr(r, "run_id"), c->run_id);
+			if (*run && c->run_id[0] && !strcmp(jstr(*run, "run_id"), c->run_id))
+				continue; /* the console's own run is found */
+			if (mine || !*run || strcmp(jstr(r, "started_at"), jstr(*run, "started_at")) > 0) {
+				*run = r;
+				if (wf)
+					*wf = w;
+			}
+		}
+	}
+	return all;
 }
 
-/* The product_manager's state and the current run in it (borrowed), the
- * console's own run if it is there, else the one started last. */
 static cJSON *tasks_load(struct console *c, cJSON **run)
 {
-	char *path = xasprintf("%s/state/product_manager-state.json", c->cli->data_dir);
-	cJSON *st = console_load_json(path);
-	free(path);
-	*run = NULL;
-	const cJSON *runs = cJSON_GetObjectItem(st, "runs");
-	cJSON *r;
-	cJSON_ArrayForEach(r, runs) {
-		if (c->run_id[0] && !strcmp(jstr(r, "run_id"), c->run_id)) {
-			*run = r;
-			break;
-		}
-		if (!*run || strcmp(jstr(r, "started_at"), jstr(*run, "started_at")) > 0)
-			*run = r;
+	return tasks_load_wf(c, run, NULL);
+}
+
+/* The tasks of run as its workflow lists them (new array of *n). */
+static struct wf_task *tasks_of(const struct workflow_def *wf, const cJSON *run, size_t *n)
+{
+	*n = 0;
+	if (!wf || !run)
+		return NULL;
+	size_t cap = 64;
+	struct wf_task *t = xcalloc(cap, sizeof(*t));
+	*n = wf->tasks(run, t, cap);
+	if (*n > cap) {
+		free(t);
+		t = xcalloc(*n, sizeof(*t));
+		*n = wf->tasks(run, t, *n);
 	}
-	return st;
+	return t;
 }
 
 /* The run's LLM stages shown as tasks: "validation" (validator_agent's
@@ -108,25 +135,18 @@ unsigned view_tasks_refresh(struct console *c)
 	struct console_rows *r = &c->rows[VIEW_TASKS];
 	console_rows_clear(r);
 	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	const struct workflow_def *wf = NULL;
+	cJSON *st = tasks_load_wf(c, &run, &wf);
 	int64_t now = util_now_ns(), started = 0;
 	msg_parse_time(jstr(run, "started_at"), &started);
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		task_row(r, jstr(t, "task_id"), jstr(t, "kind"), jstr(t, "pair"),
-			 jstr(t, "assignee"), jstr(t, "status"), task_prio(t), (int)jnum(t, "attempts"),
-			 jnum(t, "progress"), (int64_t)jnum(t, "deadline_ns"), now, started);
-	if (run && llm_mode(run)) {
-		const cJSON *v = cJSON_GetObjectItem(run, "validation");
-		const char *vs = *jstr(v, "status") ? jstr(v, "status") : "waiting";
-		task_row(r, "validation", "review", "all", "validator_agent", vs, "-",
-			 *jstr(v, "request_id") ? 1 : 0, !strcmp(vs, "done") ? 100 : 0,
-			 !strcmp(vs, "requested") ? (int64_t)jnum(v, "deadline_ns") : 0, now, started);
-		const cJSON *n = cJSON_GetObjectItem(run, "narrative");
-		const char *ns = *jstr(n, "status") ? jstr(n, "status") : "waiting";
-		task_row(r, "narrative", "summary", "all", "product_manager", ns, "-",
-			 n ? 1 : 0, !strcmp(ns, "done") ? 100 : 0, 0, now, started);
+	size_t n;
+	struct wf_task *tasks = tasks_of(wf, run, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct wf_task *t = &tasks[i];
+		task_row(r, t->id, t->kind, t->subject, t->assignee, t->status, t->priority,
+			 t->attempts, t->progress, t->deadline_ns, now, started);
 	}
+	free(tasks);
 	cJSON_Delete(st);
 	return console_rows_done(c, r);
 }
@@ -134,27 +154,39 @@ unsigned view_tasks_refresh(struct console *c)
 void view_tasks_draw(struct console *c, int y0, int y1)
 {
 	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	const struct workflow_def *wf = NULL;
+	cJSON *st = tasks_load_wf(c, &run, &wf);
 	char line[256];
+	/* the subject's column is named by the workflow ("PAIR") */
+	char subj[9];
+	util_strlcpy(subj, wf && wf->subject ? wf->subject : "subject", sizeof(subj));
+	for (char *p = subj; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	char head[160];
+	snprintf(head, sizeof(head), " TASK                 KIND    %-8s ASSIGNEE           STATUS  "
+		 "     PRIO   TRIES PROG DEADLINE    AGE", subj);
 	if (run) { /* the keys are on the hint line below the list */
-		int queued = 0;
-		const cJSON *t;
-		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-			queued += !strcmp(jstr(t, "status"), "queued");
+		size_t n;
+		struct wf_task *tasks = tasks_of(wf, run, &n);
+		int queued = 0, ntasks = 0;
+		for (size_t i = 0; i < n; i++) {
+			queued += !strcmp(tasks[i].status, "queued");
+			ntasks += !tasks[i].stage;
+		}
+		free(tasks);
 		char q[48] = "";
 		if (queued)
 			snprintf(q, sizeof(q), "   %d queued for capacity", queued);
 		snprintf(line, sizeof(line), " run %s   status %s   %d tasks%s",
 			 jstr(run, "run_id"), *jstr(run, "status") ? jstr(run, "status") : "starting",
-			 cJSON_GetArraySize(cJSON_GetObjectItem(run, "tasks")), q);
+			 ntasks, q);
 	}
 	else
 		snprintf(line, sizeof(line), " no run in %s/state/product_manager-state.json yet",
 			 c->cli->data_dir);
 	cJSON_Delete(st);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
-	console_rows_draw(c, &c->rows[VIEW_TASKS], y0 + 1, y1,
-			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS       PRIO   TRIES PROG DEADLINE    AGE");
+	console_rows_draw(c, &c->rows[VIEW_TASKS], y0 + 1, y1, head);
 }
 
 /* Sends an operator_control request (content, taken over) to the
@@ -376,11 +408,11 @@ bool view_tasks_health(struct console *c, char *buf, size_t size)
 	if (!read_ns || now - read_ns >= 1000000000LL) {
 		read_ns = now;
 		cJSON *run;
-		cJSON *st = tasks_load(c, &run);
+		const struct workflow_def *wf = NULL;
+		cJSON *st = tasks_load_wf(c, &run, &wf);
 		stuck = false;
-		if (run)
-			stuck = wf_run_health(run, util_now_ns(), wf_stuck_after_s(), line + 1,
-					      sizeof(line) - 1);
+		if (run && wf)
+			stuck = wf->health(run, util_now_ns(), line + 1, sizeof(line) - 1);
 		else
 			util_strlcpy(line + 1, "no run yet", sizeof(line) - 1);
 		line[0] = ' ';
