@@ -28,7 +28,7 @@ const struct cli_cmd cli_commands[] = {
 	  "deterministic agents); review, the code review crew (as madf review)",
 	  cmd_run },
 	{ "runs", "[--json]",
-	  "list the runs (the product_manager's state): status, time in that phase, tasks, "
+	  "list the runs of the registered workflows: status, time in that phase, tasks, "
 	  "health (STUCK: over MADF_RUN_STUCK_S, default 900 s, in one phase)", cmd_runs },
 	{ "tasks", "[RUN] [--json]",
 	  "a run's tasks (default: the last started) with assignee, status, priority, attempts",

@@ -182,8 +182,7 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 			 ntasks, q);
 	}
 	else
-		snprintf(line, sizeof(line), " no run in %s/state/product_manager-state.json yet",
-			 c->cli->data_dir);
+		snprintf(line, sizeof(line), " no run in %s yet", c->cli->data_dir);
 	cJSON_Delete(st);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	console_rows_draw(c, &c->rows[VIEW_TASKS], y0 + 1, y1, head);
