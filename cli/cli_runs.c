@@ -68,20 +68,6 @@ static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct wf_ru
 	return 0;
 }
 
-/* The tasks of a run (new array of *n; caller frees). */
-static struct wf_task *run_tasks(const struct wf_run *r, size_t *n)
-{
-	size_t cap = 64;
-	struct wf_task *t = xcalloc(cap, sizeof(*t));
-	*n = r->wf->tasks(r->run, t, cap);
-	if (*n > cap) {
-		free(t);
-		t = xcalloc(*n, sizeof(*t));
-		*n = r->wf->tasks(r->run, t, *n);
-	}
-	return t;
-}
-
 /* The tasks with this status (all when NULL), stages left out. */
 static int count(const struct wf_task *t, size_t n, const char *status)
 {
@@ -142,7 +128,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 		char health[256];
 		bool stuck = v[i].wf->health(r, now, health, sizeof(health));
 		size_t nt;
-		struct wf_task *tasks = run_tasks(&v[i], &nt);
+		struct wf_task *tasks = workflow_tasks(v[i].wf, v[i].run, &nt);
 		int total = count(tasks, nt, NULL), done = count(tasks, nt, "done");
 		int failed = count(tasks, nt, "failed"), cancelled = count(tasks, nt, "cancelled");
 		free(tasks);
@@ -242,7 +228,7 @@ int cmd_tasks(struct cli *cli, int argc, char **argv)
 		       subj_col, "ASSIGNEE", "STATUS", "PRIO", "TRIES");
 	}
 	size_t nt;
-	struct wf_task *tasks = run_tasks(&run, &nt);
+	struct wf_task *tasks = workflow_tasks(run.wf, run.run, &nt);
 	for (size_t i = 0; i < nt; i++) {
 		const struct wf_task *t = &tasks[i];
 		if (t->stage)

@@ -91,6 +91,9 @@ extern const size_t workflow_ndefs;
 const struct workflow_def *workflow_find(const char *name);
 /* The workflow whose runs include run_id, or NULL (reads each one's runs). */
 const struct workflow_def *workflow_of_run(const char *data_dir, const char *run_id);
+/* The tasks of run as w lists them: a new array of *n (caller frees; NULL
+ * with *n 0 when w or run is NULL or w keeps no runs). */
+struct wf_task *workflow_tasks(const struct workflow_def *w, const cJSON *run, size_t *n);
 /* "weekly, review": the registered names (new string, caller frees). */
 char *workflow_names(void);
 

@@ -59,23 +59,6 @@ static cJSON *tasks_load(struct console *c, cJSON **run)
 	return tasks_load_wf(c, run, NULL);
 }
 
-/* The tasks of run as its workflow lists them (new array of *n). */
-static struct wf_task *tasks_of(const struct workflow_def *wf, const cJSON *run, size_t *n)
-{
-	*n = 0;
-	if (!wf || !run)
-		return NULL;
-	size_t cap = 64;
-	struct wf_task *t = xcalloc(cap, sizeof(*t));
-	*n = wf->tasks(run, t, cap);
-	if (*n > cap) {
-		free(t);
-		t = xcalloc(*n, sizeof(*t));
-		*n = wf->tasks(run, t, *n);
-	}
-	return t;
-}
-
 /* The run's LLM stages shown as tasks: "validation" (validator_agent's
  * review) and "narrative" (product_manager's), in LLM mode. */
 static const char *const stages[] = { "validation", "narrative" };
@@ -140,7 +123,7 @@ unsigned view_tasks_refresh(struct console *c)
 	int64_t now = util_now_ns(), started = 0;
 	msg_parse_time(jstr(run, "started_at"), &started);
 	size_t n;
-	struct wf_task *tasks = tasks_of(wf, run, &n);
+	struct wf_task *tasks = workflow_tasks(wf, run, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct wf_task *t = &tasks[i];
 		task_row(r, t->id, t->kind, t->subject, t->assignee, t->status, t->priority,
@@ -167,7 +150,7 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 		 "     PRIO   TRIES PROG DEADLINE    AGE", subj);
 	if (run) { /* the keys are on the hint line below the list */
 		size_t n;
-		struct wf_task *tasks = tasks_of(wf, run, &n);
+		struct wf_task *tasks = workflow_tasks(wf, run, &n);
 		int queued = 0, ntasks = 0;
 		for (size_t i = 0; i < n; i++) {
 			queued += !strcmp(tasks[i].status, "queued");

@@ -139,6 +139,24 @@ static void test_weekly_tasks(void **state)
 	/* deterministic mode: no stages */
 	cJSON_DeleteItemFromObject(run, "llm");
 	assert_int_equal(workflow_weekly.tasks(run, t, 8), 2);
+	/* workflow_tasks: every task, however many */
+	cJSON *tasks = cJSON_GetObjectItem(run, "tasks");
+	for (int i = 0; i < 98; i++) {
+		cJSON *o = cJSON_CreateObject();
+		char id[16];
+		snprintf(id, sizeof(id), "T%d", i);
+		cJSON_AddStringToObject(o, "task_id", id);
+		cJSON_AddItemToArray(tasks, o);
+	}
+	size_t n;
+	struct wf_task *all = workflow_tasks(&workflow_weekly, run, &n);
+	assert_int_equal(n, 100);
+	assert_string_equal(all[0].id, "USDJPY-market");
+	assert_string_equal(all[99].id, "T97");
+	assert_string_equal(all[99].status, "");
+	free(all);
+	assert_null(workflow_tasks(&workflow_review, run, &n)); /* it keeps no runs */
+	assert_int_equal(n, 0);
 	cJSON_Delete(run);
 }
 
