@@ -27,7 +27,7 @@ static void clean(const char *s, char *buf, size_t size)
 }
 
 /* A run and the workflow it belongs to. */
-struct wf_run {
+struct run_ref {
 	const struct workflow_def *wf;
 	const cJSON *run;
 };
@@ -35,7 +35,7 @@ struct wf_run {
 /* The runs of every workflow in the order they started, into *out (caller
  * frees it, then deletes *all); 0, or -1 (said; *code set) when a
  * workflow's runs are there but cannot be read. */
-static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct wf_run **out,
+static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct run_ref **out,
 		     size_t *n, int *code)
 {
 	*all = cJSON_CreateArray();
@@ -50,6 +50,9 @@ static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct wf_ru
 		if (!runs) {
 			*code = cli_fail(EXIT_FAIL, cmd, "%s", err ? err : "cannot read the runs");
 			free(err);
+			free(*out);
+			*out = NULL;
+			*n = 0;
 			return -1;
 		}
 		cJSON_AddItemToArray(*all, runs);
@@ -62,14 +65,14 @@ static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct wf_ru
 				(*out)[k] = (*out)[k - 1];
 				k--;
 			}
-			(*out)[k] = (struct wf_run){ w, r };
+			(*out)[k] = (struct run_ref){ w, r };
 		}
 	}
 	return 0;
 }
 
 /* The tasks with this status (all when NULL), stages left out. */
-static int count(const struct wf_task *t, size_t n, const char *status)
+static int count(const struct workflow_task *t, size_t n, const char *status)
 {
 	int k = 0;
 	for (size_t i = 0; i < n; i++)
@@ -112,7 +115,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	if (code != EXIT_OK)
 		return code;
 	cJSON *all;
-	struct wf_run *v;
+	struct run_ref *v;
 	size_t n;
 	if (runs_load(cli, "runs", &all, &v, &n, &code) < 0) {
 		cJSON_Delete(all);
@@ -128,7 +131,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 		char health[256];
 		bool stuck = v[i].wf->health(r, now, health, sizeof(health));
 		size_t nt;
-		struct wf_task *tasks = workflow_tasks(v[i].wf, v[i].run, &nt);
+		struct workflow_task *tasks = workflow_tasks(v[i].wf, v[i].run, &nt);
 		int total = count(tasks, nt, NULL), done = count(tasks, nt, "done");
 		int failed = count(tasks, nt, "failed"), cancelled = count(tasks, nt, "cancelled");
 		free(tasks);
@@ -186,13 +189,13 @@ int cmd_tasks(struct cli *cli, int argc, char **argv)
 	if (code != EXIT_OK)
 		return code;
 	cJSON *all;
-	struct wf_run *v;
+	struct run_ref *v;
 	size_t n;
 	if (runs_load(cli, "tasks", &all, &v, &n, &code) < 0) {
 		cJSON_Delete(all);
 		return code;
 	}
-	struct wf_run run = { NULL, NULL };
+	struct run_ref run = { NULL, NULL };
 	for (size_t i = 0; i < n; i++)
 		if (!want || !strcmp(str_or(v[i].run, "run_id", ""), want))
 			run = v[i]; /* the one asked for, or the last started */
@@ -228,9 +231,9 @@ int cmd_tasks(struct cli *cli, int argc, char **argv)
 		       subj_col, "ASSIGNEE", "STATUS", "PRIO", "TRIES");
 	}
 	size_t nt;
-	struct wf_task *tasks = workflow_tasks(run.wf, run.run, &nt);
+	struct workflow_task *tasks = workflow_tasks(run.wf, run.run, &nt);
 	for (size_t i = 0; i < nt; i++) {
-		const struct wf_task *t = &tasks[i];
+		const struct workflow_task *t = &tasks[i];
 		if (t->stage)
 			continue; /* the console shows the stages; the tasks are the work */
 		if (json) {

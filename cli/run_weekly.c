@@ -376,13 +376,13 @@ static bool llm_mode(const cJSON *run)
 
 /* The research tasks, then in LLM mode the validation's review and the
  * narrative as stages (their LLM parts). */
-static size_t weekly_tasks(const cJSON *run, struct wf_task *out, size_t max)
+static size_t weekly_tasks(const cJSON *run, struct workflow_task *out, size_t max)
 {
 	size_t n = 0;
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 		if (n < max)
-			out[n] = (struct wf_task){
+			out[n] = (struct workflow_task){
 				.id = str_or(t, "task_id", ""), .kind = str_or(t, "kind", ""),
 				.subject = str_or(t, "pair", ""), .assignee = str_or(t, "assignee", ""),
 				.status = str_or(t, "status", ""),
@@ -398,7 +398,7 @@ static size_t weekly_tasks(const cJSON *run, struct wf_task *out, size_t max)
 	const cJSON *v = cJSON_GetObjectItem(run, "validation");
 	const char *vs = jstr(v, "status") && *jstr(v, "status") ? jstr(v, "status") : "waiting";
 	if (n < max)
-		out[n] = (struct wf_task){ .id = "validation", .kind = "review", .subject = "all",
+		out[n] = (struct workflow_task){ .id = "validation", .kind = "review", .subject = "all",
 					   .assignee = "validator_agent", .status = vs, .priority = "-",
 					   .attempts = jstr(v, "request_id") ? 1 : 0,
 					   .progress = !strcmp(vs, "done") ? 100 : 0,
@@ -409,7 +409,7 @@ static size_t weekly_tasks(const cJSON *run, struct wf_task *out, size_t max)
 	const cJSON *nv = cJSON_GetObjectItem(run, "narrative");
 	const char *ns = jstr(nv, "status") && *jstr(nv, "status") ? jstr(nv, "status") : "waiting";
 	if (n < max)
-		out[n] = (struct wf_task){ .id = "narrative", .kind = "summary", .subject = "all",
+		out[n] = (struct workflow_task){ .id = "narrative", .kind = "summary", .subject = "all",
 					   .assignee = "product_manager", .status = ns, .priority = "-",
 					   .attempts = nv ? 1 : 0, .progress = !strcmp(ns, "done") ? 100 : 0,
 					   .done_by = "", .stage = true };

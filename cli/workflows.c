@@ -35,13 +35,13 @@ const struct workflow_def *workflow_of_run(const char *data_dir, const char *run
 	return NULL;
 }
 
-struct wf_task *workflow_tasks(const struct workflow_def *w, const cJSON *run, size_t *n)
+struct workflow_task *workflow_tasks(const struct workflow_def *w, const cJSON *run, size_t *n)
 {
 	*n = 0;
 	if (!w || !w->tasks || !run)
 		return NULL;
 	size_t cap = 64;
-	struct wf_task *t = xcalloc(cap, sizeof(*t));
+	struct workflow_task *t = xcalloc(cap, sizeof(*t));
 	*n = w->tasks(run, t, cap);
 	if (*n > cap) {
 		free(t);

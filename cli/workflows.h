@@ -25,7 +25,7 @@
 
 /* One task of a run as every front end lists it. Strings are borrowed
  * from the run they were read from (valid while it lives); none is NULL. */
-struct wf_task {
+struct workflow_task {
 	const char *id, *kind;
 	const char *subject;   /* what it is about (the definition's subject: a pair) or "" */
 	const char *assignee, *status;
@@ -67,7 +67,7 @@ struct workflow_def {
 	cJSON *(*run_load)(const char *data_dir, const char *run_id);
 	/* The tasks of run into out (at most max); returns how many the run
 	 * has (more than max when out was too small). */
-	size_t (*tasks)(const cJSON *run, struct wf_task *out, size_t max);
+	size_t (*tasks)(const cJSON *run, struct workflow_task *out, size_t max);
 	/* One line on the run's health into buf; true when it is stuck. */
 	bool (*health)(const cJSON *run, int64_t now_ns, char *buf, size_t size);
 	/* The run's finished report (a path; borrowed from run), or NULL. */
@@ -93,7 +93,7 @@ const struct workflow_def *workflow_find(const char *name);
 const struct workflow_def *workflow_of_run(const char *data_dir, const char *run_id);
 /* The tasks of run as w lists them: a new array of *n (caller frees; NULL
  * with *n 0 when w or run is NULL or w keeps no runs). */
-struct wf_task *workflow_tasks(const struct workflow_def *w, const cJSON *run, size_t *n);
+struct workflow_task *workflow_tasks(const struct workflow_def *w, const cJSON *run, size_t *n);
 /* "weekly, review": the registered names (new string, caller frees). */
 char *workflow_names(void);
 

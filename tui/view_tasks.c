@@ -123,9 +123,9 @@ unsigned view_tasks_refresh(struct console *c)
 	int64_t now = util_now_ns(), started = 0;
 	msg_parse_time(jstr(run, "started_at"), &started);
 	size_t n;
-	struct wf_task *tasks = workflow_tasks(wf, run, &n);
+	struct workflow_task *tasks = workflow_tasks(wf, run, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct wf_task *t = &tasks[i];
+		const struct workflow_task *t = &tasks[i];
 		task_row(r, t->id, t->kind, t->subject, t->assignee, t->status, t->priority,
 			 t->attempts, t->progress, t->deadline_ns, now, started);
 	}
@@ -150,7 +150,7 @@ void view_tasks_draw(struct console *c, int y0, int y1)
 		 "     PRIO   TRIES PROG DEADLINE    AGE", subj);
 	if (run) { /* the keys are on the hint line below the list */
 		size_t n;
-		struct wf_task *tasks = workflow_tasks(wf, run, &n);
+		struct workflow_task *tasks = workflow_tasks(wf, run, &n);
 		int queued = 0, ntasks = 0;
 		for (size_t i = 0; i < n; i++) {
 			queued += !strcmp(tasks[i].status, "queued");

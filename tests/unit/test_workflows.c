@@ -114,7 +114,7 @@ static void test_weekly_tasks(void **state)
 		"\"deadline_ns\":5e18}],"
 		"\"validation\":{\"status\":\"requested\",\"request_id\":\"m1\",\"deadline_ns\":7e18}}");
 	assert_non_null(run);
-	struct wf_task t[8];
+	struct workflow_task t[8];
 	assert_int_equal(workflow_weekly.tasks(run, t, 1), 4); /* told how many there are */
 	assert_string_equal(t[0].id, "USDJPY-market");
 	assert_int_equal(workflow_weekly.tasks(run, t, 8), 4);
@@ -149,7 +149,7 @@ static void test_weekly_tasks(void **state)
 		cJSON_AddItemToArray(tasks, o);
 	}
 	size_t n;
-	struct wf_task *all = workflow_tasks(&workflow_weekly, run, &n);
+	struct workflow_task *all = workflow_tasks(&workflow_weekly, run, &n);
 	assert_int_equal(n, 100);
 	assert_string_equal(all[0].id, "USDJPY-market");
 	assert_string_equal(all[99].id, "T97");
