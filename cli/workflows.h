@@ -4,8 +4,8 @@
  * run is started (`madf run NAME`: its options and a start function), what
  * its tasks look like and where its report is. `madf run`, `madf runs`,
  * `madf tasks` and the console's Tasks and Reports views read every
- * workflow through it; nothing outside a definition's own file names a
- * workflow's particulars.
+ * workflow through it, so a registered workflow shows there with no
+ * change to them.
  *
  * It lives with the front ends (cli/, which the console and the servers
  * include) because starting a run is a front end's work: parsing options,
