@@ -5,7 +5,8 @@
  * progress, results and deadlines, reassigns a task to the other researcher
  * on error, rejection or a missed deadline (a rejection for capacity
  * requeues it; a permanent error fails it at once), detects conflicts, asks
- * the validator, and has the report written. Its whole view of a run lives
+ * the validator, and has the report written (the operator's controls are
+ * agents/pm_control.c). Its whole view of a run lives
  * in its state file (the run snapshot of agents/report.h), saved before
  * anything it sends, so a run resumes from the state file and the bus. */
 #include <math.h>
@@ -18,6 +19,7 @@
 #include "agents/market.h"
 #include "agents/pm_dispatch.h"
 #include "agents/pm_notify.h"
+#include "agents/pm_priv.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
@@ -47,7 +49,7 @@ static void set_phase(cJSON *run, const char *status)
 	jset_str(run, "status_since", now);
 }
 
-static cJSON *runs(struct agent *a)
+cJSON *pm_runs(struct agent *a)
 {
 	return jobj(a->state, "runs");
 }
@@ -58,7 +60,7 @@ static cJSON *index_of(struct agent *a)
 	return jobj(a->state, "index");
 }
 
-static cJSON *find_task(cJSON *run, const char *task_id)
+cJSON *pm_find_task(cJSON *run, const char *task_id)
 {
 	cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
@@ -78,17 +80,17 @@ static void note_message(cJSON *run, const struct msg *m)
 	cJSON_AddStringToObject(o, "timestamp", m->timestamp);
 }
 
-static const char *other_researcher(const char *agent)
+const char *pm_other_researcher(const char *agent)
 {
 	return strcmp(agent, "research_agent_1") ? "research_agent_1" : "research_agent_2";
 }
 
 /* The researcher for a kind of task: the specialist unless the learning
  * system says it fails that kind of task and the other does better. */
-static const char *choose(struct agent *a, const char *kind)
+const char *pm_choose(struct agent *a, const char *kind)
 {
 	const char *first = !strcmp(kind, "market") ? "research_agent_1" : "research_agent_2";
-	const char *second = other_researcher(first);
+	const char *second = pm_other_researcher(first);
 	double r1 = learning_error_rate(a->env->log_dir, first, kind);
 	double r2 = learning_error_rate(a->env->log_dir, second, kind);
 	if (r1 >= 0.5 && (r2 < 0 || r2 < r1)) {
@@ -100,8 +102,8 @@ static const char *choose(struct agent *a, const char *kind)
 	return first;
 }
 
-static void add_failure(cJSON *run, const cJSON *t, const char *what, const char *from,
-			const char *to, const char *reason)
+void pm_add_failure(cJSON *run, const cJSON *t, const char *what, const char *from,
+		    const char *to, const char *reason)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "task_id", jstr(t, "task_id") ? jstr(t, "task_id") : "validation");
@@ -119,9 +121,6 @@ static void add_failure(cJSON *run, const cJSON *t, const char *what, const char
 	cJSON_AddStringToObject(f, "at", at);
 	cJSON_AddItemToArray(jarr(run, "failures"), f);
 }
-
-static void send_draft(struct agent *a, cJSON *run, bool final);
-static void maybe_validate(struct agent *a, cJSON *run);
 
 /* Error, rejection or missed deadline: to the other researcher, or failed
  * after MAX_ATTEMPTS. */
@@ -143,21 +142,21 @@ static void reassign(struct agent *a, cJSON *run, cJSON *t, const char *reason)
 	cJSON_Delete(lf);
 	if (jnum(t, "attempts", 1) >= MAX_ATTEMPTS) {
 		jset_str(t, "status", "failed");
-		add_failure(run, t, "failed", fromc, NULL, reason);
+		pm_add_failure(run, t, "failed", fromc, NULL, reason);
 		decision(a, "task_failed", jstr(t, "task_id"), "%s failed for good after %d attempts: %s",
 			 jstr(t, "task_id"), MAX_ATTEMPTS, reason);
 		save(a);
-		maybe_validate(a, run);
+		pm_maybe_validate(a, run);
 		return;
 	}
-	const char *to = other_researcher(fromc);
-	add_failure(run, t, "reassigned", fromc, to, reason);
+	const char *to = pm_other_researcher(fromc);
+	pm_add_failure(run, t, "reassigned", fromc, to, reason);
 	pm_task_enqueue(a, run, t, to);
 	decision(a, "reassign", jstr(t, "task_id"), "%s reassigned from %s to %s: %s",
 		 jstr(t, "task_id"), fromc, to, reason);
 	save(a);
 	pm_dispatch(a);
-	send_draft(a, run, false);
+	pm_send_draft(a, run, false);
 }
 
 /* A permanent error (the data cannot price the pair): failed at once with
@@ -166,15 +165,15 @@ static void fail_now(struct agent *a, cJSON *run, cJSON *t, const char *from, co
 {
 	jset_str(t, "status", "failed");
 	jset_num(t, "deadline_ns", 0);
-	add_failure(run, t, "failed", from, NULL, reason);
+	pm_add_failure(run, t, "failed", from, NULL, reason);
 	decision(a, "task_failed", jstr(t, "task_id"), "%s failed at once (%s: permanent, not "
 		 "retried): %s", jstr(t, "task_id"), from, reason);
 	save(a);
-	send_draft(a, run, false);
-	maybe_validate(a, run);
+	pm_send_draft(a, run, false);
+	pm_maybe_validate(a, run);
 }
 
-static bool terminal(const char *status)
+bool pm_terminal(const char *status)
 {
 	return !strcmp(status, "done") || !strcmp(status, "failed") ||
 	       !strcmp(status, "cancelled");
@@ -184,7 +183,7 @@ static bool all_terminal(const cJSON *run)
 {
 	const cJSON *t;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		if (!terminal(jstr(t, "status")))
+		if (!pm_terminal(jstr(t, "status")))
 			return false;
 	return true;
 }
@@ -196,7 +195,7 @@ static _Thread_local int64_t last_draft_ns;
 /* An advisory change (an acceptance) waits for the tick's save. */
 static _Thread_local bool state_dirty;
 
-static void send_draft(struct agent *a, cJSON *run, bool final)
+void pm_send_draft(struct agent *a, cJSON *run, bool final)
 {
 	if (!final) {
 		/* At most one draft every 300 ms; the tick sends one left due. */
@@ -263,10 +262,10 @@ static void narr_text(void *ctx, const char *text, size_t len)
 		return;
 	n->last_ns = now;
 	jset_str(jobj(n->run, "narrative"), "text", n->text.data);
-	send_draft(n->a, n->run, false);
+	pm_send_draft(n->a, n->run, false);
 }
 
-static bool status_is(const cJSON *o, const char *status)
+bool pm_status_is(const cJSON *o, const char *status)
 {
 	return jstr_is(o, "status", status);
 }
@@ -281,9 +280,9 @@ static bool narrative(struct agent *a, cJSON *run)
 	if (!s)
 		return true; /* deterministic mode: no narrative section */
 	cJSON *nv = jobj(run, "narrative");
-	if (status_is(nv, "done") || status_is(nv, "skipped"))
+	if (pm_status_is(nv, "done") || pm_status_is(nv, "skipped"))
 		return true;
-	if (status_is(nv, "awaiting_approval"))
+	if (pm_status_is(nv, "awaiting_approval"))
 		return false;
 	struct sbuf p;
 	sbuf_init(&p);
@@ -360,12 +359,12 @@ static bool narrative(struct agent *a, cJSON *run)
 
 /* The narrative (LLM mode), then the final report; a paused narrative
  * holds the report back (the draft says it waits). */
-static void finish_report(struct agent *a, cJSON *run)
+void pm_finish_report(struct agent *a, cJSON *run)
 {
 	if (narrative(a, run))
-		send_draft(a, run, true);
+		pm_send_draft(a, run, true);
 	else
-		send_draft(a, run, false);
+		pm_send_draft(a, run, false);
 }
 
 static void compile(struct agent *a, cJSON *run)
@@ -373,7 +372,7 @@ static void compile(struct agent *a, cJSON *run)
 	set_phase(run, "reporting");
 	decision(a, "compile_report", NULL, "compiling the report of %s", jstr(run, "run_id"));
 	save(a);
-	finish_report(a, run);
+	pm_finish_report(a, run);
 }
 
 static void pair_code(const char *pair, char *buf, size_t size)
@@ -440,14 +439,14 @@ static void detect_conflicts(struct agent *a, cJSON *run)
  * PM_VALIDATION_MIN_S, and it moves on while the validator says it is
  * still checking (task_progress "in_progress"). */
 #define PM_VALIDATION_MIN_S 20
-static int64_t validation_deadline(const struct agent *a)
+int64_t pm_validation_deadline(const struct agent *a)
 {
 	int64_t s = a->env->task_timeout_s > PM_VALIDATION_MIN_S ? a->env->task_timeout_s :
 								     PM_VALIDATION_MIN_S;
 	return util_now_ns() + s * NS;
 }
 
-static void maybe_validate(struct agent *a, cJSON *run)
+void pm_maybe_validate(struct agent *a, cJSON *run)
 {
 	cJSON *v = jobj(run, "validation");
 	if (!all_terminal(run) || jstr(v, "status"))
@@ -464,7 +463,7 @@ static void maybe_validate(struct agent *a, cJSON *run)
 	msg_new_id(a->name, id);
 	jset_str(v, "status", "requested");
 	jset_str(v, "request_id", id);
-	jset_num(v, "deadline_ns", (double)validation_deadline(a));
+	jset_num(v, "deadline_ns", (double)pm_validation_deadline(a));
 	index_add(a, id, jstr(run, "run_id"), "validation");
 	set_phase(run, "validating");
 	save(a);
@@ -491,7 +490,7 @@ static void maybe_validate(struct agent *a, cJSON *run)
 		 cJSON_GetArraySize(findings));
 	agent_send(a, "validator_agent", MSG_VALIDATION_REQUEST, c, id, NULL, jstr(run, "run_id"),
 		   PRIO_HIGH, NULL, NULL);
-	send_draft(a, run, false);
+	pm_send_draft(a, run, false);
 }
 
 static void validation_failed(struct agent *a, cJSON *run, const char *reason)
@@ -499,7 +498,7 @@ static void validation_failed(struct agent *a, cJSON *run, const char *reason)
 	cJSON *v = jobj(run, "validation");
 	jset_str(v, "status", "failed");
 	jset_str(v, "reason", reason);
-	add_failure(run, v, "not_validated", "validator_agent", NULL, reason);
+	pm_add_failure(run, v, "not_validated", "validator_agent", NULL, reason);
 	cJSON *f;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
 		jset_str(f, "verdict", "unverified");
@@ -516,7 +515,7 @@ static void validation_failed(struct agent *a, cJSON *run, const char *reason)
 static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 {
 	const cJSON *c = m->content;
-	cJSON *run = cJSON_AddObjectToObject(runs(a), run_id);
+	cJSON *run = cJSON_AddObjectToObject(pm_runs(a), run_id);
 	cJSON_AddStringToObject(run, "run_id", run_id);
 	cJSON_AddStringToObject(run, "iso_week", jstr(c, "iso_week") ? jstr(c, "iso_week") : "");
 	cJSON_AddStringToObject(run, "title", "Weekly Asia/G10 FX report");
@@ -549,7 +548,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 	static const char *const kinds[] = { "market", "news" };
 	const char *who[2];
 	for (int k = 0; k < 2; k++)
-		who[k] = choose(a, kinds[k]);
+		who[k] = pm_choose(a, kinds[k]);
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "pairs")) {
 		for (int k = 0; k < 2; k++) {
@@ -574,7 +573,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 		 jstr(cJSON_GetObjectItem(run, "window"), "end"));
 	save(a);
 	pm_dispatch(a); /* what the windows take now; the rest waits, queued */
-	send_draft(a, run, false);
+	pm_send_draft(a, run, false);
 }
 
 /* The run exists and is not done: the work in flight gets a fresh
@@ -604,12 +603,12 @@ static void resume_run(struct agent *a, cJSON *run)
 	cJSON *rp = cJSON_GetObjectItem(run, "report");
 	if (rp && jstr(rp, "status") && !strcmp(jstr(rp, "status"), "requested")) {
 		jset_num(rp, "deadline_ns", (double)dl);
-		send_draft(a, run, true);
+		pm_send_draft(a, run, true);
 	}
 	decision(a, "run_resumed", NULL, "run %s resumed: %d assignments sent again",
 		 jstr(run, "run_id"), resent);
 	save(a);
-	maybe_validate(a, run);
+	pm_maybe_validate(a, run);
 }
 
 /* ---- results -------------------------------------------------------------------- */
@@ -689,7 +688,7 @@ static void take_news(cJSON *run, const struct msg *m, const cJSON *raw, const c
 static void on_result(struct agent *a, const struct msg *m, cJSON *run, cJSON *t)
 {
 	const cJSON *c = m->content;
-	if (terminal(jstr(t, "status")) || !strcmp(jstr(t, "status"), "held")) {
+	if (pm_terminal(jstr(t, "status")) || !strcmp(jstr(t, "status"), "held")) {
 		decision(a, "duplicate_result", jstr(t, "task_id"),
 			 "result %s from %s for %s ignored: the task is already %s", m->id, m->from,
 			 jstr(t, "task_id"), jstr(t, "status"));
@@ -734,8 +733,8 @@ static void on_result(struct agent *a, const struct msg *m, cJSON *run, cJSON *t
 	decision(a, "task_done", jstr(t, "task_id"), "%s done by %s (%s)", jstr(t, "task_id"),
 		 m->from, m->id);
 	save(a);
-	send_draft(a, run, false);
-	maybe_validate(a, run);
+	pm_send_draft(a, run, false);
+	pm_maybe_validate(a, run);
 }
 
 static void on_validation(struct agent *a, const struct msg *m, cJSON *run)
@@ -840,316 +839,6 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	free(root);
 }
 
-/* ---- the operator's controls ------------------------------------------------ */
-
-/* Tells the current assignee to drop the task (if it still has it queued). */
-static void cancel_current(struct agent *a, cJSON *run, cJSON *t)
-{
-	const char *who = jstr(t, "assignee"), *cur = jstr(t, "current");
-	if (!who || !cur || !*cur || terminal(jstr(t, "status")))
-		return;
-	cJSON *c = wf_control_content("cancel", jstr(run, "run_id"), jstr(t, "task_id"), NULL, NULL);
-	cJSON_ReplaceItemInObject(c, "task_type", cJSON_CreateString(WF_TASK_CANCEL));
-	cJSON_AddStringToObject(c, "cancel_id", cur);
-	agent_send(a, who, MSG_TASK_ASSIGNMENT, c, NULL, cur, jstr(t, "task_id"), PRIO_URGENT,
-		   NULL, NULL);
-	/* Its answer, if it still comes, is about an assignment that is no
-	 * longer current, and is ignored. */
-}
-
-static bool researcher_name(const char *s)
-{
-	return s && (!strcmp(s, "research_agent_1") || !strcmp(s, "research_agent_2"));
-}
-
-/* A task the operator adds to a run still researching: "kind" market or
- * news, "pair", and "to" (default: the specialist, as at the start). */
-static void control_assign(struct agent *a, const struct msg *m, cJSON *run)
-{
-	const cJSON *c = m->content;
-	const char *kind = jstr(c, "kind"), *pair = jstr(c, "pair"), *to = jstr(c, "to");
-	char b[4], q[4], *why = NULL;
-	if (!run)
-		why = xasprintf("no run %s", jstr(c, "run_id") ? jstr(c, "run_id") : "?");
-	else if (strcmp(jstr(run, "status"), "researching"))
-		why = xasprintf("run %s is %s: tasks can be added while it researches",
-				jstr(run, "run_id"), jstr(run, "status"));
-	else if (!kind || (strcmp(kind, "market") && strcmp(kind, "news")))
-		why = xstrdup("kind must be market or news");
-	else if (market_pair_parse(pair, b, q, &why) < 0)
-		;
-	else if (!market_currency_known(b) || !market_currency_known(q))
-		why = xasprintf("pair %s: unknown currency %s", pair, market_currency_known(b) ? q : b);
-	else if (to && !researcher_name(to))
-		why = xasprintf("%s is not a researcher", to);
-	char code[16], tid[64];
-	if (!why) {
-		snprintf(code, sizeof(code), "%s%s", b, q);
-		snprintf(tid, sizeof(tid), "%s-%s", code, kind);
-		if (find_task(run, tid))
-			why = xasprintf("the run has a task %s already", tid);
-	}
-	if (why) {
-		decision(a, "control_refused", NULL, "assign from %s refused: %s", m->from, why);
-		free(why);
-		return;
-	}
-	char canon[8];
-	snprintf(canon, sizeof(canon), "%s/%s", b, q);
-	bool listed = false;
-	const cJSON *p;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "pairs"))
-		listed = listed || !strcmp(p->valuestring, canon);
-	if (!listed)
-		cJSON_AddItemToArray(jarr(run, "pairs"), cJSON_CreateString(canon));
-	cJSON *t = cJSON_CreateObject();
-	cJSON_AddStringToObject(t, "task_id", tid);
-	cJSON_AddStringToObject(t, "kind", kind);
-	cJSON_AddStringToObject(t, "pair", canon);
-	cJSON_AddStringToObject(t, "added_by", m->from);
-	cJSON_AddItemToArray(jarr(run, "tasks"), t);
-	pm_task_enqueue(a, run, t, to ? to : choose(a, kind));
-	decision(a, "assign", tid, "assign by %s: new %s task for %s to %s", m->from, kind, canon,
-		 jstr(t, "assignee"));
-	save(a);
-	pm_dispatch(a);
-	send_draft(a, run, false);
-}
-
-/* approve_budget, cancel or skip_llm of the validation's LLM review or of
- * the narrative ("stage"), paused at their budget. Cancel drops only the
- * LLM part, as skip_llm does: the run goes on with the deterministic
- * result. */
-static void control_stage(struct agent *a, const struct msg *m, cJSON *run, const char *stage)
-{
-	const cJSON *c = m->content;
-	const char *action = jstr(c, "action");
-	bool validation = !strcmp(stage, "validation");
-	cJSON *o = run ? cJSON_GetObjectItem(run, stage) : NULL;
-	char *why = NULL;
-	if (!run)
-		why = xasprintf("no run %s", jstr(c, "run_id") ? jstr(c, "run_id") : "?");
-	else if (strcmp(action, "approve_budget") && strcmp(action, "cancel") &&
-		 strcmp(action, "skip_llm"))
-		why = xasprintf("only approve_budget, cancel and skip_llm apply to the %s", stage);
-	else if (!status_is(o, "awaiting_approval"))
-		why = xasprintf("the %s is %s, not awaiting approval", stage,
-				jstr(o, "status") ? jstr(o, "status") : "not started");
-	if (why) {
-		decision(a, "control_refused", stage, "%s from %s refused: %s", action, m->from, why);
-		free(why);
-		return;
-	}
-	bool approve = !strcmp(action, "approve_budget");
-	const struct llm_settings *s = a->env->llm;
-	const cJSON *xt = cJSON_GetObjectItem(c, "extra_tokens");
-	const cJSON *xc = cJSON_GetObjectItem(c, "extra_cost_usd");
-	cJSON_DeleteItemFromObjectCaseSensitive(o, "paused_because");
-	if (validation) {
-		const char *vid = jstr(o, "request_id");
-		cJSON *ac = wf_control_content(action, jstr(run, "run_id"), stage, NULL, NULL);
-		cJSON_ReplaceItemInObject(ac, "task_type",
-					  cJSON_CreateString(approve ? LLM_TASK_APPROVE : LLM_TASK_SKIP));
-		cJSON_AddStringToObject(ac, "approve_id", vid);
-		if (approve && cJSON_IsNumber(xt) && xt->valuedouble >= 0)
-			cJSON_AddNumberToObject(ac, "extra_tokens", xt->valuedouble);
-		if (approve && cJSON_IsNumber(xc) && xc->valuedouble >= 0)
-			cJSON_AddNumberToObject(ac, "extra_cost_usd", xc->valuedouble);
-		jset_str(o, "status", "requested");
-		jset_num(o, "deadline_ns", (double)validation_deadline(a));
-		decision(a, action, stage, "%s by %s: the validator's LLM review %s", action, m->from,
-			 approve ? "resumes with more budget" :
-			 "is dropped; the deterministic verdicts go on");
-		save(a);
-		agent_send(a, "validator_agent", MSG_TASK_ASSIGNMENT, ac, NULL, vid,
-			   jstr(run, "run_id"), PRIO_URGENT, NULL, NULL);
-		send_draft(a, run, false);
-		return;
-	}
-	if (approve) {
-		double et = cJSON_IsNumber(xt) && xt->valuedouble >= 0 ? xt->valuedouble :
-			    s && s->token_budget > 0 ? (double)s->token_budget : 0;
-		double ec = cJSON_IsNumber(xc) && xc->valuedouble >= 0 ? xc->valuedouble :
-			    s && s->cost_budget > 0 ? s->cost_budget : 0;
-		jset_num(o, "extra_tokens", jnum(o, "extra_tokens", 0) + et);
-		jset_num(o, "extra_cost_usd", jnum(o, "extra_cost_usd", 0) + ec);
-		jset_str(o, "status", "approved");
-		decision(a, action, stage, "%s by %s: the narrative starts again with %.0f more "
-			 "tokens and $%.4f", action, m->from, et, ec);
-		save(a);
-		finish_report(a, run);
-		return;
-	}
-	jset_str(o, "status", "skipped");
-	char *w = xasprintf("the narrative is skipped: %s by %s at its budget", action, m->from);
-	cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(w));
-	free(w);
-	decision(a, action, stage, "%s by %s: the report goes without the narrative", action,
-		 m->from);
-	save(a);
-	send_draft(a, run, true);
-}
-
-static void on_control(struct agent *a, const struct msg *m)
-{
-	const cJSON *c = m->content;
-	const char *action = jstr(c, "action"), *task_id = jstr(c, "task_id");
-	const char *run_id = jstr(c, "run_id"), *to = jstr(c, "to");
-	cJSON *run = run_id ? cJSON_GetObjectItem(runs(a), run_id) : NULL;
-	if (action && !strcmp(action, "assign")) {
-		control_assign(a, m, run);
-		return;
-	}
-	if (action && task_id && (!strcmp(task_id, "validation") || !strcmp(task_id, "narrative"))) {
-		control_stage(a, m, run, task_id);
-		return;
-	}
-	cJSON *t = run && task_id ? find_task(run, task_id) : NULL;
-	char *why = NULL;
-	if (!action || !t)
-		why = xasprintf("no task %s in run %s", task_id ? task_id : "?", run_id ? run_id : "?");
-	else if (!strcmp(jstr(run, "status"), "done") || !strcmp(jstr(run, "status"), "reporting"))
-		why = xasprintf("run %s is %s: its tasks can no longer change", run_id,
-				jstr(run, "status"));
-	else if (to && !researcher_name(to))
-		why = xasprintf("%s is not a researcher", to);
-	if (why) {
-		decision(a, "control_refused", task_id, "%s from %s refused: %s", action ? action : "?",
-			 m->from, why);
-		free(why);
-		return;
-	}
-	const char *st = jstr(t, "status"), *who = jstr(t, "assignee");
-	char *reason = xasprintf("%s by %s", action, m->from);
-	if (!strcmp(action, "reassign") || !strcmp(action, "retry") || !strcmp(action, "release")) {
-		bool retry = !strcmp(action, "retry"), release = !strcmp(action, "release");
-		if ((retry && strcmp(st, "failed") && strcmp(st, "cancelled")) ||
-		    (release && strcmp(st, "held")) ||
-		    (!retry && !release && (terminal(st) || !strcmp(st, "held")))) {
-			decision(a, "control_refused", task_id, "%s of %s refused: the task is %s", action,
-				 task_id, st);
-			free(reason);
-			return;
-		}
-		/* A copy: assign() below replaces (frees) the task's "assignee",
-		 * which who points into; dest must not borrow it. */
-		char from[MSG_AGENT_MAX + 1];
-		util_strlcpy(from, who ? who : "", sizeof(from));
-		const char *dest = to ? to : release ? from : other_researcher(from);
-		if (!retry && !release)
-			cancel_current(a, run, t);
-		add_failure(run, t, retry ? "retried" : release ? "released" : "reassigned", from, dest,
-			    reason);
-		pm_task_enqueue(a, run, t, dest);
-		decision(a, action, task_id, "%s: %s from %s to %s", reason, task_id, from, dest);
-		save(a);
-		pm_dispatch(a);
-	} else if (!strcmp(action, "cancel") || !strcmp(action, "hold")) {
-		bool cancel = !strcmp(action, "cancel");
-		if (terminal(st) || (!cancel && !strcmp(st, "held"))) {
-			decision(a, "control_refused", task_id, "%s of %s refused: the task is %s", action,
-				 task_id, st);
-			free(reason);
-			return;
-		}
-		cancel_current(a, run, t);
-		jset_str(t, "status", cancel ? "cancelled" : "held");
-		jset_num(t, "deadline_ns", 0);
-		if (cancel)
-			add_failure(run, t, "cancelled", who, NULL, reason);
-		decision(a, action, task_id, "%s: %s", reason, task_id);
-		save(a);
-		if (cancel)
-			maybe_validate(a, run);
-	} else if (!strcmp(action, "approve_budget") || !strcmp(action, "skip_llm")) {
-		bool skip = !strcmp(action, "skip_llm");
-		if (strcmp(st, "awaiting_approval")) {
-			decision(a, "control_refused", task_id, "%s of %s refused: the task "
-				 "is %s, not awaiting approval", action, task_id, st);
-			free(reason);
-			return;
-		}
-		cJSON *ac = wf_control_content(action, jstr(run, "run_id"), task_id, NULL, NULL);
-		cJSON_ReplaceItemInObject(ac, "task_type",
-					  cJSON_CreateString(skip ? LLM_TASK_SKIP : LLM_TASK_APPROVE));
-		cJSON_AddStringToObject(ac, "approve_id", jstr(t, "current"));
-		const cJSON *xt = cJSON_GetObjectItem(c, "extra_tokens");
-		const cJSON *xc = cJSON_GetObjectItem(c, "extra_cost_usd");
-		if (cJSON_IsNumber(xt) && xt->valuedouble >= 0)
-			cJSON_AddNumberToObject(ac, "extra_tokens", xt->valuedouble);
-		if (cJSON_IsNumber(xc) && xc->valuedouble >= 0)
-			cJSON_AddNumberToObject(ac, "extra_cost_usd", xc->valuedouble);
-		jset_str(t, "status", "accepted");
-		jset_num(t, "deadline_ns", (double)(util_now_ns() + a->env->task_timeout_s * NS));
-		cJSON_DeleteItemFromObjectCaseSensitive(t, "paused_because");
-		if (skip) {
-			cJSON_DeleteItemFromObjectCaseSensitive(ac, "extra_tokens");
-			cJSON_DeleteItemFromObjectCaseSensitive(ac, "extra_cost_usd");
-		}
-		decision(a, action, task_id, "%s: %s %s on %s%s", reason, task_id,
-			 skip ? "goes on without the model's analysis" : "resumes", who ? who : "?",
-			 !skip && cJSON_IsNumber(xt) ? " with extra tokens" : "");
-		save(a);
-		agent_send(a, who, MSG_TASK_ASSIGNMENT, ac, NULL, jstr(t, "current"), task_id,
-			   PRIO_URGENT, NULL, NULL);
-	} else if (!strcmp(action, "priority")) {
-		const char *p = jstr(c, "priority");
-		if (!p || msg_priority_from_name(p) < 0) {
-			decision(a, "control_refused", task_id, "priority %s refused: not one of urgent, high, "
-				 "normal, low", p ? p : "?");
-		} else {
-			jset_str(t, "priority", p);
-			decision(a, "priority", task_id, "%s: %s now %s", reason, task_id, p);
-			save(a);
-		}
-	} else {
-		decision(a, "control_refused", task_id, "unknown action %s from %s", action, m->from);
-	}
-	free(reason);
-	send_draft(a, run, false);
-}
-
-/* Handles an operator control and answers its sender: a task_acceptance
- * correlated to it (reply_to its id), "accepted" when applied, "rejected"
- * with the reason when refused or failed; "outcome" (applied, refused,
- * failed) and "detail" say what happened (man/madf-messages.5). */
-static void control_answer(struct agent *a, const struct msg *m)
-{
-	const char *action = jstr(m->content, "action");
-	pm_ctl.active = true;
-	util_strlcpy(pm_ctl.action, action ? action : "?", sizeof(pm_ctl.action));
-	on_control(a, m);
-	pm_ctl.active = false;
-	const char *outcome = pm_ctl.failed ? "failed" : !pm_ctl.text || pm_ctl.refused ? "refused" :
-			      "applied";
-	const char *detail = pm_ctl.failed ? pm_ctl.failed : pm_ctl.text ? pm_ctl.text : "no outcome recorded";
-	const char *why = strstr(detail, " refused: ");
-	if (pm_ctl.refused && why)
-		detail = why + 10;
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "task_id", m->id);
-	cJSON_AddStringToObject(c, "status", strcmp(outcome, "applied") ? "rejected" : "accepted");
-	char now[40];
-	iso(util_now_ns(), now, sizeof(now));
-	cJSON_AddStringToObject(c, "estimated_completion", now);
-	cJSON_AddNumberToObject(c, "agent_capacity", 1);
-	if (strcmp(outcome, "applied"))
-		cJSON_AddStringToObject(c, "rejection_reason", detail);
-	cJSON_AddStringToObject(c, "control_action", pm_ctl.action);
-	if (jstr(m->content, "task_id"))
-		cJSON_AddStringToObject(c, "control_task_id", jstr(m->content, "task_id"));
-	cJSON_AddStringToObject(c, "outcome", outcome);
-	cJSON_AddStringToObject(c, "detail", detail);
-	char *err = NULL;
-	if (agent_send(a, m->from, MSG_TASK_ACCEPTANCE, c, NULL, m->id, m->correlation_id,
-		       PRIO_URGENT, NULL, &err) < 0)
-		free(err); /* logged by agent_send */
-	free(pm_ctl.text);
-	free(pm_ctl.failed);
-	pm_ctl.text = pm_ctl.failed = NULL;
-	pm_ctl.refused = false;
-}
-
 /* ---- dispatch ---------------------------------------------------------------- */
 
 static bool lookup(struct agent *a, const char *msg_id, cJSON **run, cJSON **task,
@@ -1158,11 +847,11 @@ static bool lookup(struct agent *a, const char *msg_id, cJSON **run, cJSON **tas
 	const cJSON *ix = cJSON_GetObjectItem(index_of(a), msg_id ? msg_id : "");
 	if (!ix)
 		return false;
-	*run = cJSON_GetObjectItem(runs(a), jstr(ix, "run"));
+	*run = cJSON_GetObjectItem(pm_runs(a), jstr(ix, "run"));
 	if (!*run)
 		return false;
 	*what = jstr(ix, "task");
-	*task = find_task(*run, *what);
+	*task = pm_find_task(*run, *what);
 	return true;
 }
 
@@ -1204,14 +893,14 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		const char *kind = jstr(m->content, "task_type");
 		const char *run_id = jstr(m->content, "run_id");
 		if (kind && !strcmp(kind, WF_TASK_CONTROL)) {
-			control_answer(a, m);
+			pm_control_answer(a, m);
 			return AGENT_DONE;
 		}
 		if (!kind || strcmp(kind, WF_TASK_WEEKLY) || !run_id || !util_valid_agent_name(run_id)) {
 			err_set(err, "product_manager takes task_type %s with a run_id", WF_TASK_WEEKLY);
 			return AGENT_REJECT;
 		}
-		cJSON *r = cJSON_GetObjectItem(runs(a), run_id);
+		cJSON *r = cJSON_GetObjectItem(pm_runs(a), run_id);
 		if (!r)
 			start_run(a, m, run_id);
 		else if (strcmp(jstr(r, "status"), "done"))
@@ -1219,7 +908,7 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		else
 			decision(a, "run_already_done", NULL, "run %s is done already", run_id);
 		/* followed from another host: its progress and report go there */
-		pm_notify_trigger(a, cJSON_GetObjectItem(runs(a), run_id), m);
+		pm_notify_trigger(a, cJSON_GetObjectItem(pm_runs(a), run_id), m);
 		state_dirty = true;
 		return AGENT_DONE;
 	}
@@ -1236,7 +925,7 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		if (!strcmp(jstr(m->content, "status"), "rejected")) {
 			char *why = xasprintf("rejected by %s: %s", m->from,
 					      jstr(m->content, "rejection_reason"));
-			if (pm_rejected_for_capacity(m->content) && researcher_name(m->from))
+			if (pm_rejected_for_capacity(m->content) && pm_researcher_name(m->from))
 				pm_task_requeue(a, run, t, m->from, why); /* backpressure */
 			else
 				reassign(a, run, t, why);
@@ -1252,14 +941,14 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && !t && what &&
 		    !strcmp(what, "validation")) {
 			cJSON *v = jobj(run, "validation");
-			if (status_is(v, "requested") && status_is(m->content, "in_progress") &&
+			if (pm_status_is(v, "requested") && pm_status_is(m->content, "in_progress") &&
 			    !strcmp(jstr(v, "request_id") ? jstr(v, "request_id") : "",
 				    jstr(m->content, "task_id"))) {
 				/* still checking: its deadline moves on */
-				jset_num(v, "deadline_ns", (double)validation_deadline(a));
+				jset_num(v, "deadline_ns", (double)pm_validation_deadline(a));
 				state_dirty = true;
 			}
-			if (status_is(v, "requested") && status_is(m->content, "awaiting_approval") &&
+			if (pm_status_is(v, "requested") && pm_status_is(m->content, "awaiting_approval") &&
 			    !strcmp(jstr(v, "request_id") ? jstr(v, "request_id") : "",
 				    jstr(m->content, "task_id"))) {
 				/* The validator's LLM review is at its budget: the
@@ -1270,13 +959,13 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 					 "its review, cancel or skip_llm sends the deterministic verdicts",
 					 jstr(run, "run_id"), m->from, jstr(m->content, "current_step"));
 				save(a);
-				send_draft(a, run, false);
+				pm_send_draft(a, run, false);
 			}
 			return AGENT_DONE;
 		}
 		if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
 		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
-		    !terminal(jstr(t, "status")) && strcmp(jstr(t, "status"), "held") &&
+		    !pm_terminal(jstr(t, "status")) && strcmp(jstr(t, "status"), "held") &&
 		    jstr(m->content, "status") &&
 		    !strcmp(jstr(m->content, "status"), "awaiting_approval")) {
 			/* The task's LLM budget is spent: it waits for the operator,
@@ -1287,7 +976,7 @@ static int pm_handle(struct agent *a, const struct msg *m, char **err)
 				 "%s paused by %s: %s; approve_budget resumes it, cancel drops it",
 				 jstr(t, "task_id"), m->from, jstr(m->content, "current_step"));
 			save(a);
-			send_draft(a, run, false);
+			pm_send_draft(a, run, false);
 		} else if (lookup(a, jstr(m->content, "task_id"), &run, &t, &what) && t &&
 		    !strcmp(jstr(t, "current"), jstr(m->content, "task_id")) &&
 		    strcmp(jstr(t, "status"), "done") && strcmp(jstr(t, "status"), "failed") &&
@@ -1352,19 +1041,19 @@ static int64_t pm_tick(struct agent *a)
 		save(a);
 	}
 	pm_dispatch(a); /* the windows freed by what was handled since */
-	pm_notify_tick(a, runs(a));
+	pm_notify_tick(a, pm_runs(a));
 	cJSON *run;
-	cJSON_ArrayForEach(run, runs(a)) {
+	cJSON_ArrayForEach(run, pm_runs(a)) {
 		const char *st = jstr(run, "status");
 		if (!st || !strcmp(st, "done"))
 			continue;
 		if (cJSON_IsTrue(cJSON_GetObjectItem(run, "draft_due")) &&
 		    util_mono_ns() - last_draft_ns >= DRAFT_EVERY_NS)
-			send_draft(a, run, false);
+			pm_send_draft(a, run, false);
 		cJSON *t;
 		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
 			const char *s = jstr(t, "status");
-			if (terminal(s) || !strcmp(s, "held") || !strcmp(s, "awaiting_approval"))
+			if (pm_terminal(s) || !strcmp(s, "held") || !strcmp(s, "awaiting_approval"))
 				continue;
 			int64_t dl = (int64_t)jnum(t, "deadline_ns", 0);
 			if (dl && now > dl) {
@@ -1388,7 +1077,7 @@ static int64_t pm_tick(struct agent *a)
 			jset_num(rp, "deadline_ns", (double)(now + a->env->task_timeout_s * NS));
 			decision(a, "report_retry", NULL, "report_writer missed the deadline; asking again");
 			save(a);
-			send_draft(a, run, true);
+			pm_send_draft(a, run, true);
 		}
 	}
 	return next;

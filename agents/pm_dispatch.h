@@ -1,10 +1,10 @@
-/* The product_manager's dispatch (private to agents/pm.c and
- * agents/pm_dispatch.c): a work queue per researcher role. A task waits
- * with the product_manager ("queued": no message sent, no attempt spent,
- * no deadline running) until the role's window has room; the window is
- * the sum of the capacities its live processes advertise in their
- * heartbeats. A rejection for capacity puts the task back in the queue.
- * Everything lives in the product_manager's state (a->state). */
+/* The product_manager's dispatch (private to agents/pm*.c): a work queue
+ * per researcher role. A task waits with the product_manager ("queued": no
+ * message sent, no attempt spent, no deadline running) until the role's
+ * window has room; the window is the sum of the capacities its live
+ * processes advertise in their heartbeats. A rejection for capacity puts
+ * the task back in the queue. Everything lives in the product_manager's
+ * state (a->state). */
 #ifndef MADF_PM_DISPATCH_H
 #define MADF_PM_DISPATCH_H
 
@@ -12,9 +12,10 @@
 
 #include "agents/runtime.h"
 
-/* The operator control being handled (pm.c's control_answer): its outcome
- * is the first decision about it (event "control_refused" or the action's
- * name), or a state that could not be saved; sent back to its sender. */
+/* The operator control being handled (agents/pm_control.c's
+ * pm_control_answer): its outcome is the first decision about it (event
+ * "control_refused" or the action's name), or a state that could not be
+ * saved; sent back to its sender. */
 struct pm_control {
 	bool active, refused;
 	char action[32];

@@ -84,6 +84,9 @@ int cmd_console(struct cli *cli, int argc, char **argv);
 int cmd_ask(struct cli *cli, int argc, char **argv);
 int cmd_tools(struct cli *cli, int argc, char **argv);
 int cmd_review(struct cli *cli, int argc, char **argv); /* cli/cli_review.c */
+/* Its options (NULL-terminated, as cli_next takes them). */
+extern const char *const review_value_options[];
+extern const char *const review_flag_options[];
 /* Starts the code review crew (the four agents on threads, the master in
  * this thread), runs the master on request {"id", "params"} with faults
  * ("AGENT:KIND") injected and progress lines to progress (may be NULL),

@@ -227,16 +227,19 @@ out:
 	return st;
 }
 
+const char *const review_value_options[] = {
+	"--out", "--agents", "--max-findings", "--max-files", "--max-bytes", "--params",
+	"--request", "--inject-fault", "--timeout", "--sarif", "--include", "--exclude",
+	"--since", "--checklist", NULL
+};
+const char *const review_flag_options[] = { "--json", NULL };
+
 int cmd_review(struct cli *cli, int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "add"))
 		return review_add(cli, argc, argv);
-	static const char *const wv[] = { "--out", "--agents", "--max-findings", "--max-files",
-					  "--max-bytes", "--params", "--request", "--inject-fault",
-					  "--timeout", "--sarif", "--include", "--exclude", "--since",
-					  "--checklist", NULL };
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 1, "review", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "review", review_value_options, review_flag_options,
+			      0 };
 	const char *name, *val, *id = NULL, *out_dir = NULL, *agents = NULL, *params_text = NULL,
 			       *request_text = NULL, *sarif = NULL,
 		   *since = NULL, *checklist = NULL, *include = NULL, *exclude = NULL;

@@ -1,284 +1,17 @@
-/* madf run weekly, madf agent NAME: the agent runtime from the command
- * line. */
-#include <errno.h>
-#include <signal.h>
+/* madf run NAME, madf agent NAME: a registered workflow (cli/workflows.h)
+ * or one agent from the command line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "agents/analytics.h"
-#include "agents/data_tools.h"
 #include "agents/llm_agent.h"
-#include "agents/market.h"
-#include "agents/pm_notify.h"
 #include "agents/runtime.h"
-#include "agents/workflow.h"
 #include "core/util.h"
 #include "cli/cli.h"
 #include "cli/host.h"
+#include "cli/workflows.h"
 #include "core/banned.h"
-
-static struct agent_env *live_env;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (live_env)
-		atomic_store(&live_env->stop, 1);
-}
-
-static void catch_signals(struct agent_env *env)
-{
-	live_env = env;
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-static int split_pairs(const char *cmd, const char *list, struct wf_request *r)
-{
-	char *copy = xstrdup(list), *save = NULL;
-	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		while (*p == ' ')
-			p++;
-		char b[4], q[4];
-		char *err = NULL;
-		if (market_pair_parse(p, b, q, &err) < 0) {
-			cli_fail(EXIT_USAGE, cmd, "--pairs: %s", err);
-			free(err);
-			free(copy);
-			return -1;
-		}
-		r->pairs = xrealloc(r->pairs, (r->npairs + 1) * sizeof(*r->pairs));
-		r->pairs[r->npairs++] = xasprintf("%s/%s", b, q);
-	}
-	free(copy);
-	if (!r->npairs) {
-		cli_fail(EXIT_USAGE, cmd, "--pairs is empty");
-		return -1;
-	}
-	return 0;
-}
-
-const char *const run_value_options[] = { "--as-of", "--pairs", "--market", "--news",
-					   "--report-dir", "--inject-fault", "--task-timeout",
-					   NULL };
-const char *const run_flag_options[] = { "--fresh", NULL };
-
-void run_opts_init(struct run_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->req.as_of_ns = util_now_ns();
-}
-
-int run_option(struct run_opts *o, const char *cmd, const char *name, const char *val)
-{
-	int k = host_option(&o->host, cmd, name, val);
-	if (k)
-		return k;
-	if (!strcmp(name, "--fresh")) {
-		o->req.fresh = true;
-	} else if (!strcmp(name, "--as-of")) {
-		if (host_parse_as_of(val, &o->req.as_of_ns) < 0)
-			return cli_fail(EXIT_USAGE, cmd, "invalid --as-of \"%s\": a date "
-					"YYYY-MM-DD or an ISO 8601 time with a zone", val), -1;
-	} else if (!strcmp(name, "--pairs")) {
-		for (size_t i = 0; i < o->req.npairs; i++)
-			free(o->req.pairs[i]);
-		o->req.npairs = 0;
-		if (split_pairs(cmd, val, &o->req) < 0)
-			return -1;
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
-void run_opts_finish(struct run_opts *o)
-{
-	if (o->req.npairs)
-		return;
-	for (size_t i = 0; i < wf_default_npairs; i++) {
-		o->req.pairs = xrealloc(o->req.pairs, (o->req.npairs + 1) * sizeof(*o->req.pairs));
-		o->req.pairs[o->req.npairs++] = xstrdup(wf_default_pairs[i]);
-	}
-}
-
-void run_opts_release(struct run_opts *o)
-{
-	for (size_t i = 0; i < o->req.npairs; i++)
-		free(o->req.pairs[i]);
-	free(o->req.pairs);
-	o->req.pairs = NULL;
-	o->req.npairs = 0;
-}
-
-static const char *run_status(const cJSON *run)
-{
-	const cJSON *s = cJSON_GetObjectItem(run, "status");
-	return cJSON_IsString(s) ? s->valuestring : "starting";
-}
-
-/* One progress line (plain) or a bar (terminal) on stderr: the run's, or
- * (--attach) the line the product_manager sent. */
-static void show_progress(const cJSON *run, bool tty, char *last, size_t size)
-{
-	int total = wf_count_tasks(run, NULL);
-	int finished = wf_count_tasks(run, "done") + wf_count_tasks(run, "failed");
-	const char *st = run_status(run);
-	char line[256];
-	const cJSON *given = cJSON_GetObjectItem(run, "progress_line");
-	if (cJSON_IsString(given)) {
-		util_strlcpy(line, given->valuestring, sizeof(line));
-		total = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "items_total"));
-		finished = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "items_done"));
-	} else {
-		wf_progress_line(run, line, sizeof(line));
-	}
-	if (!strcmp(line, last))
-		return;
-	util_strlcpy(last, line, size);
-	if (tty) {
-		char *clean = *line ? util_sanitize(line, strlen(line), false) : xstrdup("");
-		int width = 30, fill = total > 0 ? finished * width / total : 0;
-		if (fill < 0 || fill > width || !strcmp(st, "done"))
-			fill = width;
-		fprintf(stderr, "\r[%.*s%.*s] %-70s", fill,
-			"##############################", width - fill,
-			"..............................", clean);
-		if (!strcmp(st, "done"))
-			fputc('\n', stderr);
-		free(clean);
-	} else {
-		char *clean = *line ? util_sanitize(line, strlen(line), false) : xstrdup("");
-		fprintf(stderr, "%s\n", clean);
-		free(clean);
-	}
-	fflush(stderr);
-}
-
-struct progress_ctx {
-	bool tty;
-	char last[256];
-};
-
-static void progress_cb(void *ctx, const cJSON *run)
-{
-	struct progress_ctx *pc = ctx;
-	show_progress(run, pc->tty, pc->last, sizeof(pc->last));
-}
-
-static int run_weekly(struct cli *cli, int argc, char **argv)
-{
-	/* run's own flag beside the options it shares with the console */
-	const char *fl[8];
-	size_t nfl = 0;
-	for (size_t i = 0; run_flag_options[i] && nfl + 2 < ARRAY_SIZE(fl); i++)
-		fl[nfl++] = run_flag_options[i];
-	fl[nfl++] = "--attach";
-	fl[nfl] = NULL;
-	bool attach = false;
-	struct cli_opts o = { argc, argv, 2, "run", run_value_options, fl, 0 };
-	struct run_opts ropts;
-	run_opts_init(&ropts);
-	const struct host_opts *ro = &ropts.host;
-	struct wf_request *req = &ropts.req;
-	const char *name, *val;
-	int r;
-	while ((r = cli_next(&o, &name, &val)) > 0) {
-		if (!name) {
-			run_opts_release(&ropts);
-			return cli_fail(EXIT_USAGE, "run", "unexpected argument %s", val);
-		}
-		if (!strcmp(name, "--attach")) {
-			attach = true;
-			continue;
-		}
-		if (run_option(&ropts, "run", name, val) < 0) {
-			run_opts_release(&ropts);
-			return EXIT_USAGE;
-		}
-	}
-	if (r < 0) {
-		run_opts_release(&ropts);
-		return EXIT_USAGE;
-	}
-	run_opts_finish(&ropts);
-	if (attach && ropts.host.nfaults) {
-		run_opts_release(&ropts);
-		return cli_fail(EXIT_USAGE, "run", "--inject-fault needs the agents here; with "
-				"--attach they run elsewhere");
-	}
-	ropts.host.no_mcp = attach; /* no agent here uses their tools */
-	struct agent_env env;
-	if (host_setup(cli, &env, ro) < 0) {
-		host_teardown(&env);
-		run_opts_release(&ropts);
-		return EXIT_FAIL;
-	}
-	if (env.llm) {
-		/* Said in LLM mode only: the deterministic output is unchanged. */
-		char *mode = llm_settings_describe(env.llm);
-		fprintf(stderr, "madf: %s\n", mode);
-		free(mode);
-	}
-	catch_signals(&env);
-	struct bus *b;
-	if (cli_bus(cli, &b) < 0) {
-		host_teardown(&env);
-		run_opts_release(&ropts);
-		return EXIT_FAIL;
-	}
-	bool tty = isatty(2);
-	struct progress_ctx pc = { tty, "" };
-	char run_id[96];
-	char *err = NULL;
-	cJSON *run = NULL;
-	int k = attach ? host_attach_weekly(&env, b, req, run_id, sizeof(run_id), progress_cb,
-					    &pc, &run, &err)
-		       : host_run_weekly(&env, b, req, run_id, sizeof(run_id), progress_cb, &pc,
-					 &run, &err);
-	int rc = EXIT_FAIL;
-	if (k == HOST_RUN_WAS_DONE)
-		fprintf(stderr, "madf: run %s is done already (--fresh runs it again)\n", run_id);
-	if (k == HOST_RUN_DONE || k == HOST_RUN_WAS_DONE) {
-		const cJSON *md = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "report"), "md");
-		printf("%s\n", cJSON_IsString(md) ? md->valuestring : "");
-		rc = EXIT_OK;
-		int failed = wf_count_tasks(run, "failed");
-		if (failed) {
-			/* The report is written and names them; the exit status
-			 * says the run did not do all it was asked. */
-			struct sbuf ids;
-			sbuf_init(&ids);
-			const cJSON *t;
-			cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-				const cJSON *s = cJSON_GetObjectItem(t, "status");
-				const cJSON *id = cJSON_GetObjectItem(t, "task_id");
-				if (cJSON_IsString(s) && !strcmp(s->valuestring, "failed") &&
-				    cJSON_IsString(id))
-					sbuf_addf(&ids, "%s%s", ids.len ? ", " : "", id->valuestring);
-			}
-			rc = cli_fail(EXIT_FAIL, "run", "run %s finished with %d of %d tasks failed: %s "
-				      "(the report names them)", run_id, failed, wf_count_tasks(run, NULL),
-				      ids.data);
-			sbuf_release(&ids);
-		}
-	} else if (k == HOST_RUN_STOPPED) {
-		fprintf(stderr, "\nmadf: interrupted; run the same command again to resume %s\n", run_id);
-		rc = 130;
-	} else {
-		cli_fail(EXIT_FAIL, "run", "%s", err ? err : "the run failed");
-	}
-	free(err);
-	cJSON_Delete(run);
-	host_teardown(&env);
-	run_opts_release(&ropts);
-	return rc;
-}
 
 static int run_agent(struct cli *cli, int argc, char **argv)
 {
@@ -316,7 +49,7 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 		host_teardown(&env);
 		return EXIT_FAIL;
 	}
-	catch_signals(&env);
+	host_catch_signals(&env);
 	struct agent *a;
 	char *err = NULL;
 	int rc = EXIT_OK;
@@ -337,11 +70,22 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+/* madf run NAME: the workflow registered as NAME starts a run (argv[0]
+ * is then NAME). */
 int cmd_run(struct cli *cli, int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "weekly"))
-		return cli_fail(EXIT_USAGE, "run", "what to run: weekly");
-	return run_weekly(cli, argc, argv);
+	const struct workflow_def *w = argc >= 2 ? workflow_find(argv[1]) : NULL;
+	if (w)
+		return w->start(cli, argc - 1, argv + 1);
+	char *names = workflow_names();
+	int r;
+	if (argc < 2)
+		r = cli_fail(EXIT_USAGE, "run", "what to run: one of %s", names);
+	else
+		r = cli_fail(EXIT_USAGE, "run", "unknown workflow \"%s\": one of %s", argv[1],
+			     names);
+	free(names);
+	return r;
 }
 
 int cmd_agent(struct cli *cli, int argc, char **argv)

@@ -1,15 +1,15 @@
-/* madf runs, madf tasks [RUN]: the product_manager's runs and their tasks,
- * read (only) from its state file under the data directory, beside the
- * console. */
+/* madf runs, madf tasks [RUN]: the runs of every registered workflow that
+ * keeps runs (cli/workflows.h) and their tasks, read (only) from the data
+ * directory, beside the console. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "agents/workflow.h"
 #include "core/json_out.h"
 #include "core/util.h"
 #include "cli/cli.h"
+#include "cli/workflows.h"
 #include "core/banned.h"
 
 static const char *str_or(const cJSON *o, const char *k, const char *def)
@@ -26,55 +26,58 @@ static void clean(const char *s, char *buf, size_t size)
 	free(c);
 }
 
-/* The state and its runs: 0, or -1 (said; *code set) when the state file
- * is there but cannot be read. A data directory without one has no runs. */
-static int runs_load(struct cli *cli, const char *cmd, cJSON **st, int *code)
+/* A run and the workflow it belongs to. */
+struct run_ref {
+	const struct workflow_def *wf;
+	const cJSON *run;
+};
+
+/* The runs of every workflow in the order they started, into *out (caller
+ * frees it, then deletes *all); 0, or -1 (said; *code set) when a
+ * workflow's runs are there but cannot be read. */
+static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct run_ref **out,
+		     size_t *n, int *code)
 {
-	char *err = NULL;
-	char *path = xasprintf("%s/state/product_manager-state.json", cli->data_dir);
-	struct stat sb;
-	bool there = stat(path, &sb) == 0;
-	free(path);
-	*st = wf_load_state(cli->data_dir, &err);
-	if (!*st && there) {
-		*code = cli_fail(EXIT_FAIL, cmd, "%s", err ? err : "cannot read the state");
-		free(err);
-		return -1;
+	*all = cJSON_CreateArray();
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < workflow_ndefs; i++) {
+		const struct workflow_def *w = workflow_defs[i];
+		if (!w->runs)
+			continue;
+		char *err = NULL;
+		cJSON *runs = w->runs(cli->data_dir, &err);
+		if (!runs) {
+			*code = cli_fail(EXIT_FAIL, cmd, "%s", err ? err : "cannot read the runs");
+			free(err);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -1;
+		}
+		cJSON_AddItemToArray(*all, runs);
+		const cJSON *r;
+		cJSON_ArrayForEach(r, runs) {
+			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+			size_t k = (*n)++;
+			const char *s = str_or(r, "started_at", "");
+			while (k && strcmp(str_or((*out)[k - 1].run, "started_at", ""), s) > 0) {
+				(*out)[k] = (*out)[k - 1];
+				k--;
+			}
+			(*out)[k] = (struct run_ref){ w, r };
+		}
 	}
-	free(err);
-	if (!*st)
-		*st = cJSON_CreateObject();
 	return 0;
 }
 
-/* The runs in the order they started. */
-static size_t runs_sorted(const cJSON *st, const cJSON ***out)
+/* The tasks with this status (all when NULL), stages left out. */
+static int count(const struct workflow_task *t, size_t n, const char *status)
 {
-	const cJSON *runs = cJSON_GetObjectItem(st, "runs"), *r;
-	size_t n = 0;
-	const cJSON **v = xcalloc((size_t)cJSON_GetArraySize(runs) + 1, sizeof(*v));
-	cJSON_ArrayForEach(r, runs) {
-		if (!cJSON_IsObject(r))
-			continue;
-		size_t k = n++;
-		const char *s = str_or(r, "started_at", "");
-		while (k && strcmp(str_or(v[k - 1], "started_at", ""), s) > 0) {
-			v[k] = v[k - 1];
-			k--;
-		}
-		v[k] = r;
-	}
-	*out = v;
-	return n;
-}
-
-static int count(const cJSON *run, const char *status)
-{
-	int n = 0;
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		n += !status || !strcmp(str_or(t, "status", ""), status);
-	return n;
+	int k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += !t[i].stage && (!status || !strcmp(t[i].status, status));
+	return k;
 }
 
 static int json_print(cJSON *j)
@@ -111,28 +114,34 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	int code = parse_json_flag(argc, argv, "runs", &json, NULL);
 	if (code != EXIT_OK)
 		return code;
-	cJSON *st;
-	if (runs_load(cli, "runs", &st, &code) < 0)
+	cJSON *all;
+	struct run_ref *v;
+	size_t n;
+	if (runs_load(cli, "runs", &all, &v, &n, &code) < 0) {
+		cJSON_Delete(all);
 		return code;
-	const cJSON **v;
-	size_t n = runs_sorted(st, &v);
-	int64_t now = util_now_ns(), stuck_s = wf_stuck_after_s();
+	}
+	int64_t now = util_now_ns();
 	cJSON *out = json ? cJSON_CreateArray() : NULL;
 	if (!json && n)
 		printf("%-34s %-12s %-8s %-22s %5s %6s %5s  %s\n", "RUN", "STATUS", "FOR", "STARTED",
 		       "TASKS", "FAILED", "OPEN", "HEALTH");
 	for (size_t i = 0; i < n; i++) {
-		const cJSON *r = v[i];
+		const cJSON *r = v[i].run;
 		char health[256];
-		bool stuck = wf_run_health(r, now, stuck_s, health, sizeof(health));
-		int total = count(r, NULL), done = count(r, "done"), failed = count(r, "failed");
-		int cancelled = count(r, "cancelled");
+		bool stuck = v[i].wf->health(r, now, health, sizeof(health));
+		size_t nt;
+		struct workflow_task *tasks = workflow_tasks(v[i].wf, v[i].run, &nt);
+		int total = count(tasks, nt, NULL), done = count(tasks, nt, "done");
+		int failed = count(tasks, nt, "failed"), cancelled = count(tasks, nt, "cancelled");
+		free(tasks);
 		const char *status = str_or(r, "status", "starting");
 		int64_t since = 0;
 		const char *ss = str_or(r, "status_since", str_or(r, "started_at", ""));
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "run_id", str_or(r, "run_id", "?"));
+			cJSON_AddStringToObject(o, "workflow", v[i].wf->name);
 			cJSON_AddStringToObject(o, "status", status);
 			cJSON_AddStringToObject(o, "started_at", str_or(r, "started_at", ""));
 			cJSON_AddStringToObject(o, "status_since", ss);
@@ -145,9 +154,9 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 			cJSON_AddNumberToObject(o, "open", total - done - failed - cancelled);
 			cJSON_AddBoolToObject(o, "stuck", stuck);
 			cJSON_AddStringToObject(o, "health", health);
-			const cJSON *rp = cJSON_GetObjectItem(r, "report");
-			if (jstr(rp, "md"))
-				cJSON_AddStringToObject(o, "report", jstr(rp, "md"));
+			const char *report = v[i].wf->report(r);
+			if (report)
+				cJSON_AddStringToObject(o, "report", report);
 			cJSON_AddItemToArray(out, o);
 			continue;
 		}
@@ -168,7 +177,7 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	if (!json && !n)
 		fprintf(stderr, "madf: runs: no runs in %s\n", cli->data_dir);
 	free(v);
-	cJSON_Delete(st);
+	cJSON_Delete(all);
 	return json ? json_print(out) : EXIT_OK;
 }
 
@@ -179,67 +188,80 @@ int cmd_tasks(struct cli *cli, int argc, char **argv)
 	int code = parse_json_flag(argc, argv, "tasks", &json, &want);
 	if (code != EXIT_OK)
 		return code;
-	cJSON *st;
-	if (runs_load(cli, "tasks", &st, &code) < 0)
+	cJSON *all;
+	struct run_ref *v;
+	size_t n;
+	if (runs_load(cli, "tasks", &all, &v, &n, &code) < 0) {
+		cJSON_Delete(all);
 		return code;
-	const cJSON **v;
-	size_t n = runs_sorted(st, &v);
-	const cJSON *run = NULL;
+	}
+	struct run_ref run = { NULL, NULL };
 	for (size_t i = 0; i < n; i++)
-		if (!want || !strcmp(str_or(v[i], "run_id", ""), want))
+		if (!want || !strcmp(str_or(v[i].run, "run_id", ""), want))
 			run = v[i]; /* the one asked for, or the last started */
 	free(v);
-	if (!run) {
+	if (!run.run) {
 		if (want)
 			code = cli_fail(EXIT_FAIL, "tasks", "no run \"%s\" in %s (madf runs lists them)",
 					want, cli->data_dir);
 		else
 			code = cli_fail(EXIT_FAIL, "tasks", "no runs in %s", cli->data_dir);
-		cJSON_Delete(st);
+		cJSON_Delete(all);
 		return code;
 	}
+	/* what a task is about: its column and JSON key */
+	const char *subj = run.wf->subject ? run.wf->subject : "subject";
+	char subj_col[16];
+	size_t k = 0;
+	for (; subj[k] && k + 1 < sizeof(subj_col); k++)
+		subj_col[k] = (char)toupper((unsigned char)subj[k]);
+	subj_col[k] = '\0';
 	cJSON *out = NULL, *arr = NULL;
 	if (json) {
 		out = cJSON_CreateObject();
-		cJSON_AddStringToObject(out, "run_id", str_or(run, "run_id", "?"));
-		cJSON_AddStringToObject(out, "status", str_or(run, "status", "starting"));
+		cJSON_AddStringToObject(out, "run_id", str_or(run.run, "run_id", "?"));
+		cJSON_AddStringToObject(out, "workflow", run.wf->name);
+		cJSON_AddStringToObject(out, "status", str_or(run.run, "status", "starting"));
 		arr = cJSON_AddArrayToObject(out, "tasks");
 	} else {
 		char id[64], stc[24];
-		clean(str_or(run, "run_id", "?"), id, sizeof(id));
-		clean(str_or(run, "status", "starting"), stc, sizeof(stc));
+		clean(str_or(run.run, "run_id", "?"), id, sizeof(id));
+		clean(str_or(run.run, "status", "starting"), stc, sizeof(stc));
 		printf("run %s: %s\n%-22s %-7s %-8s %-18s %-18s %-7s %5s\n", id, stc, "TASK", "KIND",
-		       "PAIR", "ASSIGNEE", "STATUS", "PRIO", "TRIES");
+		       subj_col, "ASSIGNEE", "STATUS", "PRIO", "TRIES");
 	}
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks")) {
-		/* unset: high, as the product_manager sends it */
-		const char *prio = str_or(t, "priority", "high");
-		int tries = (int)jnum(t, "attempts", 0);
+	size_t nt;
+	struct workflow_task *tasks = workflow_tasks(run.wf, run.run, &nt);
+	for (size_t i = 0; i < nt; i++) {
+		const struct workflow_task *t = &tasks[i];
+		if (t->stage)
+			continue; /* the console shows the stages; the tasks are the work */
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
-			static const char *const keys[] = { "task_id", "kind", "pair", "assignee",
-							    "status" };
-			for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-				cJSON_AddStringToObject(o, keys[i], str_or(t, keys[i], ""));
-			cJSON_AddStringToObject(o, "priority", prio);
-			cJSON_AddNumberToObject(o, "attempts", tries);
-			cJSON_AddNumberToObject(o, "progress", jnum(t, "progress", 0));
-			if (jstr(t, "done_by"))
-				cJSON_AddStringToObject(o, "done_by", jstr(t, "done_by"));
+			const char *const keys[][2] = { { "task_id", t->id }, { "kind", t->kind },
+							{ subj, t->subject }, { "assignee", t->assignee },
+							{ "status", t->status } };
+			for (size_t j = 0; j < ARRAY_SIZE(keys); j++)
+				cJSON_AddStringToObject(o, keys[j][0], keys[j][1]);
+			cJSON_AddStringToObject(o, "priority", t->priority);
+			cJSON_AddNumberToObject(o, "attempts", t->attempts);
+			cJSON_AddNumberToObject(o, "progress", t->progress);
+			if (*t->done_by)
+				cJSON_AddStringToObject(o, "done_by", t->done_by);
 			cJSON_AddItemToArray(arr, o);
 			continue;
 		}
 		char f[6][72];
-		clean(str_or(t, "task_id", "?"), f[0], sizeof(f[0]));
-		clean(str_or(t, "kind", "-"), f[1], sizeof(f[1]));
-		clean(str_or(t, "pair", "-"), f[2], sizeof(f[2]));
-		clean(str_or(t, "assignee", "-"), f[3], sizeof(f[3]));
-		clean(str_or(t, "status", "-"), f[4], sizeof(f[4]));
-		clean(prio, f[5], sizeof(f[5]));
+		clean(*t->id ? t->id : "?", f[0], sizeof(f[0]));
+		clean(*t->kind ? t->kind : "-", f[1], sizeof(f[1]));
+		clean(*t->subject ? t->subject : "-", f[2], sizeof(f[2]));
+		clean(*t->assignee ? t->assignee : "-", f[3], sizeof(f[3]));
+		clean(*t->status ? t->status : "-", f[4], sizeof(f[4]));
+		clean(t->priority, f[5], sizeof(f[5]));
 		printf("%-22s %-7s %-8s %-18s %-18s %-7s %5d\n", f[0], f[1], f[2], f[3], f[4], f[5],
-		       tries);
+		       t->attempts);
 	}
-	cJSON_Delete(st);
+	free(tasks);
+	cJSON_Delete(all);
 	return json ? json_print(out) : EXIT_OK;
 }

@@ -1,10 +1,10 @@
 /* Hosting the agent runtime inside this process (madf run, the console). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "agents/data_tools.h"
 #include "agents/market.h"
@@ -170,77 +170,20 @@ int host_parse_as_of(const char *s, int64_t *ns)
 	return msg_parse_time(s, ns);
 }
 
-static bool run_is_done(const cJSON *run)
+/* The agents of this process, told to stop on SIGINT or SIGTERM. */
+static struct agent_env *live_env;
+
+static void on_signal(int sig)
 {
-	const cJSON *s = cJSON_GetObjectItem(run, "status");
-	return cJSON_IsString(s) && !strcmp(s->valuestring, "done");
+	(void)sig;
+	if (live_env)
+		atomic_store(&live_env->stop, 1);
 }
 
-int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req,
-		    char *run_id, size_t size,
-		    void (*progress)(void *ctx, const cJSON *run), void *ctx,
-		    cJSON **run_out, char **err)
+void host_catch_signals(struct agent_env *env)
 {
-	*run_out = NULL;
-	req->market_source = env->market_source;
-	req->news_source = env->news_source;
-	wf_run_id(req, run_id, size);
-	cJSON *prev = wf_load_run(env->data_dir, run_id);
-	if (prev && req->fresh) {
-		size_t n = strlen(run_id);
-		snprintf(run_id + n, size - n, "-%llx",
-			 (unsigned long long)(util_now_ns() / 1000000) & 0xffffffffULL);
-		cJSON_Delete(prev);
-		prev = NULL;
-	}
-	if (prev && run_is_done(prev)) {
-		*run_out = prev;
-		return HOST_RUN_WAS_DONE;
-	}
-	if (prev)
-		fprintf(stderr, "madf: resuming run %s\n", run_id);
-	cJSON_Delete(prev);
-	struct agent *agents[16] = { 0 };
-	if (host_start_agents(env, agents) < 0)
-		return err_set(err, "cannot start the agents"), HOST_RUN_FAILED;
-	/* The operator's request, on the bus like any other message. */
-	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
-				wf_trigger_content(req, run_id));
-	m->priority = PRIO_HIGH;
-	m->correlation_id = xstrdup(run_id);
-	int rc = HOST_RUN_FAILED;
-	if (bus_send(b, m, err) < 0)
-		atomic_store(&env->stop, 1);
-	msg_free(&m);
-	int64_t limit = util_mono_ns() + (env->task_timeout_s * 12 + 60) * 1000000000LL;
-	cJSON *run = NULL;
-	while (!atomic_load(&env->stop)) {
-		struct timespec ts = { 0, 50 * 1000000 };
-		nanosleep(&ts, NULL);
-		cJSON_Delete(run);
-		run = wf_load_run(env->data_dir, run_id);
-		if (!run)
-			continue;
-		if (progress)
-			progress(ctx, run);
-		if (run_is_done(run)) {
-			rc = HOST_RUN_DONE;
-			break;
-		}
-		if (wf_awaiting_approval(run, NULL, 0))
-			/* Waiting for the operator is not running late. */
-			limit = util_mono_ns() + (env->task_timeout_s * 12 + 60) * 1000000000LL;
-		if (util_mono_ns() > limit) {
-			const cJSON *st = cJSON_GetObjectItem(run, "status");
-			err_set(err, "run %s did not finish in time (status %s); run the same "
-				"request again to resume", run_id,
-				cJSON_IsString(st) ? st->valuestring : "starting");
-			break;
-		}
-	}
-	if (rc != HOST_RUN_DONE && atomic_load(&env->stop) && !(err && *err))
-		rc = HOST_RUN_STOPPED;
-	host_stop_agents(env, agents);
-	*run_out = run;
-	return rc;
+	live_env = env;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

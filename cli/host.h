@@ -33,10 +33,18 @@ void host_teardown(struct agent_env *env);
 int host_start_agents(struct agent_env *env, struct agent **agents);
 /* Asks every agent to stop, joins and frees them. */
 void host_stop_agents(struct agent_env *env, struct agent **agents);
+/* SIGINT and SIGTERM set env->stop (the agents end their turn and stop). */
+void host_catch_signals(struct agent_env *env);
+
+/* The options of `madf run weekly`, which the console takes too. */
+#define RUN_WEEKLY_OPTIONS \
+	"[--as-of TIME] [--pairs LIST] [--market csv:PATH|ecb[:BASE_URL]|sim] " \
+	"[--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] " \
+	"[--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]"
 
 /* The options of `madf run weekly`, shared with the console (which takes
  * every one of them): the runtime's (host_opts) and the request's
- * (--as-of, --pairs, --fresh). Defined in cli/cli_run.c. */
+ * (--as-of, --pairs, --fresh). Defined in cli/run_weekly.c. */
 struct run_opts {
 	struct host_opts host;
 	struct wf_request req;  /* as_of (default now), pairs (owned), fresh;
@@ -65,7 +73,7 @@ enum host_run_result {
 	HOST_RUN_FAILED,   /* *err says why */
 };
 /* Runs (or resumes) the weekly workflow for req with one thread per agent
- * in env (set up by host_setup): names the run (run_id, at least 96
+ * in env (set up by host_setup; cli/run_weekly.c): names the run (run_id, at least 96
  * bytes), sends the operator's trigger over b, then polls the run until it
  * is done, env->stop is set or its time limit passes, calling
  * progress(ctx, run) after each poll that found it (progress may be NULL).
@@ -75,7 +83,7 @@ int host_run_weekly(struct agent_env *env, struct bus *b, struct wf_request *req
 		    char *run_id, size_t size,
 		    void (*progress)(void *ctx, const cJSON *run), void *ctx,
 		    cJSON **run_out, char **err);
-/* The same with no agent here (tui/host_attach.c): the trigger names an
+/* The same with no agent here (cli/host_attach.c): the trigger names an
  * inbox of this run (wf_notify_inbox) where the product_manager, wherever
  * it runs, sends the run's progress and its final report; progress gets a
  * run with "status", "progress_line", "items_done" and "items_total" for

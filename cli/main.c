@@ -11,14 +11,10 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "cli/cli.h"
+#include "cli/host.h"
+#include "cli/workflows.h"
 #include "server/serve.h"
 #include "core/banned.h"
-
-/* The options of `madf run weekly`, which the console takes too. */
-#define RUN_WEEKLY_OPTIONS \
-	"[--as-of TIME] [--pairs LIST] [--market csv:PATH|ecb[:BASE_URL]|sim] " \
-	"[--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] " \
-	"[--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]"
 
 const struct cli_cmd cli_commands[] = {
 	{ "console", "[--attach | --read-only] [--theme NAME] [--script FILE --dump-screen FILE] "
@@ -26,13 +22,14 @@ const struct cli_cmd cli_commands[] = {
 	  "the operator console (the default on a terminal); embeds the agents and "
 	  "starts the weekly run (as `run weekly` would) unless --attach; --read-only "
 	  "attaches and changes nothing", cmd_console },
-	{ "run", "weekly " RUN_WEEKLY_OPTIONS " [--attach]",
-	  "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
-	  "when a model and key are configured; MADF_LLM=off for the deterministic agents); "
-	  "--attach: the agents run elsewhere (madf agent NAME), the report is written here",
+	{ "run", "NAME [OPTIONS]: weekly " RUN_WEEKLY_OPTIONS " [--attach] | review " REVIEW_USAGE,
+	  "run a registered workflow: weekly, the Asia/G10 FX research workflow with embedded "
+	  "agents (LLM mode when a model and key are configured; MADF_LLM=off for the "
+	  "deterministic agents; --attach: the agents run elsewhere, madf agent NAME, and the "
+	  "report is written here); review, the code review crew (as madf review)",
 	  cmd_run },
 	{ "runs", "[--json]",
-	  "list the runs (the product_manager's state): status, time in that phase, tasks, "
+	  "list the runs of the registered workflows: status, time in that phase, tasks, "
 	  "health (STUCK: over MADF_RUN_STUCK_S, default 900 s, in one phase)", cmd_runs },
 	{ "tasks", "[RUN] [--json]",
 	  "a run's tasks (default: the last started) with assignee, status, priority, attempts",
@@ -80,10 +77,7 @@ const struct cli_cmd cli_commands[] = {
 	  "run_weekly, read_report, review_codebase", cmd_mcp },
 	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
 	  "stream one answer from the configured LLM to stdout", cmd_ask },
-	{ "review", "PATH|NAME [--json] [--sarif FILE] [--out DIR] [--agents LIST] [--max-findings N] "
-		    "[--max-files N] [--max-bytes N] [--include GLOBS] [--exclude GLOBS] "
-		    "[--since REV] [--checklist FILE] [--params JSON] [--timeout S] "
-		    "[--inject-fault AGENT:KIND] | --request JSON | add NAME PATH",
+	{ "review", REVIEW_USAGE,
 	  "review a codebase with the code review crew (documentation, debt, improvement, "
 	  "critical; the analyzers, or a model in LLM mode); exit 0 completed, 1 failed, 2 usage", cmd_review },
 	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",

@@ -15,9 +15,8 @@
 #include <cmark-gfm.h>
 #include <cmark-gfm-core-extensions.h>
 
-#include "agents/report.h"
 #include "agents/runtime.h"
-#include "agents/workflow.h"
+#include "cli/workflows.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "tui/wrap.h"
@@ -52,22 +51,47 @@ struct reports {
 	char *sig;           /* of what the rows were made from */
 };
 
+/* The workflow whose reports the view shows (cli/workflows.h): the one of
+ * the console's run, else the first registered that keeps reports. */
+static const struct workflow_def *reports_wf(struct console *c)
+{
+	const struct workflow_def *first = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < workflow_ndefs; i++)
+		if (workflow_defs[i]->drafts_dir && !n++)
+			first = workflow_defs[i];
+	if (n <= 1 || !c->run_id[0])
+		return first; /* no state to read to choose */
+	const struct workflow_def *w = workflow_of_run(c->cli->data_dir, c->run_id);
+	return w && w->drafts_dir ? w : first;
+}
+
+/* DATA_DIR/DIR, the workflow's drafts_dir or reports_dir (new string). */
+static char *reports_dir(struct console *c, bool drafts)
+{
+	const struct workflow_def *w = reports_wf(c);
+	return xasprintf("%s/%s", c->cli->data_dir, !w ? "reports" : drafts ? w->drafts_dir :
+			 w->reports_dir);
+}
+
 static void reports_pick(struct console *c, struct reports *rp)
 {
 	rp->path[0] = 0;
+	char *dir = reports_dir(c, true);
 	if (c->run_id[0]) {
-		char *p = xasprintf("%s/reports/drafts/%s.md", c->cli->data_dir, c->run_id);
+		char *p = xasprintf("%s/%s.md", dir, c->run_id);
 		struct stat st;
 		if (stat(p, &st) == 0)
 			util_strlcpy(rp->path, p, sizeof(rp->path));
 		free(p);
-		if (rp->path[0])
+		if (rp->path[0]) {
+			free(dir);
 			return;
+		}
 	}
 	int64_t m = 0;
-	char *d = xasprintf("%s/reports/drafts", c->cli->data_dir);
-	newest_md(d, rp->path, sizeof(rp->path), &m);
-	free(d);
+	newest_md(dir, rp->path, sizeof(rp->path), &m);
+	free(dir);
 }
 
 static char *cell_trim(char *s)
@@ -243,7 +267,7 @@ static unsigned reports_refresh(struct console *c, struct view *v, bool shown)
 	struct console_rows *r = &v->rows;
 	reports_pick(c, rp);
 	const char *show = rp->open[0] ? rp->open : rp->path;
-	char *wdir = xasprintf("%s/reports/weekly", c->cli->data_dir);
+	char *wdir = reports_dir(c, false);
 	struct stat st, wst;
 	bool wok = stat(wdir, &wst) == 0;
 	char sig[2400];
@@ -310,7 +334,9 @@ static unsigned reports_open(struct console *c, struct view *v)
 	if (!cur || !cur->id || strncmp(cur->id, REPORT_ROW, strlen(REPORT_ROW)))
 		return 0;
 	const char *name = cur->id + strlen(REPORT_ROW);
-	snprintf(rp->open, sizeof(rp->open), "%s/reports/weekly/%s", c->cli->data_dir, name);
+	char *dir = reports_dir(c, false);
+	snprintf(rp->open, sizeof(rp->open), "%s/%s", dir, name);
+	free(dir);
 	free(rp->sig);
 	rp->sig = NULL;
 	console_status(c, false, "report %s (Esc: back to the live draft)", name);
@@ -337,8 +363,11 @@ static void reports_draw(struct console *c, struct view *v, int y0, int y1)
 		snprintf(line, sizeof(line), " report %s   (Esc: back to the live draft)", rp->open);
 	else if (rp->path[0])
 		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML)", rp->path);
-	else
-		snprintf(line, sizeof(line), " no draft yet in %s/reports/drafts", c->cli->data_dir);
+	else {
+		char *dir = reports_dir(c, true);
+		snprintf(line, sizeof(line), " no draft yet in %s", dir);
+		free(dir);
+	}
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	console_rows_draw(c, &v->rows, y0 + 1, y1, NULL);
 }
@@ -572,14 +601,17 @@ static unsigned reports_export(struct console *c, struct view *view)
 		free(dir);
 		return CONSOLE_REDRAW;
 	}
-	cJSON *run = run_id[0] ? wf_load_run(c->cli->data_dir, run_id) : NULL;
+	const struct workflow_def *wf = run_id[0] ? workflow_of_run(c->cli->data_dir, run_id) : NULL;
+	cJSON *run = wf && wf->render ? wf->run_load(c->cli->data_dir, run_id) : NULL;
 	if (!run) {
+		char *drafts = reports_dir(c, true);
 		if (run_id[0])
-			console_status(c, true, "export: no run \"%s\" in %s/state/product_manager-state.json",
-				       run_id, c->cli->data_dir);
+			console_status(c, true, "export: no run \"%s\" in %s", run_id,
+				       c->cli->data_dir);
 		else
 			console_status(c, true, "export: nothing to export: this console started no run "
-				       "and %s/reports/drafts has no draft", c->cli->data_dir);
+				       "and %s has no draft", drafts);
+		free(drafts);
 		free(dir);
 		return CONSOLE_REDRAW;
 	}
@@ -591,7 +623,7 @@ static unsigned reports_export(struct console *c, struct view *view)
 	const cJSON *st = cJSON_GetObjectItem(run, "status");
 	bool final = cJSON_IsString(st) && !strcmp(st->valuestring, "done");
 	char base[64];
-	report_basename(run, base, sizeof(base));
+	wf->basename(run, base, sizeof(base));
 	cJSON *journal = export_journal(c);
 	cJSON *manifest = export_manifest(run);
 	json_relative(journal, root);
@@ -599,7 +631,7 @@ static unsigned reports_export(struct console *c, struct view *view)
 	cJSON_AddStringToObject(manifest, "paths", "relative to the data directory");
 	free(root);
 	/* Markdown: the report, then the journal and the manifest */
-	char *md0 = report_markdown(run, final);
+	char *md0 = wf->render(run, final);
 	struct sbuf md;
 	sbuf_init(&md);
 	sbuf_addstr(&md, md0);
@@ -626,7 +658,7 @@ static unsigned reports_export(struct console *c, struct view *view)
 	char *mtxt = cJSON_Print(manifest);
 	sbuf_addf(&md, "\n## Run manifest\n\n```json\n%s\n```\n", mtxt ? mtxt : "{}");
 	free(mtxt);
-	cJSON *json = report_json(run);
+	cJSON *json = wf->render_json(run);
 	cJSON_AddItemToObject(json, "operator_actions", journal);
 	cJSON_AddItemToObject(json, "manifest", manifest);
 	cJSON_AddBoolToObject(json, "final", final);

@@ -5,6 +5,7 @@
  * and S to approve more LLM budget for a task paused on its budget or to
  * skip its LLM part. In LLM mode the validation's review and
  * the narrative are rows too (their LLM parts: B, C and S). */
+#include <ctype.h>
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "agents/market.h"
 #include "agents/workflow.h"
+#include "cli/workflows.h"
 #include "core/json_out.h"
 #include "core/util.h"
 #include "tui/console.h"
@@ -22,25 +24,39 @@ struct tasks {
 	struct task_replies replies;
 };
 
-/* The product_manager's state and the current run in it (borrowed), the
- * console's own run if it is there, else the one started last. */
+/* The runs of every workflow (cli/workflows.h) and the current one in them
+ * (borrowed), the console's own run if it is there, else the one started
+ * last; *wf (may be NULL) the workflow it belongs to. */
+static cJSON *tasks_load_wf(struct console *c, cJSON **run, const struct workflow_def **wf)
+{
+	cJSON *all = cJSON_CreateArray();
+	*run = NULL;
+	for (size_t i = 0; i < workflow_ndefs; i++) {
+		const struct workflow_def *w = workflow_defs[i];
+		char *err = NULL;
+		cJSON *runs = w->runs ? w->runs(c->cli->data_dir, &err) : NULL;
+		free(err);
+		if (!runs)
+			continue;
+		cJSON_AddItemToArray(all, runs);
+		cJSON *r;
+		cJSON_ArrayForEach(r, runs) {
+			bool mine = c->run_id[0] && !strcmp(jstr_or(r, "run_id", ""), c->run_id);
+			if (*run && c->run_id[0] && !strcmp(jstr_or(*run, "run_id", ""), c->run_id))
+				continue; /* the console's own run is found */
+			if (mine || !*run || strcmp(jstr_or(r, "started_at", ""), jstr_or(*run, "started_at", "")) > 0) {
+				*run = r;
+				if (wf)
+					*wf = w;
+			}
+		}
+	}
+	return all;
+}
+
 static cJSON *tasks_load(struct console *c, cJSON **run)
 {
-	char *path = xasprintf("%s/state/product_manager-state.json", c->cli->data_dir);
-	cJSON *st = console_load_json(path);
-	free(path);
-	*run = NULL;
-	const cJSON *runs = cJSON_GetObjectItem(st, "runs");
-	cJSON *r;
-	cJSON_ArrayForEach(r, runs) {
-		if (c->run_id[0] && !strcmp(jstr_or(r, "run_id", ""), c->run_id)) {
-			*run = r;
-			break;
-		}
-		if (!*run || strcmp(jstr_or(r, "started_at", ""), jstr_or(*run, "started_at", "")) > 0)
-			*run = r;
-	}
-	return st;
+	return tasks_load_wf(c, run, NULL);
 }
 
 /* The run's LLM stages shown as tasks: "validation" (validator_agent's
@@ -104,25 +120,18 @@ static unsigned tasks_refresh(struct console *c, struct view *view, bool shown)
 	struct console_rows *r = &view->rows;
 	console_rows_clear(r);
 	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	const struct workflow_def *wf = NULL;
+	cJSON *st = tasks_load_wf(c, &run, &wf);
 	int64_t now = util_now_ns(), started = 0;
 	msg_parse_time(jstr_or(run, "started_at", ""), &started);
-	const cJSON *t;
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-		task_row(r, jstr_or(t, "task_id", ""), jstr_or(t, "kind", ""), jstr_or(t, "pair", ""),
-			 jstr_or(t, "assignee", ""), jstr_or(t, "status", ""), task_prio(t), (int)jnum(t, "attempts", 0),
-			 jnum(t, "progress", 0), (int64_t)jnum(t, "deadline_ns", 0), now, started);
-	if (run && llm_mode(run)) {
-		const cJSON *v = cJSON_GetObjectItem(run, "validation");
-		const char *vs = *jstr_or(v, "status", "") ? jstr_or(v, "status", "") : "waiting";
-		task_row(r, "validation", "review", "all", "validator_agent", vs, "-",
-			 *jstr_or(v, "request_id", "") ? 1 : 0, !strcmp(vs, "done") ? 100 : 0,
-			 !strcmp(vs, "requested") ? (int64_t)jnum(v, "deadline_ns", 0) : 0, now, started);
-		const cJSON *n = cJSON_GetObjectItem(run, "narrative");
-		const char *ns = *jstr_or(n, "status", "") ? jstr_or(n, "status", "") : "waiting";
-		task_row(r, "narrative", "summary", "all", "product_manager", ns, "-",
-			 n ? 1 : 0, !strcmp(ns, "done") ? 100 : 0, 0, now, started);
+	size_t n;
+	struct workflow_task *tasks = workflow_tasks(wf, run, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct workflow_task *t = &tasks[i];
+		task_row(r, t->id, t->kind, t->subject, t->assignee, t->status, t->priority,
+			 t->attempts, t->progress, t->deadline_ns, now, started);
 	}
+	free(tasks);
 	cJSON_Delete(st);
 	return console_rows_done(c, r);
 }
@@ -130,27 +139,38 @@ static unsigned tasks_refresh(struct console *c, struct view *view, bool shown)
 static void tasks_draw(struct console *c, struct view *v, int y0, int y1)
 {
 	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	const struct workflow_def *wf = NULL;
+	cJSON *st = tasks_load_wf(c, &run, &wf);
 	char line[256];
+	/* the subject's column is named by the workflow ("PAIR") */
+	char subj[9];
+	util_strlcpy(subj, wf && wf->subject ? wf->subject : "subject", sizeof(subj));
+	for (char *p = subj; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	char head[160];
+	snprintf(head, sizeof(head), " TASK                 KIND    %-8s ASSIGNEE           STATUS  "
+		 "     PRIO   TRIES PROG DEADLINE    AGE", subj);
 	if (run) { /* the keys are on the hint line below the list */
-		int queued = 0;
-		const cJSON *t;
-		cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
-			queued += !strcmp(jstr_or(t, "status", ""), "queued");
+		size_t n;
+		struct workflow_task *tasks = workflow_tasks(wf, run, &n);
+		int queued = 0, ntasks = 0;
+		for (size_t i = 0; i < n; i++) {
+			queued += !strcmp(tasks[i].status, "queued");
+			ntasks += !tasks[i].stage;
+		}
+		free(tasks);
 		char q[48] = "";
 		if (queued)
 			snprintf(q, sizeof(q), "   %d queued for capacity", queued);
 		snprintf(line, sizeof(line), " run %s   status %s   %d tasks%s",
 			 jstr_or(run, "run_id", ""), *jstr_or(run, "status", "") ? jstr_or(run, "status", "") : "starting",
-			 cJSON_GetArraySize(cJSON_GetObjectItem(run, "tasks")), q);
+			 ntasks, q);
 	}
 	else
-		snprintf(line, sizeof(line), " no run in %s/state/product_manager-state.json yet",
-			 c->cli->data_dir);
+		snprintf(line, sizeof(line), " no run in %s yet", c->cli->data_dir);
 	cJSON_Delete(st);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
-	console_rows_draw(c, &v->rows, y0 + 1, y1,
-			  " TASK                 KIND    PAIR     ASSIGNEE           STATUS       PRIO   TRIES PROG DEADLINE    AGE");
+	console_rows_draw(c, &v->rows, y0 + 1, y1, head);
 }
 
 /* Sends an operator_control request (content, taken over) to the
@@ -356,12 +376,15 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 bool view_tasks_health(struct console *c, char *buf, size_t size)
 {
 	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	const struct workflow_def *wf = NULL;
+	cJSON *st = tasks_load_wf(c, &run, &wf);
 	bool stuck = false;
-	if (size < 2)
+	if (size < 2) {
+		cJSON_Delete(st);
 		return false;
-	if (run)
-		stuck = wf_run_health(run, util_now_ns(), wf_stuck_after_s(), buf + 1, size - 1);
+	}
+	if (run && wf && wf->health)
+		stuck = wf->health(run, util_now_ns(), buf + 1, size - 1);
 	else
 		util_strlcpy(buf + 1, "no run yet", size - 1);
 	buf[0] = ' ';

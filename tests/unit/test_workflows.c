@@ -1,0 +1,217 @@
+/* The registered workflows (cli/workflows.h): every entry complete, names
+ * and roles unique, every agent role in exactly one workflow; the weekly
+ * workflow's runs and tasks as the front ends list them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "agents/review.h"
+#include "agents/runtime.h"
+#include "cli/workflows.h"
+#include "core/util.h"
+
+#include "core/banned.h"
+
+/* How many workflows list role among their roles. */
+static int owners(const char *role)
+{
+	int n = 0;
+	for (size_t i = 0; i < workflow_ndefs; i++)
+		for (const char *const *r = workflow_defs[i]->roles; *r; r++)
+			n += !strcmp(*r, role);
+	return n;
+}
+
+static void test_table_complete_unique(void **state)
+{
+	(void)state;
+	assert_true(workflow_ndefs >= 2);
+	assert_string_equal(workflow_defs[0]->name, "weekly");   /* the first entry */
+	assert_string_equal(workflow_defs[1]->name, "review");
+	for (size_t i = 0; i < workflow_ndefs; i++) {
+		const struct workflow_def *w = workflow_defs[i];
+		assert_non_null(w->name);
+		assert_true(*w->name);
+		for (const char *p = w->name; *p; p++)
+			assert_true((*p >= 'a' && *p <= 'z') || *p == '_');
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(workflow_defs[k]->name, w->name);
+		assert_ptr_equal(workflow_find(w->name), w);
+		assert_true(w->summary && *w->summary);
+		assert_true(w->usage && *w->usage);
+		assert_non_null(w->start);
+		/* roles: at least one, each a known agent, none twice */
+		assert_non_null(w->roles);
+		assert_non_null(w->roles[0]);
+		bool has_controller = !w->controller;
+		for (const char *const *r = w->roles; *r; r++) {
+			const struct agent_role *role = agent_role_find(*r);
+			assert_non_null(role);
+			assert_string_equal(role->name, *r);
+			assert_int_equal(owners(*r), 1);
+			for (const char *const *q = w->roles; q < r; q++)
+				assert_string_not_equal(*q, *r);
+			has_controller = has_controller || !strcmp(*r, w->controller);
+		}
+		assert_true(has_controller);
+		/* options: "--name", none twice across values and flags */
+		assert_non_null(w->value_options);
+		assert_non_null(w->flag_options);
+		const char *const *lists[] = { w->value_options, w->flag_options };
+		for (size_t l = 0; l < 2; l++)
+			for (const char *const *o = lists[l]; *o; o++) {
+				assert_int_equal(strncmp(*o, "--", 2), 0);
+				for (size_t m = 0; m <= l; m++)
+					for (const char *const *p = lists[m]; *p && p != o; p++)
+						assert_string_not_equal(*p, *o);
+			}
+		/* a workflow keeps runs with every hook that reads them, or none */
+		bool runs = w->runs != NULL;
+		assert_int_equal(w->run_load != NULL, runs);
+		assert_int_equal(w->tasks != NULL, runs);
+		assert_int_equal(w->health != NULL, runs);
+		assert_int_equal(w->report != NULL, runs);
+		assert_int_equal(w->drafts_dir != NULL, runs);
+		assert_int_equal(w->reports_dir != NULL, runs);
+		assert_int_equal(w->render != NULL, runs);
+		assert_int_equal(w->render_json != NULL, runs);
+		assert_int_equal(w->basename != NULL, runs);
+	}
+	/* every agent the runtime knows belongs to exactly one workflow */
+	for (size_t i = 0; i < agent_nroles; i++)
+		assert_int_equal(owners(agent_roles[i]->name), 1);
+	for (size_t i = 0; i < review_nroles; i++)
+		assert_int_equal(owners(review_roles[i]->name), 1);
+	assert_null(workflow_find("nosuch"));
+	assert_null(workflow_find(NULL));
+	char *names = workflow_names();
+	assert_string_equal(names, "weekly, review");
+	free(names);
+}
+
+/* The weekly workflow's tasks: research tasks with their pair, the
+ * priority the product_manager sends when unset (high), then in LLM mode
+ * the validation and the narrative as stages. */
+static void test_weekly_tasks(void **state)
+{
+	(void)state;
+	cJSON *run = cJSON_Parse(
+		"{\"run_id\":\"weekly-x\",\"llm\":{\"mode\":\"llm\"},"
+		"\"tasks\":[{\"task_id\":\"USDJPY-market\",\"kind\":\"market\",\"pair\":\"USD/JPY\","
+		"\"assignee\":\"research_agent_1\",\"status\":\"done\",\"attempts\":2,"
+		"\"progress\":100,\"done_by\":\"research_agent_1\"},"
+		"{\"task_id\":\"USDJPY-news\",\"kind\":\"news\",\"pair\":\"USD/JPY\","
+		"\"assignee\":\"research_agent_2\",\"status\":\"queued\",\"priority\":\"low\","
+		"\"deadline_ns\":5e18}],"
+		"\"validation\":{\"status\":\"requested\",\"request_id\":\"m1\",\"deadline_ns\":7e18}}");
+	assert_non_null(run);
+	struct workflow_task t[8];
+	assert_int_equal(workflow_weekly.tasks(run, t, 1), 4); /* told how many there are */
+	assert_string_equal(t[0].id, "USDJPY-market");
+	assert_int_equal(workflow_weekly.tasks(run, t, 8), 4);
+	assert_string_equal(t[0].subject, "USD/JPY");
+	assert_string_equal(t[0].priority, "high");
+	assert_int_equal(t[0].attempts, 2);
+	assert_string_equal(t[0].done_by, "research_agent_1");
+	assert_false(t[0].stage);
+	assert_string_equal(t[1].priority, "low");
+	assert_string_equal(t[1].status, "queued");
+	assert_int_equal(t[1].deadline_ns, 5000000000000000000LL);
+	assert_string_equal(t[1].done_by, "");
+	assert_string_equal(t[2].id, "validation");
+	assert_string_equal(t[2].assignee, "validator_agent");
+	assert_string_equal(t[2].status, "requested");
+	assert_int_equal(t[2].attempts, 1);
+	assert_int_equal(t[2].deadline_ns, 7000000000000000000LL);
+	assert_true(t[2].stage);
+	assert_string_equal(t[3].id, "narrative");
+	assert_string_equal(t[3].status, "waiting");
+	assert_int_equal(t[3].attempts, 0);
+	/* deterministic mode: no stages */
+	cJSON_DeleteItemFromObject(run, "llm");
+	assert_int_equal(workflow_weekly.tasks(run, t, 8), 2);
+	/* workflow_tasks: every task, however many */
+	cJSON *tasks = cJSON_GetObjectItem(run, "tasks");
+	for (int i = 0; i < 98; i++) {
+		cJSON *o = cJSON_CreateObject();
+		char id[16];
+		snprintf(id, sizeof(id), "T%d", i);
+		cJSON_AddStringToObject(o, "task_id", id);
+		cJSON_AddItemToArray(tasks, o);
+	}
+	size_t n;
+	struct workflow_task *all = workflow_tasks(&workflow_weekly, run, &n);
+	assert_int_equal(n, 100);
+	assert_string_equal(all[0].id, "USDJPY-market");
+	assert_string_equal(all[99].id, "T97");
+	assert_string_equal(all[99].status, "");
+	free(all);
+	assert_null(workflow_tasks(&workflow_review, run, &n)); /* it keeps no runs */
+	assert_int_equal(n, 0);
+	cJSON_Delete(run);
+}
+
+/* The weekly workflow's runs: in the order they started, none without a
+ * state file, an unreadable state an error naming it. */
+static void test_weekly_runs(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/madf-test-workflows-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *err = NULL;
+	cJSON *runs = workflow_weekly.runs(dir, &err);
+	assert_non_null(runs);
+	assert_int_equal(cJSON_GetArraySize(runs), 0);
+	cJSON_Delete(runs);
+	char *sdir = xasprintf("%s/state", dir);
+	char *path = xasprintf("%s/product_manager-state.json", sdir);
+	assert_int_equal(util_mkdirs(sdir, NULL), 0);
+	const char *text = "{\"runs\":{"
+		"\"b\":{\"run_id\":\"b\",\"started_at\":\"2026-01-02T00:00:00Z\"},"
+		"\"a\":{\"run_id\":\"a\",\"started_at\":\"2026-01-03T00:00:00Z\"},"
+		"\"c\":{\"run_id\":\"c\",\"started_at\":\"2026-01-01T00:00:00Z\"},"
+		"\"x\":\"not a run\"}}";
+	assert_int_equal(util_write_file_atomic(path, text, strlen(text), false, NULL), 0);
+	runs = workflow_weekly.runs(dir, &err);
+	assert_non_null(runs);
+	assert_int_equal(cJSON_GetArraySize(runs), 3);
+	const char *want[] = { "c", "b", "a" };
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(runs, i), "run_id")->valuestring,
+				    want[i]);
+	cJSON_Delete(runs);
+	cJSON *one = workflow_weekly.run_load(dir, "b");
+	assert_non_null(one);
+	cJSON_Delete(one);
+	assert_ptr_equal(workflow_of_run(dir, "a"), &workflow_weekly);
+	assert_null(workflow_of_run(dir, "nosuch"));
+	assert_int_equal(util_write_file_atomic(path, "{bad", 4, false, NULL), 0);
+	assert_null(workflow_weekly.runs(dir, &err));
+	assert_non_null(err);
+	assert_non_null(strstr(err, "product_manager-state.json"));
+	free(err);
+	unlink(path);
+	rmdir(sdir);
+	rmdir(dir);
+	free(path);
+	free(sdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_complete_unique),
+		cmocka_unit_test(test_weekly_tasks),
+		cmocka_unit_test(test_weekly_runs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
