@@ -62,10 +62,15 @@ static int split_pairs(const char *cmd, const char *list, struct wf_request *r)
 	return 0;
 }
 
-const char *const run_value_options[] = { "--as-of", "--pairs", "--market", "--news",
-					   "--report-dir", "--inject-fault", "--task-timeout",
-					   NULL };
-const char *const run_flag_options[] = { "--fresh", NULL };
+const struct cli_opt run_weekly_options[] = {
+	{ .name = "--as-of", .arg = "TIME",
+	  .help = "the week's end: a date YYYY-MM-DD or an ISO 8601 time (default: now)" },
+	{ .name = "--pairs", .arg = "LIST",
+	  .help = "the pairs, like USD/JPY,GBP/USD (default: ten Asia/G10 pairs)" },
+	{ .group = host_options },
+	{ .name = "--fresh", .help = "start a new run even when this week's is done" },
+	{ 0 },
+};
 
 void run_opts_init(struct run_opts *o)
 {
@@ -176,9 +181,11 @@ static void progress_cb(void *ctx, const cJSON *run)
 	show_progress(run, pc->tty, pc->last, sizeof(pc->last));
 }
 
+static const struct cli_cmd run_weekly_entry;
+
 static int run_weekly(struct cli *cli, int argc, char **argv)
 {
-	struct cli_opts o = { argc, argv, 2, "run", run_value_options, run_flag_options, 0 };
+	struct cli_opts o = { argc, argv, 2, "run", &run_weekly_entry, 0 };
 	struct run_opts ropts;
 	run_opts_init(&ropts);
 	const struct host_opts *ro = &ropts.host;
@@ -267,9 +274,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 
 static int run_agent(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--market", "--news", "--report-dir", "--inject-fault",
-					  "--task-timeout", NULL };
-	struct cli_opts o = { argc, argv, 1, "agent", wv, NULL, 0 };
+	struct cli_opts o = { argc, argv, 1, "agent", &cmd_agent_entry, 0 };
 	struct host_opts ro = { 0 };
 	const char *who = NULL, *name, *val;
 	int r;
@@ -322,14 +327,27 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
-int cmd_run(struct cli *cli, int argc, char **argv)
-{
-	if (argc < 2 || strcmp(argv[1], "weekly"))
-		return cli_fail(EXIT_USAGE, "run", "what to run: weekly");
-	return run_weekly(cli, argc, argv);
-}
+static const struct cli_cmd run_weekly_entry = {
+	.name = "weekly",
+	.opts = run_weekly_options,
+	.summary = "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
+		   "when a model and key are configured; MADF_LLM=off for the deterministic "
+		   "agents)",
+	.run = run_weekly,
+};
 
-int cmd_agent(struct cli *cli, int argc, char **argv)
-{
-	return run_agent(cli, argc, argv);
-}
+static const struct cli_cmd *const run_subs[] = { &run_weekly_entry, NULL };
+
+const struct cli_cmd cmd_run_entry = {
+	.name = "run",
+	.summary = "run a workflow with embedded agents: weekly",
+	.subs = run_subs,
+};
+
+const struct cli_cmd cmd_agent_entry = {
+	.name = "agent",
+	.args = "NAME",
+	.opts = host_options,
+	.summary = "run one agent as its own process",
+	.run = run_agent,
+};

@@ -20,6 +20,8 @@ struct host_opts {
 	bool no_mcp;  /* start no MCP servers (madf mcp serves, it is no client) */
 };
 
+/* Their options, for the entries of the commands that take them (host.c). */
+extern const struct cli_opt host_options[];
 /* Parses one runtime option (--market, --news, --report-dir,
  * --inject-fault, --task-timeout) into o. Returns 1 when name was one of
  * them, 0 when not, -1 on a usage error (printed). */
@@ -42,9 +44,9 @@ struct run_opts {
 	struct wf_request req;  /* as_of (default now), pairs (owned), fresh;
 				 * the sources are the env's */
 };
-/* Their names for cli_opts (NULL-terminated). */
-extern const char *const run_value_options[];
-extern const char *const run_flag_options[];
+/* Their options (host_options among them), for the entries of the
+ * commands that take them. */
+extern const struct cli_opt run_weekly_options[];
 void run_opts_init(struct run_opts *o);
 /* Parses one of them into o: 1 when name was one, 0 when not, -1 on a
  * usage error (printed as "madf: CMD: ..."). */

@@ -164,9 +164,6 @@ char *serve_limits_policy_header(const struct serve_limits *l);
 /* The RateLimit value for user at now (caller frees). */
 char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now);
 
-/* ---- the command (server/cmd_serve.c) ------------------------------------ */
-
-struct cli;
-int cmd_serve(struct cli *cli, int argc, char **argv);
+/* The command, `madf serve`, is cmd_serve_entry (server/cmd_serve.c, cli/cli.h). */
 
 #endif
