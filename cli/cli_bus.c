@@ -563,9 +563,13 @@ const struct cli_cmd cmd_show_entry = {
 	.run = cmd_show,
 };
 
-/* Runs fn over every ID argument; fails (1) if any failed. */
+/* Runs fn over every ID argument; fails (1) if any failed. The entry has
+ * at most one option with a value (into *opt_val) and one flag (sets
+ * *flag); check, when given, may refuse them (nonzero: the exit status)
+ * before anything is done. */
 static int each_id(struct cli *cli, int argc, char **argv, const struct cli_cmd *entry,
-		   const char **opt_val,
+		   const char **opt_val, bool *flag,
+		   int (*check)(struct cli *, const char *opt_val, bool flag),
 		   int (*fn)(struct bus *, const char *, const char *, char **),
 		   const char *done)
 {
@@ -575,14 +579,20 @@ static int each_id(struct cli *cli, int argc, char **argv, const struct cli_cmd 
 	int nids = 0, r;
 	const char *name, *val;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
-		if (name && val)
-			*opt_val = val; /* the command's one option with a value */
-		else if (!name)
+		if (!name)
 			ids[nids++] = val;
+		else if (val)
+			*opt_val = val;
+		else if (flag)
+			*flag = true;
 	}
 	if (r < 0 || nids == 0) {
 		free(ids);
 		return r < 0 ? EXIT_USAGE : cli_fail(EXIT_USAGE, cmd, "at least one ID is required");
+	}
+	if (check && (r = check(cli, *opt_val, flag && *flag)) != 0) {
+		free(ids);
+		return r;
 	}
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0) {
@@ -617,32 +627,22 @@ static int do_retry(struct bus *b, const char *id, const char *to, char **err)
 	return r;
 }
 
+/* --to an agent neither configured nor seen is refused, as by send,
+ * unless --new-agent. */
+static int retry_check(struct cli *cli, const char *to, bool new_agent)
+{
+	if (to && util_valid_agent_name(msg_agent_canonical(to)) && !new_agent &&
+	    unknown_agent(cli, "retry", msg_agent_canonical(to), false))
+		return EXIT_USAGE;
+	return 0;
+}
+
 static int cmd_retry(struct cli *cli, int argc, char **argv)
 {
 	const char *to = NULL;
-	/* --to an agent neither configured nor seen is refused, as by send,
-	 * unless --new-agent (taken out here: each_id knows no flags) */
-	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
-	int ac = 0;
 	bool new_agent = false;
-	for (int i = 0; i < argc; i++) {
-		if (i > 0 && !strcmp(argv[i], "--new-agent"))
-			new_agent = true;
-		else
-			av[ac++] = argv[i];
-		if (!strcmp(argv[i], "--to") && i + 1 < argc)
-			to = argv[i + 1];
-		else if (!strncmp(argv[i], "--to=", 5))
-			to = argv[i] + 5;
-	}
-	int rc;
-	if (to && util_valid_agent_name(msg_agent_canonical(to)) && !new_agent &&
-	    unknown_agent(cli, "retry", msg_agent_canonical(to), false))
-		rc = EXIT_USAGE;
-	else
-		rc = each_id(cli, ac, av, &cmd_retry_entry, &to, do_retry, "retried");
-	free(av);
-	return rc;
+	return each_id(cli, argc, argv, &cmd_retry_entry, &to, &new_agent, retry_check, do_retry,
+		       "retried");
 }
 
 static const struct cli_opt retry_options[] = {
@@ -670,7 +670,8 @@ static int do_delete(struct bus *b, const char *id, const char *unused, char **e
 static int cmd_delete(struct cli *cli, int argc, char **argv)
 {
 	const char *none = NULL;
-	return each_id(cli, argc, argv, &cmd_delete_entry, &none, do_delete, "deleted");
+	return each_id(cli, argc, argv, &cmd_delete_entry, &none, NULL, NULL, do_delete,
+		       "deleted");
 }
 
 const struct cli_cmd cmd_delete_entry = {
@@ -688,7 +689,7 @@ static int do_kill(struct bus *b, const char *id, const char *why, char **err)
 static int cmd_kill(struct cli *cli, int argc, char **argv)
 {
 	const char *why = NULL;
-	return each_id(cli, argc, argv, &cmd_kill_entry, &why, do_kill, "killed");
+	return each_id(cli, argc, argv, &cmd_kill_entry, &why, NULL, NULL, do_kill, "killed");
 }
 
 static const struct cli_opt kill_options[] = {

@@ -144,8 +144,8 @@ static int trash_restore_cmd(struct cli *cli, int argc, char **argv)
 static int cmd_trash(struct cli *cli, int argc, char **argv)
 {
 	if (argc > 1)
-		return cli_fail(EXIT_USAGE, "trash", "unknown subcommand \"%s\": ls [--json] or "
-				"restore ID...", argv[1]);
+		return cli_fail(EXIT_USAGE, "trash", "unknown subcommand \"%s\": ls or restore (see "
+				"madf trash --help)", argv[1]);
 	return trash_ls_cmd(cli, argc, argv);
 }
 
