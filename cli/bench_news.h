@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 
-/* argv[1] is "news". */
-int bench_news(struct cli *cli, int argc, char **argv);
+/* madf bench news (its function is bench_news: argv[1] is "news"). */
+extern const struct cli_cmd cmd_bench_news_entry;
 
 #endif

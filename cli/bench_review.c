@@ -697,11 +697,9 @@ static void bench_release(struct bench *b)
 		free(b->runs[r].error);
 }
 
-int bench_review(struct cli *cli, int argc, char **argv)
+static int bench_review(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--cwe", "--max-cases", NULL };
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 2, "bench", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "bench", &cmd_bench_review_entry, 0 };
 	const char *name, *val, *suite = NULL, *cwe_list = NULL;
 	long max_cases = 0;
 	bool json = false;
@@ -792,3 +790,20 @@ out:
 	bench_release(&b);
 	return rc;
 }
+
+static const struct cli_opt bench_review_options[] = {
+	{ .name = "--cwe", .arg = "LIST", .help = "the CWEs to run, like 121,415 (default: all)" },
+	{ .name = "--max-cases", .arg = "N", .help = "the first N test cases of each CWE" },
+	{ .name = "--json", .help = "print the figures as JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_bench_review_entry = {
+	.name = "review",
+	.args = "[SUITE]",
+	.opts = bench_review_options,
+	.summary = "the code review crew and each analyzer alone on a Juliet C/C++ 1.3 "
+		   "checkout (SUITE, default MADF_JULIET), scored line by line: recall and "
+		   "precision side by side",
+	.run = bench_review,
+};

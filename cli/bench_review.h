@@ -6,6 +6,6 @@
 #include "cli/cli.h"
 
 /* argv[1] is "review". */
-int bench_review(struct cli *cli, int argc, char **argv);
+extern const struct cli_cmd cmd_bench_review_entry;
 
 #endif

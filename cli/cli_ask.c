@@ -62,10 +62,9 @@ static const char *ask_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-int cmd_ask(struct cli *cli, int argc, char **argv)
+static int cmd_ask(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--provider", "--model", "--max-tokens", NULL };
-	struct cli_opts o = { argc, argv, 1, "ask", wv, NULL, 0 };
+	struct cli_opts o = { argc, argv, 1, "ask", &cmd_ask_entry, 0 };
 	const char *provider = "anthropic", *model = NULL, *prompt = NULL, *name, *val;
 	long max_tokens = 1024;
 	int r;
@@ -159,3 +158,22 @@ int cmd_ask(struct cli *cli, int argc, char **argv)
 	free(err);
 	return rc;
 }
+
+static const struct cli_opt ask_options[] = {
+	{ .name = "--provider", .arg = "anthropic|openai",
+	  .help = "the API: Messages (default) or Chat Completions" },
+	{ .name = "--model", .arg = "M",
+	  .help = "the model (default: CLAUDE_MODEL_EXECUTION, CLAUDE_MODEL_ORCHESTRATOR "
+		  "or OPENAI_MODEL)" },
+	{ .name = "--max-tokens", .arg = "N",
+	  .help = "the longest answer in tokens (default 1024)" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_ask_entry = {
+	.name = "ask",
+	.args = "PROMPT",
+	.opts = ask_options,
+	.summary = "stream one answer from the configured LLM to stdout",
+	.run = cmd_ask,
+};

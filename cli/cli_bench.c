@@ -19,7 +19,7 @@
 #include "core/bus_nats.h"
 #include "core/message.h"
 #include "core/util.h"
-#include "tui/bench_bus.h"
+#include "cli/bench_bus.h"
 #include "tui/bench_console.h"
 #include "cli/bench_news.h"
 #include "cli/bench_review.h"
@@ -382,12 +382,11 @@ static char *bench_scratch(struct cli *cli, const char *prefix)
 	return dir;
 }
 
+static const struct cli_cmd bench_bus_entry;
+
 static int bench_bus(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--messages", "--rate", "--repeat", "--threads",
-					  NULL };
-	static const char *const fl[] = { "--durable", "--json", NULL };
-	struct cli_opts o = { argc, argv, 2, "bench", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "bench", &bench_bus_entry, 0 };
 	long n = 10000, repeat = 3, nthreads = 1;
 	double rate = 0;
 	bool durable = false, json = false;
@@ -656,11 +655,11 @@ static int cmp_week(const void *a, const void *b)
 	return x->secs < y->secs ? -1 : x->secs > y->secs;
 }
 
+static const struct cli_cmd bench_workflow_entry;
+
 static int bench_workflow(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--runs", "--weeks", "--fx", "--news", NULL };
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 2, "bench", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "bench", &bench_workflow_entry, 0 };
 	const char *fx = "../shared/data/fx/fred-daily-1971-2017.csv";
 	const char *news = "../shared/data/news/reuters21578.jsonl";
 	long runs = 3, weeks = 12;
@@ -784,23 +783,56 @@ static int bench_workflow(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
-int cmd_bench(struct cli *cli, int argc, char **argv)
-{
-	if (argc < 2)
-		return cli_fail(EXIT_USAGE, "bench", "what to benchmark: bus, workflow, console, news, "
-				"review or serve");
-	if (!strcmp(argv[1], "bus"))
-		return bench_bus(cli, argc, argv);
-	if (!strcmp(argv[1], "workflow"))
-		return bench_workflow(cli, argc, argv);
-	if (!strcmp(argv[1], "console"))
-		return bench_console(cli, argc, argv);
-	if (!strcmp(argv[1], "news"))
-		return bench_news(cli, argc, argv);
-	if (!strcmp(argv[1], "serve"))
-		return bench_serve(cli, argc, argv);
-	if (!strcmp(argv[1], "review"))
-		return bench_review(cli, argc, argv);
-	return cli_fail(EXIT_USAGE, "bench", "unknown benchmark \"%s\": bus, workflow, console, "
-			"news, review or serve", argv[1]);
-}
+static const struct cli_opt bench_bus_options[] = {
+	{ .name = "--messages", .arg = "N", .help = "messages to send (default 10000)" },
+	{ .name = "--rate", .arg = "R",
+	  .help = "pace the producers at R messages per second (default: as fast as they "
+		  "go)" },
+	{ .name = "--durable", .help = "sync every send (group commit across threads)" },
+	{ .name = "--threads", .arg = "T",
+	  .help = "producer threads, each with its own bus handle (default 1)" },
+	{ .name = "--repeat", .arg = "K", .help = "runs, the median reported (default 3)" },
+	{ .name = "--json", .help = "print the figures as JSON" },
+	{ 0 },
+};
+
+static const struct cli_cmd bench_bus_entry = {
+	.name = "bus",
+	.opts = bench_bus_options,
+	.summary = "a producer and a consumer process on a scratch bus: messages per second "
+		   "and p50/p99 latency, beside the raw file operations (with --bus nats://...: "
+		   "NATS, memory and file storage, beside raw libnats and the file bus)",
+	.run = bench_bus,
+};
+
+static const struct cli_opt bench_workflow_options[] = {
+	{ .name = "--runs", .arg = "N",
+	  .help = "runs of the 1987-03-27 week, the median reported (default 3)" },
+	{ .name = "--weeks", .arg = "W",
+	  .help = "consecutive weeks of 50 pairs on one data directory (default 12)" },
+	{ .name = "--fx", .arg = "PATH",
+	  .help = "the daily closes (default: ../shared/data/fx/fred-daily-1971-2017.csv)" },
+	{ .name = "--news", .arg = "PATH",
+	  .help = "the news archive (default: ../shared/data/news/reuters21578.jsonl)" },
+	{ .name = "--json", .help = "print the figures as JSON" },
+	{ 0 },
+};
+
+static const struct cli_cmd bench_workflow_entry = {
+	.name = "workflow",
+	.opts = bench_workflow_options,
+	.summary = "time `madf run weekly` end to end on the real data, and the time and CPU "
+		   "time per task done over many pairs and weeks",
+	.run = bench_workflow,
+};
+
+static const struct cli_cmd *const bench_subs[] = {
+	&bench_bus_entry, &bench_workflow_entry, &cmd_bench_console_entry, &cmd_bench_news_entry,
+	&cmd_bench_review_entry, &cmd_bench_serve_entry, NULL,
+};
+
+const struct cli_cmd cmd_bench_entry = {
+	.name = "bench",
+	.summary = "benchmarks",
+	.subs = bench_subs,
+};

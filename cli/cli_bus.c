@@ -98,13 +98,9 @@ static bool unknown_agent(struct cli *cli, const char *cmd, const char *name,
 	return true;
 }
 
-int cmd_send(struct cli *cli, int argc, char **argv)
+static int cmd_send(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--to", "--type", "--from", "--content",
-					  "--priority", "--timeout", "--reply-to",
-					  "--correlation-id", NULL };
-	static const char *const fl[] = { "--new-agent", NULL };
-	struct cli_opts o = { argc, argv, 1, "send", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "send", &cmd_send_entry, 0 };
 	const char *to = NULL, *type = NULL, *from = "operator", *content = "{}";
 	const char *prio = NULL, *timeout = NULL, *reply = NULL, *corr = NULL;
 	const char *name, *val;
@@ -190,6 +186,33 @@ int cmd_send(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+static const struct cli_opt send_options[] = {
+	{ .name = "--to", .arg = "AGENT", .required = true,
+	  .help = "the recipient: an agent, broadcast (every agent but the sender) or a "
+		  "seed-003 alias" },
+	{ .name = "--type", .arg = "TYPE", .required = true,
+	  .help = "the message type (madf-messages(5))" },
+	{ .name = "--from", .arg = "AGENT", .help = "the sender (default: operator)" },
+	{ .name = "--content", .arg = "JSON|@FILE|@-",
+	  .help = "the content object, from the argument, a file or standard input "
+		  "(default: {})" },
+	{ .name = "--priority", .arg = "P", .help = "urgent, high, normal, low or 1..5" },
+	{ .name = "--timeout", .arg = "S", .help = "seconds the message stays valid" },
+	{ .name = "--reply-to", .arg = "ID", .help = "the message this answers" },
+	{ .name = "--correlation-id", .arg = "ID",
+	  .help = "the conversation it belongs to" },
+	{ .name = "--new-agent",
+	  .help = "send to an agent neither configured nor ever seen on the bus" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_send_entry = {
+	.name = "send",
+	.opts = send_options,
+	.summary = "send one message; prints its message_id",
+	.run = cmd_send,
+};
+
 static volatile sig_atomic_t stop_flag;
 static void on_stop(int sig)
 {
@@ -208,11 +231,9 @@ static void verbose_dead(void *ctx, const char *agent, const char *name,
 	free(m);
 }
 
-int cmd_recv(struct cli *cli, int argc, char **argv)
+static int cmd_recv(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--wait", "--max", NULL };
-	static const char *const fl[] = { "--new-agent", NULL };
-	struct cli_opts o = { argc, argv, 1, "recv", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "recv", &cmd_recv_entry, 0 };
 	const char *agent = NULL, *name, *val;
 	double wait_s = 0;
 	long max = -1;
@@ -300,6 +321,24 @@ int cmd_recv(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+static const struct cli_opt recv_options[] = {
+	{ .name = "--wait", .arg = "S",
+	  .help = "wait until S seconds pass without a message (default: stop when the "
+		  "inbox is empty)" },
+	{ .name = "--max", .arg = "N", .help = "claim at most N messages" },
+	{ .name = "--new-agent",
+	  .help = "read the inbox of an agent neither configured nor ever seen" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_recv_entry = {
+	.name = "recv",
+	.args = "AGENT",
+	.opts = recv_options,
+	.summary = "claim waiting messages, print each as a JSON line, then ack it",
+	.run = cmd_recv,
+};
+
 static void print_age(int64_t ns)
 {
 	double s = ns > 0 ? (double)(util_now_ns() - ns) / 1e9 : 0;
@@ -347,10 +386,9 @@ static cJSON *entry_json(const struct bus_entry *e)
 	return o;
 }
 
-int cmd_ls(struct cli *cli, int argc, char **argv)
+static int cmd_ls(struct cli *cli, int argc, char **argv)
 {
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 1, "ls", NULL, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "ls", &cmd_ls_entry, 0 };
 	const char *pos[3] = { 0 };
 	int npos = 0;
 	bool json = false;
@@ -428,10 +466,22 @@ int cmd_ls(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
-int cmd_show(struct cli *cli, int argc, char **argv)
+static const struct cli_opt ls_options[] = {
+	{ .name = "--json", .help = "print JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_ls_entry = {
+	.name = "ls",
+	.args = "[inbox [AGENT] | processing [AGENT] | retry [AGENT] | dead-letter | processed]",
+	.opts = ls_options,
+	.summary = "list stored messages",
+	.run = cmd_ls,
+};
+
+static int cmd_show(struct cli *cli, int argc, char **argv)
 {
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 1, "show", NULL, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "show", &cmd_show_entry, 0 };
 	const char *id = NULL, *name, *val;
 	bool json = false;
 	int r;
@@ -500,25 +550,49 @@ int cmd_show(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
-/* Runs fn over every ID argument; fails (1) if any failed. */
-static int each_id(struct cli *cli, int argc, char **argv, const char *cmd,
-		   const char *const *wv, const char **opt_val,
+static const struct cli_opt show_options[] = {
+	{ .name = "--json", .help = "print JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_show_entry = {
+	.name = "show",
+	.args = "ID",
+	.opts = show_options,
+	.summary = "print one message and where it is",
+	.run = cmd_show,
+};
+
+/* Runs fn over every ID argument; fails (1) if any failed. The entry has
+ * at most one option with a value (into *opt_val) and one flag (sets
+ * *flag); check, when given, may refuse them (nonzero: the exit status)
+ * before anything is done. */
+static int each_id(struct cli *cli, int argc, char **argv, const struct cli_cmd *entry,
+		   const char **opt_val, bool *flag,
+		   int (*check)(struct cli *, const char *opt_val, bool flag),
 		   int (*fn)(struct bus *, const char *, const char *, char **),
 		   const char *done)
 {
-	struct cli_opts o = { argc, argv, 1, cmd, wv, NULL, 0 };
+	const char *cmd = entry->name;
+	struct cli_opts o = { argc, argv, 1, cmd, entry, 0 };
 	const char **ids = xcalloc((size_t)argc, sizeof(*ids));
 	int nids = 0, r;
 	const char *name, *val;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
-		if (name)
-			*opt_val = val;
-		else
+		if (!name)
 			ids[nids++] = val;
+		else if (val)
+			*opt_val = val;
+		else if (flag)
+			*flag = true;
 	}
 	if (r < 0 || nids == 0) {
 		free(ids);
 		return r < 0 ? EXIT_USAGE : cli_fail(EXIT_USAGE, cmd, "at least one ID is required");
+	}
+	if (check && (r = check(cli, *opt_val, flag && *flag)) != 0) {
+		free(ids);
+		return r;
 	}
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0) {
@@ -553,34 +627,39 @@ static int do_retry(struct bus *b, const char *id, const char *to, char **err)
 	return r;
 }
 
-int cmd_retry(struct cli *cli, int argc, char **argv)
+/* --to an agent neither configured nor seen is refused, as by send,
+ * unless --new-agent. */
+static int retry_check(struct cli *cli, const char *to, bool new_agent)
 {
-	static const char *const wv[] = { "--to", NULL };
-	const char *to = NULL;
-	/* --to an agent neither configured nor seen is refused, as by send,
-	 * unless --new-agent (taken out here: each_id knows no flags) */
-	char **av = xcalloc((size_t)argc + 1, sizeof(*av));
-	int ac = 0;
-	bool new_agent = false;
-	for (int i = 0; i < argc; i++) {
-		if (i > 0 && !strcmp(argv[i], "--new-agent"))
-			new_agent = true;
-		else
-			av[ac++] = argv[i];
-		if (!strcmp(argv[i], "--to") && i + 1 < argc)
-			to = argv[i + 1];
-		else if (!strncmp(argv[i], "--to=", 5))
-			to = argv[i] + 5;
-	}
-	int rc;
 	if (to && util_valid_agent_name(msg_agent_canonical(to)) && !new_agent &&
 	    unknown_agent(cli, "retry", msg_agent_canonical(to), false))
-		rc = EXIT_USAGE;
-	else
-		rc = each_id(cli, ac, av, "retry", wv, &to, do_retry, "retried");
-	free(av);
-	return rc;
+		return EXIT_USAGE;
+	return 0;
 }
+
+static int cmd_retry(struct cli *cli, int argc, char **argv)
+{
+	const char *to = NULL;
+	bool new_agent = false;
+	return each_id(cli, argc, argv, &cmd_retry_entry, &to, &new_agent, retry_check, do_retry,
+		       "retried");
+}
+
+static const struct cli_opt retry_options[] = {
+	{ .name = "--to", .arg = "AGENT",
+	  .help = "send them to AGENT instead (their to is rewritten)" },
+	{ .name = "--new-agent",
+	  .help = "with --to: an agent neither configured nor ever seen" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_retry_entry = {
+	.name = "retry",
+	.args = "ID...",
+	.opts = retry_options,
+	.summary = "send dead letters back to their inbox (or another)",
+	.run = cmd_retry,
+};
 
 static int do_delete(struct bus *b, const char *id, const char *unused, char **err)
 {
@@ -588,10 +667,11 @@ static int do_delete(struct bus *b, const char *id, const char *unused, char **e
 	return bus_remove(b, id, err);
 }
 
-int cmd_delete(struct cli *cli, int argc, char **argv)
+static int cmd_delete(struct cli *cli, int argc, char **argv)
 {
 	const char *none = NULL;
-	int rc = each_id(cli, argc, argv, "delete", NULL, &none, do_delete, "deleted");
+	int rc = each_id(cli, argc, argv, &cmd_delete_entry, &none, NULL, NULL, do_delete,
+			 "deleted");
 	/* not into a trash there: said, not left to be discovered */
 	if (cli->bus && !bus_has_trash(cli->bus))
 		cli_fail(0, "delete", "on the %s transport a delete is permanent (it has no "
@@ -599,22 +679,42 @@ int cmd_delete(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+const struct cli_cmd cmd_delete_entry = {
+	.name = "delete",
+	.args = "ID...",
+	.summary = "delete waiting, retrying or dead messages (into the trash, kept 30 days; on NATS "
+		   "for good)",
+	.run = cmd_delete,
+};
+
 static int do_kill(struct bus *b, const char *id, const char *why, char **err)
 {
 	return bus_kill(b, id, why, err);
 }
 
-int cmd_kill(struct cli *cli, int argc, char **argv)
+static int cmd_kill(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--reason", NULL };
 	const char *why = NULL;
-	return each_id(cli, argc, argv, "kill", wv, &why, do_kill, "killed");
+	return each_id(cli, argc, argv, &cmd_kill_entry, &why, NULL, NULL, do_kill, "killed");
 }
 
-int cmd_requeue(struct cli *cli, int argc, char **argv)
+static const struct cli_opt kill_options[] = {
+	{ .name = "--reason", .arg = "TEXT", .help = "why, kept with the dead letter" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_kill_entry = {
+	.name = "kill",
+	.args = "ID...",
+	.opts = kill_options,
+	.summary = "move waiting or retrying messages to the dead letters",
+	.run = cmd_kill,
+};
+
+static int cmd_requeue(struct cli *cli, int argc, char **argv)
 {
 	if (argc != 3)
-		return cli_fail(EXIT_USAGE, "requeue", "usage: madf requeue ID FILE|-");
+		return cli_usage_fail(&cmd_requeue_entry, "requeue", "requeue");
 	char *buf = NULL, *err = NULL;
 	size_t len;
 	char *arg = xasprintf("@%s", argv[2]);
@@ -638,7 +738,14 @@ int cmd_requeue(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
-int cmd_validate(struct cli *cli, int argc, char **argv)
+const struct cli_cmd cmd_requeue_entry = {
+	.name = "requeue",
+	.args = "ID FILE|-",
+	.summary = "replace a dead letter with an edited message (validated) and queue it",
+	.run = cmd_requeue,
+};
+
+static int cmd_validate(struct cli *cli, int argc, char **argv)
 {
 	(void)cli;
 	if (argc < 2)
@@ -674,6 +781,13 @@ int cmd_validate(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+const struct cli_cmd cmd_validate_entry = {
+	.name = "validate",
+	.args = "FILE...",
+	.summary = "check message files against the schemas",
+	.run = cmd_validate,
+};
+
 struct gc_tally {
 	bool dry;
 	size_t dropped, read, dead;
@@ -693,10 +807,9 @@ static void gc_report(void *ctx, const char *what, const char *path)
 	printf(" (%s)\n", what);
 }
 
-int cmd_gc(struct cli *cli, int argc, char **argv)
+static int cmd_gc(struct cli *cli, int argc, char **argv)
 {
-	static const char *const fl[] = { "--dry-run", NULL };
-	struct cli_opts o = { argc, argv, 1, "gc", NULL, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "gc", &cmd_gc_entry, 0 };
 	struct gc_tally t = { 0 };
 	const char *name, *val;
 	int r;
@@ -736,6 +849,18 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const struct cli_opt gc_options[] = {
+	{ .name = "--dry-run", .help = "only say what would be removed" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_gc_entry = {
+	.name = "gc",
+	.opts = gc_options,
+	.summary = "apply the retention rules",
+	.run = cmd_gc,
+};
+
 cJSON *cli_status_json(const struct bus_stats *s, int64_t now)
 {
 	cJSON *o2 = cJSON_CreateObject();
@@ -757,10 +882,9 @@ cJSON *cli_status_json(const struct bus_stats *s, int64_t now)
 	return o2;
 }
 
-int cmd_status(struct cli *cli, int argc, char **argv)
+static int cmd_status(struct cli *cli, int argc, char **argv)
 {
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 1, "status", NULL, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "status", &cmd_status_entry, 0 };
 	bool json = false;
 	const char *name, *val;
 	int r;
@@ -805,3 +929,15 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 	bus_stats_release(&s);
 	return EXIT_OK;
 }
+
+static const struct cli_opt status_options[] = {
+	{ .name = "--json", .help = "print JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_status_entry = {
+	.name = "status",
+	.opts = status_options,
+	.summary = "depth and oldest age per inbox, processing, retries, dead letters",
+	.run = cmd_status,
+};

@@ -95,10 +95,12 @@ static int write_out(const char *dir, const cJSON *agg, char **err)
 	return r;
 }
 
+static const struct cli_cmd review_add_entry;
+
 static int review_add(struct cli *cli, int argc, char **argv)
 {
 	if (argc != 4)
-		return cli_fail(EXIT_USAGE, "review", "usage: madf review add NAME PATH");
+		return cli_usage_fail(&review_add_entry, "review", "review add");
 	char *err = NULL;
 	if (review_register(cli->data_dir, argv[2], argv[3], &err) < 0) {
 		int r = cli_fail(EXIT_USAGE, "review", "add: %s", err);
@@ -227,19 +229,9 @@ out:
 	return st;
 }
 
-const char *const review_value_options[] = {
-	"--out", "--agents", "--max-findings", "--max-files", "--max-bytes", "--params",
-	"--request", "--inject-fault", "--timeout", "--sarif", "--include", "--exclude",
-	"--since", "--checklist", NULL
-};
-const char *const review_flag_options[] = { "--json", NULL };
-
-int cmd_review(struct cli *cli, int argc, char **argv)
+static int cmd_review(struct cli *cli, int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "add"))
-		return review_add(cli, argc, argv);
-	struct cli_opts o = { argc, argv, 1, "review", review_value_options, review_flag_options,
-			      0 };
+	struct cli_opts o = { argc, argv, 1, "review", &cmd_review_entry, 0 };
 	const char *name, *val, *id = NULL, *out_dir = NULL, *agents = NULL, *params_text = NULL,
 			       *request_text = NULL, *sarif = NULL,
 		   *since = NULL, *checklist = NULL, *include = NULL, *exclude = NULL;
@@ -404,3 +396,54 @@ int cmd_review(struct cli *cli, int argc, char **argv)
 	cJSON_Delete(error);
 	return rc;
 }
+
+const struct cli_opt review_options[] = {
+	{ .name = "--json",
+	  .help = "print the aggregate (and the error on failure) as JSON" },
+	{ .name = "--sarif", .arg = "FILE", .help = "write a SARIF 2.1.0 log" },
+	{ .name = "--out", .arg = "DIR",
+	  .help = "write the documentation drafts and review.json" },
+	{ .name = "--agents", .arg = "LIST",
+	  .help = "the agents, of documentation, debt, improvement, critical (default: "
+		  "all)" },
+	{ .name = "--max-findings", .arg = "N", .help = "per agent, the most severe kept" },
+	{ .name = "--max-files", .arg = "N",
+	  .help = "the most files in the tree (default 5000)" },
+	{ .name = "--max-bytes", .arg = "N",
+	  .help = "the most bytes in the tree (default 64 MiB)" },
+	{ .name = "--include", .arg = "GLOBS",
+	  .help = "only the paths matching one of these globs (a,b)" },
+	{ .name = "--exclude", .arg = "GLOBS",
+	  .help = "not the paths matching one of these globs (a,b)" },
+	{ .name = "--since", .arg = "REV",
+	  .help = "only the files changed since a git revision, and the untracked ones" },
+	{ .name = "--checklist", .arg = "FILE",
+	  .help = "the checklist object from a JSON file" },
+	{ .name = "--params", .arg = "JSON", .help = "the request's params object" },
+	{ .name = "--timeout", .arg = "S", .help = "per task (default 600)" },
+	{ .name = "--inject-fault", .arg = "AGENT:KIND",
+	  .help = "for tests: KIND error, malformed, slow or crash" },
+	{ .name = "--request", .arg = "JSON",
+	  .help = "the whole request {\"id\", \"params\"}, instead of PATH|NAME" },
+	{ 0 },
+};
+
+static const struct cli_cmd review_add_entry = {
+	.name = "add",
+	.args = "NAME PATH",
+	.summary = "register a codebase under NAME in data/review/codebases.json",
+	.run = review_add,
+};
+
+static const struct cli_cmd *const review_subs[] = { &review_add_entry, NULL };
+
+const struct cli_cmd cmd_review_entry = {
+	.name = "review",
+	.args = "PATH|NAME",
+	.opts = review_options,
+	.summary = "review a codebase with the code review crew (documentation, debt, "
+		   "improvement, critical; the analyzers, or a model in LLM mode); exit 0 "
+		   "completed, 1 failed, 2 usage",
+	.run = cmd_review,
+	.subs = review_subs,
+};

@@ -15,9 +15,7 @@
 
 static int run_agent(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--market", "--news", "--report-dir", "--inject-fault",
-					  "--task-timeout", NULL };
-	struct cli_opts o = { argc, argv, 1, "agent", wv, NULL, 0 };
+	struct cli_opts o = { argc, argv, 1, "agent", &cmd_agent_entry, 0 };
 	struct host_opts ro = { 0 };
 	const char *who = NULL, *name, *val;
 	int r;
@@ -70,13 +68,11 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
-/* madf run NAME: the workflow registered as NAME starts a run (argv[0]
- * is then NAME). */
-int cmd_run(struct cli *cli, int argc, char **argv)
+/* madf run NAME with no registered NAME (a registered one is a
+ * subcommand: workflow_run_subs[]). */
+static int cmd_run(struct cli *cli, int argc, char **argv)
 {
-	const struct workflow_def *w = argc >= 2 ? workflow_find(argv[1]) : NULL;
-	if (w)
-		return w->start(cli, argc - 1, argv + 1);
+	(void)cli;
 	char *names = workflow_names();
 	int r;
 	if (argc < 2)
@@ -88,7 +84,18 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	return r;
 }
 
-int cmd_agent(struct cli *cli, int argc, char **argv)
-{
-	return run_agent(cli, argc, argv);
-}
+const struct cli_cmd cmd_run_entry = {
+	.name = "run",
+	.summary = "run a registered workflow: weekly (the Asia/G10 FX research workflow) or "
+		   "review (the code review crew, as madf review)",
+	.run = cmd_run,
+	.subs = workflow_run_subs,
+};
+
+const struct cli_cmd cmd_agent_entry = {
+	.name = "agent",
+	.args = "NAME",
+	.opts = host_options,
+	.summary = "run one agent as its own process",
+	.run = run_agent,
+};

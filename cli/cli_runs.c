@@ -89,11 +89,11 @@ static int json_print(cJSON *j)
 	return EXIT_OK;
 }
 
-static int parse_json_flag(int argc, char **argv, const char *cmd, bool *json,
+static int parse_json_flag(int argc, char **argv, const struct cli_cmd *entry, bool *json,
 			   const char **arg)
 {
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 1, cmd, NULL, fl, 0 };
+	const char *cmd = entry->name;
+	struct cli_opts o = { argc, argv, 1, cmd, entry, 0 };
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
@@ -108,10 +108,10 @@ static int parse_json_flag(int argc, char **argv, const char *cmd, bool *json,
 	return r < 0 ? EXIT_USAGE : EXIT_OK;
 }
 
-int cmd_runs(struct cli *cli, int argc, char **argv)
+static int cmd_runs(struct cli *cli, int argc, char **argv)
 {
 	bool json = false;
-	int code = parse_json_flag(argc, argv, "runs", &json, NULL);
+	int code = parse_json_flag(argc, argv, &cmd_runs_entry, &json, NULL);
 	if (code != EXIT_OK)
 		return code;
 	cJSON *all;
@@ -181,11 +181,11 @@ int cmd_runs(struct cli *cli, int argc, char **argv)
 	return json ? json_print(out) : EXIT_OK;
 }
 
-int cmd_tasks(struct cli *cli, int argc, char **argv)
+static int cmd_tasks(struct cli *cli, int argc, char **argv)
 {
 	bool json = false;
 	const char *want = NULL;
-	int code = parse_json_flag(argc, argv, "tasks", &json, &want);
+	int code = parse_json_flag(argc, argv, &cmd_tasks_entry, &json, &want);
 	if (code != EXIT_OK)
 		return code;
 	cJSON *all;
@@ -265,3 +265,30 @@ int cmd_tasks(struct cli *cli, int argc, char **argv)
 	cJSON_Delete(all);
 	return json ? json_print(out) : EXIT_OK;
 }
+
+static const struct cli_opt runs_options[] = {
+	{ .name = "--json", .help = "print an array of run objects" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_runs_entry = {
+	.name = "runs",
+	.opts = runs_options,
+	.summary = "list the runs (the product_manager's state): status, time in that phase, "
+		   "tasks, health (STUCK: over MADF_RUN_STUCK_S, default 900 s, in one phase)",
+	.run = cmd_runs,
+};
+
+static const struct cli_opt tasks_options[] = {
+	{ .name = "--json", .help = "print the run and its tasks as JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_tasks_entry = {
+	.name = "tasks",
+	.args = "[RUN]",
+	.opts = tasks_options,
+	.summary = "a run's tasks (default: the last started) with assignee, status, priority, "
+		   "attempts",
+	.run = cmd_tasks,
+};

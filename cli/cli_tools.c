@@ -204,10 +204,11 @@ static int tools_call_one(struct tools_host *h, const char *server, const char *
 	return EXIT_OK;
 }
 
+static const struct cli_cmd tools_call_entry, tools_list_entry;
+
 static int tools_call_cmd(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--args", "--timeout", NULL };
-	struct cli_opts o = { argc, argv, 2, "tools", wv, NULL, 0 };
+	struct cli_opts o = { argc, argv, 2, "tools", &tools_call_entry, 0 };
 	const char *pos[2] = { NULL, NULL }, *args_text = "{}", *name, *val;
 	size_t npos = 0;
 	double timeout_s = 0;
@@ -227,8 +228,7 @@ static int tools_call_cmd(struct cli *cli, int argc, char **argv)
 	if (r < 0)
 		return EXIT_USAGE;
 	if (npos < 2)
-		return cli_fail(EXIT_USAGE, "tools", "usage: madf tools call SERVER TOOL "
-				"[--args JSON] [--timeout S]");
+		return cli_usage_fail(&tools_call_entry, "tools", "tools call");
 	char *perr = NULL;
 	cJSON *args = json_parse_strict(args_text, strlen(args_text), &perr);
 	if (!cJSON_IsObject(args)) {
@@ -259,16 +259,9 @@ static int tools_call_cmd(struct cli *cli, int argc, char **argv)
 	return r;
 }
 
-int cmd_tools(struct cli *cli, int argc, char **argv)
+static int tools_list_cmd(struct cli *cli, int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
-	if (sub && !strcmp(sub, "call"))
-		return tools_call_cmd(cli, argc, argv);
-	if (!sub || strcmp(sub, "list"))
-		return cli_fail(EXIT_USAGE, "tools", "usage: madf tools list [--json] | "
-				"madf tools call SERVER TOOL [--args JSON] [--timeout S]");
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 2, "tools", NULL, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "tools", &tools_list_entry, 0 };
 	const char *name, *val;
 	bool json = false;
 	int r;
@@ -285,3 +278,42 @@ int cmd_tools(struct cli *cli, int argc, char **argv)
 	tools_teardown(&h);
 	return r;
 }
+
+static const struct cli_opt tools_list_options[] = {
+	{ .name = "--json",
+	  .help = "print an array of {name, kind, server, tool, description, "
+		  "input_schema}" },
+	{ 0 },
+};
+
+static const struct cli_cmd tools_list_entry = {
+	.name = "list",
+	.opts = tools_list_options,
+	.summary = "every tool of the registry, built-in and MCP (writes "
+		   "data/tools/tool-registry.json)",
+	.run = tools_list_cmd,
+};
+
+static const struct cli_opt tools_call_options[] = {
+	{ .name = "--args", .arg = "JSON", .help = "the arguments object (default: {})" },
+	{ .name = "--timeout", .arg = "S",
+	  .help = "seconds to wait for the answer (default 60)" },
+	{ 0 },
+};
+
+static const struct cli_cmd tools_call_entry = {
+	.name = "call",
+	.args = "SERVER TOOL",
+	.opts = tools_call_options,
+	.summary = "call one tool (SERVER madf or builtin: a built-in one) and print its "
+		   "result",
+	.run = tools_call_cmd,
+};
+
+static const struct cli_cmd *const tools_subs[] = { &tools_list_entry, &tools_call_entry, NULL };
+
+const struct cli_cmd cmd_tools_entry = {
+	.name = "tools",
+	.summary = "list the tools (built-in and MCP servers' from .mcp.json) or call one",
+	.subs = tools_subs,
+};

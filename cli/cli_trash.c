@@ -82,44 +82,102 @@ static int trash_ls(struct bus *b, bool json)
 	return EXIT_OK;
 }
 
-int cmd_trash(struct cli *cli, int argc, char **argv)
+static const struct cli_cmd trash_ls_entry, trash_restore_entry;
+
+static int trash_ls_cmd(struct cli *cli, int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : "ls";
-	bool ls = !strcmp(sub, "ls"), restore = !strcmp(sub, "restore");
-	if (!ls && !restore)
-		return cli_fail(EXIT_USAGE, "trash", "unknown subcommand \"%s\": ls [--json] or "
-				"restore ID...", sub);
+	struct cli_opts o = { argc, argv, argc > 1 ? 2 : 1, "trash", &trash_ls_entry, 0 };
 	bool json = false;
-	int nids = 0;
-	for (int i = 2; i < argc; i++) {
-		if (ls && !strcmp(argv[i], "--json"))
-			json = true;
-		else if (ls || argv[i][0] == '-')
-			return cli_fail(EXIT_USAGE, "trash", "unexpected argument %s", argv[i]);
-		else
-			nids++;
+	const char *name, *val;
+	int r;
+	while ((r = cli_next(&o, &name, &val)) > 0) {
+		if (!name)
+			return cli_fail(EXIT_USAGE, "trash", "unexpected argument %s", val);
+		json = true;
 	}
-	if (restore && !nids)
-		return cli_fail(EXIT_USAGE, "trash", "restore needs at least one ID");
+	if (r < 0)
+		return EXIT_USAGE;
 	struct bus *b;
 	if (cli_bus(cli, &b) < 0)
 		return EXIT_FAIL;
-	if (ls)
-		return trash_ls(b, json);
+	return trash_ls(b, json);
+}
+
+static int trash_restore_cmd(struct cli *cli, int argc, char **argv)
+{
+	struct cli_opts o = { argc, argv, 2, "trash", &trash_restore_entry, 0 };
+	const char **ids = xcalloc((size_t)argc, sizeof(*ids));
+	int nids = 0, r;
+	const char *name, *val;
+	while ((r = cli_next(&o, &name, &val)) > 0)
+		ids[nids++] = val; /* no options: positional arguments only */
+	if (r < 0 || !nids) {
+		free(ids);
+		return r < 0 ? EXIT_USAGE : cli_fail(EXIT_USAGE, "trash", "restore needs at least "
+						   "one ID");
+	}
+	struct bus *b;
+	if (cli_bus(cli, &b) < 0) {
+		free(ids);
+		return EXIT_FAIL;
+	}
 	int rc = EXIT_OK;
-	for (int i = 2; i < argc; i++) {
+	for (int i = 0; i < nids; i++) {
 		char *err = NULL, *where = NULL;
-		if (bus_trash_restore(b, argv[i], &where, &err) < 0) {
+		if (bus_trash_restore(b, ids[i], &where, &err) < 0) {
 			rc = cli_fail(EXIT_FAIL, "trash", "%s", err);
 			free(err);
 		} else {
 			printf("restored ");
-			put_safe(argv[i]);
+			put_safe(ids[i]);
 			printf(" to ");
 			put_safe(where);
 			putchar('\n');
 		}
 		free(where);
 	}
+	free(ids);
 	return rc;
 }
+
+/* madf trash alone lists. */
+static int cmd_trash(struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return cli_fail(EXIT_USAGE, "trash", "unknown subcommand \"%s\": ls or restore (see "
+				"madf trash --help)", argv[1]);
+	return trash_ls_cmd(cli, argc, argv);
+}
+
+static const struct cli_opt trash_ls_options[] = {
+	{ .name = "--json",
+	  .help = "print an array of {message_id, from, to, type, queue, agent, reason, "
+		  "deleted_at, file}" },
+	{ 0 },
+};
+
+static const struct cli_cmd trash_ls_entry = {
+	.name = "ls",
+	.opts = trash_ls_options,
+	.summary = "list the deleted messages, the last deleted first, with where each was "
+		   "deleted from",
+	.run = trash_ls_cmd,
+};
+
+static const struct cli_cmd trash_restore_entry = {
+	.name = "restore",
+	.args = "ID...",
+	.summary = "put the messages back where they were deleted from, byte for byte",
+	.run = trash_restore_cmd,
+};
+
+static const struct cli_cmd *const trash_subs[] = { &trash_ls_entry, &trash_restore_entry,
+						    NULL };
+
+const struct cli_cmd cmd_trash_entry = {
+	.name = "trash",
+	.summary = "list the deleted messages (also with no subcommand), or put them back where "
+		   "they were deleted from",
+	.run = cmd_trash,
+	.subs = trash_subs,
+};

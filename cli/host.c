@@ -15,6 +15,22 @@
 #include "cli/host.h"
 #include "core/banned.h"
 
+const struct cli_opt host_options[] = {
+	{ .name = "--market", .arg = "SOURCE",
+	  .help = "the market data: csv:PATH, ecb[:BASE_URL] (the ECB's daily reference "
+		  "rates) or sim (the default)" },
+	{ .name = "--news", .arg = "SOURCE",
+	  .help = "the news: jsonl:PATH, rss:PATH, rss:URL[,URL...] (live feeds) or sim "
+		  "(the default)" },
+	{ .name = "--report-dir", .arg = "DIR",
+	  .help = "where the reports go (default: data/reports/weekly)" },
+	{ .name = "--inject-fault", .arg = "AGENT:KIND",
+	  .help = "for recovery tests: KIND error, malformed, slow or crash" },
+	{ .name = "--task-timeout", .arg = "S",
+	  .help = "a task's deadline in seconds (default 30, or MADF_TASK_TIMEOUT_S)" },
+	{ 0 },
+};
+
 int host_option(struct host_opts *o, const char *cmd, const char *name, const char *val)
 {
 	char *err = NULL;

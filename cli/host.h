@@ -20,6 +20,8 @@ struct host_opts {
 	bool no_mcp;  /* start no MCP servers (madf mcp serves, it is no client) */
 };
 
+/* Their options, for the entries of the commands that take them (host.c). */
+extern const struct cli_opt host_options[];
 /* Parses one runtime option (--market, --news, --report-dir,
  * --inject-fault, --task-timeout) into o. Returns 1 when name was one of
  * them, 0 when not, -1 on a usage error (printed). */
@@ -36,12 +38,6 @@ void host_stop_agents(struct agent_env *env, struct agent **agents);
 /* SIGINT and SIGTERM set env->stop (the agents end their turn and stop). */
 void host_catch_signals(struct agent_env *env);
 
-/* The options of `madf run weekly`, which the console takes too. */
-#define RUN_WEEKLY_OPTIONS \
-	"[--as-of TIME] [--pairs LIST] [--market csv:PATH|ecb[:BASE_URL]|sim] " \
-	"[--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] " \
-	"[--inject-fault AGENT:KIND] [--task-timeout S] [--fresh]"
-
 /* The options of `madf run weekly`, shared with the console (which takes
  * every one of them): the runtime's (host_opts) and the request's
  * (--as-of, --pairs, --fresh). Defined in cli/run_weekly.c. */
@@ -50,9 +46,9 @@ struct run_opts {
 	struct wf_request req;  /* as_of (default now), pairs (owned), fresh;
 				 * the sources are the env's */
 };
-/* Their names for cli_opts (NULL-terminated). */
-extern const char *const run_value_options[];
-extern const char *const run_flag_options[];
+/* Their options (host_options among them), for the entries of the
+ * commands that take them. */
+extern const struct cli_opt run_weekly_options[];
 void run_opts_init(struct run_opts *o);
 /* Parses one of them into o: 1 when name was one, 0 when not, -1 on a
  * usage error (printed as "madf: CMD: ..."). */

@@ -11,117 +11,70 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "cli/cli.h"
-#include "cli/host.h"
-#include "cli/workflows.h"
-#include "server/serve.h"
 #include "core/banned.h"
 
-const struct cli_cmd cli_commands[] = {
-	{ "console", "[--attach | --read-only] [--theme NAME] [--script FILE --dump-screen FILE] "
-		     RUN_WEEKLY_OPTIONS,
-	  "the operator console (the default on a terminal); embeds the agents and "
-	  "starts the weekly run (as `run weekly` would) unless --attach; --read-only "
-	  "attaches and changes nothing", cmd_console },
-	{ "run", "NAME [OPTIONS]: weekly " RUN_WEEKLY_OPTIONS " [--attach] | review " REVIEW_USAGE,
-	  "run a registered workflow: weekly, the Asia/G10 FX research workflow with embedded "
-	  "agents (LLM mode when a model and key are configured; MADF_LLM=off for the "
-	  "deterministic agents; --attach: the agents run elsewhere, madf agent NAME, and the "
-	  "report is written here); review, the code review crew (as madf review)",
-	  cmd_run },
-	{ "runs", "[--json]",
-	  "list the runs of the registered workflows: status, time in that phase, tasks, "
-	  "health (STUCK: over MADF_RUN_STUCK_S, default 900 s, in one phase)", cmd_runs },
-	{ "tasks", "[RUN] [--json]",
-	  "a run's tasks (default: the last started) with assignee, status, priority, attempts",
-	  cmd_tasks },
-	{ "agent", "NAME [--market csv:PATH|ecb[:BASE_URL]|sim] [--news jsonl:PATH|rss:PATH|rss:URL[,URL...]|sim] [--report-dir DIR] "
-		   "[--inject-fault AGENT:KIND] [--task-timeout S]",
-	  "run one agent as its own process", cmd_agent },
-	{ "send", "--to AGENT --type TYPE [--from AGENT] [--content JSON|@FILE|@-] "
-		  "[--priority P] [--timeout S] [--reply-to ID] [--correlation-id ID] [--new-agent]",
-	  "send one message; prints its message_id", cmd_send },
-	{ "recv", "AGENT [--wait S] [--max N] [--new-agent]",
-	  "claim waiting messages, print each as a JSON line, then ack it", cmd_recv },
-	{ "ls", "[inbox [AGENT] | processing [AGENT] | retry [AGENT] | dead-letter | "
-		"processed] [--json]",
-	  "list stored messages", cmd_ls },
-	{ "show", "ID [--json]", "print one message and where it is", cmd_show },
-	{ "retry", "ID... [--to AGENT [--new-agent]]",
-	  "send dead letters back to their inbox (or another)", cmd_retry },
-	{ "delete", "ID...",
-	  "delete waiting, retrying or dead messages (into the trash, kept 30 days; on NATS "
-	  "for good)", cmd_delete },
-	{ "trash", "[ls [--json] | restore ID...]",
-	  "list the deleted messages, or put them back where they were deleted from", cmd_trash },
-	{ "kill", "ID... [--reason TEXT]",
-	  "move waiting or retrying messages to the dead letters", cmd_kill },
-	{ "requeue", "ID FILE|-",
-	  "replace a dead letter with an edited message (validated) and queue it",
-	  cmd_requeue },
-	{ "validate", "FILE...", "check message files against the schemas", cmd_validate },
-	{ "gc", "[--dry-run]", "apply the retention rules", cmd_gc },
-	{ "status", "[--json]",
-	  "depth and oldest age per inbox, processing, retries, dead letters",
-	  cmd_status },
-	{ "bench", "bus [--messages N] [--rate R] [--durable] [--threads T] [--repeat K] [--json] | "
-		   "workflow [--runs N] [--weeks W] [--fx PATH] [--news PATH] [--json] | "
-		   "console [--idle S] [--scale N] [--json] | "
-		   "news [--labels PATH] [--news PATH] [--errors SPLIT] [--json] | "
-		   "review [SUITE] [--cwe LIST] [--max-cases N] [--json] | "
-		   "serve [--streams N] [--rounds R] [--replay PATH] [--json]",
-	  "benchmarks (bench bus with --bus nats://...: NATS, memory and file storage, "
-	  "beside raw libnats and the file bus)", cmd_bench },
-	{ "mcp", "[--market SOURCE] [--news SOURCE] [--report-dir DIR] [--task-timeout S] "
-		 "[--inject-fault AGENT:KIND]",
-	  "serve madf to MCP clients over stdio: data tools, queue status, send_task, "
-	  "run_weekly, read_report, review_codebase", cmd_mcp },
-	{ "ask", "[--provider anthropic|openai] [--model M] [--max-tokens N] PROMPT",
-	  "stream one answer from the configured LLM to stdout", cmd_ask },
-	{ "review", REVIEW_USAGE,
-	  "review a codebase with the code review crew (documentation, debt, improvement, "
-	  "critical; the analyzers, or a model in LLM mode); exit 0 completed, 1 failed, 2 usage", cmd_review },
-	{ "tools", "list [--json] | call SERVER TOOL [--args JSON] [--timeout S]",
-	  "list the tools (built-in and MCP servers' from .mcp.json) or call one",
-	  cmd_tools },
-	{ "serve", "[--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER | token list [--json] | token revoke USER",
-	  "the multi-agent conversation API (POST /api/chat/multi answering Server-Sent "
-	  "Events, GET .../{sessionId}/events resuming, GET /api/metrics; default "
-	  "127.0.0.1:8765) for the bearer tokens `serve token add` makes", cmd_serve },
+/* The commands, each defined in the file that implements it. */
+const struct cli_cmd *const cli_commands[] = {
+	&cmd_console_entry, &cmd_run_entry, &cmd_runs_entry, &cmd_tasks_entry,
+	&cmd_agent_entry, &cmd_send_entry, &cmd_recv_entry, &cmd_ls_entry,
+	&cmd_show_entry, &cmd_retry_entry, &cmd_delete_entry, &cmd_trash_entry,
+	&cmd_kill_entry, &cmd_requeue_entry, &cmd_validate_entry, &cmd_gc_entry,
+	&cmd_status_entry, &cmd_bench_entry, &cmd_mcp_entry, &cmd_ask_entry,
+	&cmd_review_entry, &cmd_tools_entry, &cmd_serve_entry, NULL,
 };
-const unsigned cli_ncommands = ARRAY_SIZE(cli_commands);
+
+/* The options every command takes, before or after it. */
+static const struct cli_opt global_options[] = {
+	{ .name = "--data-dir", .arg = "DIR",
+	  .help = "data directory (default: MADF_DATA_DIR, MESSAGE_DIR's parent from "
+		  ".env, or ./data)" },
+	{ .name = "--log-dir", .arg = "DIR",
+	  .help = "log directory (default: LOG_DIR, or logs/ beside the data directory)" },
+	{ .name = "--config", .arg = "FILE", .help = "KEY=VALUE settings (as .env)" },
+	{ .name = "--mcp-config", .arg = "FILE",
+	  .help = "MCP servers, .mcp.json format (default: ./.mcp.json)" },
+	{ .name = "--bus", .arg = "URL",
+	  .help = "the message bus: file: (default, the data directory) or "
+		  "nats://host:port[,host:port...] (default: MADF_BUS, BUS_URL from .env, or "
+		  "file:)" },
+	{ .name = "--no-fsync", .help = "do not fsync sends (faster, not crash-safe)" },
+	{ .name = "-v", .help = "more output on stderr" },
+	{ .name = "--verbose", .help = "the same as -v" },
+	{ .name = "--version", .help = "print the version" },
+	{ .name = "--help", .help = "this help; after a command, that command's" },
+	{ .name = "-h", .help = "the same as --help" },
+	{ 0 },
+};
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: madf [--data-dir DIR] [--log-dir DIR] [--bus URL] [--config FILE] "
-		   "[--mcp-config FILE] [-v] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: madf [GLOBAL OPTIONS] COMMAND [ARGS]\n\n"
 		   "madf is an operations console for multi-agent work: agents exchange\n"
 		   "JSON messages over a file-system message bus.\n\ncommands:\n");
-	for (unsigned i = 0; i < cli_ncommands; i++)
-		fprintf(f, "  %-9s %s\n", cli_commands[i].name, cli_commands[i].summary);
-	fprintf(f, "\nglobal options:\n"
-		   "  --data-dir DIR   data directory (default: MADF_DATA_DIR, MESSAGE_DIR's\n"
-		   "                   parent from .env, or ./data)\n"
-		   "  --log-dir DIR    log directory (default: LOG_DIR, or logs/ beside the\n"
-		   "                   data directory)\n"
-		   "  --config FILE    KEY=VALUE settings (as .env)\n"
-		   "  --mcp-config FILE\n"
-		   "                   MCP servers, .mcp.json format (default: ./.mcp.json)\n"
-		   "  --bus URL        the message bus: file: (default, the data directory)\n"
-		   "                   or nats://host:port[,host:port...] (default: MADF_BUS,\n"
-		   "                   BUS_URL from .env, or file:)\n"
-		   "  --no-fsync       do not fsync sends (faster, not crash-safe)\n"
-		   "  -v               more output on stderr\n"
-		   "  --version, --help\n\n"
-		   "`madf COMMAND --help` shows one command's usage; man madf has it all.\n"
+	for (const struct cli_cmd *const *c = cli_commands; *c; c++)
+		fprintf(f, "  %-9s %s\n", (*c)->name, (*c)->summary);
+	fprintf(f, "\nglobal options:\n");
+	cli_opts_print(f, global_options);
+	fprintf(f, "\n`madf COMMAND --help` shows one command's usage; man madf has it all.\n"
 		   "exit status: 0 success, 1 failure, 2 usage error\n");
 }
 
-static const struct cli_cmd *find_cmd(const char *name)
+static const struct cli_cmd *find_cmd(const struct cli_cmd *const *v, const char *name)
 {
-	for (unsigned i = 0; i < cli_ncommands; i++)
-		if (!strcmp(cli_commands[i].name, name))
-			return &cli_commands[i];
+	for (; v && *v; v++)
+		if (!strcmp((*v)->name, name))
+			return *v;
 	return NULL;
+}
+
+/* The names of e's subcommands, "a, b or c" (new string). */
+static char *sub_names(const struct cli_cmd *e)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (const struct cli_cmd *const *s = e->subs; s && *s; s++)
+		sbuf_addf(&b, "%s%s", s == e->subs ? "" : s[1] ? ", " : " or ", (*s)->name);
+	return sbuf_detach(&b);
 }
 
 int main(int argc, char **argv)
@@ -148,16 +101,21 @@ int main(int argc, char **argv)
 			rest[nrest++] = argv[i];
 			continue;
 		}
-		if (!strncmp(a, "--data-dir", n = 10) && (a[n] == '=' || !a[n]))
-			slot = &data_dir;
-		else if (!strncmp(a, "--log-dir", n = 9) && (a[n] == '=' || !a[n]))
-			slot = &log_dir;
-		else if (!strncmp(a, "--config", n = 8) && (a[n] == '=' || !a[n]))
-			slot = &config;
-		else if (!strncmp(a, "--mcp-config", n = 12) && (a[n] == '=' || !a[n]))
-			slot = &mcp_config;
-		else if (!strncmp(a, "--bus", n = 5) && (a[n] == '=' || !a[n]))
-			slot = &bus_url;
+		const char *eq = strchr(a, '=');
+		n = eq ? (size_t)(eq - a) : strlen(a);
+		const struct cli_opt *g = a[0] == '-' ? cli_opt_find(global_options, a, n) : NULL;
+		if (g && g->arg) {
+			if (!strcmp(g->name, "--data-dir"))
+				slot = &data_dir;
+			else if (!strcmp(g->name, "--log-dir"))
+				slot = &log_dir;
+			else if (!strcmp(g->name, "--config"))
+				slot = &config;
+			else if (!strcmp(g->name, "--mcp-config"))
+				slot = &mcp_config;
+			else
+				slot = &bus_url;
+		}
 		if (slot) {
 			if (a[n] == '=') {
 				*slot = a + n + 1;
@@ -167,18 +125,18 @@ int main(int argc, char **argv)
 				free(rest);
 				return cli_fail(EXIT_USAGE, NULL, "option %s needs a value", a);
 			}
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		} else if (!g || eq) {
+			rest[nrest++] = argv[i];
+		} else if (!strcmp(g->name, "-v") || !strcmp(g->name, "--verbose")) {
 			cli.verbose++;
-		} else if (!strcmp(a, "--no-fsync")) {
+		} else if (!strcmp(g->name, "--no-fsync")) {
 			no_fsync = true;
-		} else if (!strcmp(a, "--version")) {
+		} else if (!strcmp(g->name, "--version")) {
 			printf("madf %s\n", MADF_VERSION);
 			free(rest);
 			return EXIT_OK;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help = true;
 		} else {
-			rest[nrest++] = argv[i];
+			help = true;
 		}
 	}
 	/* In the environment, so that the agents madf starts use it too. */
@@ -206,17 +164,43 @@ int main(int argc, char **argv)
 		free(rest);
 		return help ? EXIT_OK : EXIT_USAGE;
 	}
-	const struct cli_cmd *cmd = find_cmd(rest[0]);
+	const struct cli_cmd *cmd = find_cmd(cli_commands, rest[0]);
 	if (!cmd) {
 		cli_fail(EXIT_USAGE, NULL, "unknown command \"%s\" (see madf --help)", rest[0]);
 		free(rest);
 		return EXIT_USAGE;
 	}
+	/* Down the subcommands the next words name: "bench bus". */
+	struct sbuf path;
+	sbuf_init(&path);
+	sbuf_addstr(&path, cmd->name);
+	int depth = 1;
+	for (const struct cli_cmd *sub; depth < nrest && (sub = find_cmd(cmd->subs, rest[depth]));
+	     depth++) {
+		cmd = sub;
+		sbuf_addf(&path, " %s", sub->name);
+	}
 	if (help) {
-		printf("usage: madf %s %s\n  %s\n", cmd->name, cmd->usage, cmd->summary);
+		cli_help_print(stdout, cmd, path.data);
+		sbuf_release(&path);
 		free(rest);
 		return EXIT_OK;
 	}
+	if (!cmd->run) {
+		/* A group of subcommands, none of them named. */
+		char *names = sub_names(cmd);
+		if (depth < nrest)
+			cli_fail(EXIT_USAGE, path.data, "unknown subcommand \"%s\": %s (see madf %s "
+				 "--help)", rest[depth], names, path.data);
+		else
+			cli_fail(EXIT_USAGE, path.data, "a subcommand is needed: %s (see madf %s "
+				 "--help)", names, path.data);
+		free(names);
+		sbuf_release(&path);
+		free(rest);
+		return EXIT_USAGE;
+	}
+	sbuf_release(&path);
 	cli.data_dir = config_data_dir(data_dir);
 	cli.log_dir = config_log_dir(log_dir, cli.data_dir);
 	cli.mcp_config = mcp_config;

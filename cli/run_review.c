@@ -6,12 +6,21 @@
 #include "cli/workflows.h"
 #include "core/banned.h"
 
-/* argv[0] is "review", as `madf review` has it: the same command, the same
- * output and errors. */
+/* argv[0] "run", argv[1] "review": `madf review` from argv[1], the same
+ * command, the same output and errors. */
 static int review_start(struct cli *cli, int argc, char **argv)
 {
-	return cmd_review(cli, argc, argv);
+	return cmd_review_entry.run(cli, argc - 1, argv + 1);
 }
+
+const struct cli_cmd run_review_entry = {
+	.name = "review",
+	.args = "PATH|NAME",
+	.opts = review_options,
+	.summary = "the code review crew on a codebase (as madf review, which takes the same "
+		   "arguments)",
+	.run = review_start,
+};
 
 static const char *const crew_roles[] = {
 	"review_master", "review_documentation", "review_debt", "review_improvement",
@@ -22,9 +31,6 @@ const struct workflow_def workflow_review = {
 	.name = "review",
 	.summary = "the code review crew on a codebase (documentation, debt, improvement, "
 		   "critical; deterministic analyzers)",
-	.usage = REVIEW_USAGE,
 	.roles = crew_roles,
-	.value_options = review_value_options,
-	.flag_options = review_flag_options,
-	.start = review_start,
+	.entry = &run_review_entry,
 };

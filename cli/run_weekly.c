@@ -47,10 +47,24 @@ static int split_pairs(const char *cmd, const char *list, struct wf_request *r)
 	return 0;
 }
 
-const char *const run_value_options[] = { "--as-of", "--pairs", "--market", "--news",
-					   "--report-dir", "--inject-fault", "--task-timeout",
-					   NULL };
-const char *const run_flag_options[] = { "--fresh", NULL };
+const struct cli_opt run_weekly_options[] = {
+	{ .name = "--as-of", .arg = "TIME",
+	  .help = "the week's end: a date YYYY-MM-DD or an ISO 8601 time (default: now)" },
+	{ .name = "--pairs", .arg = "LIST",
+	  .help = "the pairs, like USD/JPY,GBP/USD (default: ten Asia/G10 pairs)" },
+	{ .group = host_options },
+	{ .name = "--fresh", .help = "start a new run even when this week's is done" },
+	{ 0 },
+};
+
+/* run weekly's own option beside those it shares with the console. */
+static const struct cli_opt run_weekly_cmd_options[] = {
+	{ .group = run_weekly_options },
+	{ .name = "--attach",
+	  .help = "start no agents: they run elsewhere (madf agent NAME, on any host of the "
+		  "bus); follow the run and write its report here" },
+	{ 0 },
+};
 
 void run_opts_init(struct run_opts *o)
 {
@@ -157,15 +171,8 @@ static void progress_cb(void *ctx, const cJSON *run)
 
 static int run_weekly(struct cli *cli, int argc, char **argv)
 {
-	/* run's own flag beside the options it shares with the console */
-	const char *fl[8];
-	size_t nfl = 0;
-	for (size_t i = 0; run_flag_options[i] && nfl + 2 < ARRAY_SIZE(fl); i++)
-		fl[nfl++] = run_flag_options[i];
-	fl[nfl++] = "--attach";
-	fl[nfl] = NULL;
 	bool attach = false;
-	struct cli_opts o = { argc, argv, 1, "run", run_value_options, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "run", &run_weekly_entry, 0 };
 	struct run_opts ropts;
 	run_opts_init(&ropts);
 	const struct host_opts *ro = &ropts.host;
@@ -446,17 +453,23 @@ static const char *const weekly_roles[] = {
 	"report_writer", NULL
 };
 
+const struct cli_cmd run_weekly_entry = {
+	.name = "weekly",
+	.opts = run_weekly_cmd_options,
+	.summary = "run the weekly Asia/G10 FX research workflow with embedded agents (LLM mode "
+		   "when a model and key are configured; MADF_LLM=off for the deterministic "
+		   "agents); --attach: the agents run elsewhere and the report is written here",
+	.run = run_weekly,
+};
+
 const struct workflow_def workflow_weekly = {
 	.name = "weekly",
 	.summary = "the weekly Asia/G10 FX research workflow, with embedded agents (LLM mode "
 		   "when a model and key are configured; MADF_LLM=off for the deterministic agents)",
-	.usage = RUN_WEEKLY_OPTIONS " [--attach]",
 	.roles = weekly_roles,
 	.controller = "product_manager",
 	.subject = "pair",
-	.value_options = run_value_options,
-	.flag_options = run_flag_options,
-	.start = run_weekly,
+	.entry = &run_weekly_entry,
 	.runs = weekly_runs,
 	.run_load = wf_load_run,
 	.tasks = weekly_tasks,

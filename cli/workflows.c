@@ -14,6 +14,12 @@ const struct workflow_def *const workflow_defs[] = {
 };
 const size_t workflow_ndefs = ARRAY_SIZE(workflow_defs);
 
+const struct cli_cmd *const workflow_run_subs[] = {
+	&run_weekly_entry,
+	&run_review_entry,
+	NULL,
+};
+
 const struct workflow_def *workflow_find(const char *name)
 {
 	for (size_t i = 0; name && i < workflow_ndefs; i++)

@@ -40,7 +40,6 @@ struct workflow_task {
 struct workflow_def {
 	const char *name;      /* madf run NAME */
 	const char *summary;   /* one line */
-	const char *usage;     /* the arguments after NAME */
 	/* Its agent roles (names of agents/runtime.c's agent_roles[] or
 	 * agents/review.h's review_roles[]), NULL-terminated. */
 	const char *const *roles;
@@ -49,13 +48,11 @@ struct workflow_def {
 	const char *controller;
 	/* What a task is about, its column ("pair"), or NULL. */
 	const char *subject;
-	/* The options of `madf run NAME` that take a value and the flags
-	 * (NULL-terminated, as cli_next takes them): start parses with them. */
-	const char *const *value_options, *const *flag_options;
-	/* Starts a run from the command line: argv[0] is NAME, then the
-	 * options. Prints what the run gives and returns the exit status. */
-	int (*start)(struct cli *cli, int argc, char **argv);
-
+	/* `madf run NAME`: its options, usage, help and the function that
+	 * starts a run (cli/cli.h; it gets argv[0] "run", argv[1] NAME, then
+	 * the options) and prints what the run gives. Listed also in
+	 * workflow_run_subs[] (test_workflows checks the two agree). */
+	const struct cli_cmd *entry;
 	/* The rest is NULL for a workflow that keeps no runs (its report is
 	 * what start prints or writes). */
 
@@ -86,6 +83,9 @@ struct workflow_def {
 /* The registered workflows, the weekly FX workflow first. */
 extern const struct workflow_def *const workflow_defs[];
 extern const size_t workflow_ndefs;
+/* Their entries, in the same order, NULL-terminated: the subcommands of
+ * `madf run` (cmd_run_entry). */
+extern const struct cli_cmd *const workflow_run_subs[];
 
 /* The workflow called name, or NULL. */
 const struct workflow_def *workflow_find(const char *name);
@@ -97,15 +97,9 @@ struct workflow_task *workflow_tasks(const struct workflow_def *w, const cJSON *
 /* "weekly, review": the registered names (new string, caller frees). */
 char *workflow_names(void);
 
-/* The arguments of `madf review` and `madf run review`. */
-#define REVIEW_USAGE \
-	"PATH|NAME [--json] [--sarif FILE] [--out DIR] [--agents LIST] [--max-findings N] " \
-	"[--max-files N] [--max-bytes N] [--include GLOBS] [--exclude GLOBS] " \
-	"[--since REV] [--checklist FILE] [--params JSON] [--timeout S] " \
-	"[--inject-fault AGENT:KIND] | --request JSON | add NAME PATH"
-
 /* The definitions (each in the file that starts it). */
 extern const struct workflow_def workflow_weekly;  /* cli/run_weekly.c */
 extern const struct workflow_def workflow_review;  /* cli/run_review.c */
+extern const struct cli_cmd run_weekly_entry, run_review_entry;
 
 #endif

@@ -171,11 +171,9 @@ static long bs_opt(const char *name, const char *val, long lo, long hi, long *ou
 	return 0;
 }
 
-int bench_serve(struct cli *cli, int argc, char **argv)
+static int bench_serve(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--streams", "--rounds", "--replay", NULL };
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 2, "bench serve", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "bench serve", &cmd_bench_serve_entry, 0 };
 	long nstreams = 1000, rounds = 3;
 	const char *replay = "tests/integration/llm_replay.py";
 	bool json = false;
@@ -435,3 +433,20 @@ out:
 	free(tokpath);
 	return rc;
 }
+
+static const struct cli_opt bench_serve_options[] = {
+	{ .name = "--streams", .arg = "N", .help = "conversations at once (default 1000)" },
+	{ .name = "--rounds", .arg = "R", .help = "rounds of each (default 3)" },
+	{ .name = "--replay", .arg = "PATH",
+	  .help = "the replay model server (default: tests/integration/llm_replay.py)" },
+	{ .name = "--json", .help = "print the figures as JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_bench_serve_entry = {
+	.name = "serve",
+	.opts = bench_serve_options,
+	.summary = "N conversations at once against a madf serve of its own on the replay "
+		   "server: time to first event, events per second, memory per open stream",
+	.run = bench_serve,
+};

@@ -663,11 +663,9 @@ static int serve(struct mcp *s)
 	return EXIT_OK;
 }
 
-int cmd_mcp(struct cli *cli, int argc, char **argv)
+static int cmd_mcp(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--market", "--news", "--report-dir", "--task-timeout",
-					  "--inject-fault", NULL };
-	struct cli_opts o = { argc, argv, 1, "mcp", wv, NULL, 0 };
+	struct cli_opts o = { argc, argv, 1, "mcp", &cmd_mcp_entry, 0 };
 	struct host_opts ho = { 0 };
 	const char *name, *val;
 	int r;
@@ -740,3 +738,11 @@ int cmd_mcp(struct cli *cli, int argc, char **argv)
 	free(s);
 	return rc;
 }
+
+const struct cli_cmd cmd_mcp_entry = {
+	.name = "mcp",
+	.opts = host_options,
+	.summary = "serve madf to MCP clients over stdio: data tools, queue status, send_task, "
+		   "run_weekly, read_report, review_codebase",
+	.run = cmd_mcp,
+};

@@ -169,9 +169,9 @@ char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now)
 
 /* ---- the command (server/cmd_serve.c) ------------------------------------ */
 
+/* The command, `madf serve`, is cmd_serve_entry (server/cmd_serve.c, cli/cli.h). */
 struct cli;
-int cmd_serve(struct cli *cli, int argc, char **argv);
-/* madf bench serve (server/bench_serve.c); argv[1] is "serve". */
-int bench_serve(struct cli *cli, int argc, char **argv);
+/* madf bench serve (server/bench_serve.c). */
+extern const struct cli_cmd cmd_bench_serve_entry;
 
 #endif

@@ -506,11 +506,9 @@ static void bc_print(const struct bc_result *r, const struct bc_result *e, long 
 	       r->idle_dead_pct, e->idle_overview_pct, e->idle_dead_pct);
 }
 
-int bench_console(struct cli *cli, int argc, char **argv)
+static int bench_console(struct cli *cli, int argc, char **argv)
 {
-	static const char *const wv[] = { "--idle", "--scale", NULL };
-	static const char *const fl[] = { "--json", NULL };
-	struct cli_opts o = { argc, argv, 2, "bench", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 2, "bench", &cmd_bench_console_entry, 0 };
 	double idle_s = 5;
 	long ndead = BC_DEAD;
 	bool json = false;
@@ -575,3 +573,20 @@ int bench_console(struct cli *cli, int argc, char **argv)
 	free(dir);
 	return rc;
 }
+
+static const struct cli_opt bench_console_options[] = {
+	{ .name = "--idle", .arg = "S",
+	  .help = "seconds of idle CPU measured (default 5)" },
+	{ .name = "--scale", .arg = "N",
+	  .help = "dead letters on the loaded bus (default 100000)" },
+	{ .name = "--json", .help = "print the figures as JSON" },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_bench_console_entry = {
+	.name = "console",
+	.opts = bench_console_options,
+	.summary = "the console headless on a loaded scratch bus and an empty one: keypress to "
+		   "frame, the :dlq listing, refresh, peak RSS, idle CPU",
+	.run = bench_console,
+};

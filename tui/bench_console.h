@@ -5,7 +5,7 @@
 
 #include "cli/cli.h"
 
-/* argv[1] is "console". */
-int bench_console(struct cli *cli, int argc, char **argv);
+/* madf bench console (its function is bench_console: argv[1] is "console"). */
+extern const struct cli_cmd cmd_bench_console_entry;
 
 #endif

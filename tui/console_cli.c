@@ -13,38 +13,12 @@
 
 static int console_usage(void)
 {
-	for (unsigned i = 0; i < cli_ncommands; i++)
-		if (!strcmp(cli_commands[i].name, "console"))
-			return cli_fail(EXIT_USAGE, "console", "usage: madf console %s",
-					cli_commands[i].usage);
-	return EXIT_USAGE;
+	return cli_usage_fail(&cmd_console_entry, "console", "console");
 }
 
-/* The console's own options and every option of `madf run weekly`. */
-static const char *const console_value_options[] = { "--theme", "--script", "--dump-screen", NULL };
-static const char *const console_flag_options[] = { "--attach", "--read-only", NULL };
-
-static void console_options(const char **wv, size_t nwv, const char **fl, size_t nfl)
+static int cmd_console(struct cli *cli, int argc, char **argv)
 {
-	size_t n = 0;
-	for (size_t i = 0; console_value_options[i] && n + 1 < nwv; i++)
-		wv[n++] = console_value_options[i];
-	for (size_t i = 0; run_value_options[i] && n + 1 < nwv; i++)
-		wv[n++] = run_value_options[i];
-	wv[n] = NULL;
-	n = 0;
-	for (size_t i = 0; console_flag_options[i] && n + 1 < nfl; i++)
-		fl[n++] = console_flag_options[i];
-	for (size_t i = 0; run_flag_options[i] && n + 1 < nfl; i++)
-		fl[n++] = run_flag_options[i];
-	fl[n] = NULL;
-}
-
-int cmd_console(struct cli *cli, int argc, char **argv)
-{
-	const char *wv[32], *fl[16];
-	console_options(wv, ARRAY_SIZE(wv), fl, ARRAY_SIZE(fl));
-	struct cli_opts o = { argc, argv, 1, "console", wv, fl, 0 };
+	struct cli_opts o = { argc, argv, 1, "console", &cmd_console_entry, 0 };
 	struct console c = { .cli = cli, .sig_fd = -1 };
 	struct run_opts ro;
 	run_opts_init(&ro);
@@ -104,3 +78,26 @@ int cmd_console(struct cli *cli, int argc, char **argv)
 	return rc;
 }
 
+
+static const struct cli_opt console_options[] = {
+	{ .name = "--attach",
+	  .help = "start no agents; watch the bus of the data directory" },
+	{ .name = "--read-only", .help = "attach and refuse every action (journalled)" },
+	{ .name = "--theme", .arg = "NAME",
+	  .help = "a theme name or file (default: dark; mono under NO_COLOR)" },
+	{ .name = "--script", .arg = "FILE",
+	  .help = "run headless on a 120x40 screen, reading keys from FILE" },
+	{ .name = "--dump-screen", .arg = "FILE",
+	  .help = "with --script: write the final screen as text" },
+	{ .group = run_weekly_options },
+	{ 0 },
+};
+
+const struct cli_cmd cmd_console_entry = {
+	.name = "console",
+	.opts = console_options,
+	.summary = "the operator console (the default on a terminal); embeds the agents and "
+		   "starts the weekly run (as `run weekly` would) unless --attach; --read-only "
+		   "attaches and changes nothing",
+	.run = cmd_console,
+};

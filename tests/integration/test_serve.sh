@@ -25,7 +25,8 @@ jf() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "
 # --- help -----------------------------------------------------------------
 has "madf --help lists serve" "$("$MADF" --help)" "serve"
 has "madf serve --help shows its usage" "$("$MADF" serve --help)" \
-	"usage: madf serve [--listen ADDR:PORT] [--tls-cert FILE --tls-key FILE] [--behind-tls-proxy] | token add USER"
+	"usage: madf serve [--listen ADDR:PORT] [--tls-cert FILE] [--tls-key FILE] [--behind-tls-proxy]"
+has "... and its token subcommands" "$("$MADF" serve --help)" "       madf serve token add USER"
 check_fails "an unknown option of serve is a usage error" 2 "$MADF" serve --bogus
 
 # --- tokens ---------------------------------------------------------------

@@ -37,6 +37,7 @@ static void test_table_complete_unique(void **state)
 	assert_true(workflow_ndefs >= 2);
 	assert_string_equal(workflow_defs[0]->name, "weekly");   /* the first entry */
 	assert_string_equal(workflow_defs[1]->name, "review");
+	assert_null(workflow_run_subs[workflow_ndefs]);
 	for (size_t i = 0; i < workflow_ndefs; i++) {
 		const struct workflow_def *w = workflow_defs[i];
 		assert_non_null(w->name);
@@ -47,8 +48,12 @@ static void test_table_complete_unique(void **state)
 			assert_string_not_equal(workflow_defs[k]->name, w->name);
 		assert_ptr_equal(workflow_find(w->name), w);
 		assert_true(w->summary && *w->summary);
-		assert_true(w->usage && *w->usage);
-		assert_non_null(w->start);
+		/* its `madf run NAME` entry: named as it is, with a start,
+		 * and the same in workflow_run_subs[] (the run command's subs) */
+		assert_non_null(w->entry);
+		assert_string_equal(w->entry->name, w->name);
+		assert_non_null(w->entry->run);
+		assert_ptr_equal(workflow_run_subs[i], w->entry);
 		/* roles: at least one, each a known agent, none twice */
 		assert_non_null(w->roles);
 		assert_non_null(w->roles[0]);
@@ -63,17 +68,26 @@ static void test_table_complete_unique(void **state)
 			has_controller = has_controller || !strcmp(*r, w->controller);
 		}
 		assert_true(has_controller);
-		/* options: "--name", none twice across values and flags */
-		assert_non_null(w->value_options);
-		assert_non_null(w->flag_options);
-		const char *const *lists[] = { w->value_options, w->flag_options };
-		for (size_t l = 0; l < 2; l++)
-			for (const char *const *o = lists[l]; *o; o++) {
-				assert_int_equal(strncmp(*o, "--", 2), 0);
-				for (size_t m = 0; m <= l; m++)
-					for (const char *const *p = lists[m]; *p && p != o; p++)
-						assert_string_not_equal(*p, *o);
+		/* options: "--name", none twice (a group's rows counted too) */
+		const char *seen[64];
+		size_t nseen = 0;
+		const struct cli_opt *stack[4] = { w->entry->opts };
+		size_t depth = w->entry->opts ? 1 : 0;
+		while (depth) {
+			const struct cli_opt *o = stack[--depth];
+			for (; o && (o->name || o->group); o++) {
+				if (o->group) {
+					assert_true(depth < 4);
+					stack[depth++] = o->group;
+					continue;
+				}
+				assert_true(o->name[0] == '-');
+				for (size_t m = 0; m < nseen; m++)
+					assert_string_not_equal(seen[m], o->name);
+				assert_true(nseen < 64);
+				seen[nseen++] = o->name;
 			}
+		}
 		/* a workflow keeps runs with every hook that reads them, or none */
 		bool runs = w->runs != NULL;
 		assert_int_equal(w->run_load != NULL, runs);

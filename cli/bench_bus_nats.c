@@ -13,7 +13,7 @@
 #include "core/bus_nats.h"
 #include "core/message.h"
 #include "core/util.h"
-#include "tui/bench_bus.h"
+#include "cli/bench_bus.h"
 #include "core/banned.h"
 
 #define RAW_SILENCE_S 30
