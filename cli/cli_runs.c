@@ -12,11 +12,6 @@
 #include "cli/workflows.h"
 #include "core/banned.h"
 
-static const char *str_or(const cJSON *o, const char *k, const char *def)
-{
-	return jstr(o, k) ? jstr(o, k) : def;
-}
-
 /* Text for the terminal: control and escape sequences stripped, then cut
  * to size. */
 static void clean(const char *s, char *buf, size_t size)
@@ -60,8 +55,8 @@ static int runs_load(struct cli *cli, const char *cmd, cJSON **all, struct run_r
 		cJSON_ArrayForEach(r, runs) {
 			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
 			size_t k = (*n)++;
-			const char *s = str_or(r, "started_at", "");
-			while (k && strcmp(str_or((*out)[k - 1].run, "started_at", ""), s) > 0) {
+			const char *s = jstr_or(r, "started_at", "");
+			while (k && strcmp(jstr_or((*out)[k - 1].run, "started_at", ""), s) > 0) {
 				(*out)[k] = (*out)[k - 1];
 				k--;
 			}
@@ -135,15 +130,15 @@ static int cmd_runs(struct cli *cli, int argc, char **argv)
 		int total = count(tasks, nt, NULL), done = count(tasks, nt, "done");
 		int failed = count(tasks, nt, "failed"), cancelled = count(tasks, nt, "cancelled");
 		free(tasks);
-		const char *status = str_or(r, "status", "starting");
+		const char *status = jstr_or(r, "status", "starting");
 		int64_t since = 0;
-		const char *ss = str_or(r, "status_since", str_or(r, "started_at", ""));
+		const char *ss = jstr_or(r, "status_since", jstr_or(r, "started_at", ""));
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "run_id", str_or(r, "run_id", "?"));
+			cJSON_AddStringToObject(o, "run_id", jstr_or(r, "run_id", "?"));
 			cJSON_AddStringToObject(o, "workflow", v[i].wf->name);
 			cJSON_AddStringToObject(o, "status", status);
-			cJSON_AddStringToObject(o, "started_at", str_or(r, "started_at", ""));
+			cJSON_AddStringToObject(o, "started_at", jstr_or(r, "started_at", ""));
 			cJSON_AddStringToObject(o, "status_since", ss);
 			if (jstr(r, "finished_at"))
 				cJSON_AddStringToObject(o, "finished_at", jstr(r, "finished_at"));
@@ -161,9 +156,9 @@ static int cmd_runs(struct cli *cli, int argc, char **argv)
 			continue;
 		}
 		char id[64], stc[24], started[32], age[16] = "-";
-		clean(str_or(r, "run_id", "?"), id, sizeof(id));
+		clean(jstr_or(r, "run_id", "?"), id, sizeof(id));
 		clean(status, stc, sizeof(stc));
-		clean(str_or(r, "started_at", "-"), started, sizeof(started));
+		clean(jstr_or(r, "started_at", "-"), started, sizeof(started));
 		if (msg_parse_time(ss, &since) == 0) {
 			int64_t s = (now - since) / 1000000000LL;
 			snprintf(age, sizeof(age), s < 120 ? "%llds" : s < 7200 ? "%lldm" : "%lldh",
@@ -197,7 +192,7 @@ static int cmd_tasks(struct cli *cli, int argc, char **argv)
 	}
 	struct run_ref run = { NULL, NULL };
 	for (size_t i = 0; i < n; i++)
-		if (!want || !strcmp(str_or(v[i].run, "run_id", ""), want))
+		if (!want || !strcmp(jstr_or(v[i].run, "run_id", ""), want))
 			run = v[i]; /* the one asked for, or the last started */
 	free(v);
 	if (!run.run) {
@@ -219,14 +214,14 @@ static int cmd_tasks(struct cli *cli, int argc, char **argv)
 	cJSON *out = NULL, *arr = NULL;
 	if (json) {
 		out = cJSON_CreateObject();
-		cJSON_AddStringToObject(out, "run_id", str_or(run.run, "run_id", "?"));
+		cJSON_AddStringToObject(out, "run_id", jstr_or(run.run, "run_id", "?"));
 		cJSON_AddStringToObject(out, "workflow", run.wf->name);
-		cJSON_AddStringToObject(out, "status", str_or(run.run, "status", "starting"));
+		cJSON_AddStringToObject(out, "status", jstr_or(run.run, "status", "starting"));
 		arr = cJSON_AddArrayToObject(out, "tasks");
 	} else {
 		char id[64], stc[24];
-		clean(str_or(run.run, "run_id", "?"), id, sizeof(id));
-		clean(str_or(run.run, "status", "starting"), stc, sizeof(stc));
+		clean(jstr_or(run.run, "run_id", "?"), id, sizeof(id));
+		clean(jstr_or(run.run, "status", "starting"), stc, sizeof(stc));
 		printf("run %s: %s\n%-22s %-7s %-8s %-18s %-18s %-7s %5s\n", id, stc, "TASK", "KIND",
 		       subj_col, "ASSIGNEE", "STATUS", "PRIO", "TRIES");
 	}

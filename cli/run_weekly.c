@@ -116,8 +116,7 @@ void run_opts_release(struct run_opts *o)
 
 static const char *run_status(const cJSON *run)
 {
-	const cJSON *s = cJSON_GetObjectItem(run, "status");
-	return cJSON_IsString(s) ? s->valuestring : "starting";
+	return jstr_or(run, "status", "starting");
 }
 
 /* One progress line (plain) or a bar (terminal) on stderr: the run's, or

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agents/workflow.h"
+#include "core/json_out.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "core/banned.h"
@@ -43,12 +44,6 @@ int task_replies_sent(struct task_replies *tr, struct console *c, const char *id
 	return l;
 }
 
-static const char *rstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static void tasks_journal(struct console *c, const struct task_reply_wait *p, const char *reply_id,
 			  const char *result)
 {
@@ -67,13 +62,13 @@ static void tasks_answer(struct task_replies *tr, struct console *c, size_t i,
 			 const struct msg *m)
 {
 	const struct task_reply_wait *p = &tr->v[i];
-	const char *outcome = rstr(m->content, "outcome");
-	const char *detail = rstr(m->content, "detail");
-	const char *st = rstr(m->content, "status");
+	const char *outcome = jstr(m->content, "outcome");
+	const char *detail = jstr(m->content, "detail");
+	const char *st = jstr(m->content, "status");
 	if (!outcome)
 		outcome = st && !strcmp(st, "accepted") ? "applied" : "refused";
 	if (!detail)
-		detail = rstr(m->content, "rejection_reason") ? rstr(m->content, "rejection_reason") : "";
+		detail = jstr(m->content, "rejection_reason") ? jstr(m->content, "rejection_reason") : "";
 	char *result = xasprintf("%s: %s", outcome, detail);
 	tasks_journal(c, p, m->id, result);
 	console_status(c, strcmp(outcome, "applied") != 0, "%s: %s", p->label, result);
