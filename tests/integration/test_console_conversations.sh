@@ -102,7 +102,9 @@ for l in open(sys.argv[1]):
         print(j["ids"][0] == sys.argv[2], j["result"].startswith("requested"))' "$D/journal/actions.jsonl" "$SID")" "True True"
 
 # The list shows it cancelled; e exports it to Markdown.
-con "7
+con ":
+type conversations
+<Enter>
 wait-for $SID alice
 e
 wait-for export: wrote"
