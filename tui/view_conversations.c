@@ -21,9 +21,11 @@
 #include "tui/wrap.h"
 #include "core/banned.h"
 
-#define CONV_MAX 500            /* conversations listed */
+#define CONV_MAX 500            /* conversations listed (the newest) */
+#define CONV_MAX_S "500"
 #define META_MAX ((size_t)1 << 20)
 #define READ_MAX ((size_t)1 << 20) /* bytes of events read per refresh */
+#define PANE_TAIL ((size_t)32768)  /* bytes of the transcript the pane wraps */
 
 struct conv_item {
 	char session[25];
@@ -33,6 +35,8 @@ struct conv_item {
 	bool running;
 	int64_t created_ns, ended_ns;
 	double tokens;      /* -1: not recorded */
+	uint64_t ino;       /* the meta file as read */
+	int64_t size, mtime_ns;
 };
 
 /* One events file followed: where the last read stopped, what it made. */
@@ -289,9 +293,23 @@ static int item_newest_first(const void *a, const void *b)
 	return strcmp(y->session, x->session);
 }
 
+static int item_by_session(const void *a, const void *b)
+{
+	const struct conv_item *x = a, *y = b;
+	return strcmp(x->session, y->session);
+}
+
+/* Every meta file of the sessions directory as an item, newest first; a
+ * meta file unchanged since the last refresh (inode, size, mtime) is not
+ * read again. */
 static void items_load(struct console *c, struct convs *cv)
 {
-	items_free(cv);
+	struct conv_item *old = cv->v;
+	size_t nold = cv->n;
+	if (nold)
+		qsort(old, nold, sizeof(*old), item_by_session);
+	cv->v = NULL;
+	cv->n = 0;
 	char *dir = sessions_dir(c);
 	DIR *d = opendir(dir);
 	size_t cap = 0;
@@ -300,12 +318,31 @@ static void items_load(struct console *c, struct convs *cv)
 		size_t n = strlen(e->d_name);
 		if (n != 24 + 5 || strcmp(e->d_name + 24, ".json"))
 			continue;
-		char session[25];
-		memcpy(session, e->d_name, 24);
-		session[24] = 0;
-		if (!session_ok(session))
+		struct conv_item key;
+		memcpy(key.session, e->d_name, 24);
+		key.session[24] = 0;
+		if (!session_ok(key.session))
 			continue;
 		char *mp = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(mp, &st) < 0) {
+			free(mp);
+			continue;
+		}
+		if (cv->n == cap) {
+			cap = cap ? 2 * cap : 32;
+			cv->v = xrealloc(cv->v, cap * sizeof(*cv->v));
+		}
+		struct conv_item *was = nold ? bsearch(&key, old, nold, sizeof(*old), item_by_session) :
+				       NULL;
+		if (was && was->user && was->ino == (uint64_t)st.st_ino &&
+		    was->size == (int64_t)st.st_size &&
+		    was->mtime_ns == (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec) {
+			cv->v[cv->n++] = *was;
+			was->user = was->agents = was->state = NULL; /* moved */
+			free(mp);
+			continue;
+		}
 		char *buf = NULL, *err = NULL;
 		size_t len = 0;
 		cJSON *m = util_read_file(mp, META_MAX, &buf, &len, &err) == 0 ?
@@ -317,26 +354,24 @@ static void items_load(struct console *c, struct convs *cv)
 			cJSON_Delete(m);
 			continue; /* being written, or not one of serve's */
 		}
-		if (cv->n == cap) {
-			cap = cap ? 2 * cap : 32;
-			cv->v = xrealloc(cv->v, cap * sizeof(*cv->v));
-		}
-		item_from_meta(&cv->v[cv->n++], session, m);
+		struct conv_item *it = &cv->v[cv->n++];
+		item_from_meta(it, key.session, m);
+		it->ino = (uint64_t)st.st_ino;
+		it->size = (int64_t)st.st_size;
+		it->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 		cJSON_Delete(m);
 	}
 	if (d)
 		closedir(d);
 	free(dir);
+	for (size_t i = 0; i < nold; i++) {
+		free(old[i].user);
+		free(old[i].agents);
+		free(old[i].state);
+	}
+	free(old);
 	if (cv->n)
 		qsort(cv->v, cv->n, sizeof(*cv->v), item_newest_first);
-	if (cv->n > CONV_MAX) {
-		for (size_t i = CONV_MAX; i < cv->n; i++) {
-			free(cv->v[i].user);
-			free(cv->v[i].agents);
-			free(cv->v[i].state);
-		}
-		cv->n = CONV_MAX;
-	}
 }
 
 static struct conv_item *item_find(struct convs *cv, const char *session)
@@ -418,12 +453,12 @@ static unsigned convs_load(struct console *c, struct view *v, bool shown)
 	size_t nrun = 0;
 	for (size_t i = 0; i < cv->n; i++)
 		nrun += cv->v[i].running;
-	console_rows_add(r, NULL, SLOT_HEADING, "Conversations of madf serve: %zu (%zu running)",
-			 cv->n, nrun);
+	console_rows_add(r, NULL, SLOT_HEADING, "Conversations of madf serve: %zu (%zu running)%s",
+			 cv->n, nrun, cv->n > CONV_MAX ? "; the newest " CONV_MAX_S " listed" : "");
 	console_rows_add(r, NULL, SLOT_HEADER, "%-24s %-14s %-7s %-22s %7s %8s %s", "SESSION", "USER",
 			 "ROUND", "STATE", "ELAPSED", "TOKENS", "AGENTS");
 	int64_t now = util_now_ns();
-	for (size_t i = 0; i < cv->n; i++) {
+	for (size_t i = 0; i < cv->n && i < CONV_MAX; i++) {
 		it = &cv->v[i];
 		char el[16], rnd[24], tok[16];
 		int64_t end = it->running || !it->ended_ns ? now : it->ended_ns;
@@ -466,7 +501,14 @@ static void draw_detail(struct console *c, struct view *v, int y0, int y1)
 	console_put(c, y0, 0, COLS, SLOT_HEADER, h, true);
 	free(h);
 	free(hdr);
+	/* the pane shows the end: only the last PANE_TAIL bytes are wrapped,
+	 * from a line's start */
 	const char *t = cv->sel->text.data ? cv->sel->text.data : "";
+	size_t len = cv->sel->text.len;
+	if (len > PANE_TAIL) {
+		const char *nl = strchr(t + len - PANE_TAIL, '\n');
+		t = nl ? nl + 1 : t + len - PANE_TAIL;
+	}
 	char *clean = util_sanitize(t, strlen(t), true);
 	char **lines = NULL;
 	size_t n = wrap_text(clean, COLS > 12 ? (size_t)COLS - 2 : 8, 2, &lines);

@@ -41,12 +41,16 @@ print(ev[-1]["type"], ev[-1]["data"].get("code", "-"), ev[-1]["data"].get("error
 AUTH="Authorization: Bearer $TA"
 R1='{"agents":["data-steward"],"rounds":2,"messages":[{"role":"user","content":"find prospects"}]}'
 
+# a cancel request left from before (no such conversation running)
+mkdir -p "$D/serve-sessions"
+: >"$D/serve-sessions/000000000000000000000000.cancel"
 bg_port gate python3 "$TOP/tests/integration/serve_gate_model.py" --gate "$T/gate"
 gport=$bport
 bg_port s1 env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$gport \
 	CLAUDE_MODEL_EXECUTION=claude-test MADF_SERVE_GRACE_S=120 "$MADF" serve --listen 127.0.0.1:0
 spid=$bpid U=http://127.0.0.1:$bport/api/chat/multi
 ok "madf serve and the gated model run"
+eq "serve's start removed the stale cancel request" "$(ls "$D/serve-sessions" | grep -c '\.cancel$')" 0
 
 # A live conversation: the agent's turn waits on the gate.
 curl -s -N -o "$T/p1.txt" -X POST "$U" -H "$AUTH" -H 'Content-Type: application/json' \

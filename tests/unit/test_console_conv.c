@@ -225,6 +225,22 @@ static void test_follow_appended(void **state)
 	assert_string_equal(word(live, 2, w, sizeof(w)), "2/3");
 	assert_non_null(strstr(text, "## Round 2"));
 	assert_non_null(strstr(text, "Error CANCELLED: cancelled"));
+	/* serve ended it: the meta rewritten, read again */
+	put(f->dir, S_LIVE ".json",
+	    "{\"version\":1,\"sessionId\":\"" S_LIVE "\",\"user\":\"bob\",\"agents\":[\"analyst\"],"
+	    "\"rounds\":3,\"created\":\"2026-11-24T11:00:00.000Z\",\"state\":\"ended\","
+	    "\"ended\":\"2026-11-24T11:02:00.000Z\",\"outcome\":\"CANCELLED\",\"usage\":"
+	    "{\"inputTokens\":10,\"outputTokens\":5,\"rounds\":2}}", "w");
+	free(live);
+	free(text);
+	text = show(f->c, v);
+	live = row_of(text, S_LIVE);
+	assert_string_equal(word(live, 1, w, sizeof(w)), "bob");
+	assert_string_equal(word(live, 2, w, sizeof(w)), "2/3");
+	assert_string_equal(word(live, 3, w, sizeof(w)), "cancelled");
+	assert_string_equal(word(live, 4, w, sizeof(w)), "2m");
+	assert_string_equal(word(live, 5, w, sizeof(w)), "15");
+	assert_non_null(strstr(text, "Conversations of madf serve: 2 (0 running)"));
 	/* each line once: the file was read on, not again from its start */
 	const char *p = strstr(text, "### analyst");
 	assert_non_null(p);
