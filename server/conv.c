@@ -947,6 +947,24 @@ int conv_cancel(const char *session, const char *user)
 	return rc;
 }
 
+void conv_cancel_requests(const char *dir)
+{
+	pthread_mutex_lock(&alive_mu);
+	for (struct conv *c = alive; c; c = c->next_alive) {
+		char *path = xasprintf("%s/%s.cancel", dir, c->session);
+		if (access(path, F_OK) == 0) {
+			if (emit_error(c, "CANCELLED", "cancelled by the operator (madf console)",
+				       NULL, 0, false)) {
+				c->cancel = 1;
+				conv_log(c, "cancelled by the operator (%s)", path);
+			}
+			unlink(path);
+		}
+		free(path);
+	}
+	pthread_mutex_unlock(&alive_mu);
+}
+
 size_t conv_alive(void)
 {
 	pthread_mutex_lock(&alive_mu);

@@ -169,6 +169,12 @@ void convlog_finish(struct conv *c)
 		close(fd);
 	}
 	char *err = NULL;
+	/* A cancel request come too late has nothing left to cancel. */
+	if (c->events_path) {
+		char *cp = xasprintf("%.*s.cancel", (int)(strlen(c->events_path) - 6), c->events_path);
+		unlink(cp);
+		free(cp);
+	}
 	if (c->meta_path && meta_write(c, true, &err) < 0) {
 		conv_log(c, "warning: %s", err);
 		free(err);
@@ -360,6 +366,13 @@ void convlog_recover(const char *dir, long keep_days)
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
+		if (n == 24 + 7 && !strcmp(e->d_name + 24, ".cancel")) {
+			/* a cancel request left for a conversation no longer running */
+			char *cp = xasprintf("%s/%s", dir, e->d_name);
+			unlink(cp);
+			free(cp);
+			continue;
+		}
 		if (n != 24 + 5 || strcmp(e->d_name + 24, ".json"))
 			continue;
 		char session[25];

@@ -763,8 +763,16 @@ int serve_run(const struct serve_options *o, char **err)
 	     API_PATH,
 	     s.agents.path, model);
 	free(model);
+	/* The signals, and about every second the operator's cancel requests
+	 * (SESSION.cancel, written by the console). */
 	int sig = 0;
-	sigwait(&set, &sig);
+	for (;;) {
+		struct timespec tick = { 1, 0 };
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig > 0)
+			break;
+		conv_cancel_requests(s.sessions_dir);
+	}
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	s.draining = 1;
 	conv_shutdown_all();

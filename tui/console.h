@@ -70,7 +70,7 @@ struct view_ops {
 extern const struct view_ops *const console_view_table[];
 extern const size_t console_nviews;
 extern const struct view_ops view_overview_ops, view_tasks_ops, view_queues_ops,
-	view_logs_ops, view_reports_ops, view_tools_ops;
+	view_logs_ops, view_reports_ops, view_tools_ops, view_conversations_ops;
 
 /* What a handler changed; the loop redraws once per turn. */
 enum {
@@ -288,6 +288,9 @@ void console_journal(struct console *c, const char *action, const cJSON *ids,
 		     const char *result);
 void console_journal_with(struct console *c, const char *action, const cJSON *ids,
 			  const char *result, const char *key, const cJSON *extra);
+/* The exports directory dir (data/reports/exports) made and writable: 0,
+ * or -1 with *err (caller frees) saying what failed. (tui/view_reports.c) */
+int console_export_dir_ready(const char *dir, char **err);
 /* A JSON file under the data directory, or NULL. */
 cJSON *console_load_json(const char *path);
 /* "12s", "3m", "2h", "4d" */

@@ -102,7 +102,7 @@ static unsigned ccmd_assign(struct console *c, const char *name, const char *arg
 	return view_tasks_assign(c, kind, pair, agent);
 }
 
-/* :tasks, :report, :tools, :overview: that view. */
+/* :tasks, :report, :tools, :overview, :conversations: that view. */
 static unsigned ccmd_view(struct console *c, const char *name, const char *arg, const char *line,
 			 bool is_new)
 {
@@ -111,7 +111,8 @@ static unsigned ccmd_view(struct console *c, const char *name, const char *arg, 
 		const char *cmd;
 		const struct view_ops *ops;
 	} views[] = { { "tasks", &view_tasks_ops }, { "report", &view_reports_ops },
-		      { "tools", &view_tools_ops }, { "overview", &view_overview_ops } };
+		      { "tools", &view_tools_ops }, { "overview", &view_overview_ops },
+		      { "conversations", &view_conversations_ops } };
 	for (size_t i = 0; i < ARRAY_SIZE(views); i++)
 		if (!strcmp(name, views[i].cmd)) {
 			console_show(c, console_view_find(c, views[i].ops));
@@ -180,6 +181,7 @@ const struct console_cmd console_cmds[] = {
 	{ "overview", NULL, "the overview: meters and agents", CMD_ARG_AGENT, ccmd_view },
 	{ "report", NULL, "the report draft of the current run", CMD_ARG_AGENT, ccmd_view },
 	{ "tools", NULL, "tools, LLM usage and learning", CMD_ARG_AGENT, ccmd_view },
+	{ "conversations", NULL, "madf serve's conversations", CMD_ARG_AGENT, ccmd_view },
 	{ "messages", NULL, "the status messages of this session, whole, newest first", CMD_ARG_AGENT, ccmd_messages },
 	{ "theme", "NAME", "another colour theme", CMD_ARG_THEME, ccmd_theme },
 	{ "help", NULL, "this help", CMD_ARG_AGENT, ccmd_help },

@@ -559,9 +559,7 @@ static char *data_dir_abs(const char *data_dir)
 	return xstrdup(data_dir);
 }
 
-/* The exports directory made and writable: 0, or -1 with *err (caller
- * frees) saying what failed. */
-static int export_dir_ready(const char *dir, char **err)
+int console_export_dir_ready(const char *dir, char **err)
 {
 	if (util_mkdirs(dir, err) < 0)
 		return -1;
@@ -595,7 +593,7 @@ static unsigned reports_export(struct console *c, struct view *view)
 	 * what an operator must hear about, whatever else is missing */
 	char *dir = xasprintf("%s/reports/exports", c->cli->data_dir);
 	char *err = NULL;
-	if (export_dir_ready(dir, &err) < 0) {
+	if (console_export_dir_ready(dir, &err) < 0) {
 		console_status(c, true, "export: %s", err);
 		free(err);
 		free(dir);

@@ -9,7 +9,7 @@
 
 const struct view_ops *const console_view_table[] = {
 	&view_overview_ops, &view_tasks_ops, &view_queues_ops,
-	&view_logs_ops, &view_reports_ops, &view_tools_ops,
+	&view_logs_ops, &view_reports_ops, &view_tools_ops, &view_conversations_ops,
 };
 const size_t console_nviews = ARRAY_SIZE(console_view_table);
 

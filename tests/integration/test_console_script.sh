@@ -767,7 +767,7 @@ hasnt "Esc returns from the reader" "$(screen)" '"assignee":'
 con ':
 <Tab>'
 above=$(screen | tail -2 | head -1)
-has "Tab lists the commands above the command line" "$above" "agent  assign  dlq  help  inbox"
+has "Tab lists the commands above the command line" "$above" "agent  assign  conversations  dlq  help  inbox"
 has "... :overview among them" "$above" "overview"
 has "... :messages among them" "$above" "messages"
 eq "... the command line still empty" "$(screen | tail -1)" ":"
