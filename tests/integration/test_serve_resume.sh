@@ -395,7 +395,9 @@ eq "every stream ends with conversation_complete, 23 events each" \
 eq "50 sessions, each recorded as its own user's" \
 	"$(for i in $(seq 1 50); do python3 -c '
 import json, sys
-sid = json.loads(open(sys.argv[1]).read().split("\n")[0][6:])["data"]["sessionId"]
+# the first event (a ": ping" keep-alive may come before it)
+first = next(l for l in open(sys.argv[1]).read().split("\n") if l.startswith("data: {"))
+sid = json.loads(first[6:])["data"]["sessionId"]
 m = json.load(open(sys.argv[2] + "/" + sid + ".json"))
 print(sid, m["user"] == sys.argv[3])' "$T/u$i.txt" "$D/serve-sessions" "user$i"; done | sort -u | awk '$2 == "True"' | wc -l | tr -d ' ')" 50
 stop "$spid"
