@@ -451,7 +451,7 @@ static void report_warnings(struct agent *a, const char *tool, const cJSON *res)
 			continue;
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "tool", tool);
-		agent_log(a->log, LOG_EVENTS, LOG_WARN, "data_source_degraded", f, "%s",
+		log_write(a->log, LOG_EVENTS, LOG_WARN, "data_source_degraded", f, "%s",
 			  w->valuestring);
 		cJSON_Delete(f);
 		struct data_store *d = a->env->data;

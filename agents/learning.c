@@ -408,7 +408,7 @@ static void add_line(struct agg *a, const char *agent, bool errors,
 		cJSON_Delete(j);
 		return;
 	}
-	/* The line's subject: agent_log writes another agent there when the
+	/* The line's subject: log_write writes another agent there when the
 	 * owner logged that agent's failure. */
 	const cJSON *subj = cJSON_GetObjectItemCaseSensitive(j, "agent");
 	if (cJSON_IsString(subj) && util_valid_agent_name(subj->valuestring))

@@ -13,7 +13,7 @@
 #define LEARNING_LINE_MAX ((size_t)1 << 20) /* longer log lines are skipped */
 
 /* Reads every <log_dir>/agents/<agent>/errors/ *.jsonl and results/ *.jsonl
- * (lines as written by agent_log: errors carry the fields "error_type",
+ * (lines as written by log_write: errors carry the fields "error_type",
  * "tool" (optional), "task_kind" (optional) and "task_id"; results carry
  * "task_kind", "task_id" and "duration_ms") and writes atomically, with
  * generated_at from now_ns:
@@ -50,7 +50,7 @@
  *   "signature" added, "agent" the agent that hit it most, "task_kind" its
  *   most frequent kind (null when none) and "error_rate" null.
  *
- * A line counts for the agent its "agent" field names (agent_log puts the
+ * A line counts for the agent its "agent" field names (log_write puts the
  * subject there, e.g. a researcher whose failure the product_manager
  * logged), else for the agent whose directory holds the file.
  *

@@ -70,7 +70,7 @@ static char *first_of(const char *a, const char *b, const char *c)
 	return v ? xstrdup(v) : NULL;
 }
 
-int llm_settings_from_env(struct llm_settings **out, char **err)
+int llm_agent_settings_from_env(struct llm_agent_settings **out, char **err)
 {
 	*out = NULL;
 	const char *mode = env_get("MADF_LLM");
@@ -93,7 +93,7 @@ int llm_settings_from_env(struct llm_settings **out, char **err)
 		return err_set(err, "MADF_LLM=%s but %s is not set", prov,
 			       anth ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
 	}
-	struct llm_settings *s = xcalloc(1, sizeof(*s));
+	struct llm_agent_settings *s = xcalloc(1, sizeof(*s));
 	s->provider = anth ? LLM_ANTHROPIC : LLM_OPENAI;
 	s->provider_name = xstrdup(prov);
 	s->api_key = xstrdup(key);
@@ -117,7 +117,7 @@ int llm_settings_from_env(struct llm_settings **out, char **err)
 				    anth ? "CLAUDE_MODEL_EXECUTION (or CLAUDE_MODEL_ORCHESTRATOR)" :
 					   "OPENAI_MODEL (or OPENAI_MODEL_EXECUTION)");
 		/* A key alone is not LLM mode: the deterministic agents run. */
-		llm_settings_free(&s);
+		llm_agent_settings_free(&s);
 		return r;
 	}
 	if (env_long("MADF_LLM_MAX_STEPS", 1, 100, 8, &steps, err) < 0 ||
@@ -127,7 +127,7 @@ int llm_settings_from_env(struct llm_settings **out, char **err)
 	    env_double("MADF_LLM_PRICE_IN", -1, &s->price_in, err) < 0 ||
 	    env_double("MADF_LLM_PRICE_OUT", -1, &s->price_out, err) < 0 ||
 	    env_long("MADF_LLM_CONTINUE_AT_LIMIT", 0, 1, 0, &cont, err) < 0) {
-		llm_settings_free(&s);
+		llm_agent_settings_free(&s);
 		return -1;
 	}
 	s->continue_at_limit = cont == 1;
@@ -137,9 +137,9 @@ int llm_settings_from_env(struct llm_settings **out, char **err)
 	return 0;
 }
 
-void llm_settings_free(struct llm_settings **sp)
+void llm_agent_settings_free(struct llm_agent_settings **sp)
 {
-	struct llm_settings *s = *sp;
+	struct llm_agent_settings *s = *sp;
 	if (!s)
 		return;
 	free(s->provider_name);
@@ -154,7 +154,7 @@ void llm_settings_free(struct llm_settings **sp)
 	*sp = NULL;
 }
 
-char *llm_settings_describe(const struct llm_settings *s)
+char *llm_agent_settings_describe(const struct llm_agent_settings *s)
 {
 	if (!s)
 		return xstrdup("deterministic mode (no model configured)");
@@ -169,13 +169,13 @@ char *llm_settings_describe(const struct llm_settings *s)
 	if ((s->token_budget || s->cost_budget > 0) && s->continue_at_limit)
 		sbuf_addstr(&b, " (at the cap the LLM part is skipped: MADF_LLM_CONTINUE_AT_LIMIT)");
 	double in, out;
-	if (!llm_price(s, s->model_execution, &in, &out))
+	if (!llm_agent_price(s, s->model_execution, &in, &out))
 		sbuf_addf(&b, " (no price known for %s: cost counted as 0; set "
 			  "MADF_LLM_PRICE_IN/MADF_LLM_PRICE_OUT)", s->model_execution);
 	return sbuf_detach(&b);
 }
 
-cJSON *llm_settings_manifest(const struct llm_settings *s)
+cJSON *llm_agent_settings_manifest(const struct llm_agent_settings *s)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "mode", s ? "llm" : "deterministic");
@@ -210,7 +210,7 @@ static const struct {
 	{ "o3-mini", 1.1, 4.4 },           { "o3", 2, 8 },
 };
 
-bool llm_price(const struct llm_settings *s, const char *model, double *in, double *out)
+bool llm_agent_price(const struct llm_agent_settings *s, const char *model, double *in, double *out)
 {
 	*in = *out = 0;
 	size_t best = 0;
@@ -235,7 +235,7 @@ bool llm_price(const struct llm_settings *s, const char *model, double *in, doub
 
 /* ---- usage ------------------------------------------------------------------ */
 
-cJSON *llm_usage_json(const struct llm_usage *u)
+cJSON *llm_agent_usage_json(const struct llm_agent_usage *u)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "calls", (double)u->calls);
@@ -245,7 +245,7 @@ cJSON *llm_usage_json(const struct llm_usage *u)
 	return o;
 }
 
-void llm_usage_from_json(const cJSON *j, struct llm_usage *u)
+void llm_agent_usage_from_json(const cJSON *j, struct llm_agent_usage *u)
 {
 	u->calls = (long)jnum(j, "calls", 0);
 	u->input_tokens = (long)jnum(j, "input_tokens", 0);
@@ -253,10 +253,10 @@ void llm_usage_from_json(const cJSON *j, struct llm_usage *u)
 	u->cost_usd = jnum(j, "cost_usd", 0);
 }
 
-static void usage_add(cJSON *o, const struct llm_usage *d)
+static void usage_add(cJSON *o, const struct llm_agent_usage *d)
 {
-	struct llm_usage u;
-	llm_usage_from_json(o, &u);
+	struct llm_agent_usage u;
+	llm_agent_usage_from_json(o, &u);
 	u.calls += d->calls;
 	u.input_tokens += d->input_tokens;
 	u.output_tokens += d->output_tokens;
@@ -264,7 +264,7 @@ static void usage_add(cJSON *o, const struct llm_usage *d)
 	static const char *const keys[] = { "calls", "input_tokens", "output_tokens", "cost_usd" };
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		cJSON_DeleteItemFromObjectCaseSensitive(o, keys[i]);
-	cJSON *n = llm_usage_json(&u);
+	cJSON *n = llm_agent_usage_json(&u);
 	while (n->child) {
 		cJSON *c = cJSON_DetachItemViaPointer(n, n->child);
 		cJSON_AddItemToObject(o, c->string, c);
@@ -282,8 +282,8 @@ static cJSON *obj_member(cJSON *o, const char *k)
 	return v;
 }
 
-int llm_usage_record(const char *data_dir, const char *agent, const char *task_id,
-		     const char *label, const struct llm_usage *delta, const char *status,
+int llm_agent_usage_record(const char *data_dir, const char *agent, const char *task_id,
+		     const char *label, const struct llm_agent_usage *delta, const char *status,
 		     char **err)
 {
 	char *dir = xasprintf("%s/llm", data_dir);
@@ -348,7 +348,7 @@ out:
 
 /* ---- the loop ---------------------------------------------------------------- */
 
-bool llm_budget_reached(const struct llm_settings *s, const struct llm_usage *u,
+bool llm_agent_budget_reached(const struct llm_agent_settings *s, const struct llm_agent_usage *u,
 			long extra_tokens, double extra_cost)
 {
 	if (!s)
@@ -361,7 +361,7 @@ bool llm_budget_reached(const struct llm_settings *s, const struct llm_usage *u,
 	return false;
 }
 
-const char *llm_outcome_name(enum llm_outcome o)
+const char *llm_agent_outcome_name(enum llm_agent_outcome o)
 {
 	switch (o) {
 	case LLM_RUN_DONE:
@@ -568,7 +568,7 @@ static void offered_release(struct offered *o, size_t n)
 	free(o);
 }
 
-static struct offered *offer_tools(struct agent *a, const struct llm_task *t, size_t *n)
+static struct offered *offer_tools(struct agent *a, const struct llm_agent_task *t, size_t *n)
 {
 	struct tools *reg = a->env->tools;
 	size_t cap = t->all_tools ? tools_count(reg) : t->ntools, k = 0;
@@ -637,10 +637,10 @@ static void call_model(struct agent *a, const struct llm_config *cfg,
 	http_multi_free(&m);
 }
 
-static void log_call(struct agent *a, const struct llm_task *t, const char *model, int step,
-		     const struct turn *turn, const struct llm_usage *d, double ms)
+static void log_call(struct agent *a, const struct llm_agent_task *t, const char *model, int step,
+		     const struct turn *turn, const struct llm_agent_usage *d, double ms)
 {
-	struct llm_settings *s = a->env->llm;
+	struct llm_agent_settings *s = a->env->llm;
 	cJSON *f = cJSON_CreateObject();
 	if (t->task_id)
 		cJSON_AddStringToObject(f, "task_id", t->task_id);
@@ -657,7 +657,7 @@ static void log_call(struct agent *a, const struct llm_task *t, const char *mode
 	cJSON_AddNumberToObject(f, "duration_ms", round(ms));
 	if (!turn->res.ok)
 		cJSON_AddStringToObject(f, "error", turn->error ? turn->error : "");
-	agent_log(a->log, LOG_QUERIES, turn->res.ok ? LOG_INFO : LOG_WARN, "llm_call", f,
+	log_write(a->log, LOG_QUERIES, turn->res.ok ? LOG_INFO : LOG_WARN, "llm_call", f,
 		  "%s step %d: %ld in, %ld out tokens, %zu tool call%s, stop %s%s%s",
 		  model, step, d->input_tokens, d->output_tokens, turn->ncalls,
 		  turn->ncalls == 1 ? "" : "s",
@@ -666,29 +666,29 @@ static void log_call(struct agent *a, const struct llm_task *t, const char *mode
 	cJSON_Delete(f);
 }
 
-static void record(struct agent *a, const struct llm_task *t, const struct llm_usage *d,
+static void record(struct agent *a, const struct llm_agent_task *t, const struct llm_agent_usage *d,
 		   const char *status)
 {
 	char *err = NULL;
-	if (llm_usage_record(a->env->data_dir, a->name, t->task_id, t->label, d, status,
+	if (llm_agent_usage_record(a->env->data_dir, a->name, t->task_id, t->label, d, status,
 			     &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "llm_usage_failed", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "llm_usage_failed", NULL,
 			  "cannot record LLM usage: %s", err);
 		free(err);
 	}
 }
 
-static enum llm_outcome finish(struct agent *a, struct llm_task *t, enum llm_outcome o)
+static enum llm_agent_outcome finish(struct agent *a, struct llm_agent_task *t, enum llm_agent_outcome o)
 {
-	static const struct llm_usage zero;
+	static const struct llm_agent_usage zero;
 	t->outcome = o;
-	record(a, t, &zero, llm_outcome_name(o));
+	record(a, t, &zero, llm_agent_outcome_name(o));
 	return o;
 }
 
-enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
+enum llm_agent_outcome llm_agent_task_run(struct agent *a, struct llm_agent_task *t)
 {
-	struct llm_settings *s = a->env->llm;
+	struct llm_agent_settings *s = a->env->llm;
 	free(t->text);
 	free(t->error);
 	free(t->error_type);
@@ -722,8 +722,8 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 		.max_attempts = t->max_attempts,
 	};
 	double pin, pout;
-	llm_price(s, model, &pin, &pout);
-	enum llm_outcome outcome = LLM_RUN_FAILED;
+	llm_agent_price(s, model, &pin, &pout);
+	enum llm_agent_outcome outcome = LLM_RUN_FAILED;
 	for (;;) {
 		t->steps = conv_steps(conv);
 		const cJSON *last = cJSON_GetArrayItem(conv, cJSON_GetArraySize(conv) - 1);
@@ -746,16 +746,16 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 				    jstr(m, "content") && *jstr(m, "content"))
 					sbuf_addf(&b, "%s%s", b.len ? "\n" : "", jstr(m, "content"));
 			t->text = sbuf_detach(&b);
-			agent_log(a->log, LOG_ERRORS, LOG_WARN, "llm_step_limit", NULL, "%s: %s",
+			log_write(a->log, LOG_ERRORS, LOG_WARN, "llm_step_limit", NULL, "%s: %s",
 				  t->task_id ? t->task_id : "task", t->error);
 			outcome = LLM_RUN_STEP_LIMIT;
 			break;
 		}
-		struct llm_usage next = t->used;
-		long est = t->estimate_input ? llm_input_estimate(t->system, conv) : 0;
+		struct llm_agent_usage next = t->used;
+		long est = t->estimate_input ? llm_agent_input_estimate(t->system, conv) : 0;
 		next.input_tokens += est;
 		next.cost_usd += (double)est * pin / 1e6;
-		if (llm_budget_reached(s, &next, t->extra_tokens, t->extra_cost)) {
+		if (llm_agent_budget_reached(s, &next, t->extra_tokens, t->extra_cost)) {
 			if (est)
 				t->error = xasprintf("budget reached: %ld tokens, $%.4f used, and the "
 						     "next call's input is about %ld tokens",
@@ -765,7 +765,7 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 				t->error = xasprintf("budget reached: %ld tokens, $%.4f used",
 						     t->used.input_tokens + t->used.output_tokens,
 						     t->used.cost_usd);
-			agent_log(a->log, LOG_DECISIONS, LOG_WARN, "llm_budget_reached", NULL,
+			log_write(a->log, LOG_DECISIONS, LOG_WARN, "llm_agent_budget_reached", NULL,
 				  "%s paused before step %d for the operator's approval: %s",
 				  t->task_id ? t->task_id : "task", t->steps + 1, t->error);
 			outcome = LLM_RUN_PAUSED;
@@ -792,7 +792,7 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 		call_model(a, &cfg, &req, &turn, &err);
 		free(msgs);
 		free(calls);
-		struct llm_usage d = { 0 };
+		struct llm_agent_usage d = { 0 };
 		if (turn.done) {
 			d.calls = 1;
 			d.input_tokens = turn.res.input_tokens;
@@ -814,7 +814,7 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 			t->error_type = xstrdup(turn.done && turn.error_type ? turn.error_type : "");
 			free(err);
 			if (!turn.done)
-				agent_log(a->log, LOG_ERRORS, LOG_WARN, "llm_call_failed", NULL,
+				log_write(a->log, LOG_ERRORS, LOG_WARN, "llm_call_failed", NULL,
 					  "%s: %s", model, t->error);
 			turn_release(&turn);
 			break;
@@ -868,7 +868,7 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 			cJSON_AddBoolToObject(lf, "ok", !is_err);
 			if (t->task_id)
 				cJSON_AddStringToObject(lf, "task_id", t->task_id);
-			agent_log(a->log, LOG_QUERIES, LOG_DEBUG, "llm_tool_call", lf,
+			log_write(a->log, LOG_QUERIES, LOG_DEBUG, "llm_tool_call", lf,
 				  "the model called %s%s", regname ? regname : sent,
 				  is_err ? " (error)" : "");
 			cJSON_Delete(lf);
@@ -884,7 +884,7 @@ enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t)
 	return finish(a, t, outcome);
 }
 
-long llm_input_estimate(const char *system, const cJSON *conversation)
+long llm_agent_input_estimate(const char *system, const cJSON *conversation)
 {
 	size_t bytes = system ? strlen(system) : 0;
 	const cJSON *m;
@@ -900,7 +900,7 @@ long llm_input_estimate(const char *system, const cJSON *conversation)
 	return (long)((bytes + 3) / 4);
 }
 
-void llm_task_release(struct llm_task *t)
+void llm_agent_task_release(struct llm_agent_task *t)
 {
 	free(t->text);
 	free(t->error);

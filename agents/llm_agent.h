@@ -41,7 +41,7 @@ struct agent_env;
  * deterministic result and a warning. */
 #define LLM_TASK_SKIP "llm_skip"
 
-struct llm_settings {
+struct llm_agent_settings {
 	enum llm_provider provider;
 	char *provider_name;       /* "anthropic" or "openai" */
 	char *base_url;
@@ -59,28 +59,28 @@ struct llm_settings {
 /* Reads the configuration. Returns 0 with *out NULL (deterministic mode)
  * or a new settings; -1 with *err when it is invalid (MADF_LLM names a
  * provider without its key, a bad number). */
-int llm_settings_from_env(struct llm_settings **out, char **err);
-void llm_settings_free(struct llm_settings **s);
+int llm_agent_settings_from_env(struct llm_agent_settings **out, char **err);
+void llm_agent_settings_free(struct llm_agent_settings **s);
 /* "LLM mode: anthropic, orchestrator M, execution M" or "deterministic
  * mode (no model configured)"; caller frees. No key. */
-char *llm_settings_describe(const struct llm_settings *s);
+char *llm_agent_settings_describe(const struct llm_agent_settings *s);
 /* {"mode": "llm"|"deterministic", "provider", "models": {"orchestrator",
  * "execution"}, "max_steps", "token_budget", "cost_budget_usd"}; no key. */
-cJSON *llm_settings_manifest(const struct llm_settings *s);
+cJSON *llm_agent_settings_manifest(const struct llm_agent_settings *s);
 
 /* USD per million input and output tokens of model: the override when
  * set, else the table (longest known prefix). Returns false (prices 0)
  * for an unknown model. */
-bool llm_price(const struct llm_settings *s, const char *model, double *in, double *out);
+bool llm_agent_price(const struct llm_agent_settings *s, const char *model, double *in, double *out);
 
-struct llm_usage {
+struct llm_agent_usage {
 	long calls, input_tokens, output_tokens;
 	double cost_usd;
 };
 /* {"calls","input_tokens","output_tokens","cost_usd"} (new object). */
-cJSON *llm_usage_json(const struct llm_usage *u);
+cJSON *llm_agent_usage_json(const struct llm_agent_usage *u);
 /* Reads such an object (missing fields: 0). */
-void llm_usage_from_json(const cJSON *j, struct llm_usage *u);
+void llm_agent_usage_from_json(const cJSON *j, struct llm_agent_usage *u);
 
 /* Adds delta to agent's and task_id's totals in <data_dir>/llm/usage.json
  * ({"updated_at", "agents": {NAME: usage}, "tasks": {ID: usage + "agent",
@@ -88,11 +88,11 @@ void llm_usage_from_json(const cJSON *j, struct llm_usage *u);
  * status may be NULL (unchanged); label (e.g. the product_manager's task id
  * "USDJPY-market", may be NULL) is kept as the task's "label". A corrupt
  * file is an error. */
-int llm_usage_record(const char *data_dir, const char *agent, const char *task_id,
-		     const char *label, const struct llm_usage *delta, const char *status,
+int llm_agent_usage_record(const char *data_dir, const char *agent, const char *task_id,
+		     const char *label, const struct llm_agent_usage *delta, const char *status,
 		     char **err);
 
-enum llm_outcome {
+enum llm_agent_outcome {
 	LLM_RUN_DONE,        /* the model ended its turn: text is its answer */
 	LLM_RUN_PAUSED,      /* the task's budget is spent: approval needed */
 	LLM_RUN_STEP_LIMIT,  /* still calling tools after max_steps calls */
@@ -101,7 +101,7 @@ enum llm_outcome {
 
 /* One task's loop. The caller keeps used, extra_* and conversation in
  * the task's state, so a paused task resumes where it stopped. */
-struct llm_task {
+struct llm_agent_task {
 	const char *task_id;
 	const char *label;             /* usage.json's label; may be NULL */
 	const char *model;             /* NULL: the execution model */
@@ -112,7 +112,7 @@ struct llm_task {
 	bool estimate_input;           /* count each call's estimated input
 					* against the budget before making it
 					* (a task of one call can be capped) */
-	struct llm_usage used;         /* in/out: the task's usage so far */
+	struct llm_agent_usage used;         /* in/out: the task's usage so far */
 	long extra_tokens;             /* approved over the budget */
 	double extra_cost;
 	cJSON *conversation;           /* in/out (owned); NULL: a new one */
@@ -126,7 +126,7 @@ struct llm_task {
 	/* out */
 	char *text;                    /* the final answer (or what came) */
 	int steps;                     /* model calls in the conversation */
-	enum llm_outcome outcome;
+	enum llm_agent_outcome outcome;
 	char *error;
 	char *error_type;              /* of a failed call ("rate_limit_error",
 					* "timeout", ...), else NULL */
@@ -138,14 +138,14 @@ struct llm_task {
  * (STEP_LIMIT), or on an error or env->stop (FAILED). Tool calls go
  * through the tool registry on a's behalf. Every call is logged in a's
  * log (queries) and recorded in usage.json. Returns t->outcome. */
-enum llm_outcome llm_task_run(struct agent *a, struct llm_task *t);
-void llm_task_release(struct llm_task *t);
+enum llm_agent_outcome llm_agent_task_run(struct agent *a, struct llm_agent_task *t);
+void llm_agent_task_release(struct llm_agent_task *t);
 /* Whether a task that used u (with the approved extras) is at its cap. */
-bool llm_budget_reached(const struct llm_settings *s, const struct llm_usage *u,
+bool llm_agent_budget_reached(const struct llm_agent_settings *s, const struct llm_agent_usage *u,
 			long extra_tokens, double extra_cost);
-const char *llm_outcome_name(enum llm_outcome o);
+const char *llm_agent_outcome_name(enum llm_agent_outcome o);
 /* About how many input tokens a request with this system prompt and
  * conversation (llm_task's) takes: one per four bytes of text, rounded up. */
-long llm_input_estimate(const char *system, const cJSON *conversation);
+long llm_agent_input_estimate(const char *system, const cJSON *conversation);
 
 #endif

@@ -137,7 +137,7 @@ static void reassign(struct agent *a, cJSON *run, cJSON *t, const char *reason)
 	cJSON_AddStringToObject(lf, "task_id", jstr(t, "current") ? jstr(t, "current") : "");
 	cJSON_AddStringToObject(lf, "logical_task_id", jstr(t, "task_id"));
 	cJSON_AddStringToObject(lf, "agent", fromc);
-	agent_log(a->log, LOG_ERRORS, LOG_WARN, "task_failed", lf, "%s on %s: %s",
+	log_write(a->log, LOG_ERRORS, LOG_WARN, "task_failed", lf, "%s on %s: %s",
 		  jstr(t, "task_id"), fromc, reason);
 	cJSON_Delete(lf);
 	if (jnum(t, "attempts", 1) >= MAX_ATTEMPTS) {
@@ -276,7 +276,7 @@ bool pm_status_is(const cJSON *o, const char *status)
  * the extra budget; skipped, the report goes without it. */
 static bool narrative(struct agent *a, cJSON *run)
 {
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	if (!s)
 		return true; /* deterministic mode: no narrative section */
 	cJSON *nv = jobj(run, "narrative");
@@ -319,22 +319,22 @@ static bool narrative(struct agent *a, cJSON *run)
 	struct narr n = { .a = a, .run = run, .last_ns = util_mono_ns() };
 	sbuf_init(&n.text);
 	sbuf_addstr(&n.text, "");
-	struct llm_task lt = { .task_id = tid, .label = "narrative",
+	struct llm_agent_task lt = { .task_id = tid, .label = "narrative",
 			       .model = s->model_orchestrator, .system = system,
 			       .prompt = p.data, .on_text = narr_text, .ctx = &n,
 			       .estimate_input = true,
 			       .extra_tokens = (long)jnum(nv, "extra_tokens", 0),
 			       .extra_cost = jnum(nv, "extra_cost_usd", 0) };
-	llm_usage_from_json(cJSON_GetObjectItem(nv, "usage"), &lt.used);
+	llm_agent_usage_from_json(cJSON_GetObjectItem(nv, "usage"), &lt.used);
 	decision(a, "narrative", NULL, "the orchestrator model %s writes the narrative of %s",
 		 s->model_orchestrator, jstr(run, "run_id"));
-	enum llm_outcome o = llm_task_run(a, &lt);
+	enum llm_agent_outcome o = llm_agent_task_run(a, &lt);
 	bool paused = o == LLM_RUN_PAUSED && !s->continue_at_limit;
 	jset_str(nv, "text", o == LLM_RUN_DONE && lt.text ? lt.text : n.text.data);
 	jset_str(nv, "status", o == LLM_RUN_DONE ? "done" : paused ? "awaiting_approval" :
 		 o == LLM_RUN_PAUSED ? "skipped_budget" : "failed");
 	cJSON_DeleteItemFromObjectCaseSensitive(nv, "usage");
-	cJSON_AddItemToObject(nv, "usage", llm_usage_json(&lt.used));
+	cJSON_AddItemToObject(nv, "usage", llm_agent_usage_json(&lt.used));
 	if (paused) {
 		jset_str(nv, "paused_because", lt.error ? lt.error : "budget reached");
 		decision(a, "awaiting_approval", "narrative",
@@ -348,7 +348,7 @@ static bool narrative(struct agent *a, cJSON *run)
 		cJSON_AddItemToArray(jarr(run, "warnings"), cJSON_CreateString(warn));
 		free(warn);
 	}
-	llm_task_release(&lt);
+	llm_agent_task_release(&lt);
 	sbuf_release(&n.text);
 	sbuf_release(&p);
 	free(system);
@@ -427,7 +427,7 @@ static void detect_conflicts(struct agent *a, cJSON *run)
 		cJSON_AddItemToArray(findings, f);
 		cJSON *lf = cJSON_CreateObject();
 		cJSON_AddStringToObject(lf, "pair", pair);
-		agent_log(a->log, LOG_CONFLICTS, LOG_WARN, "conflict", lf, "%s", text);
+		log_write(a->log, LOG_CONFLICTS, LOG_WARN, "conflict", lf, "%s", text);
 		cJSON_Delete(lf);
 		free(text);
 	}
@@ -543,7 +543,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 	cJSON_AddArrayToObject(run, "warnings");
 	cJSON_AddObjectToObject(run, "messages");
 	cJSON_AddObjectToObject(run, "validation");
-	cJSON_AddItemToObject(run, "llm", llm_settings_manifest(a->env->llm));
+	cJSON_AddItemToObject(run, "llm", llm_agent_settings_manifest(a->env->llm));
 	cJSON *tasks = cJSON_AddArrayToObject(run, "tasks");
 	static const char *const kinds[] = { "market", "news" };
 	const char *who[2];
@@ -564,7 +564,7 @@ static void start_run(struct agent *a, const struct msg *m, const char *run_id)
 		}
 	}
 	note_message(run, m);
-	char *mode = llm_settings_describe(a->env->llm);
+	char *mode = llm_agent_settings_describe(a->env->llm);
 	decision(a, "mode", NULL, "run %s in %s", run_id, mode);
 	free(mode);
 	decision(a, "run_started", NULL, "run %s: %d pairs, %d tasks, window %s..%s", run_id,
@@ -793,7 +793,7 @@ static void archive(struct agent *a, cJSON *run)
 {
 	char *err = NULL;
 	if (wf_archive_run(a->env->data_dir, run, a->env->bcfg.durable, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "archive_failed", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "archive_failed", NULL,
 			  "run %s stays whole in the state: %s", jstr(run, "run_id"), err);
 		free(err);
 		return;
@@ -827,13 +827,13 @@ static void on_report(struct agent *a, const struct msg *m, cJSON *run)
 	/* every agent's log, wherever it ran: on NATS, copied from the bus */
 	char *root = bus_log_root(a->bus, a->env->data_dir, a->env->log_dir, &err);
 	if (err) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_logs", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "learning_logs", NULL,
 			  "the logs on the bus could not all be read: %s", err);
 		free(err);
 		err = NULL;
 	}
 	if (learning_aggregate_from(root, a->env->log_dir, util_now_ns(), &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "learning_failed", NULL, "%s", err);
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "learning_failed", NULL, "%s", err);
 		free(err);
 	}
 	free(root);

@@ -122,7 +122,7 @@ static void control_stage(struct agent *a, const struct msg *m, cJSON *run, cons
 		return;
 	}
 	bool approve = !strcmp(action, "approve_budget");
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	const cJSON *xt = cJSON_GetObjectItem(c, "extra_tokens");
 	const cJSON *xc = cJSON_GetObjectItem(c, "extra_cost_usd");
 	cJSON_DeleteItemFromObjectCaseSensitive(o, "paused_because");

@@ -28,7 +28,7 @@ void pm_save(struct agent *a)
 {
 	char *err = NULL;
 	if (agent_save_state(a, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_save_failed", NULL, "%s", err);
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "state_save_failed", NULL, "%s", err);
 		if (pm_ctl.active && !pm_ctl.failed)
 			pm_ctl.failed = xasprintf("the state could not be saved: %s", err);
 		free(err);
@@ -44,7 +44,7 @@ void pm_decision(struct agent *a, const char *event, const char *task, const cha
 	cJSON *f = cJSON_CreateObject();
 	if (task)
 		cJSON_AddStringToObject(f, "task_id", task);
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, event, f, "%s", s);
+	log_write(a->log, LOG_DECISIONS, LOG_INFO, event, f, "%s", s);
 	cJSON_Delete(f);
 	if (pm_ctl.active && !pm_ctl.text &&
 	    (!strcmp(event, "control_refused") || !strcmp(event, pm_ctl.action))) {
@@ -310,7 +310,7 @@ int pm_dispatch(struct agent *a)
 				  w[r].busy, w[r].window, w[r].queued);
 	}
 	s.data[s.len - 1] = '\0';
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "dispatch", f, "%s", s.data);
+	log_write(a->log, LOG_DECISIONS, LOG_INFO, "dispatch", f, "%s", s.data);
 	cJSON_Delete(f);
 	sbuf_release(&s);
 	pm_save(a); /* before sending: a crash now resumes with the same ids */

@@ -84,7 +84,7 @@ static void send_or_log(struct agent *a, const char *to, enum msg_type type, cJS
 {
 	char *err = NULL;
 	if (agent_send(a, to, type, c, NULL, NULL, run_id, PRIO_NORMAL, NULL, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "notify_failed", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "notify_failed", NULL,
 			  "cannot tell %s about run %s: %s", to, run_id, err ? err : "?");
 		free(err);
 	}
@@ -175,7 +175,7 @@ void pm_notify_report(struct agent *a, cJSON *run, const struct msg *m)
 	cJSON_AddStringToObject(c, "task_id", sget(run, "run_id"));
 	cJSON *raw = cJSON_GetObjectItem(c, "raw_data");
 	if (!cJSON_IsObject(raw) || !sget(in, "md_text") || !sget(in, "json_text")) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "notify_failed", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "notify_failed", NULL,
 			  "the report of run %s came without its text; %s is told where it is",
 			  sget(run, "run_id"), to);
 		if (!cJSON_IsObject(raw))

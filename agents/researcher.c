@@ -114,7 +114,7 @@ static void send_error(struct agent *a, const char *to, const char *task_msg,
 		cJSON_AddStringToObject(f, "task_id", task_msg);
 		if (pair)
 			cJSON_AddStringToObject(f, "pair", pair);
-		agent_log(a->log, LOG_DECISIONS, LOG_WARN, "task_no_data", f, "%s", text);
+		log_write(a->log, LOG_DECISIONS, LOG_WARN, "task_no_data", f, "%s", text);
 		cJSON_Delete(f);
 		return;
 	}
@@ -126,7 +126,7 @@ static void send_error(struct agent *a, const char *to, const char *task_msg,
 	cJSON_AddStringToObject(f, "task_id", task_msg);
 	if (pair)
 		cJSON_AddStringToObject(f, "pair", pair);
-	agent_log(a->log, LOG_ERRORS, LOG_ERROR, "task_failed", f, "%s", text);
+	log_write(a->log, LOG_ERRORS, LOG_ERROR, "task_failed", f, "%s", text);
 	cJSON_Delete(f);
 	a->errors_today++;
 }
@@ -141,7 +141,7 @@ static void approve(struct agent *a, const struct msg *m, bool skip)
 	cJSON *t = id ? cJSON_GetObjectItem(tasks_of(a), id) : NULL;
 	const char *st = t ? jstr(t, "status") : NULL;
 	if (!st || strcmp(st, "awaiting_approval")) {
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
 			  "%s for %s ignored: the task is %s", skip ? "skip" : "budget approval",
 			  id ? id : "?", st ? st : "unknown to this agent");
 		return;
@@ -158,11 +158,11 @@ static void approve(struct agent *a, const struct msg *m, bool skip)
 		task_touch(a, t);
 		agent_save_state(a, NULL);
 		a->active_tasks = queued_count(tasks_of(a));
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "analysis_skipped", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "analysis_skipped", NULL,
 			  "%s goes on without the model's analysis: skipped by %s", id, m->from);
 		return;
 	}
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	double xt = jnum(m->content, "extra_tokens", -1), xc = jnum(m->content, "extra_cost_usd", -1);
 	if (xt < 0)
 		xt = s && s->token_budget > 0 ? (double)s->token_budget : 0;
@@ -182,7 +182,7 @@ static void approve(struct agent *a, const struct msg *m, bool skip)
 	task_touch(a, t);
 	agent_save_state(a, NULL);
 	a->active_tasks = queued_count(tasks_of(a));
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
+	log_write(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
 		  "%s resumes: %s approved %.0f more tokens and $%.4f", id, m->from, xt, xc);
 }
 
@@ -215,7 +215,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 			task_touch(a, t);
 			agent_save_state(a, NULL);
 		}
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
 			  "%s cancelled by %s (was %s)", id ? id : "?", m->from, was);
 		a->active_tasks = queued_count(tasks);
 		return AGENT_DONE;
@@ -226,7 +226,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	}
 	if (cJSON_GetObjectItem(tasks, m->id)) {
 		/* Delivered again (at least once): answered already. */
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "duplicate_task", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "duplicate_task", NULL,
 			  "task %s seen before; not done twice", m->id);
 		return AGENT_DONE;
 	}
@@ -271,7 +271,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		snprintf(reason, sizeof(reason), "at capacity: %d tasks queued (capacity %d)",
 			 q, a->env->capacity);
 		send_acceptance(a, m, "rejected", reason, util_now_ns(), q);
-		agent_log(a->log, LOG_DECISIONS, LOG_WARN, "task_rejected", NULL, "%s: %s",
+		log_write(a->log, LOG_DECISIONS, LOG_WARN, "task_rejected", NULL, "%s: %s",
 			  m->id, reason);
 		return AGENT_DONE;
 	}
@@ -283,7 +283,7 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	agent_save_state(a, NULL);
 	send_acceptance(a, m, "queued", NULL, util_now_ns() + (q + 1) * NS, q + 1);
 	a->active_tasks = queued_count(tasks);
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_accepted", NULL,
+	log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_accepted", NULL,
 		  "accepted %s task %s for %s", kind, m->id, pair);
 	if (a->fault == FAULT_CRASH && !cJSON_GetObjectItem(a->state, "crashed_once")) {
 		cJSON_AddTrueToObject(a->state, "crashed_once");
@@ -799,12 +799,12 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
  * from the data. Returns the outcome; *extra gets the result's fields
  * ("analysis", "llm") when the task goes on. The conversation, the
  * task's usage and approved extras live in t's "llm" (the state). */
-static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSON *t,
+static enum llm_agent_outcome llm_analysis(struct agent *a, const char *task_msg, cJSON *t,
 				     const char *kind, const char *pair, const char *s0,
 				     const char *s1, const cJSON *findings, cJSON *warnings,
 				     cJSON **extra)
 {
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	bool market = !strcmp(kind, WF_TASK_MARKET);
 	cJSON *l = cJSON_GetObjectItem(t, "llm");
 	if (!cJSON_IsObject(l)) {
@@ -828,18 +828,18 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 	cJSON_ArrayForEach(f, findings)
 		sbuf_addf(&p, "- [%s] %s\n", jstr(f, "id") ? jstr(f, "id") : "?",
 			  jstr(f, "text") ? jstr(f, "text") : "");
-	struct llm_task lt = {
+	struct llm_agent_task lt = {
 		.task_id = task_msg, .label = jstr(t, "logical_task_id"), .system = system,
 		.prompt = p.data, .all_tools = true,
 		.extra_tokens = (long)jnum(l, "extra_tokens", 0),
 		.extra_cost = jnum(l, "extra_cost_usd", 0),
 	};
-	llm_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
+	llm_agent_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
 	cJSON *conv = cJSON_DetachItemFromObject(l, "conversation");
 	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
 	if (!lt.conversation)
 		cJSON_Delete(conv);
-	enum llm_outcome o;
+	enum llm_agent_outcome o;
 	const char *skipped_by = jstr(l, "skipped_by");
 	if (skipped_by) {
 		/* The operator dropped the analysis when it paused at its budget. */
@@ -852,10 +852,10 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 		cJSON_ArrayForEach(m, lt.conversation)
 			lt.steps += jstr(m, "role") && !strcmp(jstr(m, "role"), "assistant");
 	} else {
-		o = llm_task_run(a, &lt);
+		o = llm_agent_task_run(a, &lt);
 	}
 	cJSON_DeleteItemFromObject(l, "usage");
-	cJSON_AddItemToObject(l, "usage", llm_usage_json(&lt.used));
+	cJSON_AddItemToObject(l, "usage", llm_agent_usage_json(&lt.used));
 	if (o == LLM_RUN_PAUSED && !skipped_by && !s->continue_at_limit) {
 		/* Kept for the resume. */
 		cJSON_AddItemToObject(l, "conversation", lt.conversation);
@@ -869,9 +869,9 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 		cJSON_AddStringToObject(info, "provider", s->provider_name);
 		cJSON_AddStringToObject(info, "model", s->model_execution);
 		cJSON_AddStringToObject(info, "outcome", skipped_by ? "skipped_by_operator" :
-					o == LLM_RUN_PAUSED ? "skipped_budget" : llm_outcome_name(o));
+					o == LLM_RUN_PAUSED ? "skipped_budget" : llm_agent_outcome_name(o));
 		cJSON_AddNumberToObject(info, "steps", lt.steps);
-		cJSON_AddItemToObject(info, "usage", llm_usage_json(&lt.used));
+		cJSON_AddItemToObject(info, "usage", llm_agent_usage_json(&lt.used));
 		if (o != LLM_RUN_DONE) {
 			char *w = xasprintf("%s: the model's analysis is %s: %s", pair,
 					    o == LLM_RUN_STEP_LIMIT ? "incomplete" :
@@ -883,7 +883,7 @@ static enum llm_outcome llm_analysis(struct agent *a, const char *task_msg, cJSO
 		}
 		*extra = x;
 	}
-	llm_task_release(&lt);
+	llm_agent_task_release(&lt);
 	sbuf_release(&p);
 	free(system);
 	return o;
@@ -1003,7 +1003,7 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 	cJSON_AddStringToObject(lf, "pair", pair);
 	cJSON_AddNumberToObject(lf, "duration_ms", mins * 60000);
 	cJSON_AddNumberToObject(lf, "findings", nfindings);
-	agent_log(a->log, LOG_RESULTS, LOG_INFO, "task_done", lf, "%s %s: %d findings",
+	log_write(a->log, LOG_RESULTS, LOG_INFO, "task_done", lf, "%s %s: %d findings",
 		  kind, pair, nfindings);
 	cJSON_Delete(lf);
 }
@@ -1040,7 +1040,7 @@ static void adopt_task(struct agent *a, void *ctx)
 	char *was = xstrdup(owner ? owner : "an earlier run");
 	task_touch(a, t); /* replaces the owner string */
 	ad->adopted = true;
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, "task_adopted", NULL,
+	log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_adopted", NULL,
 		  "task %s of %s taken over: its process is gone", ad->task, was);
 	free(was);
 }

@@ -131,13 +131,13 @@ static void code_release(struct code *c)
 
 /* ---- one model call ---- */
 
-static void usage_set(cJSON *st, const struct llm_usage *u)
+static void usage_set(cJSON *st, const struct llm_agent_usage *u)
 {
 	cJSON_DeleteItemFromObject(st, "usage");
-	cJSON_AddItemToObject(st, "usage", llm_usage_json(u));
+	cJSON_AddItemToObject(st, "usage", llm_agent_usage_json(u));
 }
 
-static bool transient(const struct llm_task *t)
+static bool transient(const struct llm_agent_task *t)
 {
 	static const char *const kinds[] = { "timeout", "rate_limit_error", "overloaded_error",
 					     "network_error", "incomplete_response", "api_error",
@@ -154,10 +154,10 @@ static bool transient(const struct llm_task *t)
 /* Asks the model once (no tools). DONE: *text (new). Otherwise *why
  * (new) and *retry (a transient failure). st keeps the task's usage and
  * the approved extras across pauses. */
-static enum llm_outcome ask(struct agent *a, const char *task_id, const char *system,
+static enum llm_agent_outcome ask(struct agent *a, const char *task_id, const char *system,
 			    const char *prompt, cJSON *st, char **text, char **why, bool *retry)
 {
-	struct llm_task lt = {
+	struct llm_agent_task lt = {
 		.task_id = task_id, .system = system, .prompt = prompt,
 		.estimate_input = true, .max_attempts = LLM_ATTEMPTS,
 		.max_tokens = a->env->llm->max_tokens > LLM_OUTPUT_TOKENS ? a->env->llm->max_tokens
@@ -165,18 +165,18 @@ static enum llm_outcome ask(struct agent *a, const char *task_id, const char *sy
 		.extra_tokens = (long)jnum(st, "extra_tokens", 0),
 		.extra_cost = jnum(st, "extra_cost_usd", 0),
 	};
-	llm_usage_from_json(cJSON_GetObjectItem(st, "usage"), &lt.used);
-	enum llm_outcome o = llm_task_run(a, &lt);
+	llm_agent_usage_from_json(cJSON_GetObjectItem(st, "usage"), &lt.used);
+	enum llm_agent_outcome o = llm_agent_task_run(a, &lt);
 	usage_set(st, &lt.used);
 	*retry = false;
 	if (o == LLM_RUN_DONE) {
 		*text = lt.text;
 		lt.text = NULL;
 	} else {
-		*why = xstrdup(lt.error ? lt.error : llm_outcome_name(o));
+		*why = xstrdup(lt.error ? lt.error : llm_agent_outcome_name(o));
 		*retry = o == LLM_RUN_FAILED && transient(&lt);
 	}
-	llm_task_release(&lt);
+	llm_agent_task_release(&lt);
 	return o;
 }
 
@@ -436,7 +436,7 @@ static void step(const struct review_progress *p, const char *fmt, ...)
 }
 
 /* A failed or paused call as the run's status. */
-static int not_done(enum llm_outcome o, const char *what, char *why, bool retry, cJSON *st,
+static int not_done(enum llm_agent_outcome o, const char *what, char *why, bool retry, cJSON *st,
 		    char **err)
 {
 	if (o == LLM_RUN_PAUSED) {
@@ -459,7 +459,7 @@ int review_llm_run(struct agent *a, enum review_part part, const char *task_id,
 	int rc = input_check(input, err);
 	if (rc)
 		return rc;
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	const char *root = review_str(input, "root");
 	cJSON *notes = cJSON_CreateArray();
 	cJSON_DeleteItemFromObject(st, "paused_because");
@@ -477,7 +477,7 @@ int review_llm_run(struct agent *a, enum review_part part, const char *task_id,
 			   notes);
 		char *prompt = findings_prompt(part, input, &c, max);
 		step(prog, "asking the model for findings in %d files", c.sent);
-		enum llm_outcome o = ask(a, task_id, system, prompt, st, &text, &why, &retry);
+		enum llm_agent_outcome o = ask(a, task_id, system, prompt, st, &text, &why, &retry);
 		free(prompt);
 		if (o != LLM_RUN_DONE) {
 			code_release(&c);
@@ -519,7 +519,7 @@ int review_llm_run(struct agent *a, enum review_part part, const char *task_id,
 				       "review crew in madf. You answer in JSON only.",
 				       review_part_name(part));
 		step(prog, "asking the model to score %d finding%s", n, n == 1 ? "" : "s");
-		enum llm_outcome o = ask(a, task_id, ssys, prompt, st, &text, &why, &retry);
+		enum llm_agent_outcome o = ask(a, task_id, ssys, prompt, st, &text, &why, &retry);
 		free(prompt);
 		free(ssys);
 		if (o != LLM_RUN_DONE) {
@@ -655,7 +655,7 @@ int review_llm_docs(struct agent *a, const char *task_id, const cJSON *input, cJ
 		bool retry;
 		step(prog, "asking the model for the documentation drafts%s",
 		     attempt ? " (simplified prompt)" : "");
-		enum llm_outcome o = ask(a, task_id, system, attempt ? simple : full, st, &text, &why,
+		enum llm_agent_outcome o = ask(a, task_id, system, attempt ? simple : full, st, &text, &why,
 					 &retry);
 		cJSON *ans = NULL;
 		if (o == LLM_RUN_DONE && (ans = answer_json(text, &why)) &&
@@ -691,7 +691,7 @@ int review_llm_docs(struct agent *a, const char *task_id, const cJSON *input, cJ
 		free(clean);
 	}
 	cJSON *info = cJSON_AddObjectToObject(result, "llm");
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	cJSON_AddStringToObject(info, "provider", s->provider_name);
 	cJSON_AddStringToObject(info, "model", s->model_execution);
 	cJSON_AddStringToObject(info, "outcome", rc == 0 ? "done" : "failed");

@@ -47,10 +47,10 @@ static void send_error(struct agent *a, const char *to, const char *task, const 
 	cJSON_AddStringToObject(c, "related_task_id", task);
 	char *err = NULL;
 	if (agent_send(a, to, MSG_ERROR_REPORT, c, NULL, task, corr, PRIO_HIGH, NULL, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", err ? err : "?");
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", err ? err : "?");
 		free(err);
 	}
-	agent_log(a->log, LOG_ERRORS, LOG_WARN, "review_error", NULL, "task %s: %d %s", task,
+	log_write(a->log, LOG_ERRORS, LOG_WARN, "review_error", NULL, "task %s: %d %s", task,
 		  status, what);
 }
 
@@ -114,7 +114,7 @@ static void send_result(struct agent *a, const char *to, const char *task, const
 		cJSON_AddItemToArray(warn, cJSON_Duplicate(t, false));
 	char *e2 = NULL;
 	if (agent_send(a, to, MSG_RESEARCH_RESULT, c, NULL, task, corr, PRIO_NORMAL, NULL, &e2) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", e2 ? e2 : "?");
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", NULL, "%s", e2 ? e2 : "?");
 		free(e2);
 	}
 	a->completed_today++;
@@ -159,7 +159,7 @@ static void worker_work(struct agent *a, const char *task, const char *to, const
 			agent_save_state(a, NULL);
 			char *line = xasprintf("awaiting the operator's approval: %s", why);
 			wprog_send(&wp, line, "awaiting_approval", cJSON_GetObjectItem(st, "usage"));
-			agent_log(a->log, LOG_DECISIONS, LOG_WARN, "llm_budget_reached", NULL,
+			log_write(a->log, LOG_DECISIONS, LOG_WARN, "llm_agent_budget_reached", NULL,
 				  "%s paused: %s; a budget_approval or llm_skip for it resumes it", task, why);
 			free(line);
 			free(why);
@@ -191,14 +191,14 @@ static void worker_resume(struct agent *a, const struct msg *m, bool skip)
 	const char *id = jstr_or(m->content, "approve_id", "");
 	cJSON *e = cJSON_DetachItemFromObject(cJSON_GetObjectItem(a->state, "review_paused"), id);
 	if (!e) {
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "not_paused", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "not_paused", NULL,
 			  "%s from %s: no paused task %s", skip ? LLM_TASK_SKIP : LLM_TASK_APPROVE,
 			  m->from, id);
 		return;
 	}
 	agent_save_state(a, NULL);
 	cJSON *st = cJSON_DetachItemFromObject(e, "llm");
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	char *skipped = NULL;
 	if (skip) {
 		skipped = xasprintf("skipped by %s at its budget", m->from);
@@ -211,7 +211,7 @@ static void worker_resume(struct agent *a, const struct msg *m, bool skip)
 		cJSON_AddNumberToObject(st, "extra_tokens", et);
 		cJSON_AddNumberToObject(st, "extra_cost_usd", ec);
 	}
-	agent_log(a->log, LOG_DECISIONS, LOG_INFO, skip ? "llm_skipped" : "budget_approved", NULL,
+	log_write(a->log, LOG_DECISIONS, LOG_INFO, skip ? "llm_skipped" : "budget_approved", NULL,
 		  "%s resumes: %s by %s", id, skip ? "LLM part skipped" : "more budget approved", m->from);
 	worker_work(a, id, jstr_or(e, "from", ""), jstr(e, "correlation_id"),
 		    (enum review_part)review_part_from_name(a->role->name),
@@ -292,7 +292,7 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 static int master_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
-	agent_log(a->log, LOG_EVENTS, LOG_INFO, "ignored", NULL, "%s from %s outside a review",
+	log_write(a->log, LOG_EVENTS, LOG_INFO, "ignored", NULL, "%s from %s outside a review",
 		  msg_type_name(m->type), m->from);
 	return AGENT_DONE;
 }
@@ -479,7 +479,7 @@ static void attempt_failed(struct agent *m, struct task *t, int status, const ch
 	char *clean = util_sanitize(why, strlen(why), false);
 	cJSON_AddStringToObject(a, "error", clean);
 	cJSON_AddItemToArray(t->attempt_log, a);
-	agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_attempt_failed", a,
+	log_write(m->log, LOG_ERRORS, LOG_WARN, "review_attempt_failed", a,
 		  "%s attempt %d: %d %s", review_part_agent(t->part), t->attempts, status, clean);
 	if (retryable && t->attempts < MASTER_TRIES) {
 		int64_t ms = backoff_ms(t->attempts);
@@ -615,7 +615,7 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 				    p->reassign(p->crew, t->part) == 1) {
 					progress(p, "%s: reassigned to a fresh %s (the last one stopped)",
 						 review_part_agent(t->part), review_part_agent(t->part));
-					agent_log(m->log, LOG_DECISIONS, LOG_WARN, "review_reassigned", NULL,
+					log_write(m->log, LOG_DECISIONS, LOG_WARN, "review_reassigned", NULL,
 						  "%s stopped: a fresh one takes attempt %d",
 						  review_part_agent(t->part), t->attempts + 1);
 				}
@@ -641,7 +641,7 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 		char *err = NULL;
 		int k = bus_claim(m->cons, &d, &err);
 		if (k < 0) {
-			agent_log(m->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL, "%s", err ? err : "?");
+			log_write(m->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL, "%s", err ? err : "?");
 			free(err);
 			bus_consumer_wait(m->cons, 200);
 			continue;
@@ -652,7 +652,7 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 		}
 		on_message(m, tasks, d->msg, p);
 		if (bus_ack(m->cons, &d, &err) < 0) {
-			agent_log(m->log, LOG_ERRORS, LOG_ERROR, "ack_failed", NULL, "%s", err ? err : "?");
+			log_write(m->log, LOG_ERRORS, LOG_ERROR, "ack_failed", NULL, "%s", err ? err : "?");
 			free(err);
 			bus_delivery_free(&d);
 		}
@@ -754,7 +754,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		char *why = msg_errors_join(&e);
 		msg_errors_release(&e);
 		*error = error_new(400, why);
-		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "400 %s", why);
+		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "400 %s", why);
 		free(why);
 		return 400;
 	}
@@ -765,7 +765,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		char *why = xasprintf("unknown codebase \"%s\": neither a registered name (madf review "
 				      "add NAME PATH) nor a directory", id);
 		*error = error_new(404, why);
-		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "404 %s", why);
+		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "404 %s", why);
 		free(why);
 		return 404;
 	}
@@ -781,14 +781,14 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	free(root);
 	if (st) {
 		*error = error_new(st, err ? err : "?");
-		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
+		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
 			  err ? err : "?");
 		free(err);
 		return st;
 	}
 	if ((st = scan_filter(scan, params, &err)) != 0) {
 		*error = error_new(st, err ? err : "?");
-		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
+		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
 			  err ? err : "?");
 		free(err);
 		cJSON_Delete(scan);
@@ -829,7 +829,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		}
 		cJSON_Delete(scan);
 		*error = error_new(499, "cancelled");
-		agent_log(m->log, LOG_ERRORS, LOG_WARN, "review_cancelled", NULL, "%s: cancelled", id);
+		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_cancelled", NULL, "%s: cancelled", id);
 		return 499;
 	}
 
@@ -927,10 +927,10 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		}
 		sbuf_release(&b);
 		*error = error_new(worst, why);
-		agent_log(m->log, LOG_ERRORS, LOG_ERROR, "review_failed", *error, "%d %s", worst, why);
+		log_write(m->log, LOG_ERRORS, LOG_ERROR, "review_failed", *error, "%d %s", worst, why);
 		free(why);
 		return worst;
 	}
-	agent_log(m->log, LOG_EVENTS, LOG_INFO, "review_done", NULL, "%s reviewed", id);
+	log_write(m->log, LOG_EVENTS, LOG_INFO, "review_done", NULL, "%s reviewed", id);
 	return 0;
 }

@@ -72,7 +72,7 @@ void agent_env_release(struct agent_env *e)
 	free(e->report_dir);
 	for (size_t i = 0; i < e->nfaults; i++)
 		free(e->faults[i]);
-	llm_settings_free(&e->llm);
+	llm_agent_settings_free(&e->llm);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -120,7 +120,7 @@ static void state_load(struct agent *a)
 			char *aside = xasprintf("%s.damaged-%lld", a->state_path,
 						(long long)(util_now_ns() / 1000000000));
 			rename(a->state_path, aside);
-			agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_damaged", NULL,
+			log_write(a->log, LOG_ERRORS, LOG_ERROR, "state_damaged", NULL,
 				  "state file %s unreadable (%s); kept as %s",
 				  a->state_path, err ? err : "not an object", aside);
 			free(aside);
@@ -208,7 +208,7 @@ static void on_dead(void *ctx, const char *agent, const char *name,
 	cJSON_AddStringToObject(f, "error_type", "dead_letter");
 	cJSON_AddStringToObject(f, "reason", reason);
 	cJSON_AddStringToObject(f, "file", name ? name : "");
-	agent_log(a->log, LOG_ERRORS, LOG_WARN, "dead_letter", f,
+	log_write(a->log, LOG_ERRORS, LOG_WARN, "dead_letter", f,
 		  "message %s from the inbox of %s dead-lettered (%s): %s",
 		  name ? name : "?", agent ? agent : "?", reason, error);
 	cJSON_Delete(f);
@@ -224,7 +224,7 @@ int agent_open(const struct agent_role *role, struct agent_env *env,
 	util_strlcpy(a->name, role->name, sizeof(a->name));
 	a->started_ns = util_now_ns();
 	a->fault = agent_env_fault(env, a->name);
-	if (agent_log_open(env->log_dir, a->name, &a->log, err) < 0)
+	if (log_writer_open(env->log_dir, a->name, &a->log, err) < 0)
 		goto fail;
 	if (bus_open(&env->bcfg, &a->bus, err) < 0)
 		goto fail;
@@ -260,7 +260,7 @@ void agent_free(struct agent **ap)
 	bus_consumer_free(&a->cons);
 	agent_log_set_sink(a->log, NULL, NULL);
 	bus_free(&a->bus);
-	agent_log_free(&a->log);
+	log_writer_free(&a->log);
 	cJSON_Delete(a->state);
 	free(a->state_path);
 	free(a);
@@ -301,7 +301,7 @@ int agent_send(struct agent *a, const char *to, enum msg_type type,
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "error_type", "send_failed");
 		cJSON_AddStringToObject(f, "to", to);
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", f,
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "send_failed", f,
 			  "cannot send %s to %s: %s", msg_type_name(type), to,
 			  err && *err ? *err : "?");
 		cJSON_Delete(f);
@@ -322,7 +322,7 @@ int agent_send_malformed(struct agent *a, const char *to, enum msg_type type,
 	char *json = msg_to_json(m, true);
 	char *err = NULL;
 	int r = a->bus->t->send(a->bus, m, json, strlen(json), &err);
-	agent_log(a->log, LOG_EVENTS, LOG_WARN, "fault_malformed", NULL,
+	log_write(a->log, LOG_EVENTS, LOG_WARN, "fault_malformed", NULL,
 		  "injected fault: sent an invalid %s to %s", msg_type_name(type), to);
 	free(err);
 	free(json);
@@ -476,7 +476,7 @@ static void handle_one(struct agent *a, struct bus_delivery **d)
 		cJSON_AddStringToObject(f, "error_type", r == AGENT_REJECT ? "rejected" : "handler_failed");
 		cJSON_AddStringToObject(f, "message_id", m->id);
 		cJSON_AddStringToObject(f, "message_type", msg_type_name(m->type));
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "handler_failed", f,
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "handler_failed", f,
 			  "handling %s %s failed: %s", msg_type_name(m->type), m->id,
 			  err ? err : "?");
 		cJSON_Delete(f);
@@ -484,7 +484,7 @@ static void handle_one(struct agent *a, struct bus_delivery **d)
 		rc = bus_nack(a->cons, d, err ? err : "handler failed", r == AGENT_REJECT, &e2);
 	}
 	if (rc < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL, "%s", e2 ? e2 : "?");
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL, "%s", e2 ? e2 : "?");
 		bus_delivery_free(d);
 	}
 	free(e2);
@@ -515,7 +515,7 @@ static int64_t run_step(struct run *r, bool woken)
 		char *err = NULL;
 		int k = bus_claim(a->cons, &d, &err);
 		if (k < 0) {
-			agent_log(a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
+			log_write(a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
 				  "%s", err ? err : "?");
 			free(err);
 			break;
@@ -572,7 +572,7 @@ static void on_consumer_fd(struct loop *l, int fd, int mask, void *ctx)
 	struct run *r = ctx;
 	if (mask & LOOP_ERROR) {
 		/* The step's timer goes on claiming at its pace. */
-		agent_log(r->a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
+		log_write(r->a->log, LOG_ERRORS, LOG_ERROR, "bus_error", NULL,
 			  "the bus consumer's descriptor failed: claiming every %d ms",
 			  STEP_MAX_MS);
 		loop_del_fd(l, fd, LOOP_READ);
@@ -587,7 +587,7 @@ int agent_run(struct agent *a)
 	char *err = NULL;
 	struct run r = { .a = a, .l = loop_new(&err) };
 	if (!r.l) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "start_failed", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "start_failed", NULL,
 			  "%s cannot start: %s", a->name, err);
 		free(err);
 		return -1;
@@ -596,7 +596,7 @@ int agent_run(struct agent *a)
 	cJSON_AddNumberToObject(f, "pid", (double)getpid());
 	if (a->fault != FAULT_NONE)
 		cJSON_AddStringToObject(f, "injected_fault", fault_names[a->fault]);
-	agent_log(a->log, LOG_EVENTS, LOG_INFO, "start", f, "%s started", a->name);
+	log_write(a->log, LOG_EVENTS, LOG_INFO, "start", f, "%s started", a->name);
 	cJSON_Delete(f);
 	send_status(a);
 	a->next_status_ns = util_now_ns() + STATUS_EVERY_NS;
@@ -605,18 +605,18 @@ int agent_run(struct agent *a)
 		BUG("the consumer's fd cannot be watched");
 	r.timer = loop_add_timer(r.l, 0, on_step_timer, &r, NULL);
 	if (loop_run(r.l, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "loop_failed", NULL, "%s", err);
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "loop_failed", NULL, "%s", err);
 		free(err);
 	}
 	loop_free(&r.l);
 	if (a->crashed) {
-		agent_log(a->log, LOG_EVENTS, LOG_ERROR, "crash", NULL,
+		log_write(a->log, LOG_EVENTS, LOG_ERROR, "crash", NULL,
 			  "injected fault: %s crashed", a->name);
 		return 0;
 	}
 	send_heartbeat(a, "stopping");
 	agent_save_state(a, NULL);
-	agent_log(a->log, LOG_EVENTS, LOG_INFO, "stop", NULL, "%s stopped", a->name);
+	log_write(a->log, LOG_EVENTS, LOG_INFO, "stop", NULL, "%s stopped", a->name);
 	return 0;
 }
 

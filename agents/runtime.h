@@ -33,7 +33,7 @@ enum agent_fault {
 };
 int agent_fault_from_name(const char *s); /* -1 if unknown */
 
-struct llm_settings;
+struct llm_agent_settings;
 
 /* Shared by every agent of one process. */
 struct agent_env {
@@ -51,7 +51,7 @@ struct agent_env {
 	char *faults[16];           /* "agent:kind" */
 	size_t nfaults;
 	struct data_store *data;    /* see agents/data_tools.h */
-	struct llm_settings *llm;   /* LLM mode (agents/llm_agent.h); NULL:
+	struct llm_agent_settings *llm;   /* LLM mode (agents/llm_agent.h); NULL:
 				       the deterministic agents */
 };
 void agent_env_init(struct agent_env *e, const char *data_dir, const char *log_dir);
@@ -60,7 +60,7 @@ enum agent_fault agent_env_fault(const struct agent_env *e, const char *agent);
 
 struct agent;
 struct data_store;
-struct llm_settings;
+struct llm_agent_settings;
 
 struct agent_role {
 	const char *name;
@@ -87,7 +87,7 @@ struct agent {
 	struct agent_env *env;
 	struct bus *bus;
 	struct bus_consumer *cons;
-	struct agent_log *log;
+	struct log_writer *log;
 	cJSON *state;           /* persisted in data/state/<name>-state.json */
 	char *state_path;
 	enum agent_fault fault;

@@ -173,7 +173,7 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	an->start = from;
 	an->end = to;
 	if (data_call(a, "news_search", args, &an->res, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
 			  "news of %s..%s: %s", s0, s1, err);
 		free(err);
 		an->res = cJSON_CreateObject();
@@ -217,7 +217,7 @@ static size_t prices_around(struct agent *a, const char *pair, int32_t day, cons
 	cJSON_AddStringToObject(args, "start", from);
 	cJSON_AddStringToObject(args, "end", to);
 	if (data_call(a, "fx_rates", args, &px, &err) < 0) {
-		agent_log(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
 			  "%s around %s: %s", pair, from, err);
 		free(err);
 	}
@@ -410,7 +410,7 @@ static char *review_prompt(const struct msg *m, const cJSON *verdicts)
 
 /* The "llm_review" of a result: outcome, notes, usage (l: the review's
  * state, {"usage", "paused_because"}). */
-static cJSON *review_json(const struct llm_settings *s, const char *outcome, const char *notes,
+static cJSON *review_json(const struct llm_agent_settings *s, const char *outcome, const char *notes,
 			  int steps, const cJSON *l, const char *error)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -432,22 +432,22 @@ static cJSON *review_json(const struct llm_settings *s, const char *outcome, con
  * is paused for the operator's approval. prompt may be NULL on a resume. */
 static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, cJSON *l)
 {
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	char *system = xasprintf("You are %s, the validator of madf's weekly Asia/G10 FX report. "
 				 "You check claims against the authoritative sources through the "
 				 "tools. Never invent a figure.", a->name);
-	struct llm_task lt = { .task_id = vid, .label = "validation", .system = system,
+	struct llm_agent_task lt = { .task_id = vid, .label = "validation", .system = system,
 			       .prompt = prompt, .all_tools = true,
 			       .extra_tokens = (long)jnum(l, "extra_tokens", 0),
 			       .extra_cost = jnum(l, "extra_cost_usd", 0) };
-	llm_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
+	llm_agent_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
 	cJSON *conv = cJSON_DetachItemFromObject(l, "conversation");
 	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
 	if (!lt.conversation)
 		cJSON_Delete(conv);
-	enum llm_outcome o = llm_task_run(a, &lt);
+	enum llm_agent_outcome o = llm_agent_task_run(a, &lt);
 	cJSON_DeleteItemFromObject(l, "usage");
-	cJSON_AddItemToObject(l, "usage", llm_usage_json(&lt.used));
+	cJSON_AddItemToObject(l, "usage", llm_agent_usage_json(&lt.used));
 	cJSON_DeleteItemFromObject(l, "paused_because");
 	cJSON *r = NULL;
 	if (o == LLM_RUN_PAUSED && !s->continue_at_limit) {
@@ -456,11 +456,11 @@ static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, c
 		lt.conversation = NULL;
 		cJSON_AddStringToObject(l, "paused_because", lt.error ? lt.error : "budget reached");
 	} else {
-		r = review_json(s, o == LLM_RUN_PAUSED ? "skipped_budget" : llm_outcome_name(o),
+		r = review_json(s, o == LLM_RUN_PAUSED ? "skipped_budget" : llm_agent_outcome_name(o),
 				lt.text, lt.steps, l,
 				o != LLM_RUN_DONE ? (lt.error ? lt.error : "") : NULL);
 	}
-	llm_task_release(&lt);
+	llm_agent_task_release(&lt);
 	free(system);
 	return r;
 }
@@ -514,7 +514,7 @@ static void validation_pause(struct agent *a, cJSON *seen, const char *vid, cons
 	cJSON_AddStringToObject(p, "status", "awaiting_approval");
 	cJSON_AddItemToObject(p, "llm_usage", cJSON_Duplicate(cJSON_GetObjectItem(l, "usage"), 1));
 	agent_send(a, to, MSG_TASK_PROGRESS, p, NULL, vid, corr, PRIO_HIGH, NULL, NULL);
-	agent_log(a->log, LOG_DECISIONS, LOG_WARN, "awaiting_approval", NULL,
+	log_write(a->log, LOG_DECISIONS, LOG_WARN, "awaiting_approval", NULL,
 		  "validation %s paused: %s", vid, step);
 	free(step);
 }
@@ -529,18 +529,18 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
 	cJSON *e = vid ? cJSON_GetObjectItem(seen, vid) : NULL;
 	const char *st = cJSON_IsObject(e) ? jstr(e, "status") : NULL;
 	if (!st || strcmp(st, "awaiting_approval") || !a->env->llm) {
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "approval_ignored", NULL,
 			  "%s for validation %s ignored: it is %s", skip ? "skip" : "budget approval",
 			  vid ? vid : "?", st ? st : cJSON_IsString(e) ? e->valuestring :
 			  "unknown to this agent");
 		return;
 	}
-	const struct llm_settings *s = a->env->llm;
+	const struct llm_agent_settings *s = a->env->llm;
 	cJSON *l = cJSON_DetachItemFromObject(e, "llm"), *c = cJSON_DetachItemFromObject(e, "result");
 	char *to = xstrdup(jstr(e, "from") ? jstr(e, "from") : m->from);
 	char *corr = jstr(e, "correlation_id") ? xstrdup(jstr(e, "correlation_id")) : NULL;
 	if (!cJSON_IsObject(c)) {
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "state_corrupt", NULL,
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "state_corrupt", NULL,
 			  "validation %s has no result in the state", vid);
 		cJSON_Delete(c);
 		cJSON_Delete(l);
@@ -556,7 +556,7 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
 				      jstr(l, "paused_because") ? jstr(l, "paused_because") :
 				      "budget reached");
 		r = review_json(s, "skipped_by_operator", "", 0, l, why);
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "review_skipped", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "review_skipped", NULL,
 			  "validation %s: the review is %s", vid, why);
 		free(why);
 	} else {
@@ -571,7 +571,7 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
 		cJSON_DeleteItemFromObject(l, "extra_cost_usd");
 		cJSON_AddNumberToObject(l, "extra_tokens", et);
 		cJSON_AddNumberToObject(l, "extra_cost_usd", ec);
-		agent_log(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
 			  "validation %s resumes its review: %s approved %.0f more tokens and $%.4f",
 			  vid, m->from, xt, xc);
 		r = llm_review(a, vid, NULL, l);
@@ -647,7 +647,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_AddStringToObject(lf, "error_type", "api_failure");
 		cJSON_AddStringToObject(lf, "task_kind", "validation");
 		cJSON_AddStringToObject(lf, "task_id", m->id);
-		agent_log(a->log, LOG_ERRORS, LOG_ERROR, "validation_failed", lf,
+		log_write(a->log, LOG_ERRORS, LOG_ERROR, "validation_failed", lf,
 			  "injected fault: validation of %s failed", m->id);
 		cJSON_Delete(lf);
 		cJSON_AddStringToObject(seen, m->id, "failed");
@@ -704,7 +704,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON *lf = cJSON_CreateObject();
 		cJSON_AddStringToObject(lf, "finding_id", id);
 		cJSON_AddStringToObject(lf, "verdict", v);
-		agent_log(a->log, !strcmp(v, "disputed") ? LOG_CONFLICTS : LOG_RESOLUTIONS,
+		log_write(a->log, !strcmp(v, "disputed") ? LOG_CONFLICTS : LOG_RESOLUTIONS,
 			  LOG_INFO, "verdict", lf, "%s: %s (%s)", id, v, why);
 		cJSON_Delete(lf);
 		free(why);
@@ -745,7 +745,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	cJSON_AddStringToObject(lf, "task_kind", "validation");
 	cJSON_AddStringToObject(lf, "task_id", m->id);
 	cJSON_AddNumberToObject(lf, "duration_ms", (double)(util_mono_ns() - started) / 1e6);
-	agent_log(a->log, LOG_RESULTS, LOG_INFO, "validated", lf,
+	log_write(a->log, LOG_RESULTS, LOG_INFO, "validated", lf,
 		  "%d findings checked: %d confirmed", n, confirmed);
 	cJSON_Delete(lf);
 	return AGENT_DONE;

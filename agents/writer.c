@@ -83,12 +83,12 @@ static int writer_handle(struct agent *a, const struct msg *m, char **err)
 		cJSON_AddStringToObject(lf, "task_kind", "report");
 		cJSON_AddStringToObject(lf, "task_id", m->id);
 		cJSON_AddStringToObject(lf, "report", mpath);
-		agent_log(a->log, LOG_RESULTS, LOG_INFO, "report_final", lf, "wrote %s", mpath);
+		log_write(a->log, LOG_RESULTS, LOG_INFO, "report_final", lf, "wrote %s", mpath);
 		cJSON_Delete(lf);
 		a->completed_today++;
 		a->last_success_ns = util_now_ns();
 	} else if (r == 0) {
-		agent_log(a->log, LOG_EVENTS, LOG_DEBUG, "report_draft", NULL, "draft %s updated",
+		log_write(a->log, LOG_EVENTS, LOG_DEBUG, "report_draft", NULL, "draft %s updated",
 			  dpath);
 	}
 	free(md);

@@ -761,14 +761,14 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 	}
 	fprintf(stderr, "madf: bench review: %zu test cases in %zu C files copied to %s\n", b.ncases,
 		b.nfiles, tmp);
-	struct llm_settings *s = NULL;
-	if (llm_settings_from_env(&s, &err) < 0) {
+	struct llm_agent_settings *s = NULL;
+	if (llm_agent_settings_from_env(&s, &err) < 0) {
 		rc = cli_fail(EXIT_USAGE, "bench", "review: %s", err);
 		free(err);
 		goto out;
 	}
-	char *mode = llm_settings_describe(s);
-	llm_settings_free(&s);
+	char *mode = llm_agent_settings_describe(s);
+	llm_agent_settings_free(&s);
 	run_crew(cli, &b, tmp);
 	run_tools(cli, &b, tmp);
 	if (json) {

@@ -306,7 +306,7 @@ static int cmd_recv(struct cli *cli, int argc, char **argv)
 		if (!ok) {
 			rc = cli_fail(EXIT_FAIL, "recv", "cannot write output (%s); "
 				      "message %s given back", strerror(errno), d->msg->id);
-			bus_release(c, &d, NULL);
+			bus_giveback(c, &d, NULL);
 			break;
 		}
 		if (bus_ack(c, &d, &err) < 0) {

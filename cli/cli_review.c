@@ -169,10 +169,10 @@ int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const
 	struct agent *workers[REVIEW_NPARTS] = { NULL }, *master = NULL;
 	int st = 500;
 	/* LLM mode when a model is configured, as for madf run weekly */
-	if (llm_settings_from_env(&env.llm, &err) < 0)
+	if (llm_agent_settings_from_env(&env.llm, &err) < 0)
 		goto out;
 	if (progress && progress->fn) {
-		char *mode = llm_settings_describe(env.llm);
+		char *mode = llm_agent_settings_describe(env.llm);
 		progress->fn(progress->ctx, mode);
 		free(mode);
 	}

@@ -55,7 +55,7 @@ static int run_agent(struct cli *cli, int argc, char **argv)
 		rc = cli_fail(EXIT_FAIL, "agent", "%s", err);
 		free(err);
 	} else {
-		char *mode = llm_settings_describe(env.llm);
+		char *mode = llm_agent_settings_describe(env.llm);
 		fprintf(stderr, "madf: %s running (pid %d) in %s; SIGTERM or Ctrl-C stops it\n",
 			a->name, (int)getpid(), mode);
 		free(mode);

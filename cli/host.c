@@ -102,7 +102,7 @@ int host_setup(struct cli *cli, struct agent_env *env, const struct host_opts *o
 	char *err = NULL;
 	struct mcp_tools_opts mo = { .config_path = cli->mcp_config, .log_dir = env->log_dir,
 				     .warn = host_mcp_warn };
-	if (llm_settings_from_env(&env->llm, &err) < 0) {
+	if (llm_agent_settings_from_env(&env->llm, &err) < 0) {
 		cli_fail(EXIT_FAIL, NULL, "%s", err);
 		free(err);
 		return -1;
@@ -155,9 +155,9 @@ int host_start_agents(struct agent_env *env, struct agent **agents)
 	}
 	/* Which mode the agents run in, in the product_manager's log (the
 	 * console has no stderr to say it on). */
-	char *mode = llm_settings_describe(env->llm);
-	cJSON *f = llm_settings_manifest(env->llm);
-	agent_log(agents[0]->log, LOG_EVENTS, LOG_INFO, "mode", f, "agents run in %s", mode);
+	char *mode = llm_agent_settings_describe(env->llm);
+	cJSON *f = llm_agent_settings_manifest(env->llm);
+	log_write(agents[0]->log, LOG_EVENTS, LOG_INFO, "mode", f, "agents run in %s", mode);
 	cJSON_Delete(f);
 	free(mode);
 	return 0;

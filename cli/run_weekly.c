@@ -211,7 +211,7 @@ static int run_weekly(struct cli *cli, int argc, char **argv)
 	}
 	if (env.llm) {
 		/* Said in LLM mode only: the deterministic output is unchanged. */
-		char *mode = llm_settings_describe(env.llm);
+		char *mode = llm_agent_settings_describe(env.llm);
 		fprintf(stderr, "madf: %s\n", mode);
 		free(mode);
 	}

@@ -263,7 +263,7 @@ int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 	return r;
 }
 
-int bus_release(struct bus_consumer *c, struct bus_delivery **d, char **err)
+int bus_giveback(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
 	int r = CB(c)->t->release(c, *d, err);
 	bus_delivery_free(d);

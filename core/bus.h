@@ -215,7 +215,7 @@ int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err);
 int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 	     const char *error, bool permanent, char **err);
 /* Gives the message back untouched (shutdown). Frees *d. */
-int bus_release(struct bus_consumer *c, struct bus_delivery **d, char **err);
+int bus_giveback(struct bus_consumer *c, struct bus_delivery **d, char **err);
 /* Extends the lease on a claimed message. */
 int bus_renew(struct bus_consumer *c, struct bus_delivery *d);
 void bus_delivery_free(struct bus_delivery **d);

@@ -41,7 +41,7 @@ struct mirror {
 	char *err;
 };
 
-/* "YYYY-MM-DD" from the line's "ts" (as agent_log writes it), else today. */
+/* "YYYY-MM-DD" from the line's "ts" (as log_write writes it), else today. */
 static void line_date(const char *line, size_t len, char *date, size_t size)
 {
 	static const char key[] = "{\"ts\":\"";
@@ -65,7 +65,7 @@ static int mirror_line(void *ctx, const char *category, const char *line, size_t
 	(void)seq;
 	struct mirror *mr = ctx;
 	if (log_cat_from_name(category) < 0 || len == 0 || memchr(line, '\n', len))
-		return 0; /* not a line agent_log writes: skipped */
+		return 0; /* not a line log_write writes: skipped */
 	char date[16];
 	line_date(line, len, date, sizeof(date));
 	char *cdir = xasprintf("%s/agents/%s/%s", mr->dir, mr->agent, category);

@@ -36,7 +36,7 @@ struct log_file {
 	char date[16];
 };
 
-struct agent_log {
+struct log_writer {
 	char *agent;
 	char *dir; /* <log_dir>/agents/<agent> */
 	pthread_mutex_t mu; /* guards files */
@@ -84,15 +84,15 @@ int log_retention_days(enum log_cat c)
 	return cat_days[c];
 }
 
-int agent_log_open(const char *log_dir, const char *agent,
-		   struct agent_log **out, char **err)
+int log_writer_open(const char *log_dir, const char *agent,
+		   struct log_writer **out, char **err)
 {
 	*out = NULL;
 	if (!log_dir || !*log_dir)
 		return err_set(err, "agent log: no log directory");
 	if (!util_valid_agent_name(agent))
 		return err_set(err, "agent log: invalid agent name");
-	struct agent_log *l = xcalloc(1, sizeof(*l));
+	struct log_writer *l = xcalloc(1, sizeof(*l));
 	l->agent = xstrdup(agent);
 	l->dir = xasprintf("%s/agents/%s", log_dir, agent);
 	pthread_mutex_init(&l->mu, NULL);
@@ -103,11 +103,11 @@ int agent_log_open(const char *log_dir, const char *agent,
 	return 0;
 }
 
-void agent_log_free(struct agent_log **lp)
+void log_writer_free(struct log_writer **lp)
 {
 	if (!lp || !*lp)
 		return;
-	struct agent_log *l = *lp;
+	struct log_writer *l = *lp;
 	for (int i = 0; i < LOG_CAT_COUNT; i++)
 		if (l->files[i].fd >= 0)
 			close(l->files[i].fd);
@@ -118,12 +118,12 @@ void agent_log_free(struct agent_log **lp)
 	*lp = NULL;
 }
 
-size_t agent_log_dropped(const struct agent_log *l)
+size_t log_writer_dropped(const struct log_writer *l)
 {
 	return l ? atomic_load(&l->dropped) : 0;
 }
 
-void agent_log_set_sink(struct agent_log *l,
+void agent_log_set_sink(struct log_writer *l,
 			void (*sink)(void *ctx, const char *agent, const char *category,
 				     const char *line, size_t len),
 			void *ctx)
@@ -134,7 +134,7 @@ void agent_log_set_sink(struct agent_log *l,
 	l->sink_ctx = ctx;
 }
 
-const char *agent_log_agent(const struct agent_log *l)
+const char *log_writer_owner(const struct log_writer *l)
 {
 	return l->agent;
 }
@@ -220,7 +220,7 @@ static cJSON *line_head(const char *ts, const char *agent, enum log_cat cat,
 
 /* The line, redacted, with its newline; NULL when cJSON ran out of
  * memory. */
-static char *build_line(const struct agent_log *l, int64_t now,
+static char *build_line(const struct log_writer *l, int64_t now,
 			enum log_cat cat, enum log_level lvl,
 			const char *event, const cJSON *fields,
 			const char *message)
@@ -289,7 +289,7 @@ static char *build_line(const struct agent_log *l, int64_t now,
 
 /* Returns the descriptor for cat and date, opening it (and creating its
  * directory) when needed. Called with l->mu held. */
-static int file_for(struct agent_log *l, enum log_cat cat, const char *date)
+static int file_for(struct log_writer *l, enum log_cat cat, const char *date)
 {
 	struct log_file *f = &l->files[cat];
 	if (f->fd >= 0 && !strcmp(f->date, date)) {
@@ -317,7 +317,7 @@ static int file_for(struct agent_log *l, enum log_cat cat, const char *date)
 	return fd;
 }
 
-void agent_vlog(struct agent_log *l, enum log_cat cat, enum log_level lvl,
+void log_vwrite(struct log_writer *l, enum log_cat cat, enum log_level lvl,
 		const char *event, const cJSON *fields, const char *fmt,
 		va_list ap)
 {
@@ -356,12 +356,12 @@ void agent_vlog(struct agent_log *l, enum log_cat cat, enum log_level lvl,
 		atomic_fetch_add(&l->dropped, 1);
 }
 
-void agent_log(struct agent_log *l, enum log_cat cat, enum log_level lvl,
+void log_write(struct log_writer *l, enum log_cat cat, enum log_level lvl,
 	       const char *event, const cJSON *fields, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	agent_vlog(l, cat, lvl, event, fields, fmt, ap);
+	log_vwrite(l, cat, lvl, event, fields, fmt, ap);
 	va_end(ap);
 }
 

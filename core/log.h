@@ -35,20 +35,20 @@ int log_cat_from_name(const char *s);
  * others 30. */
 int log_retention_days(enum log_cat c);
 
-struct agent_log;
+struct log_writer;
 
 /* Opens the logs of agent (a valid agent name) under log_dir; directories
- * are created on first write. *out is freed with agent_log_free. Returns 0,
+ * are created on first write. *out is freed with log_writer_free. Returns 0,
  * or -1 with *err (caller frees). */
-int agent_log_open(const char *log_dir, const char *agent,
-		   struct agent_log **out, char **err);
+int log_writer_open(const char *log_dir, const char *agent,
+		   struct log_writer **out, char **err);
 /* Closes the files and frees *l; sets *l to NULL. NULL-safe. */
-void agent_log_free(struct agent_log **l);
+void log_writer_free(struct log_writer **l);
 
 /* Appends one line to <log_dir>/agents/<agent>/<category>/<date>.jsonl:
  * {"ts":"<ISO 8601 UTC, microseconds>","level","agent","category",
  *  "event","message", ...every item of fields at top level}. The file is
- * always the owner's (the agent given to agent_log_open).
+ * always the owner's (the agent given to log_writer_open).
  * event NULL gives "log"; fmt NULL gives an empty message. fields may be
  * NULL and is borrowed (not freed). A field "agent" holding a valid agent
  * name other than the log's owner makes that agent the line's "agent" (the
@@ -63,26 +63,26 @@ void agent_log_free(struct agent_log **l);
  * secret value from the environment reaches a file. Thread-safe; every
  * line is one write() on an O_APPEND descriptor, so several processes can
  * append to one file. Never fails loudly: a line that cannot be written is
- * counted in agent_log_dropped(). l NULL: nothing happens. */
-void agent_log(struct agent_log *l, enum log_cat cat, enum log_level lvl,
+ * counted in log_writer_dropped(). l NULL: nothing happens. */
+void log_write(struct log_writer *l, enum log_cat cat, enum log_level lvl,
 	       const char *event, const cJSON *fields, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /* The same with a va_list. */
-void agent_vlog(struct agent_log *l, enum log_cat cat, enum log_level lvl,
+void log_vwrite(struct log_writer *l, enum log_cat cat, enum log_level lvl,
 		const char *event, const cJSON *fields, const char *fmt,
 		va_list ap) __attribute__((format(printf, 6, 0)));
 /* Also hands every line written (without its newline) to sink(ctx, agent,
  * category name, line, len), after the local write: the bus carries them
  * to other hosts (bus_log_sink, core/bus.h). sink NULL: only the files.
  * Set it before the log is shared between threads; the sink must not log. */
-void agent_log_set_sink(struct agent_log *l,
+void agent_log_set_sink(struct log_writer *l,
 			void (*sink)(void *ctx, const char *agent, const char *category,
 				     const char *line, size_t len),
 			void *ctx);
 /* Lines that could not be written so far. */
-size_t agent_log_dropped(const struct agent_log *l);
+size_t log_writer_dropped(const struct log_writer *l);
 /* The agent name (borrowed, lives as long as l). */
-const char *agent_log_agent(const struct agent_log *l);
+const char *log_writer_owner(const struct log_writer *l);
 
 /* Retention: removes every <log_dir>/agents/<agent>/<category>/
  * <YYYY-MM-DD>.jsonl whose date is more than log_retention_days(category)

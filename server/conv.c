@@ -233,7 +233,7 @@ static int call_model_msgs(struct call *k, const char *model, const char *system
 			   const struct llm_tool *tools, size_t ntools)
 {
 	struct conv *c = k->c;
-	const struct llm_settings *s = c->llm;
+	const struct llm_agent_settings *s = c->llm;
 	int64_t left_ms = (c->deadline_ns - util_mono_ns()) / 1000000;
 	if (left_ms <= 0) {
 		k->error = xstrdup("the conversation took too long");
@@ -417,7 +417,7 @@ static void run_tool(struct conv *c, const struct serve_agent *ag, int round, in
 static int agent_turn(struct conv *c, const struct serve_agent *ag, int round,
 		      const char *prompt, struct turn *t)
 {
-	const struct llm_settings *s = c->llm;
+	const struct llm_agent_settings *s = c->llm;
 	const char *model = !strcmp(ag->role, "orchestrator") ? s->model_orchestrator :
 								 s->model_execution;
 	size_t nt = ag->ntools;
@@ -580,7 +580,7 @@ static void fail_call(struct conv *c, struct call *k, const char *who)
 static void run(struct conv *c)
 {
 	const struct serve_request *r = &c->req;
-	const struct llm_settings *s = c->llm;
+	const struct llm_agent_settings *s = c->llm;
 	cJSON *names = cJSON_CreateArray(); /* owned here; copied into events */
 	for (size_t i = 0; i < r->nagents; i++)
 		cJSON_AddItemToArray(names, cJSON_CreateString(r->agents[i]->name));

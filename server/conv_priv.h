@@ -58,7 +58,7 @@ struct conv {
 	struct serve_request req;
 	const struct serve_agent *initiator; /* the file's initiator, or NULL */
 	char *initiator_system;
-	const struct llm_settings *llm;
+	const struct llm_agent_settings *llm;
 	struct tools *reg;
 	int64_t start_ns, deadline_ns, created_ns;
 	long ping_ms;

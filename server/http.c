@@ -41,7 +41,7 @@ struct server {
 	const struct serve_options *opt;
 	char *tokens_path;
 	struct serve_agents agents;
-	struct llm_settings *llm;  /* NULL: no model (503) */
+	struct llm_agent_settings *llm;  /* NULL: no model (503) */
 	char *hosts[4];            /* allowed Host values */
 	char *extra_hosts;         /* MADF_SERVE_HOSTS, comma-separated */
 	unsigned port;
@@ -649,7 +649,7 @@ static void server_release(struct server *s)
 	free(s->sessions_dir);
 	serve_limits_free(&s->limits);
 	serve_agents_free(&s->agents);
-	llm_settings_free(&s->llm);
+	llm_agent_settings_free(&s->llm);
 	for (size_t i = 0; i < s->nhosts; i++)
 		free(s->hosts[i]);
 }
@@ -670,7 +670,7 @@ int serve_run(const struct serve_options *o, char **err)
 	serve_tokens_free(&t);
 	if (serve_agents_load(o->data_dir, &s.agents, err) < 0 ||
 	    serve_limits_open(o->data_dir, NULL, &s.limits, err) < 0 ||
-	    llm_settings_from_env(&s.llm, err) < 0 || tools_setup(&s, err) < 0) {
+	    llm_agent_settings_from_env(&s.llm, err) < 0 || tools_setup(&s, err) < 0) {
 		server_release(&s);
 		return EXIT_FAIL;
 	}

@@ -9,7 +9,7 @@
 
 #include "server/serve.h"
 
-struct llm_settings;
+struct llm_agent_settings;
 struct tools;
 
 struct serve_options {
@@ -42,7 +42,7 @@ struct conv;
 struct conv_stream;
 
 struct conv_env {
-	const struct llm_settings *llm;
+	const struct llm_agent_settings *llm;
 	struct tools *reg;
 	struct serve_limits *lim;
 	const char *dir;   /* the sessions' directory */

@@ -71,7 +71,7 @@ static char *tmp_dir(void)
 	return d;
 }
 
-static void log_error(struct agent_log *l, const char *type, const char *tool,
+static void log_error(struct log_writer *l, const char *type, const char *tool,
 		      const char *kind, const char *task, const char *msg)
 {
 	cJSON *f = cJSON_CreateObject();
@@ -81,26 +81,26 @@ static void log_error(struct agent_log *l, const char *type, const char *tool,
 	if (kind)
 		cJSON_AddStringToObject(f, "task_kind", kind);
 	cJSON_AddStringToObject(f, "task_id", task);
-	agent_log(l, LOG_ERRORS, LOG_ERROR, "task_failed", f, "%s", msg);
+	log_write(l, LOG_ERRORS, LOG_ERROR, "task_failed", f, "%s", msg);
 	cJSON_Delete(f);
 }
 
-static void log_result(struct agent_log *l, const char *kind, const char *task,
+static void log_result(struct log_writer *l, const char *kind, const char *task,
 		       double ms)
 {
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "task_kind", kind);
 	cJSON_AddStringToObject(f, "task_id", task);
 	cJSON_AddNumberToObject(f, "duration_ms", ms);
-	agent_log(l, LOG_RESULTS, LOG_INFO, "task_done", f, "task %s done", task);
+	log_write(l, LOG_RESULTS, LOG_INFO, "task_done", f, "task %s done", task);
 	cJSON_Delete(f);
 }
 
-static struct agent_log *open_log(const char *dir, const char *agent)
+static struct log_writer *open_log(const char *dir, const char *agent)
 {
-	struct agent_log *l = NULL;
+	struct log_writer *l = NULL;
 	char *err = NULL;
-	if (agent_log_open(dir, agent, &l, &err) < 0)
+	if (log_writer_open(dir, agent, &l, &err) < 0)
 		fail_msg("%s", err);
 	return l;
 }
@@ -159,7 +159,7 @@ static const char *str(const cJSON *j, const char *path)
 
 static void fill_logs(const char *dir)
 {
-	struct agent_log *r1 = open_log(dir, "research_agent_1");
+	struct log_writer *r1 = open_log(dir, "research_agent_1");
 	log_error(r1, "timeout", "market.rates", "market", "pm_1",
 		  "timeout after 30 s on task pm_1");
 	log_error(r1, "timeout", "market.rates", "market", "pm_2",
@@ -168,31 +168,31 @@ static void fill_logs(const char *dir)
 		  "timeout after 60 s on task pm_3");
 	log_result(r1, "news", "n1", 100);
 	log_result(r1, "news", "n2", 200);
-	agent_log_free(&r1);
+	log_writer_free(&r1);
 
-	struct agent_log *r2 = open_log(dir, "research_agent_2");
+	struct log_writer *r2 = open_log(dir, "research_agent_2");
 	log_error(r2, "http", "market.rates", "market", "m9",
 		  "HTTP 503 from host 'api.example'");
 	log_result(r2, "market", "m9", 50); /* retried, then done */
 	log_result(r2, "market", "m10", 70);
-	agent_log_free(&r2);
+	log_writer_free(&r2);
 
 	/* the product_manager logs a failure of research_agent_2 */
-	struct agent_log *pm = open_log(dir, "product_manager");
+	struct log_writer *pm = open_log(dir, "product_manager");
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "error_type", "task_failed");
 	cJSON_AddStringToObject(f, "task_kind", "news");
 	cJSON_AddStringToObject(f, "task_id", "n7");
 	cJSON_AddStringToObject(f, "agent", "research_agent_2");
-	agent_log(pm, LOG_ERRORS, LOG_WARN, "task_failed", f,
+	log_write(pm, LOG_ERRORS, LOG_WARN, "task_failed", f,
 		  "n7 on research_agent_2: deadline missed");
 	cJSON_Delete(f);
-	agent_log_free(&pm);
+	log_writer_free(&pm);
 
-	struct agent_log *v = open_log(dir, "validator_agent");
+	struct log_writer *v = open_log(dir, "validator_agent");
 	log_error(v, "conflict", NULL, NULL, "v1", "conflict on 0xdeadbeef");
 	log_error(v, "conflict", NULL, NULL, "v2", "conflict on 0x1234abcd");
-	agent_log_free(&v);
+	log_writer_free(&v);
 
 	/* three bad lines and a blank one, in another dated file */
 	write_raw(dir, "agents/validator_agent/errors/2020-01-01.jsonl",
@@ -349,7 +349,7 @@ static void test_thresholds(void **state)
 {
 	(void)state;
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *l = open_log(dir, "research_agent_2");
+	struct log_writer *l = open_log(dir, "research_agent_2");
 	log_error(l, "parse", "news.fetch", "news", "t1", "bad feed at line 3");
 	log_error(l, "parse", "news.fetch", "news", "t1", "bad feed at line 9");
 	log_result(l, "news", "t1", 10);
@@ -358,7 +358,7 @@ static void test_thresholds(void **state)
 	log_error(l, "http", "market.rates", "market", "t4", "HTTP 502");
 	log_result(l, "market", "t5", 10);
 	log_result(l, "market", "t6", 10);
-	agent_log_free(&l);
+	log_writer_free(&l);
 	assert_int_equal(learning_aggregate(dir, util_now_ns(), &err), 0);
 	cJSON *m = load(dir, "improvement-metrics.json");
 	assert_int_equal(num(m, "by_agent/research_agent_2/by_kind/news/tasks"), 3);

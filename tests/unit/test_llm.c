@@ -296,24 +296,24 @@ static void clear_llm_env(void)
 static void test_settings(void **state)
 {
 	(void)state;
-	struct llm_settings *s = NULL;
+	struct llm_agent_settings *s = NULL;
 	char *err = NULL;
 	clear_llm_env();
-	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), 0);
 	assert_null(s);
-	char *d = llm_settings_describe(s);
+	char *d = llm_agent_settings_describe(s);
 	assert_non_null(strstr(d, "deterministic"));
 	free(d);
-	cJSON *mf = llm_settings_manifest(NULL);
+	cJSON *mf = llm_agent_settings_manifest(NULL);
 	assert_string_equal(jstr(mf, "mode"), "deterministic");
 	cJSON_Delete(mf);
 
 	setenv("ANTHROPIC_API_KEY", "sk-unit-secret", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), 0);
 	assert_null(s); /* a key without a model: deterministic */
 	setenv("CLAUDE_MODEL_EXECUTION", "claude-sonnet-4-5", 1);
 	setenv("MADF_TASK_TOKEN_BUDGET", "500", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), 0);
 	assert_non_null(s);
 	assert_int_equal(s->provider, LLM_ANTHROPIC);
 	assert_string_equal(s->model_orchestrator, "claude-sonnet-4-5");
@@ -321,8 +321,8 @@ static void test_settings(void **state)
 	assert_int_equal(s->max_steps, 8);
 	assert_int_equal(s->token_budget, 500);
 	assert_false(s->continue_at_limit);
-	d = llm_settings_describe(s);
-	mf = llm_settings_manifest(s);
+	d = llm_agent_settings_describe(s);
+	mf = llm_agent_settings_manifest(s);
 	char *mtxt = cJSON_PrintUnformatted(mf);
 	assert_null(strstr(d, "sk-unit-secret"));
 	assert_null(strstr(mtxt, "sk-unit-secret"));
@@ -331,27 +331,27 @@ static void test_settings(void **state)
 	free(mtxt);
 	cJSON_Delete(mf);
 	free(d);
-	llm_settings_free(&s);
+	llm_agent_settings_free(&s);
 	assert_null(s);
 
 	setenv("OPENAI_API_KEY", "sk-unit-openai", 1);
 	setenv("OPENAI_MODEL", "gpt-4o", 1);
 	setenv("MADF_LLM", "openai", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), 0);
 	assert_int_equal(s->provider, LLM_OPENAI);
 	assert_string_equal(s->model_execution, "gpt-4o");
-	llm_settings_free(&s);
+	llm_agent_settings_free(&s);
 	setenv("MADF_LLM", "off", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), 0);
 	assert_null(s);
 	setenv("MADF_LLM", "mistral", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), -1);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), -1);
 	assert_non_null(strstr(err, "MADF_LLM"));
 	free(err);
 	err = NULL;
 	unsetenv("MADF_LLM");
 	setenv("MADF_LLM_MAX_STEPS", "0", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), -1);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), -1);
 	assert_non_null(strstr(err, "MADF_LLM_MAX_STEPS"));
 	assert_null(s);
 	free(err);
@@ -359,17 +359,17 @@ static void test_settings(void **state)
 	unsetenv("MADF_LLM_MAX_STEPS");
 	/* At the cap: skip and carry on, for unattended runs (0 or 1 only). */
 	setenv("MADF_LLM_CONTINUE_AT_LIMIT", "1", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), 0);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), 0);
 	assert_true(s->continue_at_limit);
-	d = llm_settings_describe(s);
+	d = llm_agent_settings_describe(s);
 	assert_non_null(strstr(d, "MADF_LLM_CONTINUE_AT_LIMIT"));
 	free(d);
-	mf = llm_settings_manifest(s);
+	mf = llm_agent_settings_manifest(s);
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(mf, "continue_at_limit")));
 	cJSON_Delete(mf);
-	llm_settings_free(&s);
+	llm_agent_settings_free(&s);
 	setenv("MADF_LLM_CONTINUE_AT_LIMIT", "yes", 1);
-	assert_int_equal(llm_settings_from_env(&s, &err), -1);
+	assert_int_equal(llm_agent_settings_from_env(&s, &err), -1);
 	assert_non_null(strstr(err, "MADF_LLM_CONTINUE_AT_LIMIT"));
 	assert_null(s);
 	free(err);
@@ -382,58 +382,58 @@ static void test_settings(void **state)
 static void test_input_estimate(void **state)
 {
 	(void)state;
-	assert_int_equal(llm_input_estimate(NULL, NULL), 0);
-	assert_int_equal(llm_input_estimate("abcd", NULL), 1);
-	assert_int_equal(llm_input_estimate("abcde", NULL), 2);
+	assert_int_equal(llm_agent_input_estimate(NULL, NULL), 0);
+	assert_int_equal(llm_agent_input_estimate("abcd", NULL), 1);
+	assert_int_equal(llm_agent_input_estimate("abcde", NULL), 2);
 	cJSON *conv = cJSON_Parse("[{\"role\":\"user\",\"content\":\"12345678\"},"
 				  "{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":"
 				  "[{\"id\":\"c1\",\"name\":\"fx\",\"arguments\":\"{}\"}]},"
 				  "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"abcd\"}]");
 	assert_non_null(conv);
 	/* 4 + 8 + (2 + 2) + 4 = 20 bytes */
-	assert_int_equal(llm_input_estimate("sys!", conv), 5);
+	assert_int_equal(llm_agent_input_estimate("sys!", conv), 5);
 	cJSON_Delete(conv);
 	/* The budget check before a call adds it: a task that used nothing yet
 	 * is at a 100-token cap when its call's input is about 100 tokens. */
-	struct llm_settings b = { .token_budget = 100, .price_in = -1, .price_out = -1 };
-	struct llm_usage u = { .input_tokens = llm_input_estimate(NULL, NULL) };
-	assert_false(llm_budget_reached(&b, &u, 0, 0));
+	struct llm_agent_settings b = { .token_budget = 100, .price_in = -1, .price_out = -1 };
+	struct llm_agent_usage u = { .input_tokens = llm_agent_input_estimate(NULL, NULL) };
+	assert_false(llm_agent_budget_reached(&b, &u, 0, 0));
 	char big[401];
 	memset(big, 'x', 400);
 	big[400] = '\0';
-	u.input_tokens = llm_input_estimate(big, NULL);
+	u.input_tokens = llm_agent_input_estimate(big, NULL);
 	assert_int_equal(u.input_tokens, 100);
-	assert_true(llm_budget_reached(&b, &u, 0, 0));
+	assert_true(llm_agent_budget_reached(&b, &u, 0, 0));
 }
 
 static void test_prices_and_budget(void **state)
 {
 	(void)state;
 	double in, out;
-	assert_true(llm_price(NULL, "claude-opus-4-1-20250805", &in, &out));
+	assert_true(llm_agent_price(NULL, "claude-opus-4-1-20250805", &in, &out));
 	assert_true(in == 15 && out == 75);
-	assert_true(llm_price(NULL, "claude-opus-4-5", &in, &out));
+	assert_true(llm_agent_price(NULL, "claude-opus-4-5", &in, &out));
 	assert_true(in == 5 && out == 25);
-	assert_true(llm_price(NULL, "gpt-4o-mini-2024", &in, &out));
+	assert_true(llm_agent_price(NULL, "gpt-4o-mini-2024", &in, &out));
 	assert_true(in == 0.15 && out == 0.6);
-	assert_false(llm_price(NULL, "llama3:8b", &in, &out));
+	assert_false(llm_agent_price(NULL, "llama3:8b", &in, &out));
 	assert_true(in == 0 && out == 0);
-	struct llm_settings s = { .price_in = 2, .price_out = 3 };
-	assert_true(llm_price(&s, "llama3:8b", &in, &out));
+	struct llm_agent_settings s = { .price_in = 2, .price_out = 3 };
+	assert_true(llm_agent_price(&s, "llama3:8b", &in, &out));
 	assert_true(in == 2 && out == 3);
 
-	struct llm_settings b = { .token_budget = 1000, .price_in = -1, .price_out = -1 };
-	struct llm_usage u = { .calls = 1, .input_tokens = 600, .output_tokens = 300 };
-	assert_false(llm_budget_reached(&b, &u, 0, 0));
+	struct llm_agent_settings b = { .token_budget = 1000, .price_in = -1, .price_out = -1 };
+	struct llm_agent_usage u = { .calls = 1, .input_tokens = 600, .output_tokens = 300 };
+	assert_false(llm_agent_budget_reached(&b, &u, 0, 0));
 	u.output_tokens = 400;
-	assert_true(llm_budget_reached(&b, &u, 0, 0));
-	assert_false(llm_budget_reached(&b, &u, 500, 0)); /* approved extra */
+	assert_true(llm_agent_budget_reached(&b, &u, 0, 0));
+	assert_false(llm_agent_budget_reached(&b, &u, 500, 0)); /* approved extra */
 	b.token_budget = 0;
 	b.cost_budget = 0.01;
 	u.cost_usd = 0.02;
-	assert_true(llm_budget_reached(&b, &u, 0, 0));
-	assert_false(llm_budget_reached(&b, &u, 0, 0.05));
-	assert_false(llm_budget_reached(NULL, &u, 0, 0));
+	assert_true(llm_agent_budget_reached(&b, &u, 0, 0));
+	assert_false(llm_agent_budget_reached(&b, &u, 0, 0.05));
+	assert_false(llm_agent_budget_reached(NULL, &u, 0, 0));
 }
 
 /* usage.json: deltas add up per agent and per task; a corrupt file is an
@@ -443,14 +443,14 @@ static void test_usage_file(void **state)
 	(void)state;
 	char dir[] = "/tmp/madf-test-llm-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	struct llm_usage d1 = { 1, 100, 10, 0.5 }, d2 = { 1, 200, 20, 0.25 };
+	struct llm_agent_usage d1 = { 1, 100, 10, 0.5 }, d2 = { 1, 200, 20, 0.25 };
 	char *err = NULL;
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", "USDJPY-market", &d1, NULL,
+	assert_int_equal(llm_agent_usage_record(dir, "research_agent_1", "t1", "USDJPY-market", &d1, NULL,
 					  &err), 0);
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t2", NULL, &d2, NULL, &err), 0);
-	assert_int_equal(llm_usage_record(dir, "validator_agent", "t3", NULL, &d2, "done", &err), 0);
-	static const struct llm_usage zero;
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", NULL, &zero,
+	assert_int_equal(llm_agent_usage_record(dir, "research_agent_1", "t2", NULL, &d2, NULL, &err), 0);
+	assert_int_equal(llm_agent_usage_record(dir, "validator_agent", "t3", NULL, &d2, "done", &err), 0);
+	static const struct llm_agent_usage zero;
+	assert_int_equal(llm_agent_usage_record(dir, "research_agent_1", "t1", NULL, &zero,
 					  "awaiting_approval", &err), 0);
 	char *path = xasprintf("%s/llm/usage.json", dir), *buf;
 	size_t len;
@@ -458,8 +458,8 @@ static void test_usage_file(void **state)
 	cJSON *j = cJSON_Parse(buf);
 	free(buf);
 	cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "agents"), "research_agent_1");
-	struct llm_usage u;
-	llm_usage_from_json(a, &u);
+	struct llm_agent_usage u;
+	llm_agent_usage_from_json(a, &u);
 	assert_int_equal(u.calls, 2);
 	assert_int_equal(u.input_tokens, 300);
 	assert_int_equal(u.output_tokens, 30);
@@ -468,7 +468,7 @@ static void test_usage_file(void **state)
 	assert_string_equal(jstr(t1, "agent"), "research_agent_1");
 	assert_string_equal(jstr(t1, "status"), "awaiting_approval");
 	assert_string_equal(jstr(t1, "label"), "USDJPY-market");
-	llm_usage_from_json(t1, &u);
+	llm_agent_usage_from_json(t1, &u);
 	assert_int_equal(u.input_tokens, 100);
 	assert_string_equal(jstr(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "tasks"), "t2"),
 				 "status"), "running");
@@ -477,7 +477,7 @@ static void test_usage_file(void **state)
 	FILE *f = fopen(path, "w");
 	fputs("{broken", f);
 	fclose(f);
-	assert_int_equal(llm_usage_record(dir, "research_agent_1", "t1", NULL, &d1, NULL, &err), -1);
+	assert_int_equal(llm_agent_usage_record(dir, "research_agent_1", "t1", NULL, &d1, NULL, &err), -1);
 	assert_non_null(strstr(err, "corrupt"));
 	free(err);
 	assert_int_equal(util_read_file(path, 1 << 20, &buf, &len, NULL), 0);

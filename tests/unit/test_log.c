@@ -104,17 +104,17 @@ static void test_names(void **state)
 static void test_open_refuses(void **state)
 {
 	(void)state;
-	struct agent_log *l = NULL;
+	struct log_writer *l = NULL;
 	char *err = NULL;
-	assert_int_equal(agent_log_open("/tmp", "../etc", &l, &err), -1);
+	assert_int_equal(log_writer_open("/tmp", "../etc", &l, &err), -1);
 	assert_null(l);
 	assert_non_null(err);
 	free(err);
 	err = NULL;
-	assert_int_equal(agent_log_open("", "a", &l, &err), -1);
+	assert_int_equal(log_writer_open("", "a", &l, &err), -1);
 	free(err);
-	agent_log(NULL, LOG_EVENTS, LOG_INFO, "x", NULL, "nothing happens");
-	agent_log_free(&l);
+	log_write(NULL, LOG_EVENTS, LOG_INFO, "x", NULL, "nothing happens");
+	log_writer_free(&l);
 }
 
 static void check_line(cJSON *j, void *ctx)
@@ -153,9 +153,9 @@ static void test_line_shape_and_path(void **state)
 {
 	(void)state;
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *l = NULL;
-	assert_int_equal(agent_log_open(dir, "research_agent_1", &l, &err), 0);
-	assert_string_equal(agent_log_agent(l), "research_agent_1");
+	struct log_writer *l = NULL;
+	assert_int_equal(log_writer_open(dir, "research_agent_1", &l, &err), 0);
+	assert_string_equal(log_writer_owner(l), "research_agent_1");
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "pair", "USDJPY");
 	cJSON_AddNumberToObject(f, "rows", 42);
@@ -164,14 +164,14 @@ static void test_line_shape_and_path(void **state)
 	cJSON_AddItemToArray(arr, cJSON_CreateObject());
 	cJSON_AddStringToObject(f, "agent", "Not An Agent");
 	cJSON_AddStringToObject(f, "ts", "x");
-	agent_log(l, LOG_QUERIES, LOG_INFO, "query", f, "fetch %s %d rows",
+	log_write(l, LOG_QUERIES, LOG_INFO, "query", f, "fetch %s %d rows",
 		  "USD/JPY", 42);
-	agent_log(l, LOG_QUERIES, LOG_DEBUG, NULL, NULL, NULL);
+	log_write(l, LOG_QUERIES, LOG_DEBUG, NULL, NULL, NULL);
 	/* fields still belong to the caller */
 	assert_string_equal(cJSON_GetObjectItem(f, "pair")->valuestring, "USDJPY");
 	cJSON_Delete(f);
-	agent_log(l, LOG_ERRORS, LOG_ERROR, "bad\x01utf8", NULL, "bytes \xff\xfe here\n");
-	assert_int_equal(agent_log_dropped(l), 0);
+	log_write(l, LOG_ERRORS, LOG_ERROR, "bad\x01utf8", NULL, "bytes \xff\xfe here\n");
+	assert_int_equal(log_writer_dropped(l), 0);
 
 	char *p = today_path(dir, "research_agent_1", "queries");
 	size_t len;
@@ -191,7 +191,7 @@ static void test_line_shape_and_path(void **state)
 	free(text);
 	free(p);
 
-	agent_log_free(&l);
+	log_writer_free(&l);
 	assert_null(l);
 	util_rm_tree(dir);
 	free(dir);
@@ -202,17 +202,17 @@ static void test_subject(void **state)
 {
 	(void)state;
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *l = NULL;
-	assert_int_equal(agent_log_open(dir, "product_manager", &l, &err), 0);
+	struct log_writer *l = NULL;
+	assert_int_equal(log_writer_open(dir, "product_manager", &l, &err), 0);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "agent", "research_agent_1");
 	cJSON_AddStringToObject(f, "logged_by", "someone");
 	cJSON_AddStringToObject(f, "task_id", "pm_1");
-	agent_log(l, LOG_ERRORS, LOG_WARN, "task_failed", f, "timeout");
+	log_write(l, LOG_ERRORS, LOG_WARN, "task_failed", f, "timeout");
 	cJSON_ReplaceItemInObject(f, "agent", cJSON_CreateString("product_manager"));
-	agent_log(l, LOG_ERRORS, LOG_WARN, "own", f, "own");
+	log_write(l, LOG_ERRORS, LOG_WARN, "own", f, "own");
 	cJSON_Delete(f);
-	agent_log_free(&l);
+	log_writer_free(&l);
 	char *p = today_path(dir, "product_manager", "errors");
 	size_t len;
 	char *text = slurp(p, &len);
@@ -243,14 +243,14 @@ static void test_redaction(void **state)
 	(void)state;
 	setenv("TEST_API_KEY", "sk-test-1234567890", 1);
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *l = NULL;
-	assert_int_equal(agent_log_open(dir, "validator_agent", &l, &err), 0);
+	struct log_writer *l = NULL;
+	assert_int_equal(log_writer_open(dir, "validator_agent", &l, &err), 0);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "header", "Bearer sk-test-1234567890");
 	cJSON *in = cJSON_AddObjectToObject(f, "inner");
 	cJSON_AddStringToObject(in, "k", "x sk-test-1234567890 y");
 	cJSON_AddStringToObject(f, "sk-test-1234567890", "as a key");
-	agent_log(l, LOG_ERRORS, LOG_ERROR, "auth", f,
+	log_write(l, LOG_ERRORS, LOG_ERROR, "auth", f,
 		  "request failed with key %s", "sk-test-1234567890");
 	cJSON_Delete(f);
 	char *p = today_path(dir, "validator_agent", "errors");
@@ -264,7 +264,7 @@ static void test_redaction(void **state)
 	assert_int_equal(each_line(text, NULL, NULL), 1);
 	free(text);
 	free(p);
-	agent_log_free(&l);
+	log_writer_free(&l);
 	unsetenv("TEST_API_KEY");
 	util_rm_tree(dir);
 	free(dir);
@@ -277,14 +277,14 @@ static void test_redaction_awkward(void **state)
 {
 	(void)state;
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *l = NULL;
-	assert_int_equal(agent_log_open(dir, "validator_agent", &l, &err), 0);
+	struct log_writer *l = NULL;
+	assert_int_equal(log_writer_open(dir, "validator_agent", &l, &err), 0);
 	setenv("TEST_SECRET", "pa\"ss\"wo/rd", 1);
-	agent_log(l, LOG_EVENTS, LOG_INFO, "e", NULL, "pw=%s", "pa\"ss\"wo/rd");
+	log_write(l, LOG_EVENTS, LOG_INFO, "e", NULL, "pw=%s", "pa\"ss\"wo/rd");
 	unsetenv("TEST_SECRET");
 	setenv("TEST_PASSWORD", "\":\"debug", 1);
-	agent_log(l, LOG_EVENTS, LOG_DEBUG, "e", NULL, "plain");
-	agent_log(l, LOG_EVENTS, LOG_INFO, "e", NULL, "plain info");
+	log_write(l, LOG_EVENTS, LOG_DEBUG, "e", NULL, "plain");
+	log_write(l, LOG_EVENTS, LOG_INFO, "e", NULL, "plain info");
 	unsetenv("TEST_PASSWORD");
 	char *p = today_path(dir, "validator_agent", "events");
 	size_t len;
@@ -294,10 +294,10 @@ static void test_redaction_awkward(void **state)
 	assert_non_null(strstr(text, "pw=[redacted]"));
 	/* the debug line could not be written without the secret */
 	assert_int_equal(each_line(text, NULL, NULL), 2);
-	assert_int_equal(agent_log_dropped(l), 1);
+	assert_int_equal(log_writer_dropped(l), 1);
 	free(text);
 	free(p);
-	agent_log_free(&l);
+	log_writer_free(&l);
 	util_rm_tree(dir);
 	free(dir);
 }
@@ -306,7 +306,7 @@ static void test_redaction_awkward(void **state)
 #define PER_THREAD 1000
 
 struct worker {
-	struct agent_log *l;
+	struct log_writer *l;
 	int id;
 };
 
@@ -317,7 +317,7 @@ static void *worker_run(void *arg)
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddNumberToObject(f, "thread", w->id);
 		cJSON_AddNumberToObject(f, "i", i);
-		agent_log(w->l, LOG_EVENTS, LOG_INFO, "tick", f,
+		log_write(w->l, LOG_EVENTS, LOG_INFO, "tick", f,
 			  "thread %d line %d with some padding to make lines "
 			  "longer than a few bytes ..............................",
 			  w->id, i);
@@ -341,8 +341,8 @@ static void test_concurrent(void **state)
 {
 	(void)state;
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *l = NULL;
-	assert_int_equal(agent_log_open(dir, "product_manager", &l, &err), 0);
+	struct log_writer *l = NULL;
+	assert_int_equal(log_writer_open(dir, "product_manager", &l, &err), 0);
 	pthread_t th[THREADS];
 	struct worker w[THREADS];
 	for (int i = 0; i < THREADS; i++) {
@@ -352,8 +352,8 @@ static void test_concurrent(void **state)
 	}
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
-	assert_int_equal(agent_log_dropped(l), 0);
-	agent_log_free(&l);
+	assert_int_equal(log_writer_dropped(l), 0);
+	log_writer_free(&l);
 
 	char *p = today_path(dir, "product_manager", "events");
 	size_t len;
@@ -374,17 +374,17 @@ static void test_two_handles_one_file(void **state)
 {
 	(void)state;
 	char *dir = tmp_dir(), *err = NULL;
-	struct agent_log *a = NULL, *b = NULL;
-	assert_int_equal(agent_log_open(dir, "news", &a, &err), 0);
-	assert_int_equal(agent_log_open(dir, "news", &b, &err), 0);
+	struct log_writer *a = NULL, *b = NULL;
+	assert_int_equal(log_writer_open(dir, "news", &a, &err), 0);
+	assert_int_equal(log_writer_open(dir, "news", &b, &err), 0);
 	for (int i = 0; i < 50; i++) {
-		agent_log(a, LOG_RESULTS, LOG_INFO, "r", NULL, "a %d", i);
-		agent_log(b, LOG_RESULTS, LOG_INFO, "r", NULL, "b %d", i);
+		log_write(a, LOG_RESULTS, LOG_INFO, "r", NULL, "a %d", i);
+		log_write(b, LOG_RESULTS, LOG_INFO, "r", NULL, "b %d", i);
 	}
 	/* the file removed under an open handle is recreated */
 	char *p = today_path(dir, "news", "results");
 	assert_int_equal(unlink(p), 0);
-	agent_log(a, LOG_RESULTS, LOG_INFO, "r", NULL, "after unlink");
+	log_write(a, LOG_RESULTS, LOG_INFO, "r", NULL, "after unlink");
 	size_t len;
 	char *text = slurp(p, &len);
 	assert_non_null(text);
@@ -392,8 +392,8 @@ static void test_two_handles_one_file(void **state)
 	assert_non_null(strstr(text, "after unlink"));
 	free(text);
 	free(p);
-	agent_log_free(&a);
-	agent_log_free(&b);
+	log_writer_free(&a);
+	log_writer_free(&b);
 	util_rm_tree(dir);
 	free(dir);
 }
