@@ -246,14 +246,15 @@ static void test_queues_bulk_journalled_on_close(void **state)
 	bus_entries_free(v, n);
 }
 
-/* The man page's text (from the repository's root, where tests run). */
-static char *man_page(void)
+/* The man page's text into *out (from the repository's root, where
+ * tests run; caller frees). */
+static void man_page(char **out)
 {
-	char *buf = NULL, *err = NULL;
+	char *err = NULL;
 	size_t len = 0;
-	if (util_read_file("man/madf.1", 1 << 20, &buf, &len, &err) < 0)
+	*out = NULL;
+	if (util_read_file("man/madf.1", 1 << 20, out, &len, &err) < 0)
 		fail_msg("man/madf.1: %s", err);
-	return buf;
 }
 
 /* Whether man names :name as a command ("\fB:name" then not a name
@@ -282,7 +283,8 @@ static void test_commands_help_complete_man(void **state)
 	assert_int_equal(c->mode, MODE_HELP);
 	char *help = console_screen_text();
 	console_bench_key(c, 27);
-	char *man = man_page();
+	char *man;
+	man_page(&man);
 	for (size_t i = 0; i < console_ncmds; i++) {
 		const struct console_cmd *k = &console_cmds[i];
 		/* ? help: its line, with its arguments and help */
