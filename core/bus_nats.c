@@ -202,6 +202,19 @@ int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 		jerr = 0;
 		s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
 	}
+	/* A cluster electing a leader (a node just died) answers with a
+	 * timeout or "JetStream system temporarily unavailable" (10008) for a
+	 * few seconds: asked again for up to 20 s, as a publish is. */
+	int64_t until = util_mono_ns() + 20 * 1000000000LL;
+	while (s != NATS_OK && (s == NATS_TIMEOUT || jerr == 10008 || s == NATS_NO_RESPONDERS) &&
+	       util_mono_ns() < until) {
+		struct timespec ts = { 0, 250000000 };
+		nanosleep(&ts, NULL);
+		jsStreamInfo_Destroy(si);
+		si = NULL;
+		jerr = 0;
+		s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
+	}
 	if (s != NATS_OK && jerr == 10058) {
 		/* exists with another configuration (another limit) */
 		jerr = 0;

@@ -110,7 +110,16 @@ static void add_meta(void *ctx, const cJSON *m)
 			break;
 		i++;
 	}
-	cJSON_InsertItemInArray(t->recent, i, r);
+	/* Not cJSON_InsertItemInArray: Debian's cJSON 1.7.15 fails an insert
+	 * between two items (returns false, the item not added). The items
+	 * from i on are taken out, r added, and they go back after it. */
+	cJSON *rest = cJSON_CreateArray();
+	while (cJSON_GetArraySize(t->recent) > i)
+		cJSON_AddItemToArray(rest, cJSON_DetachItemFromArray(t->recent, i));
+	cJSON_AddItemToArray(t->recent, r);
+	while (cJSON_GetArraySize(rest) > 0)
+		cJSON_AddItemToArray(t->recent, cJSON_DetachItemFromArray(rest, 0));
+	cJSON_Delete(rest);
 	if (cJSON_GetArraySize(t->recent) > RECENT_MAX)
 		cJSON_DeleteItemFromArray(t->recent, RECENT_MAX);
 }

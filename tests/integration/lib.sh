@@ -21,6 +21,9 @@ trap cleanup EXIT
 # test failed when no port comes.
 serve() {
 	_what=$1; shift
+	# gone first: the previous server's port must not be read before the
+	# new one's redirection empties the file (a race under load)
+	rm -f "$T/serve.port"
 	"$@" >"$T/serve.port" 2>"$T/serve.err" &
 	server_pid=$!
 	trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; cleanup' EXIT
