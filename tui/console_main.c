@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "agents/data_tools.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/util.h"
