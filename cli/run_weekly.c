@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agents/data_tools.h"
 #include "agents/llm_agent.h"
 #include "agents/market.h"
 #include "agents/pm_notify.h"
@@ -447,6 +448,78 @@ static const char *weekly_report(const cJSON *run)
 	return jstr(cJSON_GetObjectItem(run, "report"), "md");
 }
 
+/* A source as the console names it: the file's name without its
+ * directories ("csv:fred-daily-1971-2017.csv"), "simulated" for sim. */
+static void weekly_source_label(const char *src, char *buf, size_t size)
+{
+	if (!src || !*src || !strcmp(src, "sim")) {
+		snprintf(buf, size, "simulated");
+		return;
+	}
+	const char *colon = strchr(src, ':');
+	const char *slash = strrchr(src, '/');
+	if (colon && slash && !data_source_is_live(src))
+		snprintf(buf, size, "%.*s:%s", (int)(colon - src), src, slash + 1);
+	else
+		snprintf(buf, size, "%s", src);
+}
+
+/* The console's run (workflow_def.trigger): the trigger of req (now and
+ * the default pairs without --as-of and --pairs), a new run beside a done
+ * one with --fresh, and which sources the agents really use. */
+static int weekly_trigger(const char *data_dir, struct bus *b, const struct wf_request *req,
+			  char *run_id, size_t id_size, char *msg, size_t msg_size, char **msg_id,
+			  char **err)
+{
+	*msg_id = NULL;
+	wf_run_id(req, run_id, id_size);
+	cJSON *prev = wf_load_run(data_dir, run_id);
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(prev, "status"));
+	const char *verb = prev ? "resumed" : "started";
+	if (prev && req->fresh) { /* a new run beside the old one, as run weekly --fresh */
+		size_t n = strlen(run_id);
+		snprintf(run_id + n, id_size - n, "-%llx",
+			 (unsigned long long)(util_now_ns() / 1000000) & 0xffffffffULL);
+		verb = "started";
+	} else if (st && !strcmp(st, "done")) {
+		snprintf(msg, msg_size, "the %s run %s is done already (--fresh runs it again; "
+			 "5 shows its report)", workflow_weekly.name, run_id);
+		cJSON_Delete(prev);
+		return 0;
+	}
+	cJSON_Delete(prev);
+	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
+				wf_trigger_content(req, run_id));
+	if (!m) {
+		*err = xasprintf("the trigger of run %s could not be made", run_id);
+		return -1;
+	}
+	m->priority = PRIO_HIGH;
+	m->correlation_id = xstrdup(run_id);
+	if (bus_send(b, m, err) < 0) {
+		msg_free(&m);
+		return -1;
+	}
+	char ms[256], ns[256], day[40];
+	weekly_source_label(req->market_source, ms, sizeof(ms));
+	weekly_source_label(req->news_source, ns, sizeof(ns));
+	util_iso8601(req->as_of_ns, day, sizeof(day));
+	day[10] = 0;
+	struct sbuf pairs;
+	sbuf_init(&pairs);
+	for (size_t i = 0; i < req->npairs; i++)
+		sbuf_addf(&pairs, "%s%s", i ? ", " : "", req->pairs[i]);
+	snprintf(msg, msg_size, "%s the %s run %s as of %s for %s (market %s, news %s)", verb,
+		 workflow_weekly.name, run_id, day, pairs.data ? pairs.data : "", ms, ns);
+	sbuf_release(&pairs);
+	*msg_id = xstrdup(m->id);
+	msg_free(&m);
+	return 1;
+}
+
+static const char *const weekly_kinds[] = { "market", "news", NULL };
+static const char *const weekly_workers[] = { "research_agent_1", "research_agent_2", NULL };
+
 static const char *const weekly_roles[] = {
 	"product_manager", "research_agent_1", "research_agent_2", "validator_agent",
 	"report_writer", NULL
@@ -479,4 +552,7 @@ const struct workflow_def workflow_weekly = {
 	.render = report_markdown,
 	.render_json = report_json,
 	.basename = report_basename,
+	.task_kinds = weekly_kinds,
+	.workers = weekly_workers,
+	.trigger = weekly_trigger,
 };

@@ -5,7 +5,9 @@
  * its tasks look like and where its report is. `madf run`, `madf runs`,
  * `madf tasks` and the console's Tasks and Reports views read every
  * workflow through it, so a registered workflow shows there with no
- * change to them.
+ * change to them; the console starts its run, sends task controls and
+ * checks an :assign through it too (trigger, controller, task_kinds,
+ * workers).
  *
  * It lives with the front ends (cli/, which the console and the servers
  * include) because starting a run is a front end's work: parsing options,
@@ -22,6 +24,9 @@
 #include <cJSON.h>
 
 #include "cli/cli.h"
+
+struct bus;
+struct wf_request;
 
 /* One task of a run as every front end lists it. Strings are borrowed
  * from the run they were read from (valid while it lives); none is NULL. */
@@ -48,6 +53,12 @@ struct workflow_def {
 	const char *controller;
 	/* What a task is about, its column ("pair"), or NULL. */
 	const char *subject;
+	/* The kinds of task an operator may assign (the console's :assign
+	 * KIND) and change, NULL-terminated, or NULL when there are none. */
+	const char *const *task_kinds;
+	/* The roles that do those tasks (one of them may be named by an
+	 * :assign), NULL-terminated, each one of roles; NULL when none. */
+	const char *const *workers;
 	/* `madf run NAME`: its options, usage, help and the function that
 	 * starts a run (cli/cli.h; it gets argv[0] "run", argv[1] NAME, then
 	 * the options) and prints what the run gives. Listed also in
@@ -78,6 +89,17 @@ struct workflow_def {
 	char *(*render)(const cJSON *run, bool final);
 	cJSON *(*render_json)(const cJSON *run);
 	void (*basename)(const cJSON *run, char *buf, size_t size);
+	/* The console's run (NULL when the workflow has none): sends the
+	 * operator's trigger of the run of req (the options of `madf run
+	 * NAME` the console shares) to the controller over b, its runs in
+	 * data_dir. Sets run_id
+	 * (size >= 64) and writes into msg what happened, to be shown as
+	 * is ("started the weekly run ..."). Returns 1 when sent (*msg_id the
+	 * trigger's id, caller frees), 0 when nothing needed sending (msg says
+	 * why: the run is done already), -1 with *err (caller frees). */
+	int (*trigger)(const char *data_dir, struct bus *b, const struct wf_request *req,
+		       char *run_id, size_t id_size, char *msg, size_t msg_size, char **msg_id,
+		       char **err);
 };
 
 /* The registered workflows, the weekly FX workflow first. */

@@ -313,6 +313,7 @@ struct task_reply_wait {
 	char action[32];
 	char task[64];             /* "" for assign */
 	char label[160];           /* "reassign USDJPY-market" */
+	char controller[64];       /* who answers it (the workflow's controller) */
 	int64_t sent_ns;           /* monotonic */
 	bool said;                 /* offline or no answer: said once */
 };
@@ -321,13 +322,14 @@ struct task_replies {
 	size_t n;
 	int64_t polled_ns;
 };
-/* Remembers the control id (action on task, NULL for assign; label names
- * it on the status line) until its answer comes; returns the
- * product_manager's wf_liveness (agents/workflow.h), with a phrase in why
- * when it is not alive. */
-int task_replies_sent(struct task_replies *tr, struct console *c, const char *id,
-		      const char *action, const char *task, const char *label, char *why,
-		      size_t size);
+/* Remembers the control id sent to controller (the run's workflow's,
+ * cli/workflows.h; action on task, NULL for assign; label names it on the
+ * status line) until its answer comes; returns the controller's
+ * wf_liveness (agents/workflow.h), with a phrase in why when it is not
+ * alive. */
+int task_replies_sent(struct task_replies *tr, struct console *c, const char *controller,
+		      const char *id, const char *action, const char *task, const char *label,
+		      char *why, size_t size);
 /* Takes the answers come in (at most every 100 ms, while one is awaited). */
 unsigned task_replies_poll(struct task_replies *tr, struct console *c);
 

@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "agents/data_tools.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "cli/host.h"
+#include "cli/workflows.h"
 #include "core/banned.h"
 
 #define CONSOLE_SCRIPT_COLS 120
@@ -221,75 +221,36 @@ static void console_release(struct console *c)
 	console_status_release(c);
 }
 
-/* A source as the status line names it: the file's name without its
- * directories ("csv:fred-daily-1971-2017.csv"), "simulated" for sim. */
-static void console_source_label(const char *src, char *buf, size_t size)
-{
-	if (!src || !*src || !strcmp(src, "sim")) {
-		snprintf(buf, size, "simulated");
-		return;
-	}
-	const char *colon = strchr(src, ':');
-	const char *slash = strrchr(src, '/');
-	if (colon && slash && !data_source_is_live(src))
-		snprintf(buf, size, "%.*s:%s", (int)(colon - src), src, slash + 1);
-	else
-		snprintf(buf, size, "%s", src);
-}
-
-/* Sends the weekly trigger for the request of the command line (--as-of,
- * --pairs, --fresh; now and the default pairs without them); sets
- * c->run_id and says which sources the agents really use. */
+/* Sends the trigger of the console's workflow (the first registered,
+ * cli/workflows.h) for the request of the command line (--as-of, --pairs,
+ * --fresh; now and the default pairs without them); sets c->run_id and
+ * says what the definition answers (for weekly: which sources the agents
+ * really use). */
 static void console_trigger(struct console *c, struct agent_env *env, struct wf_request *req)
 {
-	req->market_source = env->market_source;
-	req->news_source = env->news_source;
-	wf_run_id(req, c->run_id, sizeof(c->run_id));
-	cJSON *prev = wf_load_run(c->cli->data_dir, c->run_id);
-	const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(prev, "status"));
-	const char *verb = prev ? "resumed" : "started";
-	if (prev && req->fresh) { /* a new run beside the old one, as run weekly --fresh */
-		size_t n = strlen(c->run_id);
-		snprintf(c->run_id + n, sizeof(c->run_id) - n, "-%llx",
-			 (unsigned long long)(util_now_ns() / 1000000) & 0xffffffffULL);
-		verb = "started";
-	} else if (st && !strcmp(st, "done")) {
-		console_status(c, false, "the weekly run %s is done already (--fresh runs it again; "
-			       "5 shows its report)", c->run_id);
-		cJSON_Delete(prev);
+	const struct workflow_def *w = workflow_defs[0];
+	if (!w->trigger) {
+		console_status(c, true, "the %s workflow has no run to start here", w->name);
 		return;
 	}
-	cJSON_Delete(prev);
-	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT,
-				wf_trigger_content(req, c->run_id));
-	char *err = NULL;
-	if (m) {
-		m->priority = PRIO_HIGH;
-		m->correlation_id = xstrdup(c->run_id);
-		if (bus_send(c->bus, m, &err) < 0) {
-			console_status(c, true, "weekly trigger: %s", err);
-			free(err);
-		} else {
-			char ms[256], ns[256], day[40];
-			console_source_label(env->market_source, ms, sizeof(ms));
-			console_source_label(env->news_source, ns, sizeof(ns));
-			util_iso8601(req->as_of_ns, day, sizeof(day));
-			day[10] = 0;
-			struct sbuf pairs;
-			sbuf_init(&pairs);
-			for (size_t i = 0; i < req->npairs; i++)
-				sbuf_addf(&pairs, "%s%s", i ? ", " : "", req->pairs[i]);
-			console_status(c, false, "%s the weekly run %s as of %s for %s (market %s, "
-				       "news %s)", verb, c->run_id, day, pairs.data ? pairs.data : "",
-				       ms, ns);
-			sbuf_release(&pairs);
-			cJSON *ids = cJSON_CreateArray();
-			cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
-			console_journal(c, "start-run", ids, c->run_id);
-			cJSON_Delete(ids);
-		}
+	req->market_source = env->market_source;
+	req->news_source = env->news_source;
+	char said[1024] = "", *msg_id = NULL, *err = NULL;
+	int r = w->trigger(c->cli->data_dir, c->bus, req, c->run_id, sizeof(c->run_id), said,
+			   sizeof(said), &msg_id, &err);
+	if (r < 0) {
+		console_status(c, true, "%s trigger: %s", w->name, err ? err : "failed");
+		free(err);
+		return;
 	}
-	msg_free(&m);
+	console_status(c, false, "%s", said);
+	if (r > 0) {
+		cJSON *ids = cJSON_CreateArray();
+		cJSON_AddItemToArray(ids, cJSON_CreateString(msg_id));
+		console_journal(c, "start-run", ids, c->run_id);
+		cJSON_Delete(ids);
+	}
+	free(msg_id);
 }
 
 /* Ends curses, deletes the scripted mode's screen, closes its terminal. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agents/workflow.h"
+#include "cli/workflows.h"
 #include "core/util.h"
 #include "tui/console.h"
 #include "core/banned.h"
@@ -272,7 +272,9 @@ unsigned console_quit_ask(struct console *c)
 	sbuf_init(&b);
 	sbuf_addf(&b, "quit? %zu embedded agent%s stop", c->embedded_agents,
 		  c->embedded_agents == 1 ? "" : "s");
-	cJSON *run = c->run_id[0] ? wf_load_run(c->cli->data_dir, c->run_id) : NULL;
+	/* the console's run is one of the workflow it starts (console_trigger) */
+	const struct workflow_def *w = workflow_defs[0];
+	cJSON *run = c->run_id[0] && w->run_load ? w->run_load(c->cli->data_dir, c->run_id) : NULL;
 	if (run) {
 		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(run, "status"));
 		int n = 0, done = 0;

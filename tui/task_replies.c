@@ -1,8 +1,8 @@
 /* The answers to the console's task controls. Every operator_control the
- * tasks view sends is remembered here until the product_manager answers
- * it: a task_acceptance to "operator" whose reply_to is the control's id
+ * tasks view sends is remembered here until the run's workflow's
+ * controller (cli/workflows.h; the weekly's product_manager) answers it: a task_acceptance to "operator" whose reply_to is the control's id
  * (agents/pm.c, control_answer). The answer is shown on the status line
- * and journalled; the console says at once when the product_manager is
+ * and journalled; the console says at once when the controller is
  * offline (the control waits in its inbox), and after CONTROL_WAIT_S
  * seconds without an answer that none came. Only the answers to this
  * console's controls are taken from the operator inbox; nothing else in
@@ -25,12 +25,12 @@ static void pending_drop(struct task_replies *tr, size_t i)
 	tr->n--;
 }
 
-int task_replies_sent(struct task_replies *tr, struct console *c, const char *id,
-		      const char *action, const char *task, const char *label, char *why,
-		      size_t size)
+int task_replies_sent(struct task_replies *tr, struct console *c, const char *controller,
+		      const char *id, const char *action, const char *task, const char *label,
+		      char *why, size_t size)
 {
-	enum wf_liveness l = wf_agent_liveness(c->cli->data_dir, "product_manager",
-					       util_now_ns(), why, size);
+	enum wf_liveness l = wf_agent_liveness(c->cli->data_dir, controller, util_now_ns(), why,
+					       size);
 	if (tr->n == TASK_REPLIES_MAX)
 		pending_drop(tr, 0); /* the oldest stops being waited for */
 	struct task_reply_wait *p = &tr->v[tr->n++];
@@ -39,6 +39,7 @@ int task_replies_sent(struct task_replies *tr, struct console *c, const char *id
 	util_strlcpy(p->action, action, sizeof(p->action));
 	util_strlcpy(p->task, task ? task : "", sizeof(p->task));
 	util_strlcpy(p->label, label, sizeof(p->label));
+	util_strlcpy(p->controller, controller, sizeof(p->controller));
 	p->sent_ns = util_mono_ns();
 	p->said = l != WF_ALIVE; /* the offline notice is the one said */
 	return l;
@@ -55,6 +56,18 @@ static void tasks_journal(struct console *c, const struct task_reply_wait *p, co
 		cJSON_AddItemToArray(ids, cJSON_CreateString(reply_id));
 	console_journal(c, p->action, ids, result);
 	cJSON_Delete(ids);
+}
+
+/* Whether message_id is one a pending control's controller sent (its
+ * ids start with its name and "_"). */
+static bool replies_from_controller(const struct task_replies *tr, const char *message_id)
+{
+	for (size_t i = 0; message_id && i < tr->n; i++) {
+		size_t n = strlen(tr->v[i].controller);
+		if (n && !strncmp(message_id, tr->v[i].controller, n) && message_id[n] == '_')
+			return true;
+	}
+	return false;
 }
 
 /* The answer m to pending control i: shown, journalled, taken. */
@@ -93,15 +106,15 @@ unsigned task_replies_poll(struct task_replies *tr, struct console *c)
 	}
 	for (size_t k = 0; k < n && tr->n; k++) {
 		const struct bus_entry *e = &v[k];
-		/* the product_manager's messages, by their ids' prefix; read
-		 * to find the answers among them */
-		if (!e->message_id || strncmp(e->message_id, "product_manager_", 16))
+		/* the controllers' messages, by their ids' prefix; read to
+		 * find the answers among them */
+		if (!replies_from_controller(tr, e->message_id))
 			continue;
 		char *json = NULL;
 		size_t len = 0;
 		struct msg *m = NULL;
 		if (bus_read(c->bus, e, &json, &len, &err) < 0 || msg_parse(json, len, &m, NULL) < 0 ||
-		    strcmp(m->from, "product_manager") || m->type != MSG_TASK_ACCEPTANCE) {
+		    m->type != MSG_TASK_ACCEPTANCE) {
 			msg_free(&m);
 			free(err);
 			err = NULL;
@@ -110,7 +123,8 @@ unsigned task_replies_poll(struct task_replies *tr, struct console *c)
 		}
 		free(json);
 		for (size_t i = 0; i < tr->n; i++) {
-			if (!m->reply_to || strcmp(m->reply_to, tr->v[i].id))
+			if (!m->reply_to || strcmp(m->reply_to, tr->v[i].id) ||
+			    strcmp(m->from, tr->v[i].controller))
 				continue;
 			tasks_answer(tr, c, i, m);
 			if (bus_remove(c->bus, m->id, &err) < 0) {
@@ -128,8 +142,8 @@ unsigned task_replies_poll(struct task_replies *tr, struct console *c)
 		if (p->said || now - p->sent_ns < CONTROL_WAIT_S * 1000000000LL)
 			continue;
 		p->said = true; /* still waited for: a late answer is shown */
-		char result[96];
-		snprintf(result, sizeof(result), "no answer from product_manager after %d s",
+		char result[128];
+		snprintf(result, sizeof(result), "no answer from %s after %d s", p->controller,
 			 CONTROL_WAIT_S);
 		tasks_journal(c, p, NULL, result);
 		console_status(c, true, "%s: %s", p->label, result);

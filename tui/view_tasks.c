@@ -59,6 +59,26 @@ static cJSON *tasks_load(struct console *c, cJSON **run)
 	return tasks_load_wf(c, run, NULL);
 }
 
+/* Whether name is in list (NULL-terminated; may be NULL). */
+static bool tasks_listed(const char *const *list, const char *name)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+/* list joined by sep ("market, news"; "" for NULL): a new string, caller
+ * frees. */
+static char *tasks_join(const char *const *list, const char *sep)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; list && list[i]; i++)
+		sbuf_addf(&b, "%s%s", i ? sep : "", list[i]);
+	return sbuf_detach(&b);
+}
+
 /* The run's LLM stages shown as tasks: "validation" (validator_agent's
  * review) and "narrative" (product_manager's), in LLM mode. */
 static const char *const stages[] = { "validation", "narrative" };
@@ -174,15 +194,23 @@ static void tasks_draw(struct console *c, struct view *v, int y0, int y1)
 }
 
 /* Sends an operator_control request (content, taken over) to the
- * product_manager, journals it and says so on the status line, at once
- * when the product_manager is offline; its answer comes later
+ * controller of wf (the run's workflow; the weekly's product_manager),
+ * journals it and says so on the status line, at once when the
+ * controller is offline; its answer comes later
  * (view_tasks_poll). task may be NULL (assign). */
-static unsigned tasks_request(struct console *c, struct view *v, const char *action,
-			      const char *task, cJSON *content, const char *run_id,
-			      const char *detail)
+static unsigned tasks_request(struct console *c, struct view *v, const struct workflow_def *wf,
+			      const char *action, const char *task, cJSON *content,
+			      const char *run_id, const char *detail)
 {
 	struct tasks *tv = v->data;
-	struct msg *m = msg_new("operator", "product_manager", MSG_TASK_ASSIGNMENT, content);
+	if (!wf || !wf->controller) {
+		cJSON_Delete(content);
+		console_status(c, true, "%s: the %s workflow takes no controls", action,
+			       wf ? wf->name : "run's");
+		return CONSOLE_REDRAW;
+	}
+	const char *pm = wf->controller;
+	struct msg *m = msg_new("operator", pm, MSG_TASK_ASSIGNMENT, content);
 	char *err = NULL, result[512];
 	bool warn = false;
 	cJSON *ids = cJSON_CreateArray();
@@ -199,14 +227,14 @@ static unsigned tasks_request(struct console *c, struct view *v, const char *act
 		} else {
 			char label[160], why[96];
 			snprintf(label, sizeof(label), "%s%s%s", action, task ? " " : "", task ? task : "");
-			int l = task_replies_sent(&tv->replies, c, m->id, action, task, label, why,
-						  sizeof(why));
+			int l = task_replies_sent(&tv->replies, c, pm, m->id, action, task, label,
+						  why, sizeof(why));
 			if (l == WF_ALIVE)
-				snprintf(result, sizeof(result), "asked product_manager (%s)%s; waiting "
-					 "for its answer", m->id, detail);
+				snprintf(result, sizeof(result), "asked %s (%s)%s; waiting "
+					 "for its answer", pm, m->id, detail);
 			else
-				snprintf(result, sizeof(result), "product_manager is %s (%s): the "
-					 "control%s waits in its inbox", l == WF_OFFLINE ? "offline" :
+				snprintf(result, sizeof(result), "%s is %s (%s): the "
+					 "control%s waits in its inbox", pm, l == WF_OFFLINE ? "offline" :
 					 "not answering", why, detail);
 			warn = l != WF_ALIVE;
 		}
@@ -224,7 +252,7 @@ static unsigned tasks_request(struct console *c, struct view *v, const char *act
  * line); *st is the product_manager's state it points into (caller
  * deletes), *id the selected row's task id. */
 static const cJSON *tasks_selected(struct console *c, struct view *v, cJSON **st, cJSON **run,
-				   const char **id)
+				   const char **id, const struct workflow_def **wf)
 {
 	*st = *run = NULL;
 	struct console_row *cur = console_rows_current(&v->rows);
@@ -233,7 +261,7 @@ static const cJSON *tasks_selected(struct console *c, struct view *v, cJSON **st
 		return NULL;
 	}
 	*id = cur->id;
-	*st = tasks_load(c, run);
+	*st = tasks_load_wf(c, run, wf);
 	return task_find(*run, cur->id);
 }
 
@@ -242,7 +270,7 @@ static bool tasks_awaits_approval(struct console *c, struct view *v)
 {
 	cJSON *st, *run;
 	const char *id = NULL;
-	const cJSON *task = tasks_selected(c, v, &st, &run, &id);
+	const cJSON *task = tasks_selected(c, v, &st, &run, &id, NULL);
 	bool ok = task && !strcmp(jstr_or(task, "status", ""), "awaiting_approval");
 	if (!ok && id)
 		console_status(c, true, "%s is %s, not awaiting budget approval", id,
@@ -261,13 +289,16 @@ static unsigned tasks_send(struct console *c, struct view *v, enum console_op op
 {
 	cJSON *st, *run;
 	const char *cur_id = NULL;
-	const cJSON *task = tasks_selected(c, v, &st, &run, &cur_id);
+	const struct workflow_def *wf = NULL;
+	const cJSON *task = tasks_selected(c, v, &st, &run, &cur_id, &wf);
 	if (!cur_id)
 		return CONSOLE_REDRAW;
 	const char *kind = jstr_or(task, "kind", "");
 	bool stage = !strcmp(cur_id, "validation") || !strcmp(cur_id, "narrative");
-	if ((!task && !stage) || (!stage && strcmp(kind, "market") && strcmp(kind, "news"))) {
-		console_status(c, true, "only research tasks (market, news) can be changed");
+	if ((!task && !stage) || (!stage && !tasks_listed(wf ? wf->task_kinds : NULL, kind))) {
+		char *kinds = tasks_join(wf ? wf->task_kinds : NULL, ", ");
+		console_status(c, true, "only research tasks (%s) can be changed", kinds);
+		free(kinds);
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
 	}
@@ -300,7 +331,7 @@ static unsigned tasks_send(struct console *c, struct view *v, enum console_op op
 	char detail[64] = "";
 	if (prio)
 		snprintf(detail, sizeof(detail), ": priority %s", prio);
-	unsigned r = tasks_request(c, v, action, cur_id,
+	unsigned r = tasks_request(c, v, wf, action, cur_id,
 				   wf_control_content(action, jstr_or(run, "run_id", ""), cur_id, NULL, prio),
 				   jstr_or(run, "run_id", ""), detail);
 	cJSON_Delete(st);
@@ -324,20 +355,26 @@ static unsigned tasks_priority(struct console *c, struct view *v, int key)
 
 /* Refuses (on the status line, journalled, nothing sent) an :assign the
  * product_manager could not do: kind, pair and agent checked here. */
-static bool assign_valid(struct console *c, const char *kind, const char *pair,
-			 const char *agent)
+static bool assign_valid(struct console *c, const struct workflow_def *wf, const char *kind,
+			 const char *pair, const char *agent)
 {
 	char b[4], q[4], *err = NULL, *why = NULL;
-	if (strcmp(kind, "market") && strcmp(kind, "news"))
-		why = xasprintf("kind \"%s\" is not market or news (usage :assign market|news "
-				"PAIR [AGENT])", kind);
-	else if (market_pair_parse(pair, b, q, &err) < 0)
+	if (!tasks_listed(wf->task_kinds, kind)) {
+		char *or = tasks_join(wf->task_kinds, " or "), *bar = tasks_join(wf->task_kinds, "|");
+		why = xasprintf("kind \"%s\" is not %s (usage :assign %s PAIR [AGENT])", kind, or,
+				bar);
+		free(or);
+		free(bar);
+	} else if (market_pair_parse(pair, b, q, &err) < 0)
 		why = xasprintf("%s", err);
 	else if (!market_currency_known(b) || !market_currency_known(q))
 		why = xasprintf("pair %s: unknown currency %s (no data has it)", pair,
 				market_currency_known(b) ? q : b);
-	else if (*agent && strcmp(agent, "research_agent_1") && strcmp(agent, "research_agent_2"))
-		why = xasprintf("%s is not a researcher (research_agent_1, research_agent_2)", agent);
+	else if (*agent && !tasks_listed(wf->workers, agent)) {
+		char *workers = tasks_join(wf->workers, ", ");
+		why = xasprintf("%s is not a researcher (%s)", agent, workers);
+		free(workers);
+	}
 	free(err);
 	if (!why)
 		return true;
@@ -352,10 +389,13 @@ static bool assign_valid(struct console *c, const char *kind, const char *pair,
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
 			   const char *agent)
 {
-	if (!assign_valid(c, kind, pair, agent))
-		return CONSOLE_REDRAW;
 	cJSON *run;
-	cJSON *st = tasks_load(c, &run);
+	const struct workflow_def *wf = NULL;
+	cJSON *st = tasks_load_wf(c, &run, &wf);
+	if (!assign_valid(c, wf ? wf : workflow_defs[0], kind, pair, agent)) {
+		cJSON_Delete(st);
+		return CONSOLE_REDRAW;
+	}
 	if (!run) {
 		console_status(c, true, "assign: no run to add a task to");
 		cJSON_Delete(st);
@@ -367,8 +407,8 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 	cJSON_AddStringToObject(content, "pair", pair);
 	char detail[64];
 	snprintf(detail, sizeof(detail), " for a %s task on %s", kind, pair);
-	unsigned r = tasks_request(c, console_view_find(c, &view_tasks_ops), "assign", NULL, content,
-				   jstr_or(run, "run_id", ""), detail);
+	unsigned r = tasks_request(c, console_view_find(c, &view_tasks_ops), wf, "assign", NULL,
+				   content, jstr_or(run, "run_id", ""), detail);
 	cJSON_Delete(st);
 	return r;
 }
@@ -435,7 +475,14 @@ static unsigned tasks_act(struct console *c, struct view *v, enum console_op op,
 				       "Approve another LLM budget for 1 task? y/n" :
 				       "Skip the LLM part of 1 task? y/n");
 	case OP_TASK_ASSIGN:
-		return console_command_open(c, "assign ", "assign market|news PAIR [AGENT]");
+	{
+		char *kinds = tasks_join(workflow_defs[0]->task_kinds, "|");
+		char *hint = xasprintf("assign %s PAIR [AGENT]", kinds);
+		unsigned f = console_command_open(c, "assign ", hint);
+		free(hint);
+		free(kinds);
+		return f;
+	}
 	case OP_TASK_PRIORITY:
 		return answer ? tasks_priority(c, v, answer) : tasks_send(c, v, op, NULL);
 	case OP_REASSIGN:

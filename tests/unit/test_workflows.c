@@ -16,6 +16,8 @@
 
 #include "agents/review.h"
 #include "agents/runtime.h"
+#include "agents/workflow.h"
+#include "core/bus.h"
 #include "cli/workflows.h"
 #include "core/util.h"
 
@@ -99,6 +101,25 @@ static void test_table_complete_unique(void **state)
 		assert_int_equal(w->render != NULL, runs);
 		assert_int_equal(w->render_json != NULL, runs);
 		assert_int_equal(w->basename != NULL, runs);
+		/* what the console names through it: the kinds (unique
+		 * names), the workers (roles of the workflow, not its
+		 * controller), and a trigger only with a controller and runs */
+		for (const char *const *k = w->task_kinds; k && *k; k++) {
+			assert_true(**k);
+			for (const char *const *q = w->task_kinds; q < k; q++)
+				assert_string_not_equal(*q, *k);
+		}
+		if (w->task_kinds || w->workers || w->trigger)
+			assert_non_null(w->controller);
+		for (const char *const *k = w->workers; k && *k; k++) {
+			bool role = false;
+			for (const char *const *r = w->roles; *r; r++)
+				role = role || !strcmp(*r, *k);
+			assert_true(role);
+			assert_string_not_equal(*k, w->controller);
+		}
+		if (w->trigger)
+			assert_true(runs);
 	}
 	/* every agent the runtime knows belongs to exactly one workflow */
 	for (size_t i = 0; i < agent_nroles; i++)
@@ -220,12 +241,111 @@ static void test_weekly_runs(void **state)
 	free(sdir);
 }
 
+/* What the console takes from the definitions: weekly's kinds, workers
+ * and trigger; none of them for the review crew. */
+static void test_console_fields(void **state)
+{
+	(void)state;
+	const char *const *k = workflow_weekly.task_kinds, *const *wk = workflow_weekly.workers;
+	assert_non_null(k);
+	assert_string_equal(k[0], "market");
+	assert_string_equal(k[1], "news");
+	assert_null(k[2]);
+	assert_non_null(wk);
+	assert_string_equal(wk[0], "research_agent_1");
+	assert_string_equal(wk[1], "research_agent_2");
+	assert_null(wk[2]);
+	assert_string_equal(workflow_weekly.controller, "product_manager");
+	assert_non_null(workflow_weekly.trigger);
+	assert_null(workflow_review.task_kinds);
+	assert_null(workflow_review.workers);
+	assert_null(workflow_review.trigger);
+}
+
+/* weekly's trigger: sent to the product_manager over the bus (the id it
+ * gives is the message in its inbox), said with the day, pairs and
+ * sources; a done run is not triggered again unless fresh, which makes
+ * a new run id beside it. */
+static void test_weekly_trigger(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/madf-test-workflows-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct bus_config cfg;
+	bus_config_init(&cfg, dir);
+	cfg.durable = false;
+	struct bus *b = NULL;
+	char *err = NULL;
+	assert_int_equal(bus_open(&cfg, &b, &err), 0);
+	char p1[] = "USD/JPY", p2[] = "EUR/USD";
+	char *pairs[] = { p1, p2 };
+	struct wf_request req = { .as_of_ns = 1704412800LL * 1000000000LL, /* 2024-01-05 */
+				  .pairs = pairs, .npairs = 2, .market_source = "sim",
+				  .news_source = "sim" };
+	char run_id[128], said[512], *id = NULL;
+	assert_int_equal(workflow_weekly.trigger(dir, b, &req, run_id, sizeof(run_id), said,
+						 sizeof(said), &id, &err), 1);
+	assert_true(run_id[0]);
+	char *want = xasprintf("started the weekly run %s as of 2024-01-05 for USD/JPY, EUR/USD "
+			       "(market simulated, news simulated)", run_id);
+	assert_string_equal(said, want);
+	free(want);
+	struct bus_entry *v = NULL;
+	size_t n = 0;
+	assert_int_equal(bus_list(b, BUS_Q_INBOX, "product_manager", false, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].message_id, id);
+	bus_entries_free(v, n);
+	free(id);
+	id = NULL;
+
+	/* the run is done: nothing sent, said so */
+	char *sdir = xasprintf("%s/state", dir);
+	char *path = xasprintf("%s/product_manager-state.json", sdir);
+	assert_int_equal(util_mkdirs(sdir, NULL), 0);
+	char *text = xasprintf("{\"runs\":{\"%s\":{\"run_id\":\"%s\",\"status\":\"done\"}}}",
+			       run_id, run_id);
+	assert_int_equal(util_write_file_atomic(path, text, strlen(text), false, NULL), 0);
+	free(text);
+	char first[128];
+	util_strlcpy(first, run_id, sizeof(first));
+	assert_int_equal(workflow_weekly.trigger(dir, b, &req, run_id, sizeof(run_id), said,
+						 sizeof(said), &id, &err), 0);
+	assert_null(id);
+	assert_string_equal(run_id, first);
+	want = xasprintf("the weekly run %s is done already (--fresh runs it again; 5 shows its "
+			 "report)", run_id);
+	assert_string_equal(said, want);
+	free(want);
+	/* --fresh: a new run beside it */
+	req.fresh = true;
+	assert_int_equal(workflow_weekly.trigger(dir, b, &req, run_id, sizeof(run_id), said,
+						 sizeof(said), &id, &err), 1);
+	assert_true(strlen(run_id) > strlen(first) + 1);
+	assert_memory_equal(run_id, first, strlen(first));
+	assert_int_equal(run_id[strlen(first)], '-');
+	assert_non_null(strstr(said, "started the weekly run "));
+	free(id);
+	assert_int_equal(bus_list(b, BUS_Q_INBOX, "product_manager", false, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	bus_entries_free(v, n);
+	bus_free(&b);
+	bus_config_release(&cfg);
+	free(path);
+	free(sdir);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_complete_unique),
 		cmocka_unit_test(test_weekly_tasks),
 		cmocka_unit_test(test_weekly_runs),
+		cmocka_unit_test(test_console_fields),
+		cmocka_unit_test(test_weekly_trigger),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
