@@ -92,6 +92,9 @@ eq "curl exits 0" "$?" 0
 eq "its last event: error CANCELLED by the operator" "$(last_event "$T/p1.txt")" \
 	"error CANCELLED cancelled by the operator (madf console)"
 eq "no part two after the cancel" "$(grep -c 'part two' "$T/p1.txt")" 0
+# the meta is rewritten once the conversation's thread has ended, after
+# the stream's last event: waited for, then checked
+wait_for "the meta says ended" 30 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("state") != "ended")' "$D/serve-sessions/$SID.json"
 eq "the meta: ended, outcome CANCELLED" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["state"], j["outcome"])' "$D/serve-sessions/$SID.json")" \
 	"ended CANCELLED"
