@@ -191,24 +191,16 @@ int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 	jsErrCode jerr = 0;
 	jsStreamInfo *si = NULL;
 	natsStatus s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
-	/* Another process creating the same stream at this moment: the
-	 * server answers "subjects overlap" (10065) until that creation is
-	 * done; then ours finds it there (OK, or 10058 below). */
-	for (int i = 0; s != NATS_OK && jerr == 10065 && i < 50; i++) {
-		struct timespec ts = { 0, 20000000 };
-		nanosleep(&ts, NULL);
-		jsStreamInfo_Destroy(si);
-		si = NULL;
-		jerr = 0;
-		s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
-	}
-	/* A cluster electing a leader (a node just died) answers with a
-	 * timeout or "JetStream system temporarily unavailable" (10008) for a
-	 * few seconds: asked again for up to 20 s, as a publish is. */
+	/* Asked again while the answer says "wait": another process creating
+	 * the same stream at this moment ("subjects overlap", 10065, until
+	 * that creation is done; then ours finds it there: OK, or 10058
+	 * below), or a cluster electing a leader (a node just died: a timeout,
+	 * no responders or "JetStream system temporarily unavailable", 10008,
+	 * for a few seconds). For up to 20 s, as a publish is. */
 	int64_t until = util_mono_ns() + 20 * 1000000000LL;
-	while (s != NATS_OK && (s == NATS_TIMEOUT || jerr == 10008 || s == NATS_NO_RESPONDERS) &&
-	       util_mono_ns() < until) {
-		struct timespec ts = { 0, 250000000 };
+	while (s != NATS_OK && util_mono_ns() < until &&
+	       (jerr == 10065 || jerr == 10008 || s == NATS_TIMEOUT || s == NATS_NO_RESPONDERS)) {
+		struct timespec ts = { 0, jerr == 10065 ? 20000000 : 250000000 };
 		nanosleep(&ts, NULL);
 		jsStreamInfo_Destroy(si);
 		si = NULL;

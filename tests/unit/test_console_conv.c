@@ -18,6 +18,7 @@
 #include "core/bus.h"
 #include "core/util.h"
 #include "tui/console.h"
+#include "tests/unit/console_test.h"
 
 #define S_DONE "aaaaaaaaaaaaaaaaaaaaaaa1"
 #define S_LIVE "bbbbbbbbbbbbbbbbbbbbbbb2"
@@ -41,14 +42,7 @@ static void put(const char *dir, const char *name, const char *text, const char 
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/madf-conv.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	f->cli.data_dir = xstrdup(f->dir);
-	f->cli.log_dir = xasprintf("%s/logs", f->dir);
-	bus_config_init(&f->cli.bcfg, f->dir);
-	f->cli.bcfg.durable = false;
-	struct bus *b = NULL;
-	assert_int_equal(cli_bus(&f->cli, &b), 0);
+	console_test_cli(f->dir, sizeof(f->dir), "conv", &f->cli);
 	char *sd = xasprintf("%s/serve-sessions", f->dir);
 	char *err = NULL;
 	assert_int_equal(util_mkdirs(sd, &err), 0);
@@ -88,22 +82,9 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 	console_bench_close(f->c);
-	bus_free(&f->cli.bus);
-	bus_config_release(&f->cli.bcfg);
-	util_rm_tree(f->dir);
-	free(f->cli.data_dir);
-	free(f->cli.log_dir);
+	console_test_cli_release(f->dir, &f->cli);
 	free(f);
 	return 0;
-}
-
-static char *show(struct console *c, struct view *v)
-{
-	console_show(c, v);
-	v->ops->load(c, v, true);
-	erase();
-	v->ops->draw(c, v, 1, LINES - 2);
-	return console_screen_text();
 }
 
 /* The list row of session (its first line starting with it), "" if none. */
@@ -158,7 +139,7 @@ static void test_rows_and_detail(void **state)
 	struct fx *f = *state;
 	struct view *v = console_view_find(f->c, &view_conversations_ops);
 	assert_non_null(v);
-	char *text = show(f->c, v);
+	char *text = console_test_show(f->c, v);
 	char *live = row_of(text, S_LIVE), *done = row_of(text, S_DONE);
 	char w[64];
 	assert_string_equal(word(live, 1, w, sizeof(w)), "bob^[]0;x");
@@ -203,12 +184,12 @@ static void test_follow_appended(void **state)
 {
 	struct fx *f = *state;
 	struct view *v = console_view_find(f->c, &view_conversations_ops);
-	free(show(f->c, v));
+	free(console_test_show(f->c, v));
 	put(f->dir, S_LIVE ".jsonl",
 	    "{\"type\":\"agent_response_chunk\",\"data\":{\"seq\":5,\"agent\":\"analyst\",\"round\":1,\"chunk\":\"done\"}}\n"
 	    "{\"type\":\"agent_complete\",\"data\":{\"seq\":6,\"agent\":\"analyst\",\"round\":1,\"response\":\"thinking done\"}}\n"
 	    "{\"type\":\"round_start\",\"data\":{\"seq\":7,\"ro", "a");
-	char *text = show(f->c, v);
+	char *text = console_test_show(f->c, v);
 	char *live = row_of(text, S_LIVE);
 	char w[64];
 	assert_string_equal(word(live, 2, w, sizeof(w)), "1/3"); /* round 2's line not ended */
@@ -220,7 +201,7 @@ static void test_follow_appended(void **state)
 	put(f->dir, S_LIVE ".jsonl",
 	    "und\":2}}\n"
 	    "{\"type\":\"error\",\"data\":{\"seq\":8,\"code\":\"CANCELLED\",\"error\":\"cancelled\"}}\n", "a");
-	text = show(f->c, v);
+	text = console_test_show(f->c, v);
 	live = row_of(text, S_LIVE);
 	assert_string_equal(word(live, 2, w, sizeof(w)), "2/3");
 	assert_non_null(strstr(text, "## Round 2"));
@@ -233,7 +214,7 @@ static void test_follow_appended(void **state)
 	    "{\"inputTokens\":10,\"outputTokens\":5,\"rounds\":2}}", "w");
 	free(live);
 	free(text);
-	text = show(f->c, v);
+	text = console_test_show(f->c, v);
 	live = row_of(text, S_LIVE);
 	assert_string_equal(word(live, 1, w, sizeof(w)), "bob");
 	assert_string_equal(word(live, 2, w, sizeof(w)), "2/3");
@@ -256,7 +237,7 @@ static void test_cancel_and_export(void **state)
 	struct fx *f = *state;
 	struct console *c = f->c;
 	struct view *v = console_view_find(c, &view_conversations_ops);
-	free(show(c, v));
+	free(console_test_show(c, v));
 	select_session(c, v, S_LIVE);
 	v->ops->act(c, v, OP_TASK_CANCEL, 0);
 	assert_int_equal(c->mode, MODE_CONFIRM);

@@ -17,6 +17,7 @@
 #include "core/bus.h"
 #include "core/util.h"
 #include "tui/console.h"
+#include "tests/unit/console_test.h"
 
 struct fx {
 	char dir[64];
@@ -45,14 +46,7 @@ static char *send_hb(struct bus *b, const char *to, int seq)
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/madf-views.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	f->cli.data_dir = xstrdup(f->dir);
-	f->cli.log_dir = xasprintf("%s/logs", f->dir);
-	bus_config_init(&f->cli.bcfg, f->dir);
-	f->cli.bcfg.durable = false;
-	struct bus *b = NULL;
-	assert_int_equal(cli_bus(&f->cli, &b), 0);
+	struct bus *b = console_test_cli(f->dir, sizeof(f->dir), "views", &f->cli);
 	f->ids[0] = send_hb(b, "research_agent_1", 1);
 	f->ids[1] = send_hb(b, "research_agent_1", 2);
 	f->c = console_bench_open(&f->cli);
@@ -65,26 +59,11 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 	console_bench_close(f->c);
-	bus_free(&f->cli.bus);
-	bus_config_release(&f->cli.bcfg);
-	util_rm_tree(f->dir);
-	free(f->cli.data_dir);
-	free(f->cli.log_dir);
+	console_test_cli_release(f->dir, &f->cli);
 	free(f->ids[0]);
 	free(f->ids[1]);
 	free(f);
 	return 0;
-}
-
-/* The view's data loaded and drawn through its ops, the frame around it
- * too; the screen's text (caller frees). */
-static char *show(struct console *c, struct view *v)
-{
-	console_show(c, v);
-	v->ops->load(c, v, true);
-	erase();
-	v->ops->draw(c, v, 1, LINES - 2);
-	return console_screen_text();
 }
 
 /* The line of text that contains needle (a copy, "" when none). */
@@ -121,7 +100,7 @@ static void test_overview_rows(void **state)
 	struct fx *f = *state;
 	struct view *v = console_view_find(f->c, &view_overview_ops);
 	assert_non_null(v);
-	char *text = show(f->c, v);
+	char *text = console_test_show(f->c, v);
 	char *hdr = line_with(text, "AGENT");
 	char w[64];
 	assert_string_equal(word(hdr, 2, w, sizeof(w)), "INBOX");
@@ -152,7 +131,7 @@ static void test_queues_inbox_kill(void **state)
 			 CONSOLE_RELOAD);
 	struct view *v = console_view(c);
 	assert_ptr_equal(v->ops, &view_queues_ops);
-	char *text = show(c, v);
+	char *text = console_test_show(c, v);
 	char *head = line_with(text, "inbox of research_agent_1");
 	assert_non_null(strstr(head, "inbox of research_agent_1: 2 messages, 0 marked"));
 	for (int i = 0; i < 2; i++) {
@@ -177,7 +156,7 @@ static void test_queues_inbox_kill(void **state)
 	assert_int_equal(c->mode, MODE_NORMAL);
 	assert_non_null(strstr(c->status, "kill: 1 of 1 killed"));
 	view_queues_show(c, QUEUE_DEAD, "");
-	text = show(c, v);
+	text = console_test_show(c, v);
 	head = line_with(text, "dead letters:");
 	assert_non_null(strstr(head, "dead letters: 1 message, 0 marked"));
 	char *row = line_with(text, victim);
