@@ -17,6 +17,7 @@
 #include "core/banned.h"
 
 #define MCP_DELETE_TIMEOUT_MS 2000L /* ending a session at exit */
+#define MCP_GET_SETTLE_MS 1000 /* a GET stream's answer awaited after its call */
 #define MCP_EVENT_ID_MAX 256        /* longest Last-Event-ID we send back */
 
 /* ---- http transport --------------------------------------------------- */
@@ -242,6 +243,7 @@ struct get_stream {
 	struct sse_parser sp;
 	volatile sig_atomic_t stop;
 	bool running, sse, opened;
+	bool answered; /* its status line and a header arrived */
 	long status;
 };
 
@@ -249,6 +251,7 @@ static int get_header(void *ctx, const char *name, size_t nlen, const char *valu
 		      size_t vlen)
 {
 	struct get_stream *g = ctx;
+	g->answered = true;
 	if (nlen == 12 && !strncasecmp(name, "content-type", 12))
 		g->sse = vlen >= 17 && !strncasecmp(value, "text/event-stream", 17);
 	return 0;
@@ -373,7 +376,9 @@ static void get_open(struct mcp_client *c, struct get_stream *g, long timeout_ms
 }
 
 /* Runs c's requests until *done (the call's POST ended) and every other
- * request is over: the GET stream g (may be NULL) is stopped once *done,
+ * request is over: the GET stream g (may be NULL) is stopped once *done
+ * and its answer has begun (waiting at most MCP_GET_SETTLE_MS for that, so
+ * that a 405 is learnt once per session however fast the call was),
  * replies sent meanwhile are let finish. Returns 0, or -1 with *err when
  * poll() fails. */
 static int http_run(struct mcp_client *c, const bool *done, struct get_stream *g,
@@ -382,9 +387,14 @@ static int http_run(struct mcp_client *c, const bool *done, struct get_stream *g
 	struct pollfd *fds = NULL;
 	size_t cap = 0;
 	int rc = 0;
+	int64_t settle = -1;
 	while (http_multi_pending(c->m) > 0) {
-		if (*done && g && g->running)
-			g->stop = 1;
+		if (*done && g && g->running && !g->stop) {
+			if (settle < 0)
+				settle = util_mono_ns() / 1000000 + MCP_GET_SETTLE_MS;
+			if (g->answered || util_mono_ns() / 1000000 >= settle)
+				g->stop = 1;
+		}
 		size_t n = http_multi_fds(c->m, fds, cap);
 		if (n > cap) {
 			cap = n;
@@ -394,6 +404,8 @@ static int http_run(struct mcp_client *c, const bool *done, struct get_stream *g
 		int t = http_multi_timeout(c->m);
 		if (t < 0 || t > 1000) /* a cancel flag is noticed within a second */
 			t = 1000;
+		if (settle >= 0 && g && !g->stop && t > 50)
+			t = 50; /* the GET's answer is looked for often meanwhile */
 		int r = poll(fds, n, t);
 		if (r < 0 && errno != EINTR) {
 			rc = err_set(err, "poll: %s", strerror(errno));
