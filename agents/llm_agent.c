@@ -620,11 +620,15 @@ static void call_model(struct agent *a, const struct llm_config *cfg,
 		http_multi_free(&m);
 		return;
 	}
-	struct pollfd fds[64];
+	struct pollfd *fds = NULL;
+	size_t cap = 0;
 	while (http_multi_pending(m)) {
-		size_t n = http_multi_fds(m, fds, ARRAY_SIZE(fds));
-		if (n > ARRAY_SIZE(fds))
-			n = ARRAY_SIZE(fds);
+		size_t n = http_multi_fds(m, fds, cap);
+		if (n > cap) { /* every socket is waited for, however many */
+			cap = n;
+			fds = xrealloc(fds, cap * sizeof(*fds));
+			n = http_multi_fds(m, fds, cap);
+		}
 		int to = http_multi_timeout(m);
 		if (to < 0 || to > 100)
 			to = 100;
@@ -634,6 +638,7 @@ static void call_model(struct agent *a, const struct llm_config *cfg,
 			cancel = 1;
 		http_multi_dispatch(m, fds, n);
 	}
+	free(fds);
 	http_multi_free(&m);
 }
 
