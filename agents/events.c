@@ -364,6 +364,40 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 	return -1;
 }
 
+static const struct cue_def *cue_at(const struct clause *c, size_t i);
+
+static const char *const be_words[] = { "is", "are", "was", "were", "be", "been", "being",
+	NULL };
+
+/* A passive verb at v whose subject is a rate ("the discount rate was cut",
+ * "rates would be raised"): the rate's position or -1, with *priv and
+ * *official as rate_object sets them. A relative clause ("the rate, which
+ * was cut") reports an earlier act and is not read. */
+static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
+{
+	*priv = *official = false;
+	if (v < 2 || !is_any(c, v - 1, be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+		return -1;
+	size_t aux = v - 1;
+	/* "would be cut", "has been raised": the modal or "has" before. */
+	while (aux > 0 && (is_any(c, aux - 1, be_words) || is(c, aux - 1, "has") ||
+			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || cue_at(c, aux - 1)))
+		aux--;
+	if (aux == 0 || !is_any(c, aux - 1, rate_words) || is(c, aux - 1, "policy") ||
+	    is(c, aux - 1, "policies"))
+		return -1;
+	size_t j = aux - 1;
+	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+		if (is(c, k, "which") || is(c, k, "that"))
+			return -1;
+		if (is_any(c, k, private_rate))
+			*priv = true;
+		if (is_any(c, k, official_rate))
+			*official = true;
+	}
+	return (long)j;
+}
+
 /* ---- mode ------------------------------------------------------------------ */
 
 
@@ -373,6 +407,20 @@ static const struct cue_def *cue_at(const struct clause *c, size_t i)
 		if (events_cues[k].prefix ? starts(c, i, events_cues[k].w) : is(c, i, events_cues[k].w))
 			return &events_cues[k];
 	return NULL;
+}
+
+/* "May" at i is the month: capitalised inside a body's clause, with "'s",
+ * before a day or after "in", "of", "since", "until", "end". */
+static bool month_may(const struct clause *c, size_t i)
+{
+	const char *t = c->text + c->w[i].off;
+	if (!c->title && i > 0 && t[0] == 'M')
+		return true;
+	if (c->w[i].len > 3 && t[3] == '\'')
+		return true;
+	return (i + 1 < c->n && isdigit((unsigned char)c->w[i + 1].w[0])) || is(c, i - 1, "in") ||
+	       is(c, i - 1, "of") || is(c, i - 1, "since") || is(c, i - 1, "until") ||
+	       is(c, i - 1, "end");
 }
 
 /* The mode set by a cue in [from, to), with the cue word. */
@@ -415,11 +463,23 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
 			continue;
+		/* "call money", "the call rate": a rate, not a call for. */
+		if (!strcmp(d->w, "call") &&
+		    (is(c, i + 1, "money") || is(c, i + 1, "rate") || is(c, i + 1, "rates") ||
+		     is(c, i + 1, "loan") || is(c, i + 1, "loans")))
+			continue;
+		/* "May", "in May", "May 5", "May's reserves": the month. */
+		if (!strcmp(d->w, "may") && month_may(c, i))
+			continue;
+		/* "declined to comment" hedges; "the dollar declined" does not. */
+		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
+			continue;
 		snprintf(cue, cuesz, "%s", c->w[i].w);
 		return d->mode;
 	}
 	for (size_t i = from; i + 1 < to && i + 1 < c->n; i++)
-		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was")) &&
+		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was") ||
+		     is(c, i, "reported") || is(c, i, "thought") || is(c, i, "alleged")) &&
 		    is(c, i + 1, "to")) {
 			snprintf(cue, cuesz, "%s to", c->w[i].w);
 			return EV_MODE_RUMOURED;
@@ -655,6 +715,15 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 	a->evidence[k] = 0;
 }
 
+/* A comma between word i - 1 and word i. */
+static bool comma_before(const struct clause *c, size_t i)
+{
+	if (i == 0 || i >= c->n)
+		return false;
+	size_t a = c->w[i - 1].off + c->w[i - 1].len;
+	return memchr(c->text + a, ',', c->w[i].off - a) != NULL;
+}
+
 /* The actor of the verb at v: the nearest mention before it in the clause
  * (an intervening commercial bank or government takes the act), or
  * "by <bank>" after it for a noun. */
@@ -673,6 +742,17 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 			continue;
 		best = &m[i];
 	}
+	/* "the Reserve Bank, using the Fed as agent, sold": a mention inside
+	 * commas between a central bank and the verb is not the subject. */
+	if (best && best > m && !noun && (best[-1].type == A_CB || best[-1].type == A_GENERIC_CB)) {
+		size_t open = best[-1].pos + best[-1].len;
+		size_t close = best->pos + best->len;
+		while (close < v && !comma_before(c, close))
+			close++;
+		if (open < best->pos && open + 5 >= best->pos && comma_before(c, open) &&
+		    close <= v && close + 3 >= v)
+			best = &best[-1];
+	}
 	/* "were signalled by the Bank of England": the agent. */
 	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
 				 is(c, v - 1, "been") || is(c, v - 1, "being"));
@@ -686,8 +766,10 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 			return NULL;
 	}
 	if (noun || !best || passive) {
+		/* "was cut to 3.0 pct from 3.5 pct by the Bundesbank". */
+		size_t span = passive && !noun ? 10 : 4;
 		for (size_t i = 0; i < nm; i++)
-			if (m[i].pos > v && m[i].pos <= v + 4 &&
+			if (m[i].pos > v && m[i].pos <= v + span &&
 			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from") ||
 			     (is(c, m[i].pos - 1, "the") && (is(c, m[i].pos - 2, "by") ||
 							     is(c, m[i].pos - 2, "from")))))
@@ -715,12 +797,12 @@ static bool fx_context(const struct clause *c)
 }
 
 /* A central bank or country named with "'s" inside a rate object
- * ("Japan's discount rate"), or NULL. */
+ * ("Japan's discount rate") starting in [lo, hi), or NULL. */
 static const struct mention *rate_owner(const struct clause *c, const struct mention *m,
-					size_t nm, size_t v, size_t o)
+					size_t nm, size_t lo, size_t hi)
 {
 	for (size_t i = 0; i < nm; i++) {
-		if (m[i].pos <= v || m[i].pos >= o || (m[i].type != A_CB && m[i].type != A_COUNTRY))
+		if (m[i].pos < lo || m[i].pos >= hi || (m[i].type != A_CB && m[i].type != A_COUNTRY))
 			continue;
 		const struct word *w = &c->w[m[i].pos + m[i].len - 1];
 		const char *t = c->text + w->off;
@@ -759,6 +841,30 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 	}
 }
 
+/* A verb of entering the market at v: "stepped in", "step into the
+ * market", "entered the market", "came into the market", "came in to
+ * buy", "was in the market" (up to two words between: "was again in"). */
+static bool market_entry(const struct clause *c, size_t v)
+{
+	static const char *const step[] = { "stepped", "steps", "stepping", "step", NULL };
+	static const char *const enter[] = { "entered", "enters", "entering", "enter", NULL };
+	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
+	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
+					  "check", "halt", NULL };
+	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
+	if (is_any(c, v, step))
+		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
+	if (is_any(c, v, enter))
+		return market;
+	if (is_any(c, v, come))
+		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
+		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
+	if (is(c, v, "in") && market && v > 0)
+		return is_any(c, v - 1, be_words) || (v > 1 && is_any(c, v - 2, be_words)) ||
+		       (v > 2 && is_any(c, v - 3, be_words));
+	return false;
+}
+
 /* "Bank of Japan dollar support", "central bank dollar purchases": an
  * intervention named as a noun after its bank and currency. */
 static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v)
@@ -791,7 +897,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
 			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
-			if (o < 0) {
+			long pr = o < 0 ? passive_rate(c, v, &priv, &official) : -1;
+			if (pr >= 0) {
+				/* "Italy's discount rate would be cut to 11.5 pct". */
+				owner = rate_owner(c, m, nm, pr >= 5 ? (size_t)pr - 5 : 0, (size_t)pr);
+				objend = (size_t)pr;
+			} else if (o < 0) {
 				/* "rate cut": a noun. */
 				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
 				    v > 0 && is_any(c, v - 1, rate_words)) {
@@ -803,7 +914,7 @@ static void read_clause(struct reader *r, struct clause *c)
 				}
 			} else {
 				objend = (size_t)o;
-				owner = rate_owner(c, m, nm, v, objend);
+				owner = rate_owner(c, m, nm, v + 1, objend);
 				/* "a cut in ...", "a further cut": a noun. */
 				static const char *const det[] = { "a", "an", "the", "any", "another",
 								   "no", NULL };
@@ -855,6 +966,18 @@ static void read_clause(struct reader *r, struct clause *c)
 				continue;
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
+		} else if (market_entry(c, v)) {
+			/* "stepped in to buy dollars", "entered the market", "was
+			 * in the market selling yen": in the currency market only. */
+			static const char *const mmw[] = { "money", "reserves", "repurchase",
+				"liquidity", "absorb", "drain", "add", "bills", "bonds", "securities",
+				"stock", "shares", NULL };
+			bool mm = false;
+			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
+				mm = mm || is_any(c, j, mmw);
+			if (mm || !fx_context(c))
+				continue;
+			kind = EV_INTERVENTION;
 		} else if (bank_ccy_noun(c, m, nm, v)) {
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
@@ -926,7 +1049,16 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "... as other countries have cut": the verb has its own subject. */
 		static const char *const subord[] = { "when", "as", "because", "while", "if", "although",
 						      "though", "whereas", NULL };
-		for (size_t i = sub ? sub->pos + sub->len : v; i < v; i++)
+		size_t from_w = sub ? sub->pos + sub->len : v;
+		/* "the Bank, using the Fed as agent, sold": an aside in commas. */
+		if (from_w < v && comma_before(c, from_w)) {
+			size_t close = from_w + 1;
+			while (close < v && !comma_before(c, close))
+				close++;
+			if (close <= v && close + 3 >= v)
+				from_w = close;
+		}
+		for (size_t i = from_w; i < v; i++)
 			sub = is_any(c, i, subord) && !is(c, i + 1, "well") ? NULL : sub;
 		if (!sub)
 			continue;
@@ -984,6 +1116,7 @@ static void read_clause(struct reader *r, struct clause *c)
 					     is(c, v, "increase") || is(c, v, "lift") ||
 					     is(c, v, "hike") || is(c, v, "buy") || is(c, v, "sell") ||
 					     is(c, v, "intervene") || is(c, v, "keep") ||
+					     is(c, v, "step") || is(c, v, "enter") || is(c, v, "come") ||
 					     is(c, v, "leave") || is(c, v, "hold") ||
 					     is(c, v, "maintain")) && form != VF_NOUN) {
 			/* A bare stem after a modal or in a headline's

@@ -1,0 +1,168 @@
+/* The event extractor's readings (agents/events.c), one rule a test, each
+ * on sentences written for the test (not copied from the labelled stories):
+ * cue words that are not cues, passive rates, asides in commas, verbs of
+ * entering the market, partners of a noun, relative clauses. The readings
+ * on the archive's stories are in test_news.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "agents/events.h"
+#include "agents/market.h"
+
+#include "core/banned.h"
+
+static int32_t day_of(const char *s)
+{
+	int32_t d = 0;
+	assert_int_equal(market_day_parse(s, strlen(s), &d), 0);
+	return d;
+}
+
+/* The act of a kind for a bank, any mode, or NULL. */
+static const struct ev_act *act_of(const struct ev_story *s, const char *bank, enum ev_kind k)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->acts[i].kind == k && !strcmp(s->acts[i].bank, bank))
+			return &s->acts[i];
+	return NULL;
+}
+
+static size_t policy_facts(const struct ev_story *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += events_is_policy_fact(&s->acts[i]);
+	return n;
+}
+
+/* Reads one body sentence and returns the mode of (bank, kind), or -1
+ * when the extractor found no such act. */
+static int mode_of(const char *body, const char *day, const char *bank, enum ev_kind k)
+{
+	struct ev_story s;
+	events_extract(NULL, body, day_of(day), &s);
+	const struct ev_act *a = act_of(&s, bank, k);
+	return a ? (int)a->mode : -1;
+}
+
+/* Words that look like mode cues but are not: "call money" is a rate, a
+ * capitalised "May" the month, "declined" without "to" a falling price. */
+static void test_events_false_cues(void **state)
+{
+	(void)state;
+	assert_int_equal(mode_of("The Bank of Spain left its overnight call money rate unchanged "
+				 "at 13.5 pct.", "1987-06-03", "BdE", EV_HOLD),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "In May the Bank of England bought sterling, dealers said.",
+		       day_of("1987-06-03"), &s);
+	const struct ev_act *a = act_of(&s, "BoE", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	/* The month's last weekday: Friday 29 May 1987. */
+	assert_int_equal(a->day, day_of("1987-05-29"));
+	/* The modal is still a modal. */
+	assert_int_equal(mode_of("Dealers said the Bank of England may sell sterling.", "1987-06-03",
+				 "BoE", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The dollar declined after the Bank of Japan bought dollars heavily "
+				 "in Tokyo.", "1987-04-02", "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The central bank declined to say whether the Bank of Japan sold "
+				 "yen.", "1987-04-02", "BOJ", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	/* "reported to have", "thought to have": hearsay. */
+	assert_int_equal(mode_of("The Fed was reported to have intervened in New York to support "
+				 "the dollar.", "1987-04-02", "Fed", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Bundesbank is thought to have sold dollars for marks.",
+				 "1987-04-02", "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+}
+
+/* A rate as the subject of a passive verb: its owner ("Italy's") or the
+ * agent after "by" acted; a relative clause reports an earlier act. */
+static void test_events_passive_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-03-13";
+	assert_int_equal(mode_of("Italy's official discount rate was cut to 11.5 pct from 12 pct.",
+				 d, "BdI", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The discount rate was raised to 3.5 pct from 3.0 pct by the "
+				 "Bundesbank today.", d, "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	/* An announcement for tomorrow is done. */
+	assert_int_equal(mode_of("Italy's discount rate would be cut to 11.5 pct effective "
+				 "tomorrow, the Treasury said.", d, "BdI", EV_CUT),
+			 EV_MODE_FACT);
+	/* Expected, and a relative clause. */
+	assert_int_equal(mode_of("Economists said Japan's discount rate could be cut again soon.",
+				 d, "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	struct ev_story s;
+	events_extract(NULL, "Japan's discount rate, which was cut to 2.5 pct, is a postwar low.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* A commercial rate cut in the passive is not a central bank's. */
+	events_extract(NULL, "U.K. base rates were cut to 10 pct from 10-1/2 pct.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* A mention in an aside between commas is not the verb's subject. */
+static void test_events_aside(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract(NULL, "The Reserve Bank of Australia, using the Fed as its agent, sold "
+			     "Australian dollars in New York, dealers said.",
+		       day_of("1987-03-13"), &s);
+	const struct ev_act *a = act_of(&s, "RBA", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	assert_null(act_of(&s, "Fed", EV_INTERVENTION));
+}
+
+/* "stepped in", "entered the market", "came into the market", "was in the
+ * market": interventions in the currency market, not the money market. */
+static void test_events_market_entry(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-02";
+	assert_int_equal(mode_of("Dealers said the Bank of Japan stepped in to buy dollars at "
+				 "around 146 yen.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Fed came into the market buying dollars against marks, "
+				 "traders said.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Swiss National Bank entered the market to sell francs.", d,
+				 "SNB", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said the Bundesbank was in the market selling dollars "
+				 "for marks.", d, "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* Ready to step in: an intention. */
+	assert_int_equal(mode_of("The Bank of Japan is ready to step in to support the dollar, "
+				 "Sumita said.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	/* The money market is an operation. */
+	assert_int_equal(mode_of("The Bank of Japan entered the money market to absorb surplus "
+				 "yen.", d, "BOJ", EV_INTERVENTION),
+			 -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_events_false_cues),
+		cmocka_unit_test(test_events_passive_rate),
+		cmocka_unit_test(test_events_aside),
+		cmocka_unit_test(test_events_market_entry),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
