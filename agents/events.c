@@ -812,17 +812,19 @@ static const struct mention *rate_owner(const struct clause *c, const struct men
 	return NULL;
 }
 
-/* "bought dollars with the Bundesbank and the Fed": the banks named as
- * partners of a reported intervention act too. */
-static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
-			 size_t nm, size_t v, int32_t day, bool vague)
+/* The banks of a list starting at word k ("the Fed, the Bank of Japan and
+ * the Bundesbank", "the U.S., Japan and Britain", "the central banks of
+ * Japan and West Germany") act too: each is added as a fact of the kind.
+ * Returns the number added. */
+static size_t add_list(struct reader *r, const struct clause *c, const struct mention *m,
+		       size_t nm, size_t k, enum ev_kind kind, int32_t day, bool vague)
 {
-	size_t k = v + 1;
-	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said"))
+	size_t added = 0;
+	if (is(c, k, "the"))
 		k++;
-	if (!is(c, k, "with"))
-		return;
-	k++;
+	/* "the central banks of": the countries after "of". */
+	if (is(c, k, "central") && is(c, k + 1, "banks") && is(c, k + 2, "of"))
+		k += 3;
 	for (;;) {
 		if (is(c, k, "the"))
 			k++;
@@ -831,14 +833,53 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 			if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_COUNTRY))
 				p = &m[i];
 		if (!p)
-			return;
-		story_add(r, c, p->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
+			return added;
+		story_add(r, c, p->code, kind, EV_MODE_FACT, "", day, vague);
+		added++;
 		k = p->pos + p->len;
 		if (is(c, k, "and"))
 			k++;
-		else if (p->type != A_COUNTRY)
-			return;
+		else if (p->type != A_COUNTRY && !comma_before(c, k))
+			return added;
 	}
+}
+
+/* The banks named as partners of a reported intervention act too:
+ * "bought dollars with the Bundesbank and the Fed", "intervention by the
+ * Fed and the Bank of Japan", "... as did the Bundesbank", "the Fed joined
+ * the Bank of Japan in buying dollars". */
+static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm, size_t v, bool noun, int32_t day, bool vague)
+{
+	if (noun && is(c, v + 1, "by"))
+		add_list(r, c, m, nm, v + 2, EV_INTERVENTION, day, vague);
+	/* "joined the Bank of Japan in buying": the one who joined. */
+	if (!noun && v >= 3 && is(c, v - 1, "in")) {
+		const struct mention *b = NULL, *a = NULL;
+		for (size_t i = 0; i < nm; i++)
+			if (m[i].pos + m[i].len == v - 1)
+				b = &m[i];
+		size_t j = b ? b->pos : 0;
+		if (j > 0 && is(c, j - 1, "the"))
+			j--;
+		if (b && j > 0 && (is(c, j - 1, "joined") || is(c, j - 1, "joins"))) {
+			for (size_t i = 0; i < nm; i++)
+				if (m[i].pos + m[i].len <= j - 1)
+					a = &m[i];
+			if (a && (a->type == A_CB || a->type == A_COUNTRY))
+				story_add(r, c, a->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
+		}
+	}
+	if (noun)
+		return;
+	size_t k = v + 1;
+	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said") &&
+	       !(is(c, k, "as") && is(c, k + 1, "did")))
+		k++;
+	if (is(c, k, "with"))
+		add_list(r, c, m, nm, k + 1, EV_INTERVENTION, day, vague);
+	else if (is(c, k, "as"))
+		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
 }
 
 /* A verb of entering the market at v: "stepped in", "step into the
@@ -1067,6 +1108,21 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "a cut in Japan's discount rate": the rate's owner acts. */
 		if (owner)
 			bank = owner->code;
+		/* "the central banks of Japan and West Germany bought", "by the
+		 * central banks of the U.S. and Japan": each country's bank. */
+		const struct mention *group = NULL;
+		for (size_t i = 0; i < nm && m[i].pos <= sub->pos; i++)
+			if (m[i].type == A_GENERIC_CB && is(c, m[i].pos + 1, "banks") &&
+			    is(c, m[i].pos + m[i].len, "of") && sub->pos <= m[i].pos + m[i].len + 12)
+				group = &m[i];
+		if (group && kind == EV_INTERVENTION) {
+			size_t k = group->pos + group->len + 1;
+			k += is(c, k, "the");
+			bank = NULL;
+			for (size_t i = 0; i < nm && !bank; i++)
+				if (m[i].pos == k && (m[i].type == A_COUNTRY || m[i].type == A_CB))
+					bank = m[i].code;
+		}
 		if (!bank)
 			continue;
 		/* A rate only commercial banks set, without a named central
@@ -1130,8 +1186,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		    (old || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
-		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT && form != VF_NOUN)
-			add_partners(r, c, m, nm, v, d, vague);
+		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)
+			add_list(r, c, m, nm, group->pos, kind, d, vague);
+		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT)
+			add_partners(r, c, m, nm, v, form == VF_NOUN, d, vague);
 	}
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",

@@ -156,6 +156,40 @@ static void test_events_market_entry(void **state)
 			 -1);
 }
 
+/* Banks named as partners of a reported intervention act too; a hedged
+ * one does not make its partners act. */
+static void test_events_partners(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-02";
+	struct ev_story s;
+	events_extract(NULL, "The joint intervention by the Fed and the Bundesbank pushed the "
+			     "dollar up.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 2);
+	assert_non_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
+	events_extract(NULL, "Traders said the Fed joined the Bank of Japan in selling yen.",
+		       day_of(d), &s);
+	assert_non_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	events_extract(NULL, "The Bank of England sold sterling, as did the Bundesbank and the "
+			     "Swiss National Bank, dealers said.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 3);
+	assert_non_null(events_find_fact(&s, "SNB", EV_INTERVENTION));
+	events_extract(NULL, "The central banks of Canada and Britain bought U.S. dollars.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 2);
+	assert_non_null(events_find_fact(&s, "BoC", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "BoE", EV_INTERVENTION));
+	events_extract(NULL, "Concerted intervention by the central banks of the U.S., Japan and "
+			     "West Germany lifted the dollar.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 3);
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
+	events_extract(NULL, "Dealers said the central banks of Canada and Britain might buy "
+			     "U.S. dollars.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_events_passive_rate),
 		cmocka_unit_test(test_events_aside),
 		cmocka_unit_test(test_events_market_entry),
+		cmocka_unit_test(test_events_partners),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
