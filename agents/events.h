@@ -20,11 +20,20 @@
  *            resisted pressure for a cut
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
- *            crowns, currency (not bills, bonds, CDs); "<bank> dollar
+ *            crowns, currency (not bills, bonds, CDs); stepped in,
+ *            entered or came into the market, was in the market (with a
+ *            currency named, not the money market); "<bank> dollar
  *            purchases / support / sales" as a noun; banks named as
- *            partners ("with the Bundesbank and the Fed") act too
+ *            partners ("with the Bundesbank and the Fed", "intervention
+ *            by the Fed and the Bank of Japan", "as did the Bundesbank",
+ *            "the Fed joined the Bank of Japan in buying", "the central
+ *            banks of Japan and West Germany") act too
  *     money-market operation: repurchases, reserves, assistance,
  *            liquidity, tenders, bills, advances
+ *   A rate as the subject of a passive verb is the object ("Italy's
+ *   discount rate was cut", "... was raised by the Bundesbank"; not in a
+ *   relative clause). A mention in an aside between commas is not the
+ *   subject ("the Reserve Bank, using the Fed as agent, sold").
  *   A rate the central bank does not set (prime, base, mortgage,
  *   deposit, broker loan rates) is a commercial bank's act unless a
  *   central bank is the subject. An actor is a central bank by name
@@ -44,7 +53,9 @@
  *   called for (urged, calls for, pressure for, should), expected
  *   (likely, expected, may, could, would, will, hopes, seen, forecast,
  *   if, ready to, determined to, worried, to <verb>) or rumoured (rumours,
- *   talk, said to, understood to, speculation, whether); favoured calls
+ *   talk, said to, reported to, thought to, understood to, speculation,
+ *   whether; not "call money", the month "May" or "declined" without
+ *   "to"); favoured calls
  *   for, opposed, ruled out, rather than, ceasing deny. An infinitive
  *   ("to cut") is not done unless decided or agreed; "a cut", "the cut"
  *   and a gerund without "is" or "was" ("said lowering rates could ...")
