@@ -315,7 +315,7 @@ static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "ma
 	"guilders", NULL };
 static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
 	"certificates", "cds", "denominated",
-	"notes", "stock", "shares", NULL };
+	"notes", "stock", "shares", "tap", "gilts", "gilt", "debt", "loan", "loans", NULL };
 static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
 	"policies", NULL };
 static const char *const private_rate[] = { "prime", "base", "mortgage", "deposit", "savings",
@@ -388,8 +388,6 @@ static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *off
 		return -1;
 	size_t j = aux - 1;
 	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-		if (is(c, k, "which") || is(c, k, "that"))
-			return -1;
 		if (is_any(c, k, private_rate))
 			*priv = true;
 		if (is_any(c, k, official_rate))
@@ -571,8 +569,8 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 		for (int m = 0; m < 12; m++) {
 			/* "may" is a month before a day or after "in", "of". */
 			if (!is(c, i, months[m]) ||
-			    (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0]) &&
-			     !is(c, i - 1, "in") && !is(c, i - 1, "of")))
+			    (m == 4 && !month_may(c, i) && !is(c, i - 1, "during") &&
+			     !is(c, i - 1, "for") && !is(c, i - 1, "through")))
 				continue;
 			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
 			int y = py;
@@ -1005,6 +1003,23 @@ static void read_clause(struct reader *r, struct clause *c)
 			    is(c, v + 1, "debts") || is(c, v - 1, "market") ||
 			    is(c, v - 1, "reserve"))
 				continue;
+			/* The EC's "Intervention Board", "intervention prices" for
+			 * cereals: farm support, not the currency market. */
+			static const char *const farm[] = { "board", "agency", "stocks", "stock",
+				"price", "prices", "system", "mechanism", NULL };
+			if (is_any(c, v + 1, farm))
+				continue;
+			/* Without its bank right before it ("Bank of England
+			 * intervention", "the Bank's heavy intervention") or after
+			 * ("by the Fed"), the noun needs the currency market in the
+			 * clause: "between intervention and a free market" is not. */
+			bool named = is(c, v + 1, "by");
+			for (size_t i = 0; i < nm; i++)
+				named = named || ((m[i].type == A_CB || m[i].type == A_GENERIC_CB ||
+						   m[i].type == A_COUNTRY) &&
+						  (m[i].pos + m[i].len == v || m[i].pos + m[i].len + 1 == v));
+			if (!named && !fx_context(c) && !clause_has(c, "exchanges"))
+				continue;
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
 		} else if (market_entry(c, v)) {
@@ -1030,6 +1045,20 @@ static void read_clause(struct reader *r, struct clause *c)
 			size_t span = sup ? 3 : 8;
 			for (size_t j = v + 1; j < c->n && j < v + span; j++) {
 				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
+					break;
+				/* "4.8 billion francs' worth of bills", "1.6 billion
+				 * francs of 8.50 pct stock": an amount of what follows
+				 * "of", a currency only when it is one ("two billion
+				 * dlrs worth of yen"). */
+				if (is_any(c, j, ccy_words) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
+					size_t o = j + 1 + is(c, j + 1, "worth");
+					/* "marks worth 9.5 billion francs": marks. */
+					cur = !is(c, o, "of") || is_any(c, o + 1, ccy_words) ||
+					      is_any(c, o + 2, ccy_words);
+					break;
+				}
+				/* "sells for 9.77 dlrs": a price. */
+				if (is(c, j, "for") && j == v + 1)
 					break;
 				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
@@ -1101,6 +1130,25 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		for (size_t i = from_w; i < v; i++)
 			sub = is_any(c, i, subord) && !is(c, i + 1, "well") ? NULL : sub;
+		/* "a tight policy that cut inflation and reduced rates": the
+		 * relative pronoun (not right after the bank) stands for a noun
+		 * between them, as "said that" is followed by a noun, not the
+		 * bank named earlier ("announced that its discount rate ..."
+		 * is the bank's own). */
+		for (size_t i = sub ? sub->pos + sub->len + 1 : v; i < v; i++)
+			if ((is(c, i, "that") || is(c, i, "which")) && !is(c, i + 1, "its") &&
+			    !is(c, i + 1, "their"))
+				sub = NULL;
+		/* "U.S. beef sales of 480 mln dlrs": a country's sales or
+		 * purchases are trade, not a central bank's. */
+		if (sub && kind == EV_INTERVENTION && (is(c, v, "sales") || is(c, v, "purchases")) &&
+		    sub->type != A_CB && sub->type != A_GENERIC_CB)
+			sub = NULL;
+		/* "U.S. striploin sells for": a country buys or sells only as
+		 * the verb's own subject ("Japan sold dollars"). */
+		if (sub && sub->type == A_COUNTRY && is_any(c, v, trade_verbs) &&
+		    sub->pos + sub->len + 1 < v)
+			sub = NULL;
 		if (!sub)
 			continue;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,

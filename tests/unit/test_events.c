@@ -190,6 +190,65 @@ static void test_events_partners(void **state)
 	assert_int_equal(policy_facts(&s), 0);
 }
 
+/* Words of the currency market used elsewhere: the EC's Intervention
+ * Board, a bank's sale of its own currency's securities, a price, a
+ * country's exports, a policy that "cut inflation". */
+static void test_events_not_currency_market(void **state)
+{
+	(void)state;
+	const char *d = "1987-03-18";
+	struct ev_story s;
+	events_extract("U.K. INTERVENTION BOARD SELLS BARLEY",
+		       "The U.K. Intervention Board sold 20,000 tonnes of barley from intervention "
+		       "stocks at the Bank of England's request, it said.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "Leigh-Pemberton said regulators must choose between intervention "
+			     "and a free market in the City.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* Still an intervention: the bank right before the noun. */
+	assert_int_equal(mode_of("Traders reported heavy Bank of England intervention today.", d,
+				 "BoE", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* Amounts of something else, and of a currency. */
+	events_extract(NULL, "The Bank of France sold 2.5 billion francs of 8.50 pct state "
+			     "guaranteed stock at an auction.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Bank of France sold 4.2 billion francs' worth of 13-week "
+			     "treasury bills at its tender.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(mode_of("Dealers estimate the Fed sold one billion dlrs worth of marks to "
+				 "support the dollar.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* A price and a country's exports. */
+	events_extract(NULL, "U.S. pork sells for 4.20 dlrs per pound in Tokyo.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "U.S. car sales to Japan reached 900 mln dlrs last year.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* A relative clause's verb belongs to the noun before "that". */
+	events_extract(NULL, "Volcker ran a tight monetary policy that cut inflation and reduced "
+			     "interest rates sharply.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* "announced that its rate would be cut": the bank's own. */
+	assert_int_equal(mode_of("Italy announced that its discount rate would be cut to 11.5 pct "
+				 "effective tomorrow.", d, "BdI", EV_CUT),
+			 EV_MODE_FACT);
+}
+
+/* A market "assuming" a cut expects it; "during May" dates an act. */
+static void test_events_expected_and_dated(void **state)
+{
+	(void)state;
+	assert_int_equal(mode_of("The stock market has been assuming a cut in Japan's discount rate.",
+				 "1987-06-29", "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	struct ev_story s;
+	events_extract(NULL, "The Bank of France bought marks worth 9.5 billion francs during May.",
+		       day_of("1987-06-18"), &s);
+	const struct ev_act *a = act_of(&s, "BdF", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +257,8 @@ int main(void)
 		cmocka_unit_test(test_events_aside),
 		cmocka_unit_test(test_events_market_entry),
 		cmocka_unit_test(test_events_partners),
+		cmocka_unit_test(test_events_not_currency_market),
+		cmocka_unit_test(test_events_expected_and_dated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
