@@ -274,11 +274,15 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 			if (p->type == A_PRONOUN || p->type == A_OTHER)
 				continue;
 			struct mention q = *p;
+			if (q.type == A_COUNTRY && !official_rate)
+				return NULL;
 			return resolve(r, c, &q, first, official_rate, intervention);
 		}
 		if (r->last_type == A_CB || r->last_type == A_GENERIC_CB)
 			return r->last_cb;
-		if (r->last_type == A_COUNTRY && (official_rate || intervention))
+		/* "a New Zealand firm said it bought": "it" is a country's
+		 * central bank only for its official rate. */
+		if (r->last_type == A_COUNTRY && official_rate)
 			return r->last_code;
 		return NULL;
 	case A_COMMERCIAL:
@@ -313,6 +317,17 @@ static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "ma
 	"crowns", "crown",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
 	"guilders", NULL };
+/* A currency word at i; "mark" after a pronoun, "to" or a modal is the
+ * verb ("they mark the end"). */
+static bool is_ccy(const struct clause *c, size_t i)
+{
+	static const char *const verb_before[] = { "they", "we", "i", "you", "to", "will", "would",
+		"could", "may", "might", "should", "also", "which", "that", "must", NULL };
+	if (!is_any(c, i, ccy_words))
+		return false;
+	return !(is(c, i, "mark") && i > 0 && is_any(c, i - 1, verb_before));
+}
+
 static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
 	"certificates", "cds", "denominated",
 	"notes", "stock", "shares", "tap", "gilts", "gilt", "debt", "loan", "loans", NULL };
@@ -445,8 +460,8 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		/* "against" in a body or before a currency: the other currency. */
 		if (!strcmp(d->w, "against") &&
-		    (!c->title || is_any(c, i + 1, ccy_words) ||
-		     (is(c, i + 1, "the") && is_any(c, i + 2, ccy_words))))
+		    (!c->title || is_ccy(c, i + 1) ||
+		     (is(c, i + 1, "the") && is_ccy(c, i + 2))))
 			continue;
 		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
 			continue;
@@ -787,7 +802,7 @@ static bool clause_has(const struct clause *c, const char *w)
 static bool fx_context(const struct clause *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (is_any(c, i, ccy_words) || is(c, i, "forex") ||
+		if (is_ccy(c, i) || is(c, i, "forex") ||
 		    ((is(c, i, "foreign") || is(c, i, "currency")) && (is(c, i + 1, "exchange") ||
 								      is(c, i + 1, "market"))))
 			return true;
@@ -910,7 +925,7 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 {
 	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
 					     NULL };
-	if (v < 2 || !is_any(c, v, nouns) || !is_any(c, v - 1, ccy_words))
+	if (v < 2 || !is_any(c, v, nouns) || !is_ccy(c, v - 1))
 		return false;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
@@ -981,6 +996,15 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (!steady && !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
 					 isdigit((unsigned char)c->w[o + 2].w[0])))
 				continue;
+			/* "kept prices steady": a rate, policy or credit is held, or
+			 * "it" (the rate named before). */
+			bool held = o >= 0 || is(c, v + 1, "it") || is(c, v + 1, "them") ||
+				    is(c, v + 1, "unchanged") || is(c, v + 1, "steady");
+			for (size_t j = v + 1; j < c->n && j < objend; j++)
+				held = held || is(c, j, "credit") || is(c, j, "monetary") ||
+				       is(c, j, "money");
+			if (!held)
+				continue;
 			if (!steady && o >= 0)
 				objend = (size_t)o;
 			if (o < 0 && !steady)
@@ -1050,17 +1074,18 @@ static void read_clause(struct reader *r, struct clause *c)
 				 * francs of 8.50 pct stock": an amount of what follows
 				 * "of", a currency only when it is one ("two billion
 				 * dlrs worth of yen"). */
-				if (is_any(c, j, ccy_words) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
+				if (is_ccy(c, j) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
 					size_t o = j + 1 + is(c, j + 1, "worth");
 					/* "marks worth 9.5 billion francs": marks. */
-					cur = !is(c, o, "of") || is_any(c, o + 1, ccy_words) ||
-					      is_any(c, o + 2, ccy_words);
+					cur = !is(c, o, "of") || is_ccy(c, o + 1) ||
+					      is_ccy(c, o + 2);
 					break;
 				}
-				/* "sells for 9.77 dlrs": a price. */
-				if (is(c, j, "for") && j == v + 1)
+				/* "sells for 9.77 dlrs", "bought the stake for 2.3 mln
+				 * dlrs": a price paid for something else. */
+				if (is(c, j, "for") && !cur)
 					break;
-				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+				if (is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
 			/* "bought 500 mln dlrs of (Treasury) bills". */

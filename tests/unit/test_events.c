@@ -234,6 +234,33 @@ static void test_events_not_currency_market(void **state)
 			 EV_MODE_FACT);
 }
 
+/* "mark" as a verb, a price paid for something else, a country through
+ * "it", prices kept steady: none is a central bank's act. */
+static void test_events_not_policy(void **state)
+{
+	(void)state;
+	const char *d = "1987-06-16";
+	struct ev_story s;
+	events_extract(NULL, "Other members include Britain and Denmark. The changes mark a "
+			     "shift, and they mark the end of intervention for grain, officials said.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "A New Zealand holding company said it bought the shares for 4.1 mln "
+			     "dlrs.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "Exporters shipped more cargoes to the U.S., keeping spot prices "
+			     "steady.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* The rate named before, held as "it", is still a hold. */
+	assert_int_equal(mode_of("The Bank of Spain raised its call money rate on Monday. Today "
+				 "the bank left it unchanged at 14 pct.", d, "BdE", EV_HOLD),
+			 EV_MODE_FACT);
+	/* The mark as a currency is still one. */
+	assert_int_equal(mode_of("The Bundesbank sold dollars for marks in Frankfurt.", d,
+				 "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_FACT);
+}
+
 /* A market "assuming" a cut expects it; "during May" dates an act. */
 static void test_events_expected_and_dated(void **state)
 {
@@ -259,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_events_partners),
 		cmocka_unit_test(test_events_not_currency_market),
 		cmocka_unit_test(test_events_expected_and_dated),
+		cmocka_unit_test(test_events_not_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
