@@ -206,6 +206,12 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			continue;
 		}
 		enum actor_type t = events_actors[bi].type;
+		/* "the Bank of Canada's bank rate": a rate, not a bank. */
+		if (!strcmp(events_actors[bi].phrase, "bank") && (is(c, i + 1, "rate") ||
+								  is(c, i + 1, "rates"))) {
+			i += best;
+			continue;
+		}
 		/* "the National Bank" of a story; "First National Bank", "National
 		 * Bank of New Zealand" are commercial banks. */
 		if (!strcmp(events_actors[bi].phrase, "national bank") &&
@@ -992,9 +998,23 @@ static void read_clause(struct reader *r, struct clause *c)
 				    (is(c, j, "on") && is(c, j + 1, "hold")))
 					steady = true, objend = j;
 			long o = rate_object(c, v + 1, 6, &priv, &official);
-			/* "kept its discount rate at 2.5 pct", not "policy at dead center". */
-			if (!steady && !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
-					 isdigit((unsigned char)c->w[o + 2].w[0])))
+			/* "kept its discount rate at 2.5 pct", not "policy at dead center";
+			 * "held its dealing rates" (an official rate the bank sets,
+			 * held or kept without more: unchanged). */
+			static const char *const not_rate_obj[] = { "to", "talks", "meeting",
+				"meetings", "decision", "council", "discussions", NULL };
+			size_t oe = o >= 0 ? (size_t)o : v;
+			while (is_any(c, oe + 1, rate_words))
+				oe++;
+			bool kept_official = o >= 0 && (size_t)o <= v + 6 && official &&
+					     !is(c, v, "holding") &&
+					     !is_any(c, oe + 1, not_rate_obj) &&
+					     (starts(c, v, "held") || starts(c, v, "hold") ||
+					      starts(c, v, "kept") || starts(c, v, "keep") ||
+					      starts(c, v, "maintain"));
+			if (!steady && !kept_official &&
+			    !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
+			      isdigit((unsigned char)c->w[o + 2].w[0])))
 				continue;
 			/* "kept prices steady": a rate, policy or credit is held, or
 			 * "it" (the rate named before). */

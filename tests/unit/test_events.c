@@ -261,6 +261,27 @@ static void test_events_not_policy(void **state)
 			 EV_MODE_FACT);
 }
 
+/* An official rate held without "unchanged" is a hold ("the Bank of
+ * England held its dealing rates"); talks about a rate are not. "bank
+ * rate" after the Bank of Canada names the rate, not a commercial bank. */
+static void test_events_official_rate_held(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-02";
+	assert_int_equal(mode_of("The Bank of England held its money market dealing rates despite "
+				 "pressure for a cut.", d, "BoE", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank held its discount rate talks in Frankfurt.", d,
+				 "Bundesbank", EV_HOLD),
+			 -1);
+	assert_int_equal(mode_of("Dealers expect the Bank of England to hold its dealing rates.", d,
+				 "BoE", EV_HOLD),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Bank of Canada's key bank rate rose to 7.12 pct from 7.05 "
+				 "pct.", d, "BoC", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
 /* A market "assuming" a cut expects it; "during May" dates an act. */
 static void test_events_expected_and_dated(void **state)
 {
@@ -287,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_events_not_currency_market),
 		cmocka_unit_test(test_events_expected_and_dated),
 		cmocka_unit_test(test_events_not_policy),
+		cmocka_unit_test(test_events_official_rate_held),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
