@@ -580,10 +580,9 @@ static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 		}
 		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
 			return pub - 2;
-		/* "earlier this year", "at the start of this year". */
-		if (is(c, i, "this") && is(c, i + 1, "year") &&
-		    (is(c, i - 1, "earlier") || is(c, i - 1, "early") ||
-		     (is(c, i - 1, "of") && (is(c, i - 2, "start") || is(c, i - 2, "beginning"))))) {
+		/* "earlier this year", "at the start of this year", "(so far)
+		 * this year": the year's acts, not the week's. */
+		if (is(c, i, "this") && is(c, i + 1, "year")) {
 			*old = true;
 			return pub - 60;
 		}
@@ -925,6 +924,37 @@ static bool market_entry(const struct clause *c, size_t v)
 	return false;
 }
 
+/* An attribution after a comma following the verb at v that hedges the
+ * act: "according to" or a commentator ("dealers believed") with a word
+ * of rumour or belief. Returns EV_MODE_RUMOURED with the cue, else mode. */
+static enum ev_mode tail_hedge(const struct clause *c, const struct mention *m, size_t nm,
+			       size_t v, char *cue, size_t cuesz, enum ev_mode mode)
+{
+	static const char *const hedge[] = { "rumour", "rumor", "speculat", "believ", "suspect",
+		"thought", "talk", "unconfirmed", "doubt", "possibl", "probabl", "apparent",
+		"reportedly", NULL };
+	size_t k = v + 1;
+	while (k < c->n && !comma_before(c, k))
+		k++;
+	if (k >= c->n)
+		return mode;
+	/* ", and market sources believed the Bundesbank ...": another act. */
+	if (is(c, k, "and") || is(c, k, "but") || is(c, k, "while") || is(c, k, "although"))
+		return mode;
+	bool attrib = is(c, k, "according");
+	for (size_t i = 0; i < nm; i++)
+		attrib = attrib || (m[i].type == A_OTHER && m[i].pos >= k && m[i].pos <= k + 1);
+	if (!attrib)
+		return mode;
+	for (size_t i = k; i < c->n && i < k + 6; i++)
+		for (size_t h = 0; hedge[h]; h++)
+			if (starts(c, i, hedge[h])) {
+				snprintf(cue, cuesz, "%s", c->w[i].w);
+				return EV_MODE_RUMOURED;
+			}
+	return mode;
+}
+
 /* "Bank of Japan dollar support", "central bank dollar purchases": an
  * intervention named as a noun after its bank and currency. */
 static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v)
@@ -1246,6 +1276,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_DENIED;
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
+		/* "..., according to market rumours", "..., dealers believed":
+		 * an attribution after the act that makes it hearsay. */
+		if (mode == EV_MODE_FACT && !c->title && sub->pos < v)
+			mode = tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
 		    sub->type != A_CB) {

@@ -282,6 +282,30 @@ static void test_events_official_rate_held(void **state)
 			 EV_MODE_FACT);
 }
 
+/* A hedge after the act ("..., according to market talk", "..., dealers
+ * suspected") makes it hearsay; a plain attribution does not, nor a hedge
+ * on another subject after "and". "this year" is not the week. */
+static void test_events_tail_hedge(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-06";
+	assert_int_equal(mode_of("The Swiss National Bank sold francs for marks, according to "
+				 "market talk.", d, "SNB", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Fed bought yen in New York, some dealers suspected.", d, "Fed",
+				 EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Fed bought yen in New York, dealers said.", d, "Fed",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said the Fed bought yen, and traders believed the Bank of "
+				 "England sold sterling.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank, which has sold about two billion dlrs this year, "
+				 "kept out of the market.", d, "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_BACKGROUND);
+}
+
 /* A market "assuming" a cut expects it; "during May" dates an act. */
 static void test_events_expected_and_dated(void **state)
 {
@@ -309,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_events_expected_and_dated),
 		cmocka_unit_test(test_events_not_policy),
 		cmocka_unit_test(test_events_official_rate_held),
+		cmocka_unit_test(test_events_tail_hedge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
