@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/events_text.h"
 #include "agents/events_words.h"
 #include "core/banned.h"
 #include "core/util.h"
@@ -25,142 +26,6 @@ const char *events_bank_ccy(const char *bank)
 {
 	const struct bank_def *b = bank_get(bank);
 	return b ? b->ccy : NULL;
-}
-
-/* ---- names ---------------------------------------------------------------- */
-
-static const char *const kind_names[] = {
-	[EV_NONE] = "none", [EV_HIKE] = "hike", [EV_CUT] = "cut", [EV_HOLD] = "hold",
-	[EV_INTERVENTION] = "intervention", [EV_MMOP] = "money-market operation",
-	[EV_STATEMENT] = "statement", [EV_DATA] = "data",
-};
-
-const char *events_kind_name(enum ev_kind k)
-{
-	return (size_t)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "none";
-}
-
-enum ev_kind events_kind_parse(const char *s)
-{
-	for (size_t i = 1; s && i < ARRAY_SIZE(kind_names); i++)
-		if (!strcmp(kind_names[i], s))
-			return (enum ev_kind)i;
-	return EV_NONE;
-}
-
-const char *events_mode_name(enum ev_mode m)
-{
-	switch (m) {
-	case EV_MODE_FACT: return "fact";
-	case EV_MODE_BACKGROUND: return "background";
-	case EV_MODE_EXPECTED: return "expected";
-	case EV_MODE_DENIED: return "denied";
-	case EV_MODE_CALLED_FOR: return "called for";
-	case EV_MODE_RUMOURED: return "rumoured";
-	}
-	return "?";
-}
-
-bool events_is_policy_fact(const struct ev_act *a)
-{
-	return a->mode == EV_MODE_FACT && (a->kind == EV_HIKE || a->kind == EV_CUT ||
-					   a->kind == EV_HOLD || a->kind == EV_INTERVENTION);
-}
-
-const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
-				      enum ev_kind kind)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->acts[i].mode == EV_MODE_FACT && s->acts[i].kind == kind &&
-		    !strcmp(s->acts[i].bank, bank))
-			return &s->acts[i];
-	return NULL;
-}
-
-/* ---- words ----------------------------------------------------------------- */
-
-#define WORD_LEN 24
-#define CLAUSE_WORDS 160
-
-struct word {
-	char w[WORD_LEN];  /* lowercase, possessive 's dropped */
-	size_t off, len;   /* in the clause text */
-};
-
-struct clause {
-	const char *text;
-	size_t len;
-	struct word w[CLAUSE_WORDS];
-	size_t n;
-	bool title;
-};
-
-static bool word_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '&';
-}
-
-static void clause_words(struct clause *c)
-{
-	c->n = 0;
-	size_t i = 0;
-	while (i < c->len && c->n < CLAUSE_WORDS) {
-		if (!word_char(c->text[i])) {
-			i++;
-			continue;
-		}
-		size_t st = i;
-		while (i < c->len && (word_char(c->text[i]) ||
-				      ((c->text[i] == '.' || c->text[i] == '\'') && i + 1 < c->len &&
-				       word_char(c->text[i + 1]))))
-			i++;
-		size_t n = i - st;
-		/* "U.S." keeps its final dot so that it is one word. */
-		if (i < c->len && c->text[i] == '.' && n <= 3 && memchr(c->text + st, '.', n))
-			n++, i++;
-		struct word *w = &c->w[c->n++];
-		w->off = st;
-		w->len = n;
-		size_t k = 0;
-		for (size_t j = 0; j < n && k + 1 < WORD_LEN; j++)
-			w->w[k++] = (char)tolower((unsigned char)c->text[st + j]);
-		w->w[k] = 0;
-		if (k > 2 && !strcmp(w->w + k - 2, "'s"))
-			w->w[k - 2] = 0;
-	}
-}
-
-static bool is(const struct clause *c, size_t i, const char *w)
-{
-	return i < c->n && !strcmp(c->w[i].w, w);
-}
-
-static bool is_any(const struct clause *c, size_t i, const char *const *list)
-{
-	for (; i < c->n && *list; list++)
-		if (!strcmp(c->w[i].w, *list))
-			return true;
-	return false;
-}
-
-static bool starts(const struct clause *c, size_t i, const char *prefix)
-{
-	return i < c->n && !strncmp(c->w[i].w, prefix, strlen(prefix));
-}
-
-/* Words of phrase p matched at i: their count, else 0. */
-static size_t match_phrase(const struct clause *c, size_t i, const char *p)
-{
-	size_t k = 0;
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		size_t n = sp ? (size_t)(sp - p) : strlen(p);
-		if (i + k >= c->n || strlen(c->w[i + k].w) != n || strncmp(c->w[i + k].w, p, n))
-			return 0;
-		k++;
-		p += n + (sp ? 1 : 0);
-	}
-	return k;
 }
 
 /* ---- the story's reading ------------------------------------------------- */
@@ -189,7 +54,7 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 	for (size_t i = 0; i < c->n && n < max;) {
 		size_t best = 0, bi = 0;
 		for (size_t a = 0; a < events_nactors; a++) {
-			size_t k = match_phrase(c, i, events_actors[a].phrase);
+			size_t k = events_match_phrase(c, i, events_actors[a].phrase);
 			if (k > best)
 				best = k, bi = a;
 		}
@@ -223,7 +88,7 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 		if (!strcmp(events_actors[bi].phrase, "the bank")) {
 			size_t longer = 0;
 			for (size_t a = 0; a < events_nactors; a++) {
-				size_t k = match_phrase(c, i + 1, events_actors[a].phrase);
+				size_t k = events_match_phrase(c, i + 1, events_actors[a].phrase);
 				if (k > longer)
 					longer = k;
 			}
@@ -345,13 +210,6 @@ static const char *const private_rate[] = { "prime", "base", "mortgage", "deposi
 static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
 	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
 
-static bool number_word(const struct clause *c, size_t i)
-{
-	static const char *const nums[] = { "one", "two", "three", "four", "six", "nine", "twelve",
-		NULL };
-	return i < c->n && (isdigit((unsigned char)c->w[i].w[0]) || is_any(c, i, nums));
-}
-
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
  * one. */
@@ -377,7 +235,7 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 		}
 		/* The object ends at a new verb or clause word. */
 		/* "its one, two and three month rates": a list of terms. */
-		if (is(c, j, "and") && j > 0 && number_word(c, j - 1) && number_word(c, j + 1))
+		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))
 			continue;
 		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
 			return -1;
@@ -428,20 +286,6 @@ static const struct cue_def *cue_at(const struct clause *c, size_t i)
 	return NULL;
 }
 
-/* "May" at i is the month: capitalised inside a body's clause, with "'s",
- * before a day or after "in", "of", "since", "until", "end". */
-static bool month_may(const struct clause *c, size_t i)
-{
-	const char *t = c->text + c->w[i].off;
-	if (!c->title && i > 0 && t[0] == 'M')
-		return true;
-	if (c->w[i].len > 3 && t[3] == '\'')
-		return true;
-	return (i + 1 < c->n && isdigit((unsigned char)c->w[i + 1].w[0])) || is(c, i - 1, "in") ||
-	       is(c, i - 1, "of") || is(c, i - 1, "since") || is(c, i - 1, "until") ||
-	       is(c, i - 1, "end");
-}
-
 /* The mode set by a cue in [from, to), with the cue word. */
 static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to, char *cue,
 				 size_t cuesz)
@@ -488,7 +332,7 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 		     is(c, i + 1, "loan") || is(c, i + 1, "loans")))
 			continue;
 		/* "May", "in May", "May 5", "May's reserves": the month. */
-		if (!strcmp(d->w, "may") && month_may(c, i))
+		if (!strcmp(d->w, "may") && events_month_may(c, i))
 			continue;
 		/* "declined to comment" hedges; "the dollar declined" does not. */
 		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
@@ -505,132 +349,6 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 		}
 	cue[0] = 0;
 	return EV_MODE_FACT;
-}
-
-/* ---- dates ----------------------------------------------------------------- */
-
-static const char *const months[] = { "january", "february", "march", "april", "may", "june",
-	"july", "august", "september", "october", "november", "december" };
-static const char *const weekdays[] = { "thursday", "friday", "saturday", "sunday", "monday",
-	"tuesday", "wednesday" }; /* 1970-01-01 was a Thursday */
-
-static int32_t days_from_civil(int y, int m, int d)
-{
-	y -= m <= 2;
-	int era = (y >= 0 ? y : y - 399) / 400;
-	int yoe = y - era * 400;
-	int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int32_t z, int *y, int *m)
-{
-	z += 719468;
-	int era = (z >= 0 ? z : z - 146096) / 146097;
-	int doe = z - era * 146097;
-	int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int mp = (5 * doy + 2) / 153;
-	*m = mp + (mp < 10 ? 3 : -9);
-	*y = yoe + era * 400 + (*m <= 2);
-}
-
-/* The day an act in the clause happened, or pub_day; *old when the clause
- * puts it before the week without a day ("last year", "in 1985"). */
-static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
-			  bool *last_week)
-{
-	*old = false;
-	*vague = false;
-	*last_week = false;
-	int py, pm;
-	civil_from_days(pub, &py, &pm);
-	for (size_t i = 0; i < c->n; i++) {
-		if (is(c, i, "yesterday"))
-			return pub - 1;
-		/* "today", "this afternoon": the day of the story. */
-		if (is(c, i, "today") || is(c, i, "tonight") ||
-		    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
-					  is(c, i + 1, "evening"))))
-			return pub;
-		/* "last week": the middle of the week before (its Wednesday). */
-		if (is(c, i, "last") && is(c, i + 1, "week")) {
-			int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
-			*last_week = true;
-			return pub - mon0 - 5;
-		}
-		if (is(c, i, "last") && is(c, i + 1, "weekend"))
-			return pub - 7;
-		/* "two months after", "three months ago". */
-		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && number_word(c, i - 1)) {
-			*old = true;
-			return pub - 60;
-		}
-		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
-					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
-					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
-			*old = true;
-			return pub - 30;
-		}
-		if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
-		     is(c, i, "winter")) && !is(c, i - 1, "this")) {
-			*old = true;
-			return pub - 90;
-		}
-		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
-			return pub - 2;
-		/* "earlier this year", "at the start of this year", "(so far)
-		 * this year": the year's acts, not the week's. */
-		if (is(c, i, "this") && is(c, i + 1, "year")) {
-			*old = true;
-			return pub - 60;
-		}
-		for (int m = 0; m < 12; m++) {
-			/* "may" is a month before a day or after "in", "of". */
-			if (!is(c, i, months[m]) ||
-			    (m == 4 && !month_may(c, i) && !is(c, i - 1, "during") &&
-			     !is(c, i - 1, "for") && !is(c, i - 1, "through")))
-				continue;
-			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
-			int y = py;
-			if (m + 1 > pm)
-				y--;
-			if (d >= 1 && d <= 31)
-				return days_from_civil(y, m + 1, d);
-			/* "in March" in the first week of April: the month's
-			 * end (its last weekday), recent. */
-			int32_t first = days_from_civil(py, pm, 1);
-			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
-				*vague = true;
-				int32_t e = first - 1;
-				int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
-				return mon0 >= 5 ? e - (mon0 - 4) : e;
-			}
-			if (m + 1 != pm) {
-				*old = true;
-				*vague = true;
-				return days_from_civil(y, m + 1, 15);
-			}
-		}
-		for (int k = 0; k < 7; k++) {
-			if (!is(c, i, weekdays[k]))
-				continue;
-			int32_t wd = (int32_t)(((pub % 7) + 7) % 7); /* 0 = Thursday */
-			int32_t back = (wd - k + 7) % 7;
-			if (is(c, i - 1, "last") && back == 0)
-				back = 7;
-			if (is(c, i - 1, "next") || is(c, i + 1, "next"))
-				continue;
-			return pub - back;
-		}
-		int yv = atoi(c->w[i].w);
-		if (yv >= 1900 && yv < py && strlen(c->w[i].w) == 4) {
-			*old = true;
-			return days_from_civil(yv, 6, 30);
-		}
-	}
-	return pub;
 }
 
 /* ---- acts ------------------------------------------------------------------ */
@@ -733,15 +451,6 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 	a->evidence[k] = 0;
 }
 
-/* A comma between word i - 1 and word i. */
-static bool comma_before(const struct clause *c, size_t i)
-{
-	if (i == 0 || i >= c->n)
-		return false;
-	size_t a = c->w[i - 1].off + c->w[i - 1].len;
-	return memchr(c->text + a, ',', c->w[i].off - a) != NULL;
-}
-
 /* The actor of the verb at v: the nearest mention before it in the clause
  * (an intervening commercial bank or government takes the act), or
  * "by <bank>" after it for a noun. */
@@ -794,14 +503,6 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 				return &m[i];
 	}
 	return best;
-}
-
-static bool clause_has(const struct clause *c, const char *w)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (is(c, i, w))
-			return true;
-	return false;
 }
 
 static bool fx_context(const struct clause *c)
@@ -971,12 +672,12 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 
 static void read_clause(struct reader *r, struct clause *c)
 {
-	clause_words(c);
+	events_clause_words(c);
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
 	bool old = false, vague = false;
 	bool last_week = false;
-	int32_t day = clause_day(c, r->pub_day, &old, &vague, &last_week);
+	int32_t day = events_clause_day(c, r->pub_day, &old, &vague, &last_week);
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
