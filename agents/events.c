@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/events_text.h"
 #include "agents/events_words.h"
 #include "core/banned.h"
 #include "core/util.h"
@@ -25,142 +26,6 @@ const char *events_bank_ccy(const char *bank)
 {
 	const struct bank_def *b = bank_get(bank);
 	return b ? b->ccy : NULL;
-}
-
-/* ---- names ---------------------------------------------------------------- */
-
-static const char *const kind_names[] = {
-	[EV_NONE] = "none", [EV_HIKE] = "hike", [EV_CUT] = "cut", [EV_HOLD] = "hold",
-	[EV_INTERVENTION] = "intervention", [EV_MMOP] = "money-market operation",
-	[EV_STATEMENT] = "statement", [EV_DATA] = "data",
-};
-
-const char *events_kind_name(enum ev_kind k)
-{
-	return (size_t)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "none";
-}
-
-enum ev_kind events_kind_parse(const char *s)
-{
-	for (size_t i = 1; s && i < ARRAY_SIZE(kind_names); i++)
-		if (!strcmp(kind_names[i], s))
-			return (enum ev_kind)i;
-	return EV_NONE;
-}
-
-const char *events_mode_name(enum ev_mode m)
-{
-	switch (m) {
-	case EV_MODE_FACT: return "fact";
-	case EV_MODE_BACKGROUND: return "background";
-	case EV_MODE_EXPECTED: return "expected";
-	case EV_MODE_DENIED: return "denied";
-	case EV_MODE_CALLED_FOR: return "called for";
-	case EV_MODE_RUMOURED: return "rumoured";
-	}
-	return "?";
-}
-
-bool events_is_policy_fact(const struct ev_act *a)
-{
-	return a->mode == EV_MODE_FACT && (a->kind == EV_HIKE || a->kind == EV_CUT ||
-					   a->kind == EV_HOLD || a->kind == EV_INTERVENTION);
-}
-
-const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
-				      enum ev_kind kind)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->acts[i].mode == EV_MODE_FACT && s->acts[i].kind == kind &&
-		    !strcmp(s->acts[i].bank, bank))
-			return &s->acts[i];
-	return NULL;
-}
-
-/* ---- words ----------------------------------------------------------------- */
-
-#define WORD_LEN 24
-#define CLAUSE_WORDS 160
-
-struct word {
-	char w[WORD_LEN];  /* lowercase, possessive 's dropped */
-	size_t off, len;   /* in the clause text */
-};
-
-struct clause {
-	const char *text;
-	size_t len;
-	struct word w[CLAUSE_WORDS];
-	size_t n;
-	bool title;
-};
-
-static bool word_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '&';
-}
-
-static void clause_words(struct clause *c)
-{
-	c->n = 0;
-	size_t i = 0;
-	while (i < c->len && c->n < CLAUSE_WORDS) {
-		if (!word_char(c->text[i])) {
-			i++;
-			continue;
-		}
-		size_t st = i;
-		while (i < c->len && (word_char(c->text[i]) ||
-				      ((c->text[i] == '.' || c->text[i] == '\'') && i + 1 < c->len &&
-				       word_char(c->text[i + 1]))))
-			i++;
-		size_t n = i - st;
-		/* "U.S." keeps its final dot so that it is one word. */
-		if (i < c->len && c->text[i] == '.' && n <= 3 && memchr(c->text + st, '.', n))
-			n++, i++;
-		struct word *w = &c->w[c->n++];
-		w->off = st;
-		w->len = n;
-		size_t k = 0;
-		for (size_t j = 0; j < n && k + 1 < WORD_LEN; j++)
-			w->w[k++] = (char)tolower((unsigned char)c->text[st + j]);
-		w->w[k] = 0;
-		if (k > 2 && !strcmp(w->w + k - 2, "'s"))
-			w->w[k - 2] = 0;
-	}
-}
-
-static bool is(const struct clause *c, size_t i, const char *w)
-{
-	return i < c->n && !strcmp(c->w[i].w, w);
-}
-
-static bool is_any(const struct clause *c, size_t i, const char *const *list)
-{
-	for (; i < c->n && *list; list++)
-		if (!strcmp(c->w[i].w, *list))
-			return true;
-	return false;
-}
-
-static bool starts(const struct clause *c, size_t i, const char *prefix)
-{
-	return i < c->n && !strncmp(c->w[i].w, prefix, strlen(prefix));
-}
-
-/* Words of phrase p matched at i: their count, else 0. */
-static size_t match_phrase(const struct clause *c, size_t i, const char *p)
-{
-	size_t k = 0;
-	while (*p) {
-		const char *sp = strchr(p, ' ');
-		size_t n = sp ? (size_t)(sp - p) : strlen(p);
-		if (i + k >= c->n || strlen(c->w[i + k].w) != n || strncmp(c->w[i + k].w, p, n))
-			return 0;
-		k++;
-		p += n + (sp ? 1 : 0);
-	}
-	return k;
 }
 
 /* ---- the story's reading ------------------------------------------------- */
@@ -189,7 +54,7 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 	for (size_t i = 0; i < c->n && n < max;) {
 		size_t best = 0, bi = 0;
 		for (size_t a = 0; a < events_nactors; a++) {
-			size_t k = match_phrase(c, i, events_actors[a].phrase);
+			size_t k = events_match_phrase(c, i, events_actors[a].phrase);
 			if (k > best)
 				best = k, bi = a;
 		}
@@ -206,6 +71,12 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			continue;
 		}
 		enum actor_type t = events_actors[bi].type;
+		/* "the Bank of Canada's bank rate": a rate, not a bank. */
+		if (!strcmp(events_actors[bi].phrase, "bank") && (is(c, i + 1, "rate") ||
+								  is(c, i + 1, "rates"))) {
+			i += best;
+			continue;
+		}
 		/* "the National Bank" of a story; "First National Bank", "National
 		 * Bank of New Zealand" are commercial banks. */
 		if (!strcmp(events_actors[bi].phrase, "national bank") &&
@@ -217,7 +88,7 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 		if (!strcmp(events_actors[bi].phrase, "the bank")) {
 			size_t longer = 0;
 			for (size_t a = 0; a < events_nactors; a++) {
-				size_t k = match_phrase(c, i + 1, events_actors[a].phrase);
+				size_t k = events_match_phrase(c, i + 1, events_actors[a].phrase);
 				if (k > longer)
 					longer = k;
 			}
@@ -274,11 +145,15 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 			if (p->type == A_PRONOUN || p->type == A_OTHER)
 				continue;
 			struct mention q = *p;
+			if (q.type == A_COUNTRY && !official_rate)
+				return NULL;
 			return resolve(r, c, &q, first, official_rate, intervention);
 		}
 		if (r->last_type == A_CB || r->last_type == A_GENERIC_CB)
 			return r->last_cb;
-		if (r->last_type == A_COUNTRY && (official_rate || intervention))
+		/* "a New Zealand firm said it bought": "it" is a country's
+		 * central bank only for its official rate. */
+		if (r->last_type == A_COUNTRY && official_rate)
 			return r->last_code;
 		return NULL;
 	case A_COMMERCIAL:
@@ -313,9 +188,20 @@ static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "ma
 	"crowns", "crown",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
 	"guilders", NULL };
+/* A currency word at i; "mark" after a pronoun, "to" or a modal is the
+ * verb ("they mark the end"). */
+static bool is_ccy(const struct clause *c, size_t i)
+{
+	static const char *const verb_before[] = { "they", "we", "i", "you", "to", "will", "would",
+		"could", "may", "might", "should", "also", "which", "that", "must", NULL };
+	if (!is_any(c, i, ccy_words))
+		return false;
+	return !(is(c, i, "mark") && i > 0 && is_any(c, i - 1, verb_before));
+}
+
 static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
 	"certificates", "cds", "denominated",
-	"notes", "stock", "shares", NULL };
+	"notes", "stock", "shares", "tap", "gilts", "gilt", "debt", "loan", "loans", NULL };
 static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
 	"policies", NULL };
 static const char *const private_rate[] = { "prime", "base", "mortgage", "deposit", "savings",
@@ -323,13 +209,6 @@ static const char *const private_rate[] = { "prime", "base", "mortgage", "deposi
 
 static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
 	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
-
-static bool number_word(const struct clause *c, size_t i)
-{
-	static const char *const nums[] = { "one", "two", "three", "four", "six", "nine", "twelve",
-		NULL };
-	return i < c->n && (isdigit((unsigned char)c->w[i].w[0]) || is_any(c, i, nums));
-}
 
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
@@ -356,12 +235,44 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 		}
 		/* The object ends at a new verb or clause word. */
 		/* "its one, two and three month rates": a list of terms. */
-		if (is(c, j, "and") && j > 0 && number_word(c, j - 1) && number_word(c, j + 1))
+		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))
 			continue;
 		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
 			return -1;
 	}
 	return -1;
+}
+
+static const struct cue_def *cue_at(const struct clause *c, size_t i);
+
+static const char *const be_words[] = { "is", "are", "was", "were", "be", "been", "being",
+	NULL };
+
+/* A passive verb at v whose subject is a rate ("the discount rate was cut",
+ * "rates would be raised"): the rate's position or -1, with *priv and
+ * *official as rate_object sets them. A relative clause ("the rate, which
+ * was cut") reports an earlier act and is not read. */
+static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
+{
+	*priv = *official = false;
+	if (v < 2 || !is_any(c, v - 1, be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+		return -1;
+	size_t aux = v - 1;
+	/* "would be cut", "has been raised": the modal or "has" before. */
+	while (aux > 0 && (is_any(c, aux - 1, be_words) || is(c, aux - 1, "has") ||
+			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || cue_at(c, aux - 1)))
+		aux--;
+	if (aux == 0 || !is_any(c, aux - 1, rate_words) || is(c, aux - 1, "policy") ||
+	    is(c, aux - 1, "policies"))
+		return -1;
+	size_t j = aux - 1;
+	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+		if (is_any(c, k, private_rate))
+			*priv = true;
+		if (is_any(c, k, official_rate))
+			*official = true;
+	}
+	return (long)j;
 }
 
 /* ---- mode ------------------------------------------------------------------ */
@@ -399,8 +310,8 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		/* "against" in a body or before a currency: the other currency. */
 		if (!strcmp(d->w, "against") &&
-		    (!c->title || is_any(c, i + 1, ccy_words) ||
-		     (is(c, i + 1, "the") && is_any(c, i + 2, ccy_words))))
+		    (!c->title || is_ccy(c, i + 1) ||
+		     (is(c, i + 1, "the") && is_ccy(c, i + 2))))
 			continue;
 		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
 			continue;
@@ -415,144 +326,29 @@ static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
 			continue;
+		/* "call money", "the call rate": a rate, not a call for. */
+		if (!strcmp(d->w, "call") &&
+		    (is(c, i + 1, "money") || is(c, i + 1, "rate") || is(c, i + 1, "rates") ||
+		     is(c, i + 1, "loan") || is(c, i + 1, "loans")))
+			continue;
+		/* "May", "in May", "May 5", "May's reserves": the month. */
+		if (!strcmp(d->w, "may") && events_month_may(c, i))
+			continue;
+		/* "declined to comment" hedges; "the dollar declined" does not. */
+		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
+			continue;
 		snprintf(cue, cuesz, "%s", c->w[i].w);
 		return d->mode;
 	}
 	for (size_t i = from; i + 1 < to && i + 1 < c->n; i++)
-		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was")) &&
+		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was") ||
+		     is(c, i, "reported") || is(c, i, "thought") || is(c, i, "alleged")) &&
 		    is(c, i + 1, "to")) {
 			snprintf(cue, cuesz, "%s to", c->w[i].w);
 			return EV_MODE_RUMOURED;
 		}
 	cue[0] = 0;
 	return EV_MODE_FACT;
-}
-
-/* ---- dates ----------------------------------------------------------------- */
-
-static const char *const months[] = { "january", "february", "march", "april", "may", "june",
-	"july", "august", "september", "october", "november", "december" };
-static const char *const weekdays[] = { "thursday", "friday", "saturday", "sunday", "monday",
-	"tuesday", "wednesday" }; /* 1970-01-01 was a Thursday */
-
-static int32_t days_from_civil(int y, int m, int d)
-{
-	y -= m <= 2;
-	int era = (y >= 0 ? y : y - 399) / 400;
-	int yoe = y - era * 400;
-	int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int32_t z, int *y, int *m)
-{
-	z += 719468;
-	int era = (z >= 0 ? z : z - 146096) / 146097;
-	int doe = z - era * 146097;
-	int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int mp = (5 * doy + 2) / 153;
-	*m = mp + (mp < 10 ? 3 : -9);
-	*y = yoe + era * 400 + (*m <= 2);
-}
-
-/* The day an act in the clause happened, or pub_day; *old when the clause
- * puts it before the week without a day ("last year", "in 1985"). */
-static int32_t clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
-			  bool *last_week)
-{
-	*old = false;
-	*vague = false;
-	*last_week = false;
-	int py, pm;
-	civil_from_days(pub, &py, &pm);
-	for (size_t i = 0; i < c->n; i++) {
-		if (is(c, i, "yesterday"))
-			return pub - 1;
-		/* "today", "this afternoon": the day of the story. */
-		if (is(c, i, "today") || is(c, i, "tonight") ||
-		    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
-					  is(c, i + 1, "evening"))))
-			return pub;
-		/* "last week": the middle of the week before (its Wednesday). */
-		if (is(c, i, "last") && is(c, i + 1, "week")) {
-			int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
-			*last_week = true;
-			return pub - mon0 - 5;
-		}
-		if (is(c, i, "last") && is(c, i + 1, "weekend"))
-			return pub - 7;
-		/* "two months after", "three months ago". */
-		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && number_word(c, i - 1)) {
-			*old = true;
-			return pub - 60;
-		}
-		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
-					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
-					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
-			*old = true;
-			return pub - 30;
-		}
-		if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
-		     is(c, i, "winter")) && !is(c, i - 1, "this")) {
-			*old = true;
-			return pub - 90;
-		}
-		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
-			return pub - 2;
-		/* "earlier this year", "at the start of this year". */
-		if (is(c, i, "this") && is(c, i + 1, "year") &&
-		    (is(c, i - 1, "earlier") || is(c, i - 1, "early") ||
-		     (is(c, i - 1, "of") && (is(c, i - 2, "start") || is(c, i - 2, "beginning"))))) {
-			*old = true;
-			return pub - 60;
-		}
-		for (int m = 0; m < 12; m++) {
-			/* "may" is a month before a day or after "in", "of". */
-			if (!is(c, i, months[m]) ||
-			    (m == 4 && !isdigit((unsigned char)c->w[i + (i + 1 < c->n)].w[0]) &&
-			     !is(c, i - 1, "in") && !is(c, i - 1, "of")))
-				continue;
-			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
-			int y = py;
-			if (m + 1 > pm)
-				y--;
-			if (d >= 1 && d <= 31)
-				return days_from_civil(y, m + 1, d);
-			/* "in March" in the first week of April: the month's
-			 * end (its last weekday), recent. */
-			int32_t first = days_from_civil(py, pm, 1);
-			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
-				*vague = true;
-				int32_t e = first - 1;
-				int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
-				return mon0 >= 5 ? e - (mon0 - 4) : e;
-			}
-			if (m + 1 != pm) {
-				*old = true;
-				*vague = true;
-				return days_from_civil(y, m + 1, 15);
-			}
-		}
-		for (int k = 0; k < 7; k++) {
-			if (!is(c, i, weekdays[k]))
-				continue;
-			int32_t wd = (int32_t)(((pub % 7) + 7) % 7); /* 0 = Thursday */
-			int32_t back = (wd - k + 7) % 7;
-			if (is(c, i - 1, "last") && back == 0)
-				back = 7;
-			if (is(c, i - 1, "next") || is(c, i + 1, "next"))
-				continue;
-			return pub - back;
-		}
-		int yv = atoi(c->w[i].w);
-		if (yv >= 1900 && yv < py && strlen(c->w[i].w) == 4) {
-			*old = true;
-			return days_from_civil(yv, 6, 30);
-		}
-	}
-	return pub;
 }
 
 /* ---- acts ------------------------------------------------------------------ */
@@ -673,6 +469,17 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 			continue;
 		best = &m[i];
 	}
+	/* "the Reserve Bank, using the Fed as agent, sold": a mention inside
+	 * commas between a central bank and the verb is not the subject. */
+	if (best && best > m && !noun && (best[-1].type == A_CB || best[-1].type == A_GENERIC_CB)) {
+		size_t open = best[-1].pos + best[-1].len;
+		size_t close = best->pos + best->len;
+		while (close < v && !comma_before(c, close))
+			close++;
+		if (open < best->pos && open + 5 >= best->pos && comma_before(c, open) &&
+		    close <= v && close + 3 >= v)
+			best = &best[-1];
+	}
 	/* "were signalled by the Bank of England": the agent. */
 	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
 				 is(c, v - 1, "been") || is(c, v - 1, "being"));
@@ -686,8 +493,10 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 			return NULL;
 	}
 	if (noun || !best || passive) {
+		/* "was cut to 3.0 pct from 3.5 pct by the Bundesbank". */
+		size_t span = passive && !noun ? 10 : 4;
 		for (size_t i = 0; i < nm; i++)
-			if (m[i].pos > v && m[i].pos <= v + 4 &&
+			if (m[i].pos > v && m[i].pos <= v + span &&
 			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from") ||
 			     (is(c, m[i].pos - 1, "the") && (is(c, m[i].pos - 2, "by") ||
 							     is(c, m[i].pos - 2, "from")))))
@@ -696,18 +505,10 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 	return best;
 }
 
-static bool clause_has(const struct clause *c, const char *w)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (is(c, i, w))
-			return true;
-	return false;
-}
-
 static bool fx_context(const struct clause *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (is_any(c, i, ccy_words) || is(c, i, "forex") ||
+		if (is_ccy(c, i) || is(c, i, "forex") ||
 		    ((is(c, i, "foreign") || is(c, i, "currency")) && (is(c, i + 1, "exchange") ||
 								      is(c, i + 1, "market"))))
 			return true;
@@ -715,12 +516,12 @@ static bool fx_context(const struct clause *c)
 }
 
 /* A central bank or country named with "'s" inside a rate object
- * ("Japan's discount rate"), or NULL. */
+ * ("Japan's discount rate") starting in [lo, hi), or NULL. */
 static const struct mention *rate_owner(const struct clause *c, const struct mention *m,
-					size_t nm, size_t v, size_t o)
+					size_t nm, size_t lo, size_t hi)
 {
 	for (size_t i = 0; i < nm; i++) {
-		if (m[i].pos <= v || m[i].pos >= o || (m[i].type != A_CB && m[i].type != A_COUNTRY))
+		if (m[i].pos < lo || m[i].pos >= hi || (m[i].type != A_CB && m[i].type != A_COUNTRY))
 			continue;
 		const struct word *w = &c->w[m[i].pos + m[i].len - 1];
 		const char *t = c->text + w->off;
@@ -730,17 +531,19 @@ static const struct mention *rate_owner(const struct clause *c, const struct men
 	return NULL;
 }
 
-/* "bought dollars with the Bundesbank and the Fed": the banks named as
- * partners of a reported intervention act too. */
-static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
-			 size_t nm, size_t v, int32_t day, bool vague)
+/* The banks of a list starting at word k ("the Fed, the Bank of Japan and
+ * the Bundesbank", "the U.S., Japan and Britain", "the central banks of
+ * Japan and West Germany") act too: each is added as a fact of the kind.
+ * Returns the number added. */
+static size_t add_list(struct reader *r, const struct clause *c, const struct mention *m,
+		       size_t nm, size_t k, enum ev_kind kind, int32_t day, bool vague)
 {
-	size_t k = v + 1;
-	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said"))
+	size_t added = 0;
+	if (is(c, k, "the"))
 		k++;
-	if (!is(c, k, "with"))
-		return;
-	k++;
+	/* "the central banks of": the countries after "of". */
+	if (is(c, k, "central") && is(c, k + 1, "banks") && is(c, k + 2, "of"))
+		k += 3;
 	for (;;) {
 		if (is(c, k, "the"))
 			k++;
@@ -749,14 +552,108 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 			if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_COUNTRY))
 				p = &m[i];
 		if (!p)
-			return;
-		story_add(r, c, p->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
+			return added;
+		story_add(r, c, p->code, kind, EV_MODE_FACT, "", day, vague);
+		added++;
 		k = p->pos + p->len;
 		if (is(c, k, "and"))
 			k++;
-		else if (p->type != A_COUNTRY)
-			return;
+		else if (p->type != A_COUNTRY && !comma_before(c, k))
+			return added;
 	}
+}
+
+/* The banks named as partners of a reported intervention act too:
+ * "bought dollars with the Bundesbank and the Fed", "intervention by the
+ * Fed and the Bank of Japan", "... as did the Bundesbank", "the Fed joined
+ * the Bank of Japan in buying dollars". */
+static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm, size_t v, bool noun, int32_t day, bool vague)
+{
+	if (noun && is(c, v + 1, "by"))
+		add_list(r, c, m, nm, v + 2, EV_INTERVENTION, day, vague);
+	/* "joined the Bank of Japan in buying": the one who joined. */
+	if (!noun && v >= 3 && is(c, v - 1, "in")) {
+		const struct mention *b = NULL, *a = NULL;
+		for (size_t i = 0; i < nm; i++)
+			if (m[i].pos + m[i].len == v - 1)
+				b = &m[i];
+		size_t j = b ? b->pos : 0;
+		if (j > 0 && is(c, j - 1, "the"))
+			j--;
+		if (b && j > 0 && (is(c, j - 1, "joined") || is(c, j - 1, "joins"))) {
+			for (size_t i = 0; i < nm; i++)
+				if (m[i].pos + m[i].len <= j - 1)
+					a = &m[i];
+			if (a && (a->type == A_CB || a->type == A_COUNTRY))
+				story_add(r, c, a->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
+		}
+	}
+	if (noun)
+		return;
+	size_t k = v + 1;
+	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said") &&
+	       !(is(c, k, "as") && is(c, k + 1, "did")))
+		k++;
+	if (is(c, k, "with"))
+		add_list(r, c, m, nm, k + 1, EV_INTERVENTION, day, vague);
+	else if (is(c, k, "as"))
+		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
+}
+
+/* A verb of entering the market at v: "stepped in", "step into the
+ * market", "entered the market", "came into the market", "came in to
+ * buy", "was in the market" (up to two words between: "was again in"). */
+static bool market_entry(const struct clause *c, size_t v)
+{
+	static const char *const step[] = { "stepped", "steps", "stepping", "step", NULL };
+	static const char *const enter[] = { "entered", "enters", "entering", "enter", NULL };
+	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
+	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
+					  "check", "halt", NULL };
+	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
+	if (is_any(c, v, step))
+		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
+	if (is_any(c, v, enter))
+		return market;
+	if (is_any(c, v, come))
+		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
+		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
+	if (is(c, v, "in") && market && v > 0)
+		return is_any(c, v - 1, be_words) || (v > 1 && is_any(c, v - 2, be_words)) ||
+		       (v > 2 && is_any(c, v - 3, be_words));
+	return false;
+}
+
+/* An attribution after a comma following the verb at v that hedges the
+ * act: "according to" or a commentator ("dealers believed") with a word
+ * of rumour or belief. Returns EV_MODE_RUMOURED with the cue, else mode. */
+static enum ev_mode tail_hedge(const struct clause *c, const struct mention *m, size_t nm,
+			       size_t v, char *cue, size_t cuesz, enum ev_mode mode)
+{
+	static const char *const hedge[] = { "rumour", "rumor", "speculat", "believ", "suspect",
+		"thought", "talk", "unconfirmed", "doubt", "possibl", "probabl", "apparent",
+		"reportedly", NULL };
+	size_t k = v + 1;
+	while (k < c->n && !comma_before(c, k))
+		k++;
+	if (k >= c->n)
+		return mode;
+	/* ", and market sources believed the Bundesbank ...": another act. */
+	if (is(c, k, "and") || is(c, k, "but") || is(c, k, "while") || is(c, k, "although"))
+		return mode;
+	bool attrib = is(c, k, "according");
+	for (size_t i = 0; i < nm; i++)
+		attrib = attrib || (m[i].type == A_OTHER && m[i].pos >= k && m[i].pos <= k + 1);
+	if (!attrib)
+		return mode;
+	for (size_t i = k; i < c->n && i < k + 6; i++)
+		for (size_t h = 0; hedge[h]; h++)
+			if (starts(c, i, hedge[h])) {
+				snprintf(cue, cuesz, "%s", c->w[i].w);
+				return EV_MODE_RUMOURED;
+			}
+	return mode;
 }
 
 /* "Bank of Japan dollar support", "central bank dollar purchases": an
@@ -765,7 +662,7 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 {
 	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
 					     NULL };
-	if (v < 2 || !is_any(c, v, nouns) || !is_any(c, v - 1, ccy_words))
+	if (v < 2 || !is_any(c, v, nouns) || !is_ccy(c, v - 1))
 		return false;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
@@ -775,12 +672,12 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 
 static void read_clause(struct reader *r, struct clause *c)
 {
-	clause_words(c);
+	events_clause_words(c);
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
 	bool old = false, vague = false;
 	bool last_week = false;
-	int32_t day = clause_day(c, r->pub_day, &old, &vague, &last_week);
+	int32_t day = events_clause_day(c, r->pub_day, &old, &vague, &last_week);
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
@@ -791,7 +688,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
 			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
-			if (o < 0) {
+			long pr = o < 0 ? passive_rate(c, v, &priv, &official) : -1;
+			if (pr >= 0) {
+				/* "Italy's discount rate would be cut to 11.5 pct". */
+				owner = rate_owner(c, m, nm, pr >= 5 ? (size_t)pr - 5 : 0, (size_t)pr);
+				objend = (size_t)pr;
+			} else if (o < 0) {
 				/* "rate cut": a noun. */
 				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
 				    v > 0 && is_any(c, v - 1, rate_words)) {
@@ -803,7 +705,7 @@ static void read_clause(struct reader *r, struct clause *c)
 				}
 			} else {
 				objend = (size_t)o;
-				owner = rate_owner(c, m, nm, v, objend);
+				owner = rate_owner(c, m, nm, v + 1, objend);
 				/* "a cut in ...", "a further cut": a noun. */
 				static const char *const det[] = { "a", "an", "the", "any", "another",
 								   "no", NULL };
@@ -827,9 +729,32 @@ static void read_clause(struct reader *r, struct clause *c)
 				    (is(c, j, "on") && is(c, j + 1, "hold")))
 					steady = true, objend = j;
 			long o = rate_object(c, v + 1, 6, &priv, &official);
-			/* "kept its discount rate at 2.5 pct", not "policy at dead center". */
-			if (!steady && !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
-					 isdigit((unsigned char)c->w[o + 2].w[0])))
+			/* "kept its discount rate at 2.5 pct", not "policy at dead center";
+			 * "held its dealing rates" (an official rate the bank sets,
+			 * held or kept without more: unchanged). */
+			static const char *const not_rate_obj[] = { "to", "talks", "meeting",
+				"meetings", "decision", "council", "discussions", NULL };
+			size_t oe = o >= 0 ? (size_t)o : v;
+			while (is_any(c, oe + 1, rate_words))
+				oe++;
+			bool kept_official = o >= 0 && (size_t)o <= v + 6 && official &&
+					     !is(c, v, "holding") &&
+					     !is_any(c, oe + 1, not_rate_obj) &&
+					     (starts(c, v, "held") || starts(c, v, "hold") ||
+					      starts(c, v, "kept") || starts(c, v, "keep") ||
+					      starts(c, v, "maintain"));
+			if (!steady && !kept_official &&
+			    !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
+			      isdigit((unsigned char)c->w[o + 2].w[0])))
+				continue;
+			/* "kept prices steady": a rate, policy or credit is held, or
+			 * "it" (the rate named before). */
+			bool held = o >= 0 || is(c, v + 1, "it") || is(c, v + 1, "them") ||
+				    is(c, v + 1, "unchanged") || is(c, v + 1, "steady");
+			for (size_t j = v + 1; j < c->n && j < objend; j++)
+				held = held || is(c, j, "credit") || is(c, j, "monetary") ||
+				       is(c, j, "money");
+			if (!held)
 				continue;
 			if (!steady && o >= 0)
 				objend = (size_t)o;
@@ -853,8 +778,37 @@ static void read_clause(struct reader *r, struct clause *c)
 			    is(c, v + 1, "debts") || is(c, v - 1, "market") ||
 			    is(c, v - 1, "reserve"))
 				continue;
+			/* The EC's "Intervention Board", "intervention prices" for
+			 * cereals: farm support, not the currency market. */
+			static const char *const farm[] = { "board", "agency", "stocks", "stock",
+				"price", "prices", "system", "mechanism", NULL };
+			if (is_any(c, v + 1, farm))
+				continue;
+			/* Without its bank right before it ("Bank of England
+			 * intervention", "the Bank's heavy intervention") or after
+			 * ("by the Fed"), the noun needs the currency market in the
+			 * clause: "between intervention and a free market" is not. */
+			bool named = is(c, v + 1, "by");
+			for (size_t i = 0; i < nm; i++)
+				named = named || ((m[i].type == A_CB || m[i].type == A_GENERIC_CB ||
+						   m[i].type == A_COUNTRY) &&
+						  (m[i].pos + m[i].len == v || m[i].pos + m[i].len + 1 == v));
+			if (!named && !fx_context(c) && !clause_has(c, "exchanges"))
+				continue;
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
+		} else if (market_entry(c, v)) {
+			/* "stepped in to buy dollars", "entered the market", "was
+			 * in the market selling yen": in the currency market only. */
+			static const char *const mmw[] = { "money", "reserves", "repurchase",
+				"liquidity", "absorb", "drain", "add", "bills", "bonds", "securities",
+				"stock", "shares", NULL };
+			bool mm = false;
+			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
+				mm = mm || is_any(c, j, mmw);
+			if (mm || !fx_context(c))
+				continue;
+			kind = EV_INTERVENTION;
 		} else if (bank_ccy_noun(c, m, nm, v)) {
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
@@ -867,7 +821,22 @@ static void read_clause(struct reader *r, struct clause *c)
 			for (size_t j = v + 1; j < c->n && j < v + span; j++) {
 				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
 					break;
-				if (is_any(c, j, ccy_words) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+				/* "4.8 billion francs' worth of bills", "1.6 billion
+				 * francs of 8.50 pct stock": an amount of what follows
+				 * "of", a currency only when it is one ("two billion
+				 * dlrs worth of yen"). */
+				if (is_ccy(c, j) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
+					size_t o = j + 1 + is(c, j + 1, "worth");
+					/* "marks worth 9.5 billion francs": marks. */
+					cur = !is(c, o, "of") || is_ccy(c, o + 1) ||
+					      is_ccy(c, o + 2);
+					break;
+				}
+				/* "sells for 9.77 dlrs", "bought the stake for 2.3 mln
+				 * dlrs": a price paid for something else. */
+				if (is(c, j, "for") && !cur)
+					break;
+				if (is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
 			/* "bought 500 mln dlrs of (Treasury) bills". */
@@ -926,8 +895,36 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "... as other countries have cut": the verb has its own subject. */
 		static const char *const subord[] = { "when", "as", "because", "while", "if", "although",
 						      "though", "whereas", NULL };
-		for (size_t i = sub ? sub->pos + sub->len : v; i < v; i++)
+		size_t from_w = sub ? sub->pos + sub->len : v;
+		/* "the Bank, using the Fed as agent, sold": an aside in commas. */
+		if (from_w < v && comma_before(c, from_w)) {
+			size_t close = from_w + 1;
+			while (close < v && !comma_before(c, close))
+				close++;
+			if (close <= v && close + 3 >= v)
+				from_w = close;
+		}
+		for (size_t i = from_w; i < v; i++)
 			sub = is_any(c, i, subord) && !is(c, i + 1, "well") ? NULL : sub;
+		/* "a tight policy that cut inflation and reduced rates": the
+		 * relative pronoun (not right after the bank) stands for a noun
+		 * between them, as "said that" is followed by a noun, not the
+		 * bank named earlier ("announced that its discount rate ..."
+		 * is the bank's own). */
+		for (size_t i = sub ? sub->pos + sub->len + 1 : v; i < v; i++)
+			if ((is(c, i, "that") || is(c, i, "which")) && !is(c, i + 1, "its") &&
+			    !is(c, i + 1, "their"))
+				sub = NULL;
+		/* "U.S. beef sales of 480 mln dlrs": a country's sales or
+		 * purchases are trade, not a central bank's. */
+		if (sub && kind == EV_INTERVENTION && (is(c, v, "sales") || is(c, v, "purchases")) &&
+		    sub->type != A_CB && sub->type != A_GENERIC_CB)
+			sub = NULL;
+		/* "U.S. striploin sells for": a country buys or sells only as
+		 * the verb's own subject ("Japan sold dollars"). */
+		if (sub && sub->type == A_COUNTRY && is_any(c, v, trade_verbs) &&
+		    sub->pos + sub->len + 1 < v)
+			sub = NULL;
 		if (!sub)
 			continue;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
@@ -935,6 +932,21 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "a cut in Japan's discount rate": the rate's owner acts. */
 		if (owner)
 			bank = owner->code;
+		/* "the central banks of Japan and West Germany bought", "by the
+		 * central banks of the U.S. and Japan": each country's bank. */
+		const struct mention *group = NULL;
+		for (size_t i = 0; i < nm && m[i].pos <= sub->pos; i++)
+			if (m[i].type == A_GENERIC_CB && is(c, m[i].pos + 1, "banks") &&
+			    is(c, m[i].pos + m[i].len, "of") && sub->pos <= m[i].pos + m[i].len + 12)
+				group = &m[i];
+		if (group && kind == EV_INTERVENTION) {
+			size_t k = group->pos + group->len + 1;
+			k += is(c, k, "the");
+			bank = NULL;
+			for (size_t i = 0; i < nm && !bank; i++)
+				if (m[i].pos == k && (m[i].type == A_COUNTRY || m[i].type == A_CB))
+					bank = m[i].code;
+		}
 		if (!bank)
 			continue;
 		/* A rate only commercial banks set, without a named central
@@ -965,6 +977,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_DENIED;
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
+		/* "..., according to market rumours", "..., dealers believed":
+		 * an attribution after the act that makes it hearsay. */
+		if (mode == EV_MODE_FACT && !c->title && sub->pos < v)
+			mode = tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
 		    sub->type != A_CB) {
@@ -984,6 +1000,7 @@ static void read_clause(struct reader *r, struct clause *c)
 					     is(c, v, "increase") || is(c, v, "lift") ||
 					     is(c, v, "hike") || is(c, v, "buy") || is(c, v, "sell") ||
 					     is(c, v, "intervene") || is(c, v, "keep") ||
+					     is(c, v, "step") || is(c, v, "enter") || is(c, v, "come") ||
 					     is(c, v, "leave") || is(c, v, "hold") ||
 					     is(c, v, "maintain")) && form != VF_NOUN) {
 			/* A bare stem after a modal or in a headline's
@@ -997,8 +1014,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		    (old || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
-		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT && form != VF_NOUN)
-			add_partners(r, c, m, nm, v, d, vague);
+		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)
+			add_list(r, c, m, nm, group->pos, kind, d, vague);
+		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT)
+			add_partners(r, c, m, nm, v, form == VF_NOUN, d, vague);
 	}
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",

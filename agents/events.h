@@ -16,15 +16,34 @@
  *     cut:   cut(s), lowered, reduced, trimmed ... a rate; signalled,
  *            sanctioned, endorsed, gave way to ... a cut
  *     hike:  raised, increased, lifted, hiked ... a rate
- *     hold:  left, kept, held, maintained ... unchanged / steady;
+ *     hold:  left, kept, held, maintained ... a rate, policy, credit or
+ *            "it" unchanged / steady; held or kept an official rate
+ *            ("held its dealing rates"; not "discount rate talks");
  *            resisted pressure for a cut
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
- *            crowns, currency (not bills, bonds, CDs); "<bank> dollar
- *            purchases / support / sales" as a noun; banks named as
- *            partners ("with the Bundesbank and the Fed") act too
+ *            crowns, currency (not bills, bonds, CDs, a tap stock, "francs
+ *            of 8.50 pct stock" or "francs' worth of bills", a price
+ *            "for" something else, a country's exports); stepped in,
+ *            entered or came into the market, was in the market (with a
+ *            currency named, not the money market); "<bank> dollar
+ *            purchases / support / sales" as a noun; "intervention" as a
+ *            noun with its bank beside it, "by" a bank or a currency in
+ *            the clause (not the EC's Intervention Board or farm
+ *            intervention prices); banks named as
+ *            partners ("with the Bundesbank and the Fed", "intervention
+ *            by the Fed and the Bank of Japan", "as did the Bundesbank",
+ *            "the Fed joined the Bank of Japan in buying", "the central
+ *            banks of Japan and West Germany") act too
  *     money-market operation: repurchases, reserves, assistance,
  *            liquidity, tenders, bills, advances
+ *   A rate as the subject of a passive verb is the object ("Italy's
+ *   discount rate was cut", "... was raised by the Bundesbank"; not in a
+ *   relative clause). A mention in an aside between commas is not the
+ *   subject ("the Reserve Bank, using the Fed as agent, sold"); a
+ *   relative "that"/"which" not right after the bank stands for another
+ *   noun ("a policy that cut inflation"). "it" is a country's central
+ *   bank only for its official rate.
  *   A rate the central bank does not set (prime, base, mortgage,
  *   deposit, broker loan rates) is a commercial bank's act unless a
  *   central bank is the subject. An actor is a central bank by name
@@ -44,18 +63,22 @@
  *   called for (urged, calls for, pressure for, should), expected
  *   (likely, expected, may, could, would, will, hopes, seen, forecast,
  *   if, ready to, determined to, worried, to <verb>) or rumoured (rumours,
- *   talk, said to, understood to, speculation, whether); favoured calls
+ *   talk, said to, reported to, thought to, understood to, speculation,
+ *   whether; not "call money", the month "May" or "declined" without
+ *   "to"); favoured calls
  *   for, opposed, ruled out, rather than, ceasing deny. An infinitive
  *   ("to cut") is not done unless decided or agreed; "a cut", "the cut"
  *   and a gerund without "is" or "was" ("said lowering rates could ...")
  *   are nouns, whose mode words may also follow them. A title is read
- *   whole: any cue in it counts.
+ *   whole: any cue in it counts. A hedged attribution after a comma
+ *   (", according to market rumours", ", dealers suspected") makes a
+ *   body's act rumoured; "assuming" expects.
  * - Date: the act's day is the publication day (also for "today", "this
  *   afternoon"), moved by "yesterday", a weekday ("on Wednesday"), "last
  *   week" (the Wednesday before), or a date ("on January 28", "February
  *   23"); a month named in the first week of the next one is its last
  *   weekday; "last month", "last year", "two months after", "earlier this
- *   year" or an earlier year make it background. A fact more than
+ *   year", "this year" or an earlier year make it background. A fact more than
  *   EVENTS_RECENT_DAYS before publication (other than "last week") is
  *   background: reported as fact, but not an act of the story's week.
  * - Currencies: the bank's own, and for an intervention those named in

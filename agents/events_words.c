@@ -237,7 +237,7 @@ const struct cue_def events_cues[] = {
 	{ "estimates", EV_MODE_RUMOURED, false }, { "believ", EV_MODE_RUMOURED, true },
 	{ "since", EV_MODE_BACKGROUND, false }, { "reports", EV_MODE_RUMOURED, false },
 	{ "declined", EV_MODE_RUMOURED, false }, { "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
-	{ "hint", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
+	{ "hint", EV_MODE_EXPECTED, true }, { "assum", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
 	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
 	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
 	{ "favoured", EV_MODE_CALLED_FOR, false }, { "favored", EV_MODE_CALLED_FOR, false },

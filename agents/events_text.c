@@ -1,0 +1,261 @@
+/* The event extractor's text: names of kinds and modes, words of a
+ * clause, dates (see events_text.h, events.h). */
+#include "agents/events_text.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "agents/events.h"
+#include "core/util.h"
+#include "core/banned.h"
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+	[EV_NONE] = "none", [EV_HIKE] = "hike", [EV_CUT] = "cut", [EV_HOLD] = "hold",
+	[EV_INTERVENTION] = "intervention", [EV_MMOP] = "money-market operation",
+	[EV_STATEMENT] = "statement", [EV_DATA] = "data",
+};
+
+const char *events_kind_name(enum ev_kind k)
+{
+	return (size_t)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "none";
+}
+
+enum ev_kind events_kind_parse(const char *s)
+{
+	for (size_t i = 1; s && i < ARRAY_SIZE(kind_names); i++)
+		if (!strcmp(kind_names[i], s))
+			return (enum ev_kind)i;
+	return EV_NONE;
+}
+
+const char *events_mode_name(enum ev_mode m)
+{
+	switch (m) {
+	case EV_MODE_FACT: return "fact";
+	case EV_MODE_BACKGROUND: return "background";
+	case EV_MODE_EXPECTED: return "expected";
+	case EV_MODE_DENIED: return "denied";
+	case EV_MODE_CALLED_FOR: return "called for";
+	case EV_MODE_RUMOURED: return "rumoured";
+	}
+	return "?";
+}
+
+bool events_is_policy_fact(const struct ev_act *a)
+{
+	return a->mode == EV_MODE_FACT && (a->kind == EV_HIKE || a->kind == EV_CUT ||
+					   a->kind == EV_HOLD || a->kind == EV_INTERVENTION);
+}
+
+const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
+				      enum ev_kind kind)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->acts[i].mode == EV_MODE_FACT && s->acts[i].kind == kind &&
+		    !strcmp(s->acts[i].bank, bank))
+			return &s->acts[i];
+	return NULL;
+}
+
+/* ---- words ---------------------------------------------------------------- */
+
+static bool word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '&';
+}
+
+void events_clause_words(struct clause *c)
+{
+	c->n = 0;
+	size_t i = 0;
+	while (i < c->len && c->n < CLAUSE_WORDS) {
+		if (!word_char(c->text[i])) {
+			i++;
+			continue;
+		}
+		size_t st = i;
+		while (i < c->len && (word_char(c->text[i]) ||
+				      ((c->text[i] == '.' || c->text[i] == '\'') && i + 1 < c->len &&
+				       word_char(c->text[i + 1]))))
+			i++;
+		size_t n = i - st;
+		/* "U.S." keeps its final dot so that it is one word. */
+		if (i < c->len && c->text[i] == '.' && n <= 3 && memchr(c->text + st, '.', n))
+			n++, i++;
+		struct word *w = &c->w[c->n++];
+		w->off = st;
+		w->len = n;
+		size_t k = 0;
+		for (size_t j = 0; j < n && k + 1 < WORD_LEN; j++)
+			w->w[k++] = (char)tolower((unsigned char)c->text[st + j]);
+		w->w[k] = 0;
+		if (k > 2 && !strcmp(w->w + k - 2, "'s"))
+			w->w[k - 2] = 0;
+	}
+}
+
+
+
+
+size_t events_match_phrase(const struct clause *c, size_t i, const char *p)
+{
+	size_t k = 0;
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+		if (i + k >= c->n || strlen(c->w[i + k].w) != n || strncmp(c->w[i + k].w, p, n))
+			return 0;
+		k++;
+		p += n + (sp ? 1 : 0);
+	}
+	return k;
+}
+
+bool events_number_word(const struct clause *c, size_t i)
+{
+	static const char *const nums[] = { "one", "two", "three", "four", "six", "nine", "twelve",
+		NULL };
+	return i < c->n && (isdigit((unsigned char)c->w[i].w[0]) || is_any(c, i, nums));
+}
+
+/* "May" at i is the month: capitalised inside a body's clause, with "'s",
+ * before a day or after "in", "of", "since", "until", "end". */
+bool events_month_may(const struct clause *c, size_t i)
+{
+	const char *t = c->text + c->w[i].off;
+	if (!c->title && i > 0 && t[0] == 'M')
+		return true;
+	if (c->w[i].len > 3 && t[3] == '\'')
+		return true;
+	return (i + 1 < c->n && isdigit((unsigned char)c->w[i + 1].w[0])) || is(c, i - 1, "in") ||
+	       is(c, i - 1, "of") || is(c, i - 1, "since") || is(c, i - 1, "until") ||
+	       is(c, i - 1, "end");
+}
+
+/* ---- dates ----------------------------------------------------------------- */
+
+static const char *const months[] = { "january", "february", "march", "april", "may", "june",
+	"july", "august", "september", "october", "november", "december" };
+static const char *const weekdays[] = { "thursday", "friday", "saturday", "sunday", "monday",
+	"tuesday", "wednesday" }; /* 1970-01-01 was a Thursday */
+
+static int32_t days_from_civil(int y, int m, int d)
+{
+	y -= m <= 2;
+	int era = (y >= 0 ? y : y - 399) / 400;
+	int yoe = y - era * 400;
+	int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int32_t z, int *y, int *m)
+{
+	z += 719468;
+	int era = (z >= 0 ? z : z - 146096) / 146097;
+	int doe = z - era * 146097;
+	int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int mp = (5 * doy + 2) / 153;
+	*m = mp + (mp < 10 ? 3 : -9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+/* The day an act in the clause happened, or pub_day; *old when the clause
+ * puts it before the week without a day ("last year", "in 1985"). */
+int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
+			  bool *last_week)
+{
+	*old = false;
+	*vague = false;
+	*last_week = false;
+	int py, pm;
+	civil_from_days(pub, &py, &pm);
+	for (size_t i = 0; i < c->n; i++) {
+		if (is(c, i, "yesterday"))
+			return pub - 1;
+		/* "today", "this afternoon": the day of the story. */
+		if (is(c, i, "today") || is(c, i, "tonight") ||
+		    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
+					  is(c, i + 1, "evening"))))
+			return pub;
+		/* "last week": the middle of the week before (its Wednesday). */
+		if (is(c, i, "last") && is(c, i + 1, "week")) {
+			int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
+			*last_week = true;
+			return pub - mon0 - 5;
+		}
+		if (is(c, i, "last") && is(c, i + 1, "weekend"))
+			return pub - 7;
+		/* "two months after", "three months ago". */
+		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && events_number_word(c, i - 1)) {
+			*old = true;
+			return pub - 60;
+		}
+		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
+					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
+					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
+			*old = true;
+			return pub - 30;
+		}
+		if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
+		     is(c, i, "winter")) && !is(c, i - 1, "this")) {
+			*old = true;
+			return pub - 90;
+		}
+		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
+			return pub - 2;
+		/* "earlier this year", "at the start of this year", "(so far)
+		 * this year": the year's acts, not the week's. */
+		if (is(c, i, "this") && is(c, i + 1, "year")) {
+			*old = true;
+			return pub - 60;
+		}
+		for (int m = 0; m < 12; m++) {
+			/* "may" is a month before a day or after "in", "of". */
+			if (!is(c, i, months[m]) ||
+			    (m == 4 && !events_month_may(c, i) && !is(c, i - 1, "during") &&
+			     !is(c, i - 1, "for") && !is(c, i - 1, "through")))
+				continue;
+			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
+			int y = py;
+			if (m + 1 > pm)
+				y--;
+			if (d >= 1 && d <= 31)
+				return days_from_civil(y, m + 1, d);
+			/* "in March" in the first week of April: the month's
+			 * end (its last weekday), recent. */
+			int32_t first = days_from_civil(py, pm, 1);
+			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
+				*vague = true;
+				int32_t e = first - 1;
+				int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
+				return mon0 >= 5 ? e - (mon0 - 4) : e;
+			}
+			if (m + 1 != pm) {
+				*old = true;
+				*vague = true;
+				return days_from_civil(y, m + 1, 15);
+			}
+		}
+		for (int k = 0; k < 7; k++) {
+			if (!is(c, i, weekdays[k]))
+				continue;
+			int32_t wd = (int32_t)(((pub % 7) + 7) % 7); /* 0 = Thursday */
+			int32_t back = (wd - k + 7) % 7;
+			if (is(c, i - 1, "last") && back == 0)
+				back = 7;
+			if (is(c, i - 1, "next") || is(c, i + 1, "next"))
+				continue;
+			return pub - back;
+		}
+		int yv = atoi(c->w[i].w);
+		if (yv >= 1900 && yv < py && strlen(c->w[i].w) == 4) {
+			*old = true;
+			return days_from_civil(yv, 6, 30);
+		}
+	}
+	return pub;
+}

@@ -1,0 +1,82 @@
+/* Internal to the event extractor (agents/events*.c): a clause split into
+ * words, the word tests the rules are written with, and the dates a clause
+ * names. Not for other modules. */
+#ifndef MADF_EVENTS_TEXT_H
+#define MADF_EVENTS_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define WORD_LEN 24
+#define CLAUSE_WORDS 160
+
+struct word {
+	char w[WORD_LEN];  /* lowercase, possessive 's dropped */
+	size_t off, len;   /* in the clause text */
+};
+
+struct clause {
+	const char *text;
+	size_t len;
+	struct word w[CLAUSE_WORDS];
+	size_t n;
+	bool title;
+};
+
+static inline bool is(const struct clause *c, size_t i, const char *w)
+{
+	return i < c->n && !strcmp(c->w[i].w, w);
+}
+
+static inline bool is_any(const struct clause *c, size_t i, const char *const *list)
+{
+	for (; i < c->n && *list; list++)
+		if (!strcmp(c->w[i].w, *list))
+			return true;
+	return false;
+}
+
+static inline bool starts(const struct clause *c, size_t i, const char *prefix)
+{
+	return i < c->n && !strncmp(c->w[i].w, prefix, strlen(prefix));
+}
+
+/* A comma between word i - 1 and word i. */
+static inline bool comma_before(const struct clause *c, size_t i)
+{
+	if (i == 0 || i >= c->n)
+		return false;
+	size_t a = c->w[i - 1].off + c->w[i - 1].len;
+	return memchr(c->text + a, ',', c->w[i].off - a) != NULL;
+}
+
+static inline bool clause_has(const struct clause *c, const char *w)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (is(c, i, w))
+			return true;
+	return false;
+}
+
+/* Splits c->text[0, c->len) into c->w (at most CLAUSE_WORDS). */
+void events_clause_words(struct clause *c);
+
+/* Words of phrase p (lowercase words, single spaces) matched at i: their
+ * count, else 0. */
+size_t events_match_phrase(const struct clause *c, size_t i, const char *p);
+
+/* A number at i: digits or "one", "two" ... */
+bool events_number_word(const struct clause *c, size_t i);
+
+/* "May" at i is the month, not the modal. */
+bool events_month_may(const struct clause *c, size_t i);
+
+/* The day an act in the clause happened, or pub; *old when the clause puts
+ * it before the week without a day ("last year", "in 1985", "this year"),
+ * *vague for a month's middle or end, *last_week for "last week". */
+int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
+			  bool *last_week);
+
+#endif

@@ -1,0 +1,339 @@
+/* The event extractor's readings (agents/events.c), one rule a test, each
+ * on sentences written for the test (not copied from the labelled stories):
+ * cue words that are not cues, passive rates, asides in commas, verbs of
+ * entering the market, partners of a noun, relative clauses. The readings
+ * on the archive's stories are in test_news.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "agents/events.h"
+#include "agents/market.h"
+
+#include "core/banned.h"
+
+static int32_t day_of(const char *s)
+{
+	int32_t d = 0;
+	assert_int_equal(market_day_parse(s, strlen(s), &d), 0);
+	return d;
+}
+
+/* The act of a kind for a bank, any mode, or NULL. */
+static const struct ev_act *act_of(const struct ev_story *s, const char *bank, enum ev_kind k)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->acts[i].kind == k && !strcmp(s->acts[i].bank, bank))
+			return &s->acts[i];
+	return NULL;
+}
+
+static size_t policy_facts(const struct ev_story *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += events_is_policy_fact(&s->acts[i]);
+	return n;
+}
+
+/* Reads one body sentence and returns the mode of (bank, kind), or -1
+ * when the extractor found no such act. */
+static int mode_of(const char *body, const char *day, const char *bank, enum ev_kind k)
+{
+	struct ev_story s;
+	events_extract(NULL, body, day_of(day), &s);
+	const struct ev_act *a = act_of(&s, bank, k);
+	return a ? (int)a->mode : -1;
+}
+
+/* Words that look like mode cues but are not: "call money" is a rate, a
+ * capitalised "May" the month, "declined" without "to" a falling price. */
+static void test_events_false_cues(void **state)
+{
+	(void)state;
+	assert_int_equal(mode_of("The Bank of Spain left its overnight call money rate unchanged "
+				 "at 13.5 pct.", "1987-06-03", "BdE", EV_HOLD),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "In May the Bank of England bought sterling, dealers said.",
+		       day_of("1987-06-03"), &s);
+	const struct ev_act *a = act_of(&s, "BoE", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	/* The month's last weekday: Friday 29 May 1987. */
+	assert_int_equal(a->day, day_of("1987-05-29"));
+	/* The modal is still a modal. */
+	assert_int_equal(mode_of("Dealers said the Bank of England may sell sterling.", "1987-06-03",
+				 "BoE", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The dollar declined after the Bank of Japan bought dollars heavily "
+				 "in Tokyo.", "1987-04-02", "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The central bank declined to say whether the Bank of Japan sold "
+				 "yen.", "1987-04-02", "BOJ", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	/* "reported to have", "thought to have": hearsay. */
+	assert_int_equal(mode_of("The Fed was reported to have intervened in New York to support "
+				 "the dollar.", "1987-04-02", "Fed", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Bundesbank is thought to have sold dollars for marks.",
+				 "1987-04-02", "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+}
+
+/* A rate as the subject of a passive verb: its owner ("Italy's") or the
+ * agent after "by" acted; a relative clause reports an earlier act. */
+static void test_events_passive_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-03-13";
+	assert_int_equal(mode_of("Italy's official discount rate was cut to 11.5 pct from 12 pct.",
+				 d, "BdI", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The discount rate was raised to 3.5 pct from 3.0 pct by the "
+				 "Bundesbank today.", d, "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	/* An announcement for tomorrow is done. */
+	assert_int_equal(mode_of("Italy's discount rate would be cut to 11.5 pct effective "
+				 "tomorrow, the Treasury said.", d, "BdI", EV_CUT),
+			 EV_MODE_FACT);
+	/* Expected, and a relative clause. */
+	assert_int_equal(mode_of("Economists said Japan's discount rate could be cut again soon.",
+				 d, "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	struct ev_story s;
+	events_extract(NULL, "Japan's discount rate, which was cut to 2.5 pct, is a postwar low.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* A commercial rate cut in the passive is not a central bank's. */
+	events_extract(NULL, "U.K. base rates were cut to 10 pct from 10-1/2 pct.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* A mention in an aside between commas is not the verb's subject. */
+static void test_events_aside(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract(NULL, "The Reserve Bank of Australia, using the Fed as its agent, sold "
+			     "Australian dollars in New York, dealers said.",
+		       day_of("1987-03-13"), &s);
+	const struct ev_act *a = act_of(&s, "RBA", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	assert_null(act_of(&s, "Fed", EV_INTERVENTION));
+}
+
+/* "stepped in", "entered the market", "came into the market", "was in the
+ * market": interventions in the currency market, not the money market. */
+static void test_events_market_entry(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-02";
+	assert_int_equal(mode_of("Dealers said the Bank of Japan stepped in to buy dollars at "
+				 "around 146 yen.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Fed came into the market buying dollars against marks, "
+				 "traders said.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Swiss National Bank entered the market to sell francs.", d,
+				 "SNB", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said the Bundesbank was in the market selling dollars "
+				 "for marks.", d, "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* Ready to step in: an intention. */
+	assert_int_equal(mode_of("The Bank of Japan is ready to step in to support the dollar, "
+				 "Sumita said.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	/* The money market is an operation. */
+	assert_int_equal(mode_of("The Bank of Japan entered the money market to absorb surplus "
+				 "yen.", d, "BOJ", EV_INTERVENTION),
+			 -1);
+}
+
+/* Banks named as partners of a reported intervention act too; a hedged
+ * one does not make its partners act. */
+static void test_events_partners(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-02";
+	struct ev_story s;
+	events_extract(NULL, "The joint intervention by the Fed and the Bundesbank pushed the "
+			     "dollar up.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 2);
+	assert_non_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
+	events_extract(NULL, "Traders said the Fed joined the Bank of Japan in selling yen.",
+		       day_of(d), &s);
+	assert_non_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	events_extract(NULL, "The Bank of England sold sterling, as did the Bundesbank and the "
+			     "Swiss National Bank, dealers said.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 3);
+	assert_non_null(events_find_fact(&s, "SNB", EV_INTERVENTION));
+	events_extract(NULL, "The central banks of Canada and Britain bought U.S. dollars.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 2);
+	assert_non_null(events_find_fact(&s, "BoC", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "BoE", EV_INTERVENTION));
+	events_extract(NULL, "Concerted intervention by the central banks of the U.S., Japan and "
+			     "West Germany lifted the dollar.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 3);
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
+	events_extract(NULL, "Dealers said the central banks of Canada and Britain might buy "
+			     "U.S. dollars.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* Words of the currency market used elsewhere: the EC's Intervention
+ * Board, a bank's sale of its own currency's securities, a price, a
+ * country's exports, a policy that "cut inflation". */
+static void test_events_not_currency_market(void **state)
+{
+	(void)state;
+	const char *d = "1987-03-18";
+	struct ev_story s;
+	events_extract("U.K. INTERVENTION BOARD SELLS BARLEY",
+		       "The U.K. Intervention Board sold 20,000 tonnes of barley from intervention "
+		       "stocks at the Bank of England's request, it said.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "Leigh-Pemberton said regulators must choose between intervention "
+			     "and a free market in the City.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* Still an intervention: the bank right before the noun. */
+	assert_int_equal(mode_of("Traders reported heavy Bank of England intervention today.", d,
+				 "BoE", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* Amounts of something else, and of a currency. */
+	events_extract(NULL, "The Bank of France sold 2.5 billion francs of 8.50 pct state "
+			     "guaranteed stock at an auction.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Bank of France sold 4.2 billion francs' worth of 13-week "
+			     "treasury bills at its tender.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(mode_of("Dealers estimate the Fed sold one billion dlrs worth of marks to "
+				 "support the dollar.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* A price and a country's exports. */
+	events_extract(NULL, "U.S. pork sells for 4.20 dlrs per pound in Tokyo.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "U.S. car sales to Japan reached 900 mln dlrs last year.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* A relative clause's verb belongs to the noun before "that". */
+	events_extract(NULL, "Volcker ran a tight monetary policy that cut inflation and reduced "
+			     "interest rates sharply.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* "announced that its rate would be cut": the bank's own. */
+	assert_int_equal(mode_of("Italy announced that its discount rate would be cut to 11.5 pct "
+				 "effective tomorrow.", d, "BdI", EV_CUT),
+			 EV_MODE_FACT);
+}
+
+/* "mark" as a verb, a price paid for something else, a country through
+ * "it", prices kept steady: none is a central bank's act. */
+static void test_events_not_policy(void **state)
+{
+	(void)state;
+	const char *d = "1987-06-16";
+	struct ev_story s;
+	events_extract(NULL, "Other members include Britain and Denmark. The changes mark a "
+			     "shift, and they mark the end of intervention for grain, officials said.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "A New Zealand holding company said it bought the shares for 4.1 mln "
+			     "dlrs.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "Exporters shipped more cargoes to the U.S., keeping spot prices "
+			     "steady.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* The rate named before, held as "it", is still a hold. */
+	assert_int_equal(mode_of("The Bank of Spain raised its call money rate on Monday. Today "
+				 "the bank left it unchanged at 14 pct.", d, "BdE", EV_HOLD),
+			 EV_MODE_FACT);
+	/* The mark as a currency is still one. */
+	assert_int_equal(mode_of("The Bundesbank sold dollars for marks in Frankfurt.", d,
+				 "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_FACT);
+}
+
+/* An official rate held without "unchanged" is a hold ("the Bank of
+ * England held its dealing rates"); talks about a rate are not. "bank
+ * rate" after the Bank of Canada names the rate, not a commercial bank. */
+static void test_events_official_rate_held(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-02";
+	assert_int_equal(mode_of("The Bank of England held its money market dealing rates despite "
+				 "pressure for a cut.", d, "BoE", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank held its discount rate talks in Frankfurt.", d,
+				 "Bundesbank", EV_HOLD),
+			 -1);
+	assert_int_equal(mode_of("Dealers expect the Bank of England to hold its dealing rates.", d,
+				 "BoE", EV_HOLD),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Bank of Canada's key bank rate rose to 7.12 pct from 7.05 "
+				 "pct.", d, "BoC", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
+/* A hedge after the act ("..., according to market talk", "..., dealers
+ * suspected") makes it hearsay; a plain attribution does not, nor a hedge
+ * on another subject after "and". "this year" is not the week. */
+static void test_events_tail_hedge(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-06";
+	assert_int_equal(mode_of("The Swiss National Bank sold francs for marks, according to "
+				 "market talk.", d, "SNB", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Fed bought yen in New York, some dealers suspected.", d, "Fed",
+				 EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Fed bought yen in New York, dealers said.", d, "Fed",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said the Fed bought yen, and traders believed the Bank of "
+				 "England sold sterling.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank, which has sold about two billion dlrs this year, "
+				 "kept out of the market.", d, "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_BACKGROUND);
+}
+
+/* A market "assuming" a cut expects it; "during May" dates an act. */
+static void test_events_expected_and_dated(void **state)
+{
+	(void)state;
+	assert_int_equal(mode_of("The stock market has been assuming a cut in Japan's discount rate.",
+				 "1987-06-29", "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	struct ev_story s;
+	events_extract(NULL, "The Bank of France bought marks worth 9.5 billion francs during May.",
+		       day_of("1987-06-18"), &s);
+	const struct ev_act *a = act_of(&s, "BdF", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_events_false_cues),
+		cmocka_unit_test(test_events_passive_rate),
+		cmocka_unit_test(test_events_aside),
+		cmocka_unit_test(test_events_market_entry),
+		cmocka_unit_test(test_events_partners),
+		cmocka_unit_test(test_events_not_currency_market),
+		cmocka_unit_test(test_events_expected_and_dated),
+		cmocka_unit_test(test_events_not_policy),
+		cmocka_unit_test(test_events_official_rate_held),
+		cmocka_unit_test(test_events_tail_hedge),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
