@@ -634,6 +634,15 @@ static long env_long(const char *name, long def, long lo, long hi)
 	return v && *v && (*end || x < lo || x > hi) ? def : x;
 }
 
+static void limits_flush(struct server *s)
+{
+	char *err = NULL;
+	if (serve_limits_flush(s->limits, &err) < 0) {
+		slog("warning: %s (the journal keeps the changes)", err);
+		free(err);
+	}
+}
+
 static void server_release(struct server *s)
 {
 	if (s->env_open) {
@@ -764,7 +773,8 @@ int serve_run(const struct serve_options *o, char **err)
 	     s.agents.path, model);
 	free(model);
 	/* The signals, and about every second the operator's cancel requests
-	 * (SESSION.cancel, written by the console). */
+	 * (SESSION.cancel, written by the console) and the limits' snapshot
+	 * (their journal has every change already). */
 	int sig = 0;
 	for (;;) {
 		struct timespec tick = { 1, 0 };
@@ -772,6 +782,7 @@ int serve_run(const struct serve_options *o, char **err)
 		if (sig > 0)
 			break;
 		conv_cancel_requests(s.sessions_dir);
+		limits_flush(&s);
 	}
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	s.draining = 1;
@@ -792,6 +803,7 @@ int serve_run(const struct serve_options *o, char **err)
 		memset(key, 0, strlen(key));
 	free(cert);
 	free(key);
+	limits_flush(&s);
 	size_t left = conv_alive();
 	if (left) {
 		/* A conversation stuck in a tool call still uses the registry and
