@@ -58,6 +58,7 @@ struct serve_limits {
 	struct user_limits *u;
 	size_t nu;
 	long next_id;
+	long snap_next_id;        /* the snapshot's nextId: older admits are in it */
 };
 
 static long env_limit(const char *name, long def)
@@ -149,7 +150,11 @@ static int limits_save(struct serve_limits *l, char **err)
 	return rc;
 }
 
-/* Appends one journal line (text ends in '\n'): 0 or -1 with *err. */
+/* Appends one journal line (text starts and ends with '\n'): 0 or -1 with *err. Not
+ * under the lock: a write that blocks (the file system) or a thread
+ * preempted in it would stall every admission behind the lock (with a
+ * thousand threads, for hundreds of ms); lines may land out of order,
+ * which replay allows. */
 static int journal_add(struct serve_limits *l, const char *text, char **err)
 {
 	size_t n = strlen(text);
@@ -158,15 +163,12 @@ static int journal_add(struct serve_limits *l, const char *text, char **err)
 		w = write(l->jfd, text, n);
 	while (w < 0 && errno == EINTR);
 	if (w != (ssize_t)n) {
-		/* A short write leaves a line without its newline: the next line
-		 * starts on a fresh one, and replay skips the torn piece. */
-		if (w > 0 && write(l->jfd, "\n", 1) < 0) {
-			/* nothing more to do */
-		}
+		/* A short write leaves a piece of a line: every line starts
+		 * with a newline, so the next one starts afresh and replay
+		 * skips the piece. */
 		return err_set(err, "cannot write %s: %s", l->jpath,
 			       w < 0 ? strerror(errno) : "short write (disk full?)");
 	}
-	l->dirty = true;
 	return 0;
 }
 
@@ -252,7 +254,7 @@ static int replay_line(struct serve_limits *l, const char *line, size_t len)
 	if (num_ok(admit) && num_ok(t)) {
 		long id = (long)admit->valuedouble;
 		rc = 0;
-		if (id < l->next_id)
+		if (id < l->snap_next_id)
 			goto out; /* the snapshot has it */
 		struct user_limits *u = user_get(l, user, true);
 		u->starts = xrealloc(u->starts, (u->nstarts + 1) * sizeof(*u->starts));
@@ -260,7 +262,8 @@ static int replay_line(struct serve_limits *l, const char *line, size_t len)
 		u->rounds = xrealloc(u->rounds, (u->nrounds + 1) * sizeof(*u->rounds));
 		u->rounds[u->nrounds++] = (struct rounds_entry){ (int64_t)t->valuedouble, id,
 								 (int)n->valuedouble };
-		l->next_id = id + 1;
+		if (id >= l->next_id)
+			l->next_id = id + 1;
 	} else if (num_ok(end)) {
 		struct user_limits *u = user_get(l, user, false);
 		for (size_t i = 0; u && i < u->nrounds; i++)
@@ -313,7 +316,7 @@ int serve_limits_open(const char *data_dir, const struct serve_limits_policy *p,
 		l->p = *p;
 	else
 		serve_limits_policy_env(&l->p);
-	if (limits_load(l, err) < 0 || journal_load(l, err) < 0) {
+	if (limits_load(l, err) < 0 || ((l->snap_next_id = l->next_id), journal_load(l, err) < 0)) {
 		serve_limits_free(&l);
 		return -1;
 	}
@@ -410,29 +413,46 @@ int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int
 		u->starts[u->nstarts++] = now;
 		u->rounds = xrealloc(u->rounds, (u->nrounds + 1) * sizeof(*u->rounds));
 		u->rounds[u->nrounds++] = (struct rounds_entry){ now, l->next_id, rounds };
-		char *line = xasprintf("{\"admit\":%ld,\"user\":\"%s\",\"t\":%lld,\"n\":%d}\n",
-				       l->next_id, user, (long long)now, rounds);
-		int jr = journal_add(l, line, err);
-		free(line);
-		if (jr < 0) {
-			u->nstarts--;
-			u->nrounds--;
-			rc = -1;
-		} else {
-			*resv = l->next_id++;
-			u->active++;
-			rc = 0;
-		}
+		*resv = l->next_id++;
+		u->active++;
+		l->dirty = true;
+		rc = 0;
 	}
 	if (rc == 1 && *retry_after < 1)
 		*retry_after = 1;
 	pthread_mutex_unlock(&l->mu);
-	return rc;
+	if (rc != 0)
+		return rc;
+	char *line = xasprintf("\n{\"admit\":%ld,\"user\":\"%s\",\"t\":%lld,\"n\":%d}\n",
+			       *resv, user, (long long)now, rounds);
+	int jr = journal_add(l, line, err);
+	free(line);
+	if (jr == 0)
+		return 0;
+	/* Not recorded: not counted. */
+	pthread_mutex_lock(&l->mu);
+	u = user_get(l, user, false);
+	for (size_t i = 0; u && i < u->nrounds; i++)
+		if (u->rounds[i].id == *resv) {
+			u->rounds[i] = u->rounds[--u->nrounds];
+			break;
+		}
+	for (size_t i = 0; u && i < u->nstarts; i++)
+		if (u->starts[i] == now) {
+			u->starts[i] = u->starts[--u->nstarts];
+			break;
+		}
+	if (u && u->active > 0)
+		u->active--;
+	l->dirty = true; /* a snapshot may have taken it meanwhile */
+	pthread_mutex_unlock(&l->mu);
+	return -1;
 }
 
 void serve_limits_end(struct serve_limits *l, const char *user, long resv, int used,
 		      int64_t now)
 {
+	bool record = false;
 	pthread_mutex_lock(&l->mu);
 	struct user_limits *u = user_get(l, user, false);
 	if (u) {
@@ -445,18 +465,24 @@ void serve_limits_end(struct serve_limits *l, const char *user, long resv, int u
 				refund = true;
 			}
 		user_prune(u, now);
-		char *err = NULL;
-		char *line = xasprintf("{\"end\":%ld,\"user\":\"%s\",\"n\":%d}\n", resv, user,
-				       used < 0 ? 0 : used);
 		/* Nothing to record when every reserved round was used. */
-		int jr = refund ? journal_add(l, line, &err) : 0;
-		free(line);
-		if (jr < 0) {
-			fprintf(stderr, "madf: serve: warning: %s\n", err);
-			free(err);
+		if (refund) {
+			l->dirty = true;
+			record = true;
 		}
 	}
 	pthread_mutex_unlock(&l->mu);
+	if (!record)
+		return;
+	char *err = NULL;
+	char *line = xasprintf("\n{\"end\":%ld,\"user\":\"%s\",\"n\":%d}\n", resv, user,
+			       used < 0 ? 0 : used);
+	if (journal_add(l, line, &err) < 0) {
+		fprintf(stderr, "madf: serve: warning: %s (the refund is in serve-limits.json "
+			"at the next snapshot)\n", err);
+		free(err);
+	}
+	free(line);
 }
 
 const struct serve_limits_policy *serve_limits_policy_of(const struct serve_limits *l)

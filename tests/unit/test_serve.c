@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -468,6 +470,39 @@ static void test_limits_journal(void **state)
 	h = serve_limits_header(l, "u", t0 + 10);
 	/* r1's end to 0 rounds (a whole line after the torn one) applies */
 	assert_string_equal(h, "\"conv-hour\";r=1;t=3590, \"concurrent\";r=2, \"rounds-day\";r=7;t=86391");
+	free(h);
+	/* the journal cannot be written (a file size limit: a short write):
+	 * the admission fails and nothing is counted */
+	struct rlimit fs, small;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &fs), 0);
+	small = fs;
+	small.rlim_cur = 10;
+	void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	int r = serve_limits_admit(l, "w", 2, t0 + 10, &r1, &which, &ra, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &fs), 0);
+	signal(SIGXFSZ, old);
+	assert_int_equal(r, -1);
+	assert_non_null(strstr(err, "serve-limits.journal"));
+	free(err);
+	err = NULL;
+	h = serve_limits_header(l, "w", t0 + 10);
+	assert_string_equal(h, "\"conv-hour\";r=3;t=3600, \"concurrent\";r=2, \"rounds-day\";r=10;t=86400");
+	free(h);
+	/* the next one is recorded (a crash now: the torn piece is skipped,
+	 * the next line read whole) */
+	assert_int_equal(serve_limits_admit(l, "w", 2, t0 + 11, &r1, &which, &ra, &err), 0);
+	copy_file(sa, sb);
+	copy_file(ja, jb);
+	assert_int_equal(serve_limits_open(b, &p, &l2, &err), 0);
+	h = serve_limits_header(l2, "w", t0 + 11);
+	assert_string_equal(h, "\"conv-hour\";r=2;t=3600, \"concurrent\";r=2, \"rounds-day\";r=8;t=86400");
+	free(h);
+	serve_limits_free(&l2);
+	serve_limits_free(&l);
+	assert_int_equal(serve_limits_open(a, &p, &l, &err), 0);
+	h = serve_limits_header(l, "w", t0 + 11);
+	assert_string_equal(h, "\"conv-hour\";r=2;t=3600, \"concurrent\";r=2, \"rounds-day\";r=8;t=86400");
 	free(h);
 	serve_limits_free(&l);
 	free(journal);
