@@ -226,7 +226,7 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	struct cli_opts o = { argc, argv, 2, "bench serve", &cmd_bench_serve_entry, 0 };
 	long nstreams = 1000, rounds = 3;
 	const char *replay = "tests/integration/llm_replay.py";
-	bool json = false;
+	bool json = false, fsync = false;
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
@@ -234,6 +234,8 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 			return cli_fail(EXIT_USAGE, "bench serve", "unexpected argument \"%s\"", val);
 		if (!strcmp(name, "--json"))
 			json = true;
+		else if (!strcmp(name, "--fsync"))
+			fsync = true;
 		else if (!strcmp(name, "--replay"))
 			replay = val;
 		else if ((!strcmp(name, "--streams") ? bs_opt(name, val, 1, 10000, &nstreams) :
@@ -292,7 +294,7 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	snprintf(e_conn, sizeof(e_conn), "MADF_SERVE_MAX_CONNECTIONS=%ld", nstreams + 16);
 	const char *senv[] = { "ANTHROPIC_API_KEY=" BS_KEY, e_url, "CLAUDE_MODEL_EXECUTION=claude-bench",
 			 e_conc, e_hour, "MADF_SERVE_ROUNDS_PER_DAY=1000000000", e_conn,
-			 "MADF_NO_FSYNC=1", NULL };
+			 fsync ? "MADF_NO_FSYNC=0" : "MADF_NO_FSYNC=1", NULL };
 	const char *sargv[] = { "/proc/self/exe", "--data-dir", data, "--log-dir", logs, "serve",
 			  "--listen", "127.0.0.1:0", NULL };
 	if (bs_spawn(sargv, senv, serr, &spid, &sport, &err) < 0)
@@ -426,6 +428,7 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		cJSON_AddNumberToObject(j, "cores", (double)cores);
 		cJSON_AddNumberToObject(j, "loadAverage", load);
 		cJSON_AddNumberToObject(j, "loadAverageAtEnd", load_end);
+		cJSON_AddBoolToObject(j, "fsync", fsync);
 		cJSON_AddNumberToObject(j, "completed", (double)n_ok);
 		cJSON_AddNumberToObject(j, "eventsPerStream", (double)ev0);
 		cJSON_AddBoolToObject(j, "sameEventCount", same);
@@ -449,6 +452,8 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		       "(load average %.2f before, %.2f at the end with the bench's own threads)\n",
 		       nstreams, rounds, rounds == 1 ? "" : "s", cores, cores == 1 ? "" : "s", load,
 		       load_end);
+		printf("  sessions' files    %s\n", fsync ? "synced as madf serve does by default" :
+		       "not synced (MADF_NO_FSYNC=1; --fsync measures with the syncs)");
 		printf("  completed          %ld of %ld (conversation_complete, every recorded event; "
 		       "%ld events each%s)\n", n_ok, nstreams, ev0,
 		       same ? "" : ", NOT all the same");
@@ -512,6 +517,9 @@ static const struct cli_opt bench_serve_options[] = {
 	{ .name = "--rounds", .arg = "R", .help = "rounds of each (default 3)" },
 	{ .name = "--replay", .arg = "PATH",
 	  .help = "the replay model server (default: tests/integration/llm_replay.py)" },
+	{ .name = "--fsync",
+	  .help = "sync the sessions' files as madf serve does by default (without it the "
+		  "bench sets MADF_NO_FSYNC=1)" },
 	{ .name = "--json", .help = "print the figures as JSON" },
 	{ 0 },
 };
