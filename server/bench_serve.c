@@ -3,7 +3,10 @@
  * its scripted agent streams a narrative in chunks 0.3 s apart, so each
  * conversation stays open for some seconds). Everything runs in a
  * scratch directory: the replay server and the server are child
- * processes, the clients are one libcurl multi in this process. Measures
+ * processes, the clients are one libcurl multi in this process, driven by
+ * epoll (curl_multi_socket_action: each wake costs the sockets that are
+ * ready, not all N; with curl_multi_poll over 1,000 sockets the client
+ * took a quarter of the 2 cores the server needs). Measures
  * and prints:
  *   - time to the first event of each stream (from the moment the bench
  *     starts all the requests, so it includes the server accepting them):
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,7 +51,38 @@ struct bs_stream {
 	bool done;
 	long status;
 	CURL *h;
+	long *open;         /* the streams open now (first event come, not ended) */
 };
+
+/* The epoll set libcurl's sockets are in, and its timer. */
+struct bs_loop {
+	int ep;
+	long timeout_ms;    /* -1: none */
+};
+
+static int bs_socket(CURL *h, curl_socket_t fd, int what, void *ctx, void *sctx)
+{
+	(void)h;
+	(void)sctx;
+	struct bs_loop *lp = ctx;
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(lp->ep, EPOLL_CTL_DEL, fd, NULL);
+		return 0;
+	}
+	struct epoll_event ev = { .events = (what & CURL_POLL_IN ? EPOLLIN : 0u) |
+					    (what & CURL_POLL_OUT ? EPOLLOUT : 0u),
+				  .data.fd = fd };
+	if (epoll_ctl(lp->ep, EPOLL_CTL_MOD, fd, &ev) < 0 && errno == ENOENT)
+		epoll_ctl(lp->ep, EPOLL_CTL_ADD, fd, &ev);
+	return 0;
+}
+
+static int bs_timer(CURLM *m, long ms, void *ctx)
+{
+	(void)m;
+	((struct bs_loop *)ctx)->timeout_ms = ms;
+	return 0;
+}
 
 /* Counts the whole events in what came; remembers the last one's type. */
 static size_t bs_write(char *p, size_t size, size_t n, void *ctx)
@@ -65,6 +100,7 @@ static size_t bs_write(char *p, size_t size, size_t n, void *ctx)
 		if (!strncmp(b + used, "data: ", 6)) {
 			if (!s->first_ns) {
 				s->first_ns = util_mono_ns();
+				(*s->open)++;
 				const char *sid = strstr(b + used, "\"sessionId\":\"");
 				if (sid && strlen(sid + 13) >= 24)
 					memcpy(s->session, sid + 13, 24);
@@ -153,6 +189,20 @@ static int bs_spawn(const char *const argv[], const char *const env[], const cha
 	return 0;
 }
 
+/* The machine's 1-minute load average (-1: unknown), for the figures'
+ * context. */
+static double load_avg(void)
+{
+	double load = -1;
+	FILE *lf = fopen("/proc/loadavg", "r");
+	if (lf) {
+		if (fscanf(lf, "%lf", &load) != 1)
+			load = -1;
+		fclose(lf);
+	}
+	return load;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -176,7 +226,7 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	struct cli_opts o = { argc, argv, 2, "bench serve", &cmd_bench_serve_entry, 0 };
 	long nstreams = 1000, rounds = 3;
 	const char *replay = "tests/integration/llm_replay.py";
-	bool json = false;
+	bool json = false, fsync = false;
 	const char *name, *val;
 	int r;
 	while ((r = cli_next(&o, &name, &val)) > 0) {
@@ -184,6 +234,8 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 			return cli_fail(EXIT_USAGE, "bench serve", "unexpected argument \"%s\"", val);
 		if (!strcmp(name, "--json"))
 			json = true;
+		else if (!strcmp(name, "--fsync"))
+			fsync = true;
 		else if (!strcmp(name, "--replay"))
 			replay = val;
 		else if ((!strcmp(name, "--streams") ? bs_opt(name, val, 1, 10000, &nstreams) :
@@ -196,6 +248,9 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	if (access(replay, R_OK) < 0)
 		return cli_fail(EXIT_USAGE, "bench serve", "the replay server %s: %s (run from "
 				"madf's source tree, or give --replay PATH)", replay, strerror(errno));
+	/* Before the run: at the end the bench's own threads (two a stream in
+	 * the server) are in it. */
+	double load = load_avg();
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/madf-bench-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -239,7 +294,7 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	snprintf(e_conn, sizeof(e_conn), "MADF_SERVE_MAX_CONNECTIONS=%ld", nstreams + 16);
 	const char *senv[] = { "ANTHROPIC_API_KEY=" BS_KEY, e_url, "CLAUDE_MODEL_EXECUTION=claude-bench",
 			 e_conc, e_hour, "MADF_SERVE_ROUNDS_PER_DAY=1000000000", e_conn,
-			 "MADF_NO_FSYNC=1", NULL };
+			 fsync ? "MADF_NO_FSYNC=0" : "MADF_NO_FSYNC=1", NULL };
 	const char *sargv[] = { "/proc/self/exe", "--data-dir", data, "--log-dir", logs, "serve",
 			  "--listen", "127.0.0.1:0", NULL };
 	if (bs_spawn(sargv, senv, serr, &spid, &sport, &err) < 0)
@@ -254,12 +309,23 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	hdrs = curl_slist_append(hdrs, auth);
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
 	m = curl_multi_init();
+	struct bs_loop lp = { .ep = epoll_create1(EPOLL_CLOEXEC), .timeout_ms = -1 };
+	if (lp.ep < 0) {
+		err_set(&err, "epoll_create1: %s", strerror(errno));
+		goto out;
+	}
 	curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)nstreams);
+	curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, bs_socket);
+	curl_multi_setopt(m, CURLMOPT_SOCKETDATA, &lp);
+	curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, bs_timer);
+	curl_multi_setopt(m, CURLMOPT_TIMERDATA, &lp);
+	long open = 0, open_max = 0, rss_at_max = -1;
 	int64_t t0 = util_mono_ns();
 	for (long i = 0; i < nstreams; i++) {
 		CURL *h = curl_easy_init();
 		sbuf_init(&st[i].carry);
 		st[i].h = h;
+		st[i].open = &open;
 		curl_easy_setopt(h, CURLOPT_URL, url);
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
@@ -270,11 +336,26 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 		curl_multi_add_handle(m, h);
 	}
-	long open_max = 0, rss_at_max = -1;
 	int running = 1;
 	int64_t sampled = 0, t_end = t0;
+	struct epoll_event evs[256];
+	curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
 	while (running) {
-		curl_multi_perform(m, &running);
+		int n = epoll_wait(lp.ep, evs, 256, lp.timeout_ms < 0 || lp.timeout_ms > 100 ?
+						     100 : (int)lp.timeout_ms);
+		if (n < 0 && errno != EINTR) {
+			err_set(&err, "epoll_wait: %s", strerror(errno));
+			break;
+		}
+		if (n <= 0)
+			curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
+		for (int i = 0; i < n; i++) {
+			uint32_t e = evs[i].events;
+			int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) |
+				    (e & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+				    (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+			curl_multi_socket_action(m, evs[i].data.fd, flags, &running);
+		}
 		CURLMsg *msg;
 		int left;
 		while ((msg = curl_multi_info_read(m, &left))) {
@@ -284,12 +365,11 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &s->status);
 			s->done = true;
+			open -= s->first_ns != 0;
 			t_end = util_mono_ns();
 		}
-		/* The streams open now: their first event came, their end not yet. */
-		long open = 0;
-		for (long i = 0; i < nstreams; i++)
-			open += st[i].first_ns && !st[i].done;
+		/* The server's memory when the most streams are open (their first
+		 * event come, their end not yet), and every 200 ms at that many. */
 		int64_t now = util_mono_ns();
 		if (open > open_max || (open == open_max && now - sampled > 200000000LL)) {
 			long v = rss_kb(spid, "VmRSS");
@@ -298,9 +378,8 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 			open_max = open;
 			sampled = now;
 		}
-		if (running)
-			curl_multi_poll(m, NULL, 0, 100, NULL);
 	}
+	close(lp.ep);
 	long hwm = rss_kb(spid, "VmHWM");
 	long n_ok = 0, n_first = 0, ev0 = -1, agent_errors = 0, n_agerr = 0;
 	bool same = true;
@@ -341,19 +420,15 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	double secs = (double)(t_end - t0) / 1e9;
 	double per = open_max > 0 && rss_at_max > rss0 ? (double)(rss_at_max - rss0) / open_max : 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	double load = -1; /* the machine's 1-minute load average, for the figures' context */
-	FILE *lf = fopen("/proc/loadavg", "r");
-	if (lf) {
-		if (fscanf(lf, "%lf", &load) != 1)
-			load = -1;
-		fclose(lf);
-	}
+	double load_end = load_avg();
 	if (json) {
 		cJSON *j = cJSON_CreateObject();
 		cJSON_AddNumberToObject(j, "streams", (double)nstreams);
 		cJSON_AddNumberToObject(j, "rounds", (double)rounds);
 		cJSON_AddNumberToObject(j, "cores", (double)cores);
 		cJSON_AddNumberToObject(j, "loadAverage", load);
+		cJSON_AddNumberToObject(j, "loadAverageAtEnd", load_end);
+		cJSON_AddBoolToObject(j, "fsync", fsync);
 		cJSON_AddNumberToObject(j, "completed", (double)n_ok);
 		cJSON_AddNumberToObject(j, "eventsPerStream", (double)ev0);
 		cJSON_AddBoolToObject(j, "sameEventCount", same);
@@ -374,8 +449,11 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		cJSON_Delete(j);
 	} else {
 		printf("madf bench serve: %ld streams at once, %ld round%s each, %ld core%s "
-		       "(load average %.2f)\n", nstreams, rounds, rounds == 1 ? "" : "s", cores,
-		       cores == 1 ? "" : "s", load);
+		       "(load average %.2f before, %.2f at the end with the bench's own threads)\n",
+		       nstreams, rounds, rounds == 1 ? "" : "s", cores, cores == 1 ? "" : "s", load,
+		       load_end);
+		printf("  sessions' files    %s\n", fsync ? "synced as madf serve does by default" :
+		       "not synced (MADF_NO_FSYNC=1; --fsync measures with the syncs)");
 		printf("  completed          %ld of %ld (conversation_complete, every recorded event; "
 		       "%ld events each%s)\n", n_ok, nstreams, ev0,
 		       same ? "" : ", NOT all the same");
@@ -439,6 +517,9 @@ static const struct cli_opt bench_serve_options[] = {
 	{ .name = "--rounds", .arg = "R", .help = "rounds of each (default 3)" },
 	{ .name = "--replay", .arg = "PATH",
 	  .help = "the replay model server (default: tests/integration/llm_replay.py)" },
+	{ .name = "--fsync",
+	  .help = "sync the sessions' files as madf serve does by default (without it the "
+		  "bench sets MADF_NO_FSYNC=1)" },
 	{ .name = "--json", .help = "print the figures as JSON" },
 	{ 0 },
 };

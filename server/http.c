@@ -36,6 +36,12 @@
 #define API_PATH "/api/chat/multi"
 #define METRICS_PATH "/api/metrics"
 #define MAX_CONNECTIONS 256 /* MADF_SERVE_MAX_CONNECTIONS: each is a thread */
+/* A stream response's own buffer (libmicrohttpd callocs it with the
+ * response, and uses it only for an HTTP/1.0 client: HTTP/1.1's chunks are
+ * read into the connection's pool). Events are a few hundred bytes, and
+ * one larger goes out in pieces: 32 KB here cost about 15 KB of resident
+ * memory per open stream (madf bench serve). */
+#define STREAM_BLOCK 2048
 
 struct server {
 	const struct serve_options *opt;
@@ -271,7 +277,7 @@ static long last_event_id(struct MHD_Connection *conn)
 static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
 				   struct conv_stream *st)
 {
-	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024,
+	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK,
 								   conv_stream_read, st,
 								   conv_stream_free);
 	if (!r) {
@@ -540,7 +546,9 @@ static int open_listener(const struct serve_options *o, unsigned *port, char **h
 	int one = 1;
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 1024) < 0) {
+	/* A backlog for many clients connecting at once (the kernel caps it
+	 * at net.core.somaxconn): a full one drops SYNs, retried after 1 s. */
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 4096) < 0) {
 		err_set(err, "cannot listen on %s: %s", o->listen, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -632,6 +640,15 @@ static long env_long(const char *name, long def, long lo, long hi)
 	char *end;
 	long x = v && *v ? strtol(v, &end, 10) : def;
 	return v && *v && (*end || x < lo || x > hi) ? def : x;
+}
+
+static void limits_flush(struct server *s)
+{
+	char *err = NULL;
+	if (serve_limits_flush(s->limits, &err) < 0) {
+		slog("warning: %s (the journal keeps the changes)", err);
+		free(err);
+	}
 }
 
 static void server_release(struct server *s)
@@ -764,7 +781,8 @@ int serve_run(const struct serve_options *o, char **err)
 	     s.agents.path, model);
 	free(model);
 	/* The signals, and about every second the operator's cancel requests
-	 * (SESSION.cancel, written by the console). */
+	 * (SESSION.cancel, written by the console) and the limits' snapshot
+	 * (their journal has every change already). */
 	int sig = 0;
 	for (;;) {
 		struct timespec tick = { 1, 0 };
@@ -772,6 +790,7 @@ int serve_run(const struct serve_options *o, char **err)
 		if (sig > 0)
 			break;
 		conv_cancel_requests(s.sessions_dir);
+		limits_flush(&s);
 	}
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	s.draining = 1;
@@ -792,6 +811,7 @@ int serve_run(const struct serve_options *o, char **err)
 		memset(key, 0, strlen(key));
 	free(cert);
 	free(key);
+	limits_flush(&s);
 	size_t left = conv_alive();
 	if (left) {
 		/* A conversation stuck in a tool call still uses the registry and

@@ -128,12 +128,16 @@ void serve_request_release(struct serve_request *r);
  * The seed's rate limits, per token's user: conversations started in the
  * last hour, conversations running at once, rounds reserved in the last 24
  * hours (the request's rounds, at admission; the rounds a conversation did
- * not start are refunded when it ends). Persisted in
- * <data_dir>/serve-limits.json (written atomically at every change), so a
- * restart keeps the hour's and the day's counts; running conversations are
- * not persisted (a restart ends them). Thread-safe. */
+ * not start are refunded when it ends). Persisted so a restart (or a
+ * crash) keeps the hour's and the day's counts: every change is a line
+ * appended to <data_dir>/serve-limits.journal at once, and the whole state
+ * is written to <data_dir>/serve-limits.json (atomically) by
+ * serve_limits_flush, at open and at serve_limits_free, the journal then
+ * emptied. Running conversations are not persisted (a restart ends them).
+ * Thread-safe. */
 
 #define SERVE_LIMITS_FILE "serve-limits.json"
+#define SERVE_LIMITS_JOURNAL "serve-limits.journal"
 
 struct serve_limits_policy {
 	long conv_per_hour; /* MADF_SERVE_CONV_PER_HOUR, 5 */
@@ -148,13 +152,19 @@ struct serve_limits;
  * is left as it is). *out is freed by serve_limits_free. */
 int serve_limits_open(const char *data_dir, const struct serve_limits_policy *p,
 		      struct serve_limits **out, char **err);
+/* Writes serve-limits.json when the journal has changes it lacks, and
+ * empties the journal (madf serve calls it about every second). 0, or -1
+ * with *err (the journal still has them). */
+int serve_limits_flush(struct serve_limits *l, char **err);
+/* Flushes (a failure is a warning: the journal keeps the changes) and
+ * frees. */
 void serve_limits_free(struct serve_limits **l);
 /* The policy from the environment (defaults for unset or bad values). */
 void serve_limits_policy_env(struct serve_limits_policy *p);
 /* Admits a conversation of rounds for user at now: 0 with *resv (its
  * reservation), or 1 when a limit is reached, with *which ("conv-hour",
  * "concurrent" or "rounds-day") and *retry_after (seconds, >= 1). -1 with
- * *err when the file cannot be written (nothing is counted then). */
+ * *err when the journal cannot be written (nothing is counted then). */
 int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int64_t now,
 		       long *resv, const char **which, long *retry_after, char **err);
 /* The conversation of resv ended at now having started rounds_used rounds:

@@ -620,15 +620,20 @@ eq "its RateLimit: conv-hour r=0, none running" "$(rl l6)" \
 	"conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
 lim "$lport" "$TOK6" l6b "$GOOD"
 eq "another user is not limited by carol's hour" "$st $(rl l6b)" "200 conv-hour=4 t-ok concurrent=1 rounds-day=99 t-ok"
-eq "serve-limits.json keeps carol's 5 conversations and 5 rounds" \
-	"$(jf "$D/serve-limits.json" 'len(j["users"]["carol"]["conversations"]), sum(r["n"] for r in j["users"]["carol"]["rounds"])')" \
-	"5 5"
-kill -TERM "$lpid"; wait "$lpid"
+# A crash loses no count: each change is a line of serve-limits.journal at
+# once (serve-limits.json, the whole state, is written about every second).
+kill -KILL "$lpid"; wait "$lpid" 2>/dev/null
 lserve l2 "$rport"
 lim "$lport" "$TOK3" l7 "$GOOD"
-eq "after a restart: still 429 for carol's hour" "$st $(jf "$T/l7.json" 'j["details"]["field"]')" "429 conv-hour"
-eq "after a restart: the counts are kept" "$(rl l7)" "conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
+eq "after a crash (SIGKILL) and a restart: still 429 for carol's hour" "$st $(jf "$T/l7.json" 'j["details"]["field"]')" "429 conv-hour"
+eq "after a crash and a restart: the counts are kept" "$(rl l7)" "conv-hour=0 t-ok concurrent=2 rounds-day=95 t-ok"
+lim "$lport" "$TOK6" l7b "$GOOD"
+eq "frank's 2nd conversation counts (3 left this hour)" "$st $(rl l7b)" "200 conv-hour=3 t-ok concurrent=1 rounds-day=98 t-ok"
 kill -TERM "$lpid"; wait "$lpid"
+eq "after SIGTERM serve-limits.json has carol's 5 conversations and 5 rounds, and frank's 2" \
+	"$(jf "$D/serve-limits.json" 'len(j["users"]["carol"]["conversations"]), sum(r["n"] for r in j["users"]["carol"]["rounds"]), len(j["users"]["frank"]["conversations"])')" \
+	"5 5 2"
+eq "and the journal is empty (all of it is in serve-limits.json)" "$(wc -c <"$D/serve-limits.journal")" 0
 # The same data with 7 rounds a day: carol has 2 left.
 lserve l3 "$rport" MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_ROUNDS_PER_DAY=7
 R2='{"agents":["data-steward"],"rounds":2,"messages":[{"role":"user","content":"find prospects"}]}'

@@ -118,9 +118,9 @@ hasnt "no sanitizer report" "$(cat "$T/serve.err")" "Sanitizer"
 
 # madf bench serve, small: its checks and counts (its times are figures, not asserted).
 out=$(cd "$TOP" && "$MADF" bench serve --streams 20 --rounds 1 --json 2>"$T/bench.err"); rc=$?
-eq "bench serve --streams 20: exit 0, every stream completed with the same 19 events, 20 open at most" \
-	"$rc $(printf %s "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["completed"], j["eventsPerStream"], j["sameEventCount"], 0 < j["openAtOnceMax"] <= 20, j["firstEventMsMedian"] > 0, j["serverPeakKb"] > 0)' 2>&1)" \
-	"0 20 19 True True True True"
+eq "bench serve --streams 20: exit 0, every stream completed with the same 19 events, 20 open at most, the load average before and at the end" \
+	"$rc $(printf %s "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["completed"], j["eventsPerStream"], j["sameEventCount"], 0 < j["openAtOnceMax"] <= 20, j["firstEventMsMedian"] > 0, j["serverPeakKb"] > 0, j["loadAverage"] >= 0, j["loadAverageAtEnd"] >= 0)' 2>&1)" \
+	"0 20 19 True True True True True True"
 check_fails "bench serve --streams 0 is a usage error" 2 "$MADF" bench serve --streams 0
 out=$("$MADF" bench serve --replay /nonexistent.py 2>&1); rc=$?
 eq "bench serve without the replay server: exit 2 naming it" "$rc $(printf %s "$out" | grep -c 'nonexistent.py')" "2 1"

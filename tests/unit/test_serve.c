@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -387,6 +389,133 @@ static void test_limits(void **state)
 	free(dir);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	char *b = NULL;
+	size_t n = 0;
+	assert_int_equal(util_read_file(from, 1 << 20, &b, &n, NULL), 0);
+	assert_int_equal(util_write_file_atomic(to, b, n, false, NULL), 0);
+	free(b);
+}
+
+static char *read_all(const char *path)
+{
+	char *b = NULL;
+	size_t n = 0;
+	assert_int_equal(util_read_file(path, 1 << 20, &b, &n, NULL), 0);
+	return b;
+}
+
+/* The limits' journal: every change is in it at once (a copy of the
+ * files taken before any snapshot, as a killed server leaves them, keeps
+ * the counts); a flush writes serve-limits.json and empties it; a journal
+ * replayed over a snapshot that already has it counts nothing twice; a
+ * torn line is skipped. */
+static void test_limits_journal(void **state)
+{
+	(void)state;
+	char *a = tmpdir(), *b = tmpdir();
+	struct serve_limits_policy p = { .conv_per_hour = 3, .concurrent = 2, .rounds_per_day = 10 };
+	struct serve_limits *l = NULL, *l2 = NULL;
+	char *err = NULL;
+	assert_int_equal(serve_limits_open(a, &p, &l, &err), 0);
+	long r1 = 0, r2 = 0, ra = 0;
+	const char *which = NULL;
+	int64_t t0 = 1700000000;
+	assert_int_equal(serve_limits_admit(l, "u", 4, t0, &r1, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 3, t0 + 1, &r2, &which, &ra, &err), 0);
+	serve_limits_end(l, "u", r1, 1, t0 + 2);
+	const char *want = "\"conv-hour\";r=1;t=3590, \"concurrent\";r=2, \"rounds-day\";r=6;t=86390";
+	/* killed now: serve-limits.json is the open's (no users), the journal
+	 * has the three changes */
+	char *ja = xasprintf("%s/%s", a, SERVE_LIMITS_JOURNAL), *sa = xasprintf("%s/%s", a, SERVE_LIMITS_FILE);
+	char *jb = xasprintf("%s/%s", b, SERVE_LIMITS_JOURNAL), *sb = xasprintf("%s/%s", b, SERVE_LIMITS_FILE);
+	char *snap = read_all(sa);
+	assert_null(strstr(snap, "\"u\""));
+	free(snap);
+	char *journal = read_all(ja);
+	copy_file(sa, sb);
+	copy_file(ja, jb);
+	assert_int_equal(serve_limits_open(b, &p, &l2, &err), 0);
+	char *h = serve_limits_header(l2, "u", t0 + 10);
+	assert_string_equal(h, want);
+	free(h);
+	/* the open put the journal into the snapshot and emptied it */
+	char *jt = read_all(jb);
+	assert_string_equal(jt, "");
+	free(jt);
+	snap = read_all(sb);
+	assert_non_null(strstr(snap, "\"nextId\":3"));
+	free(snap);
+	serve_limits_free(&l2);
+	/* a flush: the snapshot has it all, the journal is empty */
+	assert_int_equal(serve_limits_flush(l, &err), 0);
+	jt = read_all(ja);
+	assert_string_equal(jt, "");
+	free(jt);
+	snap = read_all(sa);
+	assert_non_null(strstr(snap, "\"u\":{\"conversations\":[1700000000,1700000001]"));
+	free(snap);
+	serve_limits_free(&l);
+	/* stopped between the snapshot's rename and the journal's truncation:
+	 * the journal again over the snapshot that has it, and a torn line */
+	struct sbuf jj;
+	sbuf_init(&jj);
+	sbuf_add(&jj, journal, strlen(journal));
+	const char torn[] = "{\"admit\":9,\"us\n{\"end\":1,\"user\":\"u\",\"n\":0}\n{\"admit\":10,";
+	sbuf_add(&jj, torn, strlen(torn));
+	assert_int_equal(util_write_file_atomic(ja, jj.data, jj.len, false, &err), 0);
+	sbuf_release(&jj);
+	assert_int_equal(serve_limits_open(a, &p, &l, &err), 0);
+	h = serve_limits_header(l, "u", t0 + 10);
+	/* r1's end to 0 rounds (a whole line after the torn one) applies */
+	assert_string_equal(h, "\"conv-hour\";r=1;t=3590, \"concurrent\";r=2, \"rounds-day\";r=7;t=86391");
+	free(h);
+	/* the journal cannot be written (a file size limit: a short write):
+	 * the admission fails and nothing is counted */
+	struct rlimit fs, small;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &fs), 0);
+	small = fs;
+	small.rlim_cur = 10;
+	void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	int r = serve_limits_admit(l, "w", 2, t0 + 10, &r1, &which, &ra, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &fs), 0);
+	signal(SIGXFSZ, old);
+	assert_int_equal(r, -1);
+	assert_non_null(strstr(err, "serve-limits.journal"));
+	free(err);
+	err = NULL;
+	h = serve_limits_header(l, "w", t0 + 10);
+	assert_string_equal(h, "\"conv-hour\";r=3;t=3600, \"concurrent\";r=2, \"rounds-day\";r=10;t=86400");
+	free(h);
+	/* the next one is recorded (a crash now: the torn piece is skipped,
+	 * the next line read whole) */
+	assert_int_equal(serve_limits_admit(l, "w", 2, t0 + 11, &r1, &which, &ra, &err), 0);
+	copy_file(sa, sb);
+	copy_file(ja, jb);
+	assert_int_equal(serve_limits_open(b, &p, &l2, &err), 0);
+	h = serve_limits_header(l2, "w", t0 + 11);
+	assert_string_equal(h, "\"conv-hour\";r=2;t=3600, \"concurrent\";r=2, \"rounds-day\";r=8;t=86400");
+	free(h);
+	serve_limits_free(&l2);
+	serve_limits_free(&l);
+	assert_int_equal(serve_limits_open(a, &p, &l, &err), 0);
+	h = serve_limits_header(l, "w", t0 + 11);
+	assert_string_equal(h, "\"conv-hour\";r=2;t=3600, \"concurrent\";r=2, \"rounds-day\";r=8;t=86400");
+	free(h);
+	serve_limits_free(&l);
+	free(journal);
+	free(ja);
+	free(sa);
+	free(jb);
+	free(sb);
+	util_rm_tree(a);
+	util_rm_tree(b);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_agents_file),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_limits_journal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
