@@ -327,6 +327,13 @@ int bus_nats_open(struct bus *b, char **err)
 							"signed the server's certificate", *err);
 			free(*err);
 			*err = t;
+		} else if (err && s == NATS_PROTOCOL_ERROR && !strncmp(b->cfg.url, "tls://", 6) &&
+			   !(getenv("NATS_CERT") && *getenv("NATS_CERT"))) {
+			/* a server that verifies clients closes at the handshake */
+			char *t = xasprintf("%s; if the server verifies clients, NATS_CERT and "
+					    "NATS_KEY name a client certificate and its key", *err);
+			free(*err);
+			*err = t;
 		}
 	}
 	jsOptions jo;

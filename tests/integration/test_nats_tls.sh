@@ -138,7 +138,7 @@ run mtls env MADF_BUS="tls://$HP" NATS_CA="$C/ca.pem" NATS_CERT="$C/client.pem" 
 eq "a server that verifies clients: NATS_CERT and NATS_KEY work" "$rc" 0
 run mtlsno env MADF_BUS="tls://$HP" NATS_CA="$C/ca.pem" $MADF status
 eq "... without them: refused (exit 1)" "$rc" 1
-one_line "... in one line" "$T/mtlsno" "cannot connect to the NATS bus at tls://$HP"
+one_line "... in one line saying what to set" "$T/mtlsno" "if the server verifies clients, NATS_CERT and NATS_KEY name a client certificate and its key"
 
 # --- no secret anywhere -------------------------------------------------
 for s in "$PW" "$TOKEN" "$BADPW" tok-wrong; do
