@@ -31,6 +31,7 @@ DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \
              libcmocka-dev tmux python3 python3-pydantic python3-aiofiles \
              libnats-dev nats-server libmicrohttpd-dev libgnutls28-dev openssl \
              python3-jsonschema \
+             python3-cryptography \
              $(REVIEW_PKGS)
 # The python where Debian's python3-pydantic and python3-aiofiles are (the
 # seed 002 peer of tests/integration/test_seed_peer.sh runs on it); the
@@ -104,6 +105,7 @@ $(DEPS_STAMP):
 	    for c in $(REVIEW_CMDS); do command -v $$c; done | [ "$$(wc -l)" -eq $(words $(REVIEW_CMDS)) ] && \
 	    { command -v nats-server || test -x /usr/sbin/nats-server; } >/dev/null && \
 	    command -v openssl >/dev/null && \
+	    python3 -c 'import cryptography' 2>/dev/null && \
 	    $(SEED_PEER_PYTHON) -c 'import pydantic, aiofiles, jsonschema' 2>/dev/null; then \
 	  echo '$(strip $(DEB_PKGS))' >$@; else $(MAKE) --no-print-directory deps && echo '$(strip $(DEB_PKGS))' >$@; fi
 

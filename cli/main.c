@@ -35,8 +35,9 @@ static const struct cli_opt global_options[] = {
 	  .help = "MCP servers, .mcp.json format (default: ./.mcp.json)" },
 	{ .name = "--bus", .arg = "URL",
 	  .help = "the message bus: file: (default, the data directory) or "
-		  "nats://host:port[,host:port...] (default: MADF_BUS, BUS_URL from .env, or "
-		  "file:)" },
+		  "nats://[user:password@]host:port[,host:port...], tls://... for TLS "
+		  "(NATS_CA, NATS_CREDS: see madf(1)) (default: MADF_BUS, BUS_URL from .env, "
+		  "or file:)" },
 	{ .name = "--no-fsync", .help = "do not fsync sends (faster, not crash-safe)" },
 	{ .name = "-v", .help = "more output on stderr" },
 	{ .name = "--verbose", .help = "the same as -v" },

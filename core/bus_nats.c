@@ -219,6 +219,40 @@ int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 	return 0;
 }
 
+/* TLS and credentials from the environment: tls:// asks for TLS; NATS_CA
+ * names the PEM file of the CAs that sign the server's certificate (else
+ * the system's), NATS_CERT and NATS_KEY a client certificate and its key
+ * (for servers that verify clients), NATS_CREDS a user credentials file
+ * (JWT and NKey seed, as nsc writes it). Each file is read now, so that a
+ * missing or bad one is said, by its variable, before connecting. */
+static int secure_setup(struct natsbus *nb, const char *url, char **err)
+{
+	const char *ca = getenv("NATS_CA"), *cert = getenv("NATS_CERT");
+	const char *key = getenv("NATS_KEY"), *creds = getenv("NATS_CREDS");
+	natsStatus s = NATS_OK;
+	if (!strncmp(url, "tls://", 6) && (s = natsOptions_SetSecure(nb->opts, true)) != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot set up TLS for %s", nb->where);
+	/* each file readable first: the library's error would not say why */
+	const char *const vars[] = { "NATS_CA", "NATS_CERT", "NATS_KEY", "NATS_CREDS" };
+	const char *const files[] = { ca, cert, key, creds };
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		if (files[i] && *files[i] && access(files[i], R_OK) < 0)
+			return err_set(err, "cannot read %s=%s: %s", vars[i], files[i],
+				       strerror(errno));
+	if (ca && *ca && (s = natsOptions_LoadCATrustedCertificates(nb->opts, ca)) != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot load the CA certificates NATS_CA=%s", ca);
+	if ((cert && *cert) != (key && *key))
+		return err_set(err, "NATS_CERT and NATS_KEY go together (a client certificate "
+				    "and its key): only %s is set", cert && *cert ? "NATS_CERT" : "NATS_KEY");
+	if (cert && *cert && (s = natsOptions_LoadCertificatesChain(nb->opts, cert, key)) != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot load the client certificate NATS_CERT=%s "
+				 "with its key NATS_KEY=%s", cert, key);
+	if (creds && *creds &&
+	    (s = natsOptions_SetUserCredentialsFromFiles(nb->opts, creds, NULL)) != NATS_OK)
+		return nats_fail(nb, err, s, 0, "cannot use the credentials NATS_CREDS=%s", creds);
+	return 0;
+}
+
 int bus_nats_open(struct bus *b, char **err)
 {
 	struct natsbus *nb = xcalloc(1, sizeof(*nb));
@@ -268,21 +302,40 @@ int bus_nats_open(struct bus *b, char **err)
 		/* an agent outlives a server restart or a leader election */
 		if (s == NATS_OK)
 			s = natsOptions_SetMaxReconnect(nb->opts, -1);
-		if (s == NATS_OK && !strncmp(b->cfg.url, "tls://", 6))
-			s = natsOptions_SetSecure(nb->opts, true);
-		const char *creds = getenv("NATS_CREDS");
-		if (s == NATS_OK && creds && *creds)
-			s = natsOptions_SetUserCredentialsFromFiles(nb->opts, creds, NULL);
 		if (s != NATS_OK)
 			r = nats_fail(nb, err, s, 0, "cannot configure the NATS connection "
 				      "to %s", nb->where);
+		else
+			r = secure_setup(nb, b->cfg.url, err);
 	}
 	for (int i = 0; i < n; i++)
 		free(servers[i]);
 	free(servers);
-	if (r == 0 && (s = natsConnection_Connect(&nb->nc, nb->opts)) != NATS_OK)
+	if (r == 0 && (s = natsConnection_Connect(&nb->nc, nb->opts)) != NATS_OK) {
 		r = nats_fail(nb, err, s, 0, "cannot connect to the NATS bus at %s",
 			      nb->where);
+		const char *ca = getenv("NATS_CA");
+		if (err && s == NATS_CONNECTION_AUTH_FAILED) {
+			char *t = xasprintf("%s; check the user and password (or token) in the "
+					    "bus URL, or NATS_CREDS", *err);
+			free(*err);
+			*err = t;
+		} else if (err && s == NATS_SSL_ERROR) {
+			char *t = ca && *ca ? xasprintf("%s; is NATS_CA=%s the CA that signed the "
+							"server's certificate?", *err, ca)
+					    : xasprintf("%s; NATS_CA names the file of the CA that "
+							"signed the server's certificate", *err);
+			free(*err);
+			*err = t;
+		} else if (err && s == NATS_PROTOCOL_ERROR && !strncmp(b->cfg.url, "tls://", 6) &&
+			   !(getenv("NATS_CERT") && *getenv("NATS_CERT"))) {
+			/* a server that verifies clients closes at the handshake */
+			char *t = xasprintf("%s; if the server verifies clients, NATS_CERT and "
+					    "NATS_KEY name a client certificate and its key", *err);
+			free(*err);
+			*err = t;
+		}
+	}
 	jsOptions jo;
 	jsOptions_Init(&jo);
 	jo.Wait = API_WAIT_MS;

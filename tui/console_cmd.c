@@ -10,13 +10,66 @@
 #include "tui/console.h"
 #include "core/banned.h"
 
+static bool stats_have(const struct bus_stats *st, const char *agent)
+{
+	for (size_t i = 0; i < st->nagents; i++)
+		if (!strcmp(st->agents[i].agent, agent))
+			return true;
+	return false;
+}
+
+/* Whether name is one of list's ", "-separated names. */
+static bool names_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		size_t k = strcspn(p, ",");
+		if (k == n && !strncmp(p, name, n))
+			return true;
+		p += k;
+		p += strspn(p, ", ");
+	}
+	return false;
+}
+
+/* Whether the bus itself has a queue for agent: the last counts, else the
+ * transport asked now (on NATS an inbox exists only on the bus, never in
+ * the data directory, and the counts may be a poll interval old). When
+ * not, the bus's agents missing from *known (caller frees) are added. */
+static bool bus_has_agent(struct console *c, const char *agent, char **known)
+{
+	if (stats_have(&c->stats, agent))
+		return true;
+	struct bus_stats st;
+	char *err = NULL;
+	if (!c->bus || bus_stats(c->bus, &st, &err) < 0) {
+		free(err);
+		return false;
+	}
+	bool found = stats_have(&st, agent);
+	if (!found) {
+		struct sbuf b;
+		sbuf_init(&b);
+		sbuf_addstr(&b, *known ? *known : "");
+		for (size_t i = 0; i < st.nagents; i++)
+			if (!names_listed(*known, st.agents[i].agent))
+				sbuf_addf(&b, "%s%s", b.len ? ", " : "", st.agents[i].agent);
+		free(*known);
+		*known = sbuf_detach(&b);
+	}
+	bus_stats_release(&st);
+	return found;
+}
+
 bool console_agent_unknown(struct console *c, const char *cmd, const char *agent)
 {
 	char *known = NULL;
-	if (known_agent(c->cli->data_dir, agent, false, &known))
+	if (known_agent(c->cli->data_dir, agent, false, &known) || bus_has_agent(c, agent, &known)) {
+		free(known);
 		return false;
+	}
 	console_status(c, true, "%s: no agent \"%s\" (known: %s); :%s! %s if it is new", cmd, agent,
-		       known ? known : "none", cmd, agent);
+		       known && *known ? known : "none", cmd, agent);
 	free(known);
 	return true;
 }

@@ -18,12 +18,18 @@
 #include "tui/view_queues.h"
 #include "core/banned.h"
 
-static void queue_title(enum queue_kind kind, const char *agent, char *buf, size_t size)
+/* trash_none: the transport's name when it keeps no trash (NATS), else
+ * NULL. */
+static void queue_title(enum queue_kind kind, const char *agent, const char *trash_none,
+			char *buf, size_t size)
 {
 	if (kind == QUEUE_DEAD)
 		snprintf(buf, size, "dead letters");
 	else if (kind == QUEUE_PROCESSED)
 		snprintf(buf, size, "processed (read-only)");
+	else if (kind == QUEUE_TRASH && trash_none)
+		snprintf(buf, size, "trash (none on the %s transport: a delete there is permanent)",
+			 trash_none);
 	else if (kind == QUEUE_TRASH)
 		snprintf(buf, size, "trash (deleted, kept %d days; R restores)", BUS_TRASH_DAYS);
 	else if (kind == QUEUE_PROCESSING)
@@ -802,7 +808,8 @@ static void queues_draw(struct console *c, struct view *v, int y0, int y1)
 	struct queues *q = v->data;
 	struct console_rows *r = &v->rows;
 	char title[128], line[256];
-	queue_title(q->kind, q->agent, title, sizeof(title));
+	queue_title(q->kind, q->agent, c->bus && !bus_has_trash(c->bus) ? c->bus->t->name : NULL,
+		    title, sizeof(title));
 	size_t marked = 0, msgs = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		marked += r->v[i].marked;
@@ -866,7 +873,7 @@ static const struct key_binding queues_keys[] = {
 	{ ' ', OP_MARK, "mark or unmark the message", false, false, "mark" },
 	{ 'A', OP_MARK_ALL, "mark all shown (again: none)", false, false, "all" },
 	{ 'R', OP_RETRY, "retry dead letters to their original inbox", true, true, "retry" },
-	{ 'D', OP_DELETE, "delete the messages (into the trash for 30 days; R in :trash restores)", true, true, "delete" },
+	{ 'D', OP_DELETE, "delete the messages (into the trash for 30 days, R in :trash restores; for good on NATS)", true, true, "delete" },
 	{ 'K', OP_KILL, "kill waiting messages to the dead letters", true, true, "kill" },
 	{ 'E', OP_EDIT, "edit a dead letter in $EDITOR and requeue it (validated)", true, true, "edit" },
 	{ 'T', OP_RETRY_TO, "retry dead letters to another inbox (:retry-to AGENT)", true, true, "retry-to" },

@@ -39,6 +39,44 @@ EOC
 	exit 1
 }
 
+# nats_cluster_start: starts a 3-node JetStream cluster of its own (three
+# nats-servers on 127.0.0.1, routes between them, every port distinct,
+# stores and logs in $T/n1..n3); sets $NATS_CLUSTER_URL (the three
+# servers), $cport1..3 (client ports) and $pid1..3, and stops them when the
+# test ends. The cluster takes 3-replica streams once its nodes have met:
+# wait for that (madf with MADF_NATS_REPLICAS=3 opens the bus then).
+nats_cluster_start() {
+	_ns=$(command -v nats-server || { [ -x /usr/sbin/nats-server ] && echo /usr/sbin/nats-server; })
+	if [ -z "$_ns" ]; then
+		fail "nats-server is installed (make deps installs it)"
+		done_testing
+		exit 1
+	fi
+	set -- $(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(6)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
+	cport1=$1 cport2=$2 cport3=$3 rport1=$4 rport2=$5 rport3=$6
+	_routes="nats://127.0.0.1:$rport1, nats://127.0.0.1:$rport2, nats://127.0.0.1:$rport3"
+	for _n in 1 2 3; do
+		eval _cp=\$cport$_n _rp=\$rport$_n
+		mkdir -p "$T/n$_n/store"
+		cat >"$T/n$_n/server.conf" <<EOC
+server_name: n$_n
+listen: 127.0.0.1:$_cp
+max_payload: 16MB
+jetstream { store_dir: "$T/n$_n/store" }
+cluster { name: madf_test, listen: 127.0.0.1:$_rp, routes: [$_routes] }
+EOC
+		"$_ns" -c "$T/n$_n/server.conf" >"$T/n$_n/server.log" 2>&1 &
+		eval pid$_n=$!
+		nats_pids="$nats_pids $!"
+	done
+	trap 'for _p in $nats_pids; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; cleanup' EXIT
+	NATS_CLUSTER_URL="nats://127.0.0.1:$cport1,127.0.0.1:$cport2,127.0.0.1:$cport3"
+}
+
 # nats_stream_state URL STREAM [EXPR]: prints "LAST_SEQ MSGS" of a JetStream
 # stream, asked over the NATS protocol ($JS.API.STREAM.INFO), or EXPR of
 # the reply r (a Python expression: r["cluster"]["leader"]), or "error ...".
