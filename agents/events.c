@@ -433,9 +433,9 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 	if (kind == EV_INTERVENTION)
 		clause_ccys(c, a);
 	/* The evidence: the clause, white space folded. */
-	size_t k = 0;
+	size_t k = 0, i;
 	bool sp = false;
-	for (size_t i = 0; i < c->len && k + 4 < sizeof(a->evidence); i++) {
+	for (i = 0; i < c->len && k + 4 < sizeof(a->evidence); i++) {
 		unsigned char ch = (unsigned char)c->text[i];
 		if (isspace(ch)) {
 			sp = k > 0;
@@ -449,6 +449,15 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 		a->evidence[k++] = (char)ch;
 	}
 	a->evidence[k] = 0;
+	/* Cut short: at the last word's end, marked so ("…"). */
+	while (i < c->len && isspace((unsigned char)c->text[i]))
+		i++;
+	if (i < c->len) {
+		char *spc = strrchr(a->evidence, ' ');
+		if (spc && spc - a->evidence > (ptrdiff_t)k / 2)
+			k = (size_t)(spc - a->evidence);
+		memcpy(a->evidence + k, "\xe2\x80\xa6", 4);
+	}
 }
 
 /* The actor of the verb at v: the nearest mention before it in the clause

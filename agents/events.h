@@ -94,7 +94,7 @@
 
 #define EVENTS_MAX 16          /* acts kept per story */
 #define EVENTS_CCY_MAX 4
-#define EVENTS_EVIDENCE_LEN 200
+#define EVENTS_EVIDENCE_LEN 320
 #define EVENTS_RECENT_DAYS 7
 
 enum ev_kind {

@@ -366,7 +366,21 @@ static void md_events(struct md *m)
 		add(m, " — ");
 		report_put_event_label(m, e);
 		add(m, ": ");
-		put(m, jstr(e, "title"), "(no title)");
+		/* The words that report the act, then the story they are
+		 * from: a headline alone ("BUNDESBANK BUYS DOLLARS") does not
+		 * show why the Bank of England's act is in it. */
+		const cJSON *ev = cJSON_GetArrayItem(jget(e, "evidence"), 0);
+		const char *title = jstr(e, "title");
+		if (cJSON_IsString(ev) && *ev->valuestring &&
+		    (!title || strcasecmp(ev->valuestring, title))) {
+			add(m, "\"");
+			put(m, ev->valuestring, "");
+			add(m, "\" (");
+			put(m, title, "(no title)");
+			add(m, ")");
+		} else {
+			put(m, title, "(no title)");
+		}
 		add(m, " [sources: ");
 		put_list(m, jget(e, "sources"), "none cited");
 		add(m, "]\n");
