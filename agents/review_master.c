@@ -872,11 +872,11 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	*error = NULL;
 	struct review_ctx x = { .m = m, .p = p };
 	if (p && p->run_id) {
-		/* the trigger may have written it already (starting) */
+		/* a trigger wrote it already (starting): a refusal below is its
+		 * end; else the run is made once the request is accepted */
 		x.run = review_run_load(m->env->data_dir, p->run_id);
-		if (!x.run)
-			x.run = review_run_new(p->run_id, input);
-		review_ctx_sync(&x, "reviewing");
+		if (x.run)
+			review_ctx_sync(&x, "reviewing");
 	}
 	struct msg_errors e = { 0 };
 	if (schema_validate(&request_schema, input, "", &e)) {
@@ -956,6 +956,11 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	x.tasks = tasks;
 	x.inputs = inputs;
 	x.timeout_s = timeout_s;
+	if (!x.run && p && p->run_id) {
+		x.run = review_run_new(p->run_id, input);
+		review_progress_say(p, "run %s (madf tasks %s lists its tasks)", p->run_id, p->run_id);
+		jset_str(x.run, "status", "reviewing");
+	}
 	if (x.run) {
 		jset_str(x.run, "root", jstr_or(scan, "root", ""));
 		review_ctx_sync(&x, NULL);

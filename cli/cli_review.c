@@ -254,9 +254,6 @@ static int cmd_review(struct cli *cli, int argc, char **argv)
 	char run_id[64];
 	review_run_id(run_id, sizeof(run_id));
 	struct review_progress progress = { .fn = on_progress, .run_id = run_id };
-	char *said = xasprintf("run %s (madf tasks %s lists its tasks)", run_id, run_id);
-	on_progress(NULL, said);
-	free(said);
 	int st = cli_review_run_crew(cli, request, faults, nfaults, &progress, &agg, &error);
 	cJSON_Delete(request);
 	int rc = st == 0 ? EXIT_OK : st == 400 ? EXIT_USAGE : EXIT_FAIL;
