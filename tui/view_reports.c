@@ -647,6 +647,10 @@ static unsigned reports_export(struct console *c, struct view *view)
 	 * run (sources, warnings) and in the journal are made relative to the
 	 * data directory */
 	char *root = data_dir_abs(c->cli->data_dir);
+	/* a report that reads its sources (a code review's: the lines around
+	 * each finding) is rendered from the run as it is, then its text made
+	 * relative */
+	cJSON *full = wf->render_sarif ? cJSON_Duplicate(run, true) : NULL;
 	json_relative(run, root);
 	const cJSON *st = cJSON_GetObjectItem(run, "status");
 	bool final = cJSON_IsString(st) && !strcmp(st->valuestring, "done");
@@ -657,9 +661,15 @@ static unsigned reports_export(struct console *c, struct view *view)
 	json_relative(journal, root);
 	json_relative(manifest, root);
 	cJSON_AddStringToObject(manifest, "paths", "relative to the data directory");
-	free(root);
 	/* Markdown: the report, then the journal and the manifest */
-	char *md0 = wf->render(run, final);
+	char *md0 = wf->render(full ? full : run, final);
+	if (full) {
+		char *rel = text_relative(md0, root);
+		if (rel) {
+			free(md0);
+			md0 = rel;
+		}
+	}
 	struct sbuf md;
 	sbuf_init(&md);
 	sbuf_addstr(&md, md0);
@@ -686,7 +696,8 @@ static unsigned reports_export(struct console *c, struct view *view)
 	char *mtxt = cJSON_Print(manifest);
 	sbuf_addf(&md, "\n## Run manifest\n\n```json\n%s\n```\n", mtxt ? mtxt : "{}");
 	free(mtxt);
-	cJSON *json = wf->render_json(run);
+	cJSON *json = wf->render_json(full ? full : run);
+	json_relative(json, root);
 	cJSON_AddItemToObject(json, "operator_actions", journal);
 	cJSON_AddItemToObject(json, "manifest", manifest);
 	cJSON_AddBoolToObject(json, "final", final);
@@ -695,7 +706,8 @@ static unsigned reports_export(struct console *c, struct view *view)
 	char *html = export_html(md.data, base);
 	/* SARIF (agents/review_sarif.c) for a workflow with findings, once it
 	 * has them */
-	cJSON *sarif = wf->render_sarif ? wf->render_sarif(run) : NULL;
+	cJSON *sarif = full ? wf->render_sarif(full) : NULL;
+	json_relative(sarif, root);
 	char *stxt = sarif ? cJSON_Print(sarif) : NULL;
 	cJSON_Delete(sarif);
 	const char *ext[] = { "md", "json", "html", "sarif" };
@@ -723,6 +735,8 @@ static unsigned reports_export(struct console *c, struct view *view)
 	free(stxt);
 	free(jtxt);
 	sbuf_release(&md);
+	free(root);
+	cJSON_Delete(full);
 	cJSON_Delete(run);
 	return CONSOLE_REDRAW;
 }

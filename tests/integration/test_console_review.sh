@@ -79,21 +79,23 @@ eq "madf tasks RUN: the four tasks and their statuses" \
    "review [('documentation', 'done'), ('debt', 'cancelled'), ('improvement', 'done'), ('critical', 'done')]"
 
 # --- the controller's answers ---------------------------------------------
-# each control is a task_acceptance from review_master replying to it
-replies=$(find "$D/messages" -name '*.json' -path '*operator*' -o -name '*.json' -path '*processed*' 2>/dev/null |
-	xargs grep -l '"control_action"' 2>/dev/null | xargs cat 2>/dev/null | py '
+# each control is answered by a task_acceptance from review_master that
+# replies to it: the console journals the task, the control's id and the
+# answer's id (then takes the answer out of the operator inbox)
+replies=$(printf '%s\n' "$J" | py '
 import json, sys
-dec = json.JSONDecoder(); s = sys.stdin.read(); i = 0; out = []
-while i < len(s):
-    s2 = s[i:].lstrip()
-    if not s2: break
-    o, n = dec.raw_decode(s2); i = len(s) - len(s2) + n
-    c = o.get("content", {})
-    if o.get("from") == "review_master" and o.get("reply_to"):
-        out.append((c["control_action"], c["control_task_id"], c["outcome"], c["status"]))
-print(sorted(out))')
-eq "review_master answered each control (reply_to, outcome, status)" "$replies" \
-   "[('cancel', 'debt', 'applied', 'accepted'), ('reassign', 'debt', 'applied', 'accepted'), ('retry', 'debt', 'refused', 'rejected')]"
+out = []
+for l in sys.stdin:
+    if not l.strip(): continue
+    a = json.loads(l)
+    if a["action"] in ("retry", "reassign", "cancel") and len(a["ids"]) == 3:  # the answers
+        ids = a["ids"]
+        out.append((a["action"], ids[0], len(ids) == 3 and ids[2].startswith("review_master_"), a["result"].split(":")[0]))
+print(out)')
+eq "review_master answered each control (the answer journalled with its id)" "$replies" \
+   "[('retry', 'debt', True, 'refused'), ('reassign', 'debt', True, 'applied'), ('cancel', 'debt', True, 'applied')]"
+has "the reassign's answer says what was done" "$(printf '%s' "$J" | grep '"action":"reassign"')" "applied: reassign by operator: debt sent again to review_debt (attempt 2)"
+has "the decision log has the controls" "$(cat "$L"/agents/review_master/decisions/*.jsonl 2>/dev/null)" "retry of debt from operator refused: the task is running (r reassigns a task under way)"
 has "the journal has the cancel's answer" "$(printf '%s' "$J" | grep '"action":"cancel"')" "applied: cancel by operator: debt cancelled after 2 attempts"
 
 # --- the Reports view -----------------------------------------------------
@@ -112,7 +114,7 @@ for x in md html json sarif; do
 done
 MD=$(cat "$EXP/$RUN.md" 2>/dev/null)
 eq "Markdown: the severities in order, critical first" \
-   "$(printf '%s\n' "$MD" | sed -n 's/^### \([A-Z][a-z]*\) (\([0-9]*\))$/\1:\2/p' | tr '\n' ' ')" "Critical:3 High:1 Medium:2 Low:2 "
+   "$(printf '%s\n' "$MD" | sed -n 's/^### \([A-Z][a-z]*\) (\([0-9]*\))$/\1:\2/p' | tr '\n' ' ')" "Critical:3 High:1 Low:4 "
 has "Markdown: the double free at its line, with its source" "$MD" "#### src/memory.c:12 CWE-415 (critical)"
 has "Markdown: the double free's line marked" "$MD" ">   12 |     free(p);"
 has "Markdown: the documentation agent's files" "$MD" "- README.md ("
@@ -125,7 +127,7 @@ eq "JSON: the critical findings with their marked source line" \
    "[('src/buffer.c', 9, '    strcpy(name, \"a name far longer than eight bytes\");'), ('src/config.c', 4, '[withheld: a hard-coded secret]'), ('src/memory.c', 12, '    free(p);')]"
 eq "JSON: the documentation files" \
    "$(py 'import json,sys; print(sorted(json.load(open(sys.argv[1]))["documentation"]))' "$EXP/$RUN.json")" \
-   "['CONTRIBUTING.md', 'README.md', 'architecture.svg', 'openapi.yaml']"
+   "['CONTRIBUTING.md', 'README.md', 'diagram.svg', 'openapi.yaml']"
 eq "SARIF: 2.1.0, the double free as CWE-415 at src/memory.c:12, level error" \
    "$(py 'import json,sys; d=json.load(open(sys.argv[1])); print(d["version"], [(r["ruleId"], r["level"], l["physicalLocation"]["artifactLocation"]["uri"], l["physicalLocation"]["region"]["startLine"]) for run in d["runs"] for r in run["results"] for l in r["locations"] if r["ruleId"] == "CWE-415"])' "$EXP/$RUN.sarif")" \
    "2.1.0 [('CWE-415', 'error', 'src/memory.c', 12)]"
