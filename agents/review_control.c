@@ -80,13 +80,90 @@ bool review_is_control(const struct msg *msg)
 	       !strcmp(jstr_or(msg->content, "task_type", ""), WF_TASK_CONTROL);
 }
 
+cJSON *review_aggregate_merge(const cJSON *old, const cJSON *agg, const struct task *tasks)
+{
+	cJSON *out = cJSON_Duplicate(old, true);
+	cJSON *rv = jobj(out, "review"), *agents = jobj(rv, "agents"), *notes = jarr(rv, "notes");
+	const cJSON *nrv = jget(agg, "review"), *n;
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		if (!tasks[i].wanted)
+			continue;
+		const char *part = review_part_name(tasks[i].part);
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(agg, part);
+		if (v)
+			cJSON_ReplaceItemInObjectCaseSensitive(out, part, cJSON_Duplicate(v, true));
+		v = cJSON_GetObjectItemCaseSensitive(jget(nrv, "agents"), part);
+		cJSON_DeleteItemFromObjectCaseSensitive(agents, part);
+		if (v)
+			cJSON_AddItemToObject(agents, part, cJSON_Duplicate(v, true));
+		/* its notes are the new run's */
+		size_t len = strlen(part);
+		for (cJSON *k = notes->child; k;) {
+			cJSON *next = k->next;
+			if (cJSON_IsString(k) && !strncmp(k->valuestring, part, len) &&
+			    k->valuestring[len] == ':')
+				cJSON_Delete(cJSON_DetachItemViaPointer(notes, k));
+			k = next;
+		}
+		cJSON_ArrayForEach(n, jget(nrv, "notes"))
+			if (cJSON_IsString(n) && !strncmp(n->valuestring, part, len) &&
+			    n->valuestring[len] == ':')
+				cJSON_AddItemToArray(notes, cJSON_Duplicate(n, false));
+	}
+	return out;
+}
+
+static void rerun_progress(void *ctx, const char *line)
+{
+	struct agent *a = ctx;
+	log_write(a->log, LOG_EVENTS, LOG_INFO, "review_progress", NULL, "%s", line);
+}
+
+/* The task of an ended run that the operator retries: its part reviewed
+ * again, with the crew hosted here, merged into the run. */
+static void rerun(struct agent *m, const char *run_id, const char *part)
+{
+	cJSON *run = review_run_load(m->env->data_dir, run_id);
+	cJSON *request = cJSON_Duplicate(jget(run, "request"), true);
+	cJSON_Delete(run);
+	if (!cJSON_IsObject(request)) {
+		cJSON_Delete(request);
+		return;
+	}
+	cJSON *params = jobj(request, "params");
+	cJSON_DeleteItemFromObjectCaseSensitive(params, "agents");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(params, "agents"), cJSON_CreateString(part));
+	struct review_crew_opts o = { .data_dir = m->env->data_dir, .log_dir = m->env->log_dir,
+				      .durable = m->env->bcfg.durable,
+				      .faults = (const char *const *)m->env->faults,
+				      .nfaults = m->env->nfaults };
+	struct review_progress p = { .fn = rerun_progress, .ctx = m, .run_id = run_id };
+	cJSON *agg = NULL, *error = NULL;
+	review_crew_run(m, &o, request, &p, &agg, &error);
+	cJSON_Delete(agg);
+	cJSON_Delete(error);
+	cJSON_Delete(request);
+}
+
 /* Why the control cannot apply to the run it names, which is not the one
- * under way (new string). */
-static char *not_running(struct agent *m, const char *run_id)
+ * under way (new string), or NULL when it is a retry of a failed or
+ * cancelled task of a run that ended: then *again is set. */
+static char *not_running(struct agent *m, const char *run_id, const char *action,
+			 const char *task_id, bool *again)
 {
 	cJSON *run = review_run_load(m->env->data_dir, run_id);
 	const char *st = jstr_or(run, "status", "");
+	const char *tst = jstr_or(review_run_task(run, task_id), "status", "");
+	bool over = !strcmp(st, "done") || !strcmp(st, "failed");
+	if (over && !strcmp(action, "retry") && (!strcmp(tst, "failed") || !strcmp(tst, "cancelled"))) {
+		*again = true;
+		cJSON_Delete(run);
+		return NULL;
+	}
 	char *why = !run ? xasprintf("no review run %s", run_id) :
+		    over && !strcmp(action, "retry") && *tst ?
+		    xasprintf("the task is %s (a retry after the run ended takes a failed or "
+			      "cancelled task)", tst) :
 		    !strcmp(st, "done") || !strcmp(st, "failed") ?
 		    xasprintf("run %s is %s: its tasks can no longer change", run_id, st) :
 		    xasprintf("run %s is not under way here (it is %s; its master stopped)", run_id,
@@ -98,13 +175,25 @@ static char *not_running(struct agent *m, const char *run_id)
 /* Applies the control; returns the outcome, *detail what happened or why
  * not (new string). */
 static const char *control_apply(struct review_ctx *x, struct agent *m, const struct msg *msg,
-				 char **detail)
+				 char **detail, bool *again)
 {
 	const cJSON *c = msg->content;
 	const char *action = jstr_or(c, "action", "?"), *run_id = jstr_or(c, "run_id", "?");
 	const char *task_id = jstr_or(c, "task_id", "?"), *to = jstr(c, "to");
 	if (!x || !x->run || strcmp(run_id, jstr_or(x->run, "run_id", ""))) {
-		*detail = not_running(m, run_id);
+		if (x && !strcmp(action, "retry")) {
+			/* a retry of another run waits for this one */
+			*detail = xasprintf("run %s is under way: a retry of run %s waits until it "
+					    "ends; send it again then", jstr_or(x->run, "run_id", "?"),
+					    run_id);
+			return "refused";
+		}
+		*detail = not_running(m, run_id, action, task_id, again);
+		if (*again) {
+			*detail = xasprintf("retry by %s: %s of the ended run %s runs again", msg->from,
+					    task_id, run_id);
+			return "applied";
+		}
 		return "refused";
 	}
 	int part = review_part_from_name(task_id);
@@ -172,7 +261,8 @@ static const char *control_apply(struct review_ctx *x, struct agent *m, const st
 void review_control(struct review_ctx *x, struct agent *m, const struct msg *msg)
 {
 	char *detail = NULL;
-	const char *outcome = control_apply(x, m, msg, &detail);
+	bool again = false;
+	const char *outcome = control_apply(x, m, msg, &detail, &again);
 	const char *action = jstr_or(msg->content, "action", "?");
 	const char *task_id = jstr_or(msg->content, "task_id", "?");
 	log_write(m->log, LOG_DECISIONS, strcmp(outcome, "applied") ? LOG_WARN : LOG_INFO,
@@ -182,4 +272,6 @@ void review_control(struct review_ctx *x, struct agent *m, const struct msg *msg
 		review_progress_say(x->p, "%s: %s %s: %s", task_id, action, outcome, detail);
 	wf_control_answer(m, msg, outcome, detail);
 	free(detail);
+	if (again) /* answered first: the review takes a while */
+		rerun(m, jstr_or(msg->content, "run_id", ""), jstr_or(msg->content, "task_id", ""));
 }

@@ -849,8 +849,13 @@ static void run_end(struct review_ctx *x, const cJSON *agg, const cJSON *error)
 	char now[40];
 	util_iso8601(util_now_ns(), now, sizeof(now));
 	jset_str(x->run, "finished_at", now);
+	/* a task retried after the run ended: its part merged into the rest */
+	cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(x->run, "aggregate");
+	cJSON_DeleteItemFromObjectCaseSensitive(x->run, "error");
 	if (agg)
-		cJSON_AddItemToObject(x->run, "aggregate", cJSON_Duplicate(agg, true));
+		cJSON_AddItemToObject(x->run, "aggregate", old && x->tasks ?
+				      review_aggregate_merge(old, agg, x->tasks) : cJSON_Duplicate(agg, true));
+	cJSON_Delete(old);
 	if (error)
 		cJSON_AddItemToObject(x->run, "error", cJSON_Duplicate(error, true));
 	cJSON *t;
@@ -939,6 +944,10 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	}
 	cJSON_ArrayForEach(c, ag)
 		tasks[review_part_from_name(c->valuestring)].wanted = true;
+	/* a run that had attempts (a task retried after it ended) counts on */
+	for (int i = 0; x.run && i < REVIEW_NPARTS; i++)
+		tasks[i].attempts = (int)jnum(review_run_task(x.run, review_part_name(tasks[i].part)),
+					      "attempts", 0);
 	review_progress_say(p, "%d files, %.0f bytes", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")),
 		 cJSON_GetObjectItem(scan, "bytes")->valuedouble);
 	for (int i = 0; i < REVIEW_NPARTS; i++) {

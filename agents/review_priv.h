@@ -48,6 +48,10 @@ void review_ctx_sync(struct review_ctx *x, const char *status);
 /* Whether msg is an operator control (a task_assignment of task_type
  * operator_control). */
 bool review_is_control(const struct msg *msg);
+/* old (the aggregate of a run whose task was retried after it ended)
+ * with the parts tasks wanted (each agent's list or documentation, its
+ * review.agents entry, its notes) taken from agg (new object). */
+cJSON *review_aggregate_merge(const cJSON *old, const cJSON *agg, const struct task *tasks);
 /* Applies the control msg to x's review (x NULL: no review runs now) and
  * answers its sender (wf_control_answer). */
 void review_control(struct review_ctx *x, struct agent *m, const struct msg *msg);

@@ -144,24 +144,38 @@ for x in md html json sarif; do
 	fi
 done
 
-# --- attached, a done run's control is refused by a review_master running
-# alone, which also starts a run it is sent ------------------------------
+# --- attached: review_master running alone (madf agent) refuses to cancel
+# a task of the done run, and retries its cancelled task: the debt agent
+# (not slow there) reviews again and its findings join the run ----------
+# the embedded console ran a weekly run too, which may have started after
+# the review (the product_manager names its start): gone, so that the
+# attached console's Tasks view shows the review, the run started last
+rm -rf "$D/state/product_manager-state.json" "$D/state/runs"
 "$MADF" --log-dir "$L" agent review_master >"$T/master.out" 2>&1 &
 mpid=$!
 trap 'kill "$mpid" 2>/dev/null; wait "$mpid" 2>/dev/null; cleanup' EXIT
 cat >"$T/script2" <<EOF2
 2
-wait-for review_debt
+wait-for review_debt        cancelled
 <Down>
 C
 wait-for Cancel 1 task? y/n
 y
 wait-for cancel debt: refused: run $RUN is done: its tasks can no longer change
+t
+wait-for retry debt: applied: retry by operator: debt of the ended run $RUN runs again
+wait-for review_debt        done
 EOF2
 MADF_SCRIPT_TIMEOUT=120 "$MADF" --log-dir "$L" console --attach --script "$T/script2" \
 	--dump-screen "$T/screen" 2>"$T/err"
-eq "attached: a control of a done review is refused with why" "$?" 0
-[ -s "$T/err" ] && fail "... its stderr" "$(cat "$T/err")"
+eq "attached: a cancel of a done review refused, a retry of its cancelled task applied" "$?" 0
+[ -s "$T/err" ] && fail "... its stderr" "$(cat "$T/err")" "$(screen | head -12)"
+eq "the retried task is done at its third attempt, the run done again" \
+   "$(py 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], [(t["task_id"], t["status"], t["attempts"]) for t in r["tasks"]])' "$R")" \
+   "done [('documentation', 'done', 1), ('debt', 'done', 3), ('improvement', 'done', 1), ('critical', 'done', 1)]"
+eq "its findings joined the aggregate; the others and the cancel's note are as they were / gone" \
+   "$(py 'import json,sys; a=json.load(open(sys.argv[1]))["aggregate"]; print(" ".join("%s:%d" % (f["file"], f["line"]) for f in a["debt"]), a["review"]["agents"]["debt"]["status"], len(a["critical"]), len(a["improvement"]), [n for n in a["review"]["notes"] if n.startswith("debt:")])' "$R")" \
+   "src/buffer.c:15 src/memory.c:10 src/parse.c:4 completed 4 4 []"
 kill "$mpid" 2>/dev/null
 wait "$mpid" 2>/dev/null
 done_testing
