@@ -212,7 +212,11 @@ cJSON *review_run_load(const char *data_dir, const char *run_id);
 cJSON *review_runs(const char *data_dir, char **err);
 /* The lines of root/file from line-around to line+around as [{"line",
  * "text"}], tabs expanded, each cut at 160 bytes and sanitized for a
- * terminal (invalid UTF-8 replaced); empty for a path outside root. */
+ * terminal (invalid UTF-8 replaced), a line that looks as if it held a
+ * credential (a well-known key prefix, a quoted literal beside key,
+ * secret, token, password, ...) REVIEW_WITHHELD instead (as is, in the
+ * report, a line a CWE-798 finding names); empty for a path outside root. */
+#define REVIEW_WITHHELD "[withheld: a hard-coded secret]"
 cJSON *review_source_context(const char *root, const char *file, long line, int around);
 /* The run's report: Markdown (new string) with the tasks, the findings by
  * severity (critical first) each with file:line and the source lines

@@ -7,6 +7,7 @@
  * each, read from the codebase and made safe for a terminal. */
 #include "agents/review.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +230,28 @@ static bool path_inside(const char *file)
 	return true;
 }
 
+/* Whether a source line looks as if it held a credential: a well-known
+ * key prefix, or a quoted literal beside a word that names one. Such a
+ * line is withheld from the report even when no finding says so (the
+ * critical agent that would flag it may have been cancelled). */
+static bool line_looks_secret(const char *s)
+{
+	static const char *const prefixes[] = { "AKIA", "ASIA", "-----BEGIN", "ghp_", "gho_",
+						"github_pat_", "xoxb-", "xoxp-", "sk-", "AIza" };
+	static const char *const words[] = { "key", "secret", "token", "passw", "credential",
+					     "auth" };
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		for (const char *p = strstr(s, prefixes[i]); p; p = strstr(p + 1, prefixes[i]))
+			if (p == s || !isalnum((unsigned char)p[-1])) /* "task-" is no "sk-" */
+				return true;
+	if (!strchr(s, '"') && !strchr(s, '\''))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strcasestr(s, words[i]))
+			return true;
+	return false;
+}
+
 cJSON *review_source_context(const char *root, const char *file, long line, int around)
 {
 	cJSON *out = cJSON_CreateArray();
@@ -257,7 +280,8 @@ cJSON *review_source_context(const char *root, const char *file, long line, int 
 				char *clean = util_sanitize(b.data ? b.data : "", b.len, false);
 				cJSON *row = cJSON_CreateObject();
 				cJSON_AddNumberToObject(row, "line", (double)l);
-				cJSON_AddStringToObject(row, "text", clean);
+				cJSON_AddStringToObject(row, "text", line_looks_secret(clean) ?
+							REVIEW_WITHHELD : clean);
 				cJSON_AddItemToArray(out, row);
 				free(clean);
 				sbuf_release(&b);
@@ -292,7 +316,7 @@ static void context_redact(const cJSON *agg, const char *file, cJSON *ctx)
 			cJSON_ArrayForEach(f, cJSON_GetObjectItem(agg, finding_parts[k]))
 				if (finding_secret(f) && (long)jnum(f, "line", 0) == l &&
 				    !strcmp(jstr_or(f, "file", ""), file))
-					jset_str(row, "text", "[withheld: a hard-coded secret]");
+					jset_str(row, "text", REVIEW_WITHHELD);
 		}
 	}
 }

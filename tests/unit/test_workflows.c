@@ -329,7 +329,8 @@ static void test_review_runs(void **state)
 	char *code = xasprintf("%s/code", dir);
 	char *src = xasprintf("%s/src", code);
 	assert_int_equal(util_mkdirs(src, NULL), 0);
-	write_file(src, "a.c", "int a;\n\tint b; /* \x1b[31mred */\n\xe9t\xe9\nchar *k = \"AKIAQ3EXAMPLEKEY7XYZ\";\nint e;\n");
+	write_file(src, "a.c", "int a;\n\tint b; /* \x1b[31mred */\n\xe9t\xe9\nchar *k = \"AKIAQ3EXAMPLEKEY7XYZ\";\nint e;\n"
+		   "int f;\nint g;\nstatic const char *api_token = \"f00dfeedcafe\";\n");
 	req.codebase = code;
 	assert_int_equal(workflow_review.trigger(dir, b, &req, run_id, sizeof(run_id), said,
 						 sizeof(said), &id, &err), 1);
@@ -383,9 +384,11 @@ static void test_review_runs(void **state)
 	cJSON *rv = cJSON_AddObjectToObject(agg, "review");
 	cJSON_AddStringToObject(rv, "root", code);
 	cJSON_AddArrayToObject(rv, "notes");
+	/* a line that looks like a credential, though no finding says so */
+	cJSON_AddItemToArray(debt, finding("debt", "low", "src/a.c", 7, "CWE-546"));
 	char *md = workflow_review.render(run, true);
 	char *c1 = strstr(md, "### Critical (1)"), *h1 = strstr(md, "### High (1)"),
-	     *l1 = strstr(md, "### Low (2)");
+	     *l1 = strstr(md, "### Low (3)");
 	assert_non_null(c1);
 	assert_non_null(h1);
 	assert_non_null(l1);
@@ -399,13 +402,16 @@ static void test_review_runs(void **state)
 	assert_non_null(strstr(md, ">    4 | [withheld: a hard-coded secret]"));
 	assert_null(strstr(md, "AKIAQ3EXAMPLEKEY7XYZ"));
 	assert_non_null(strstr(md, "- README.md (4 bytes)"));
+	assert_non_null(strstr(md, "     8 | [withheld: a hard-coded secret]"));
+	assert_null(strstr(md, "f00dfeedcafe"));
+	assert_non_null(strstr(md, ">    7 | int g;"));
 	free(md);
 	cJSON *j = workflow_review.render_json(run);
 	const cJSON *low = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "findings_by_severity"), "low");
-	assert_int_equal(cJSON_GetArraySize(low), 2);
+	assert_int_equal(cJSON_GetArraySize(low), 3);
 	/* outside the codebase: no source read */
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(low, 1), "context")), 0);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(low, 0), "context")), 3);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(low, 0), "context")), 5);
 	cJSON_Delete(j);
 	cJSON *sarif = workflow_review.render_sarif(run);
 	assert_non_null(sarif);
