@@ -203,12 +203,14 @@ cJSON *review_run_new(const char *run_id, const cJSON *request);
 /* The task of run called task_id (borrowed), or NULL. */
 cJSON *review_run_task(const cJSON *run, const char *task_id);
 /* Writes run atomically to DATA_DIR/review/runs/RUN_ID.json ("updated_at"
- * set), its Markdown report to the drafts and, once done or failed, to the
+ * set; its "aggregate" in RUN_ID.aggregate.json beside it, which
+ * review_run_load joins again and review_runs leaves out), its Markdown report to the drafts and, once done or failed, to the
  * finished reports ("report": {"md": path} set). 0, or -1 with *err. */
 int review_run_save(const char *data_dir, cJSON *run, bool durable, char **err);
 /* One run (new; caller deletes), or NULL. */
 cJSON *review_run_load(const char *data_dir, const char *run_id);
-/* Every run, earliest started first (a new array; empty when none). */
+/* Every run without its aggregate, earliest started first (a new array;
+ * empty when none). */
 cJSON *review_runs(const char *data_dir, char **err);
 /* The lines of root/file from line-around to line+around as [{"line",
  * "text"}], tabs expanded, each cut at 160 bytes and sanitized for a

@@ -115,9 +115,22 @@ int review_run_save(const char *data_dir, cJSON *run, bool durable, char **err)
 	char now[40];
 	util_iso8601(util_now_ns(), now, sizeof(now));
 	jset_str(run, "updated_at", now);
+	/* the aggregate in a file of its own: listing the runs (the console's
+	 * every refresh) reads only the small one */
 	char *dir = xasprintf("%s/" REVIEW_RUNS_DIR, data_dir);
-	char *text = cJSON_Print(run), *name = xasprintf("%s.json", id);
-	int r = write_text(dir, name, text, durable, err);
+	cJSON *agg = cJSON_DetachItemFromObjectCaseSensitive(run, "aggregate");
+	int r = 0;
+	if (agg) {
+		char *atext = cJSON_PrintUnformatted(agg), *aname = xasprintf("%s.aggregate.json", id);
+		r = write_text(dir, aname, atext, durable, err);
+		free(atext);
+		free(aname);
+	}
+	char *text = r == 0 ? cJSON_Print(run) : NULL, *name = xasprintf("%s.json", id);
+	if (r == 0)
+		r = write_text(dir, name, text, durable, err);
+	if (agg)
+		cJSON_AddItemToObject(run, "aggregate", agg);
 	free(text);
 	free(name);
 	free(dir);
@@ -146,20 +159,45 @@ int review_run_save(const char *data_dir, cJSON *run, bool durable, char **err)
 	return r;
 }
 
-cJSON *review_run_load(const char *data_dir, const char *run_id)
+static cJSON *json_load(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *j = NULL;
+	if (util_read_file(path, 256u << 20, &buf, &len, NULL) == 0)
+		j = json_parse_strict(buf, len, NULL);
+	free(buf);
+	return j;
+}
+
+/* The run without its aggregate (what listing needs), or NULL. */
+static cJSON *run_load_light(const char *data_dir, const char *run_id)
 {
 	if (!review_run_id_valid(run_id))
 		return NULL;
-	char *p = run_path(data_dir, run_id), *buf = NULL;
-	size_t len = 0;
-	cJSON *run = NULL;
-	if (util_read_file(p, 64u << 20, &buf, &len, NULL) == 0)
-		run = json_parse_strict(buf, len, NULL);
-	free(buf);
+	char *p = run_path(data_dir, run_id);
+	cJSON *run = json_load(p);
 	free(p);
 	if (run && (!cJSON_IsObject(run) || strcmp(jstr_or(run, "run_id", ""), run_id))) {
 		cJSON_Delete(run);
 		run = NULL;
+	}
+	return run;
+}
+
+cJSON *review_run_load(const char *data_dir, const char *run_id)
+{
+	cJSON *run = run_load_light(data_dir, run_id);
+	if (!run)
+		return NULL;
+	char *p = xasprintf("%s/" REVIEW_RUNS_DIR "/%s.aggregate.json", data_dir, run_id);
+	cJSON *agg = json_load(p);
+	free(p);
+	if (cJSON_IsObject(agg)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(run, "aggregate");
+		cJSON_AddItemToObject(run, "aggregate", agg);
+	} else {
+		cJSON_Delete(agg);
 	}
 	return run;
 }
@@ -190,9 +228,9 @@ cJSON *review_runs(const char *data_dir, char **err)
 		if (len - 5 >= sizeof(id))
 			continue;
 		snprintf(id, sizeof(id), "%.*s", (int)(len - 5), e->d_name);
-		cJSON *run = review_run_load(data_dir, id);
+		cJSON *run = run_load_light(data_dir, id);
 		if (!run)
-			continue; /* not a run (a temporary file, a stray) */
+			continue; /* not a run (its aggregate, a temporary file, a stray) */
 		v = xrealloc(v, (n + 1) * sizeof(*v));
 		v[n++] = run;
 	}

@@ -53,21 +53,23 @@ eq "start, steer, report, export: the console exits 0" "$rc" 0
 	"$(grep -A12 Sanitizer "$L/console-stderr.log" 2>/dev/null | head -40)"
 hasnt "no sanitizer report" "$(cat "$L/console-stderr.log" 2>/dev/null)" "Sanitizer"
 
-RUN=$(ls "$D/review/runs" 2>/dev/null | sed 's/\.json$//')
+RUN=$(ls "$D/review/runs" 2>/dev/null | grep -v '\.aggregate\.json$' | sed 's/\.json$//')
 eq "one review run was kept (the bad path started none)" "$(echo "$RUN" | grep -c '^review-')" 1
 R=$D/review/runs/$RUN.json
+A=$D/review/runs/$RUN.aggregate.json   # the aggregate, beside the run
 J=$(cat "$D/journal/actions.jsonl" 2>/dev/null)
 has "the bad path is refused with why, journalled" "$J" "refused: unknown codebase \\\"$T/no-such-dir\\\": neither a registered name"
 
 # --- the run as review_master kept it -----------------------------------
+hasnt "the run's own file leaves the aggregate out (listing reads it)" "$(cat "$R")" '"aggregate"'
 eq "the run: done, the debt task cancelled after 2 attempts (the reassign), the others done at the first" \
    "$(py 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], [(t["task_id"], t["status"], t["attempts"], t["assignee"]) for t in r["tasks"]])' "$R")" \
    "done [('documentation', 'done', 1, 'review_documentation'), ('debt', 'cancelled', 2, 'review_debt'), ('improvement', 'done', 1, 'review_improvement'), ('critical', 'done', 1, 'review_critical')]"
 eq "the aggregate says the debt task was cancelled, and has no debt findings" \
-   "$(py 'import json,sys; a=json.load(open(sys.argv[1]))["aggregate"]; print(a["review"]["agents"]["debt"]["status"], len(a["debt"]), [n for n in a["review"]["notes"] if n.startswith("debt:")])' "$R")" \
+   "$(py 'import json,sys; a=json.load(open(sys.argv[1])); print(a["review"]["agents"]["debt"]["status"], len(a["debt"]), [n for n in a["review"]["notes"] if n.startswith("debt:")])' "$A")" \
    "cancelled 0 ['debt: cancelled by the operator after 2 attempts: its findings are not in this review']"
 eq "the critical findings are the planted defects" \
-   "$(py 'import json,sys; a=json.load(open(sys.argv[1]))["aggregate"]; print(" ".join("%s:%d" % (f["file"], f["line"]) for f in a["critical"]))' "$R")" \
+   "$(py 'import json,sys; a=json.load(open(sys.argv[1])); print(" ".join("%s:%d" % (f["file"], f["line"]) for f in a["critical"]))' "$A")" \
    "src/buffer.c:9 src/buffer.c:15 src/config.c:4 src/memory.c:12"
 out=$("$MADF" runs --json)
 eq "madf runs lists the review run as done" \
@@ -174,7 +176,7 @@ eq "the retried task is done at its third attempt, the run done again" \
    "$(py 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], [(t["task_id"], t["status"], t["attempts"]) for t in r["tasks"]])' "$R")" \
    "done [('documentation', 'done', 1), ('debt', 'done', 3), ('improvement', 'done', 1), ('critical', 'done', 1)]"
 eq "its findings joined the aggregate; the others and the cancel's note are as they were / gone" \
-   "$(py 'import json,sys; a=json.load(open(sys.argv[1]))["aggregate"]; print(" ".join("%s:%d" % (f["file"], f["line"]) for f in a["debt"]), a["review"]["agents"]["debt"]["status"], len(a["critical"]), len(a["improvement"]), [n for n in a["review"]["notes"] if n.startswith("debt:")])' "$R")" \
+   "$(py 'import json,sys; a=json.load(open(sys.argv[1])); print(" ".join("%s:%d" % (f["file"], f["line"]) for f in a["debt"]), a["review"]["agents"]["debt"]["status"], len(a["critical"]), len(a["improvement"]), [n for n in a["review"]["notes"] if n.startswith("debt:")])' "$A")" \
    "src/buffer.c:15 src/memory.c:10 src/parse.c:4 completed 4 4 []"
 kill "$mpid" 2>/dev/null
 wait "$mpid" 2>/dev/null
