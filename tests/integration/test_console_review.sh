@@ -180,4 +180,35 @@ eq "its findings joined the aggregate; the others and the cancel's note are as t
    "src/buffer.c:15 src/memory.c:10 src/parse.c:4 completed 4 4 []"
 kill "$mpid" 2>/dev/null
 wait "$mpid" 2>/dev/null
+
+# --- a retry while the review runs: review_debt fails every attempt (3,
+# with backoff), review_improvement is slow and keeps the review open; t
+# sends the failed task again (attempt 4), C ends the slow one ----------
+D2=$T/data2
+cat >"$T/script3" <<EOF2
+:
+type run review $FIX
+<Enter>
+wait-for started the review run
+wait-for review_debt        failed
+wait-for review_improvement running
+<Down>
+t
+wait-for retry debt: applied: retry by operator: debt sent again to review_debt (attempt 4)
+<Down>
+C
+wait-for Cancel 1 task? y/n
+y
+wait-for cancel improvement: applied
+wait-for status failed
+EOF2
+MADF_SCRIPT_TIMEOUT=240 "$MADF" --data-dir "$D2" --log-dir "$L" console --inject-fault review_debt:error \
+	--inject-fault review_improvement:slow --script "$T/script3" --dump-screen "$T/screen" 2>"$T/err"
+eq "a retry of a failed task while the review runs: the console exits 0" "$?" 0
+[ -s "$T/err" ] && fail "... its stderr" "$(cat "$T/err")" "$(screen | head -12)"
+R2=$(ls "$D2"/review/runs/review-*.json 2>/dev/null | grep -v aggregate)
+eq "the retried task failed again at its fourth attempt; the run failed naming it" \
+   "$(py 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"], r["error"]["error"], [(t["task_id"], t["status"], t["attempts"]) for t in r["tasks"]])' "$R2")" \
+   "failed failed: review_debt [('documentation', 'done', 1), ('debt', 'failed', 4), ('improvement', 'cancelled', 1), ('critical', 'done', 1)]"
+hasnt "no sanitizer report" "$(cat "$L/console-stderr.log" 2>/dev/null)" "Sanitizer"
 done_testing
