@@ -44,11 +44,15 @@ wait-for status done
 wait-for Findings by severity (8)
 e
 wait-for export: wrote
+q
+wait-for embedded agents stop; run review-
+wait-for is done y/n
+n
 EOF2
 MADF_SCRIPT_TIMEOUT=240 "$MADF" --log-dir "$L" console --inject-fault review_debt:slow \
 	--script "$T/script" --dump-screen "$T/screen" 2>"$T/err"
 rc=$?
-eq "start, steer, report, export: the console exits 0" "$rc" 0
+eq "start, steer, report, export; q names the review run, done: the console exits 0" "$rc" 0
 [ "$rc" -eq 0 ] || fail "... its stderr" "$(cat "$T/err")" "$(screen | tail -5)" \
 	"$(grep -A12 Sanitizer "$L/console-stderr.log" 2>/dev/null | head -40)"
 hasnt "no sanitizer report" "$(cat "$L/console-stderr.log" 2>/dev/null)" "Sanitizer"
