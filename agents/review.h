@@ -132,6 +132,10 @@ struct review_progress {
 	bool (*alive)(void *crew, enum review_part part);
 	int (*reassign)(void *crew, enum review_part part);
 	void *crew;
+	/* Keep the review as this run (agents/review_run.c; NULL: no run).
+	 * The master then also answers the operator's controls of its
+	 * tasks (reassign, retry, cancel) while it reviews. */
+	const char *run_id;
 };
 
 /* ---- the agents' work (agents/review_agents.c, review_docs.c) ---- */
@@ -160,6 +164,70 @@ int review_docs_run(struct tools *tools, const char *agent, const cJSON *input,
 int review_master_run(struct agent *master, const cJSON *input,
 		      const struct review_progress *progress, cJSON **aggregate,
 		      cJSON **error);
+
+/* The task_type of the trigger of a review run (operator ->
+ * review_master): content "run_id" and special_instructions the request
+ * {"id", "params"} as JSON text. The master hosts the workers (the crew,
+ * agents/review_crew.c) and keeps the run until it is done. */
+#define REVIEW_TASK_RUN "code_review_run"
+
+/* The crew on request with master (an open review_master agent: its inbox
+ * is claimed here) or, when master is NULL, a master opened here: the four
+ * workers on threads of an environment of their own (data_dir, log_dir,
+ * bus durability and faults ("agent:kind") as given), the review tools
+ * registered (write_registry: the tool registry file written too). The
+ * rest as review_master_run. */
+struct review_crew_opts {
+	const char *data_dir, *log_dir;
+	bool durable, write_registry;
+	const char *const *faults;
+	size_t nfaults;
+};
+int review_crew_run(struct agent *master, const struct review_crew_opts *o, const cJSON *request,
+		    const struct review_progress *progress, cJSON **aggregate, cJSON **error);
+
+/* ---- review runs (agents/review_run.c) ---- */
+
+/* Under the data directory: the runs (RUN_ID.json), the live drafts and
+ * the finished reports (RUN_ID.md). */
+#define REVIEW_RUNS_DIR "review/runs"
+#define REVIEW_DRAFTS_DIR "reports/review-drafts"
+#define REVIEW_REPORTS_DIR "reports/review"
+
+/* A new run id, "review-YYYYMMDDTHHMMSS-xxxx" (buf of size >= 64). */
+void review_run_id(char *buf, size_t size);
+bool review_run_id_valid(const char *id);
+/* A new run of request (status "starting", a "waiting" task per agent it
+ * asks for: task_id and kind the agent's part, assignee its role). */
+cJSON *review_run_new(const char *run_id, const cJSON *request);
+/* The task of run called task_id (borrowed), or NULL. */
+cJSON *review_run_task(const cJSON *run, const char *task_id);
+/* Writes run atomically to DATA_DIR/review/runs/RUN_ID.json ("updated_at"
+ * set; its "aggregate" in RUN_ID.aggregate.json beside it, which
+ * review_run_load joins again and review_runs leaves out), its Markdown report to the drafts and, once done or failed, to the
+ * finished reports ("report": {"md": path} set). 0, or -1 with *err. */
+int review_run_save(const char *data_dir, cJSON *run, bool durable, char **err);
+/* One run (new; caller deletes), or NULL. */
+cJSON *review_run_load(const char *data_dir, const char *run_id);
+/* Every run without its aggregate, earliest started first (a new array;
+ * empty when none). */
+cJSON *review_runs(const char *data_dir, char **err);
+/* The lines of root/file from line-around to line+around as [{"line",
+ * "text"}], tabs expanded, each cut at 160 bytes and sanitized for a
+ * terminal (invalid UTF-8 replaced), a line that looks as if it held a
+ * credential (a well-known key prefix, a quoted literal beside key,
+ * secret, token, password, ...) REVIEW_WITHHELD instead (as is, in the
+ * report, a line a CWE-798 finding names); empty for a path outside root. */
+#define REVIEW_WITHHELD "[withheld: a hard-coded secret]"
+cJSON *review_source_context(const char *root, const char *file, long line, int around);
+/* The run's report: Markdown (new string) with the tasks, the findings by
+ * severity (critical first) each with file:line and the source lines
+ * around it, the documentation agent's files and the notes; its JSON twin
+ * (new object: tasks, findings_by_severity, documentation, aggregate); the
+ * base name of its files (buf of size >= 64). */
+char *review_run_markdown(const cJSON *run, bool final);
+cJSON *review_run_json(const cJSON *run);
+void review_run_basename(const cJSON *run, char *buf, size_t size);
 
 /* ---- LLM mode (agents/review_llm.c) ---- */
 

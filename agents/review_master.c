@@ -3,7 +3,7 @@
  * codebase, assigns one task per agent, tracks acceptance, results,
  * deadlines and errors, retries a failed invocation up to 3 times with
  * exponential backoff, and aggregates. */
-#include "agents/review.h"
+#include "agents/review_priv.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "agents/llm_agent.h"
+#include "agents/workflow.h"
 #include "core/finding.h"
 #include "core/message.h"
 #include "core/schema.h"
@@ -287,11 +288,66 @@ static int worker_handle(struct agent *a, const struct msg *m, char **err)
 	return AGENT_DONE;
 }
 
-/* Alone (`madf agent review_master`) the master has no request to run: it
- * drains its inbox. */
+static void master_progress(void *ctx, const char *line)
+{
+	struct agent *a = ctx;
+	log_write(a->log, LOG_EVENTS, LOG_INFO, "review_progress", NULL, "%s", line);
+}
+
+/* A review run's trigger (REVIEW_TASK_RUN): the crew hosted here on the
+ * request, kept as the run it names. */
+static void master_run(struct agent *a, const struct msg *m)
+{
+	const char *run_id = jstr(m->content, "run_id");
+	const char *si = jstr(m->content, "special_instructions");
+	cJSON *request = si ? json_parse_strict(si, strlen(si), NULL) : NULL;
+	if (!review_run_id_valid(run_id) || !cJSON_IsObject(request)) {
+		log_write(a->log, LOG_ERRORS, LOG_WARN, "review_rejected", NULL,
+			  "trigger %s from %s: needs a run_id review-... and the request as JSON text "
+			  "in special_instructions", m->id, m->from);
+		cJSON_Delete(request);
+		return;
+	}
+	cJSON *prev = review_run_load(a->env->data_dir, run_id);
+	const char *st = jstr_or(prev, "status", "");
+	bool over = !strcmp(st, "done") || !strcmp(st, "failed");
+	cJSON_Delete(prev);
+	if (over) { /* a trigger delivered again after its run ended */
+		log_write(a->log, LOG_EVENTS, LOG_INFO, "ignored", NULL, "run %s is %s already",
+			  run_id, st);
+		cJSON_Delete(request);
+		return;
+	}
+	log_write(a->log, LOG_EVENTS, LOG_INFO, "review_started", NULL, "run %s of %s for %s",
+		  run_id, jstr_or(request, "id", "?"), m->from);
+	struct review_crew_opts o = { .data_dir = a->env->data_dir, .log_dir = a->env->log_dir,
+				      .durable = a->env->bcfg.durable,
+				      .faults = (const char *const *)a->env->faults,
+				      .nfaults = a->env->nfaults };
+	struct review_progress p = { .fn = master_progress, .ctx = a, .run_id = run_id };
+	cJSON *agg = NULL, *error = NULL;
+	review_crew_run(a, &o, request, &p, &agg, &error);
+	cJSON_Delete(agg);
+	cJSON_Delete(error);
+	cJSON_Delete(request);
+	a->completed_today++;
+}
+
+/* Running (`madf agent review_master`, or hosted by the console) the
+ * master starts the review runs it is sent and answers the controls of
+ * runs no longer under way; the rest is drained. */
 static int master_handle(struct agent *a, const struct msg *m, char **err)
 {
 	(void)err;
+	if (review_is_control(m)) {
+		review_control(NULL, a, m);
+		return AGENT_DONE;
+	}
+	if (m->type == MSG_TASK_ASSIGNMENT &&
+	    !strcmp(jstr_or(m->content, "task_type", ""), REVIEW_TASK_RUN)) {
+		master_run(a, m);
+		return AGENT_DONE;
+	}
 	log_write(a->log, LOG_EVENTS, LOG_INFO, "ignored", NULL, "%s from %s outside a review",
 		  msg_type_name(m->type), m->from);
 	return AGENT_DONE;
@@ -402,22 +458,8 @@ static cJSON *error_new(int status, const char *text)
 	return e;
 }
 
-struct task {
-	enum review_part part;
-	bool wanted, done, failed;
-	int attempts;
-	int status;           /* of a failure */
-	char id[MSG_ID_MAX + 1];
-	int64_t deadline_ns, retry_at_ns; /* retry_at_ns: 0 = none pending */
-	int64_t timeout_s;    /* a task's deadline after assignment or progress */
-	bool paused;          /* awaiting the operator's approval (no deadline) */
-	cJSON *result;        /* raw_data */
-	cJSON *attempt_log;   /* [{"attempt","error"}] */
-};
 
-static void progress(const struct review_progress *p, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void progress(const struct review_progress *p, const char *fmt, ...)
+void review_progress_say(const struct review_progress *p, const char *fmt, ...)
 {
 	if (!p || !p->fn)
 		return;
@@ -485,15 +527,27 @@ static void attempt_failed(struct agent *m, struct task *t, int status, const ch
 		int64_t ms = backoff_ms(t->attempts);
 		t->retry_at_ns = util_now_ns() + ms * 1000000;
 		t->deadline_ns = 0;
-		progress(p, "%s: attempt %d failed (%s); retrying in %lld ms",
+		review_progress_say(p, "%s: attempt %d failed (%s); retrying in %lld ms",
 			 review_part_agent(t->part), t->attempts, clean, (long long)ms);
 	} else {
 		t->failed = true;
 		t->status = status;
-		progress(p, "%s: failed after %d attempt%s: %s", review_part_agent(t->part),
+		review_progress_say(p, "%s: failed after %d attempt%s: %s", review_part_agent(t->part),
 			 t->attempts, t->attempts == 1 ? "" : "s", clean);
 	}
 	free(clean);
+}
+
+int review_task_send(struct review_ctx *x, struct task *t, char **err)
+{
+	t->accepted = false;
+	return send_task(x->m, t, x->inputs[t->part], x->timeout_s, err);
+}
+
+void review_attempt_failed(struct review_ctx *x, struct task *t, int status, const char *why,
+			   bool retryable)
+{
+	attempt_failed(x->m, t, status, why, retryable, x->p);
 }
 
 static struct task *task_of(struct task *tasks, const struct msg *msg)
@@ -520,19 +574,22 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 		return; /* a stale answer to an earlier attempt, a heartbeat */
 	const char *who = review_part_agent(t->part);
 	if (msg->type == MSG_TASK_ACCEPTANCE) {
-		progress(p, "%s: accepted (attempt %d)", who, t->attempts);
+		t->accepted = true;
+		review_progress_say(p, "%s: accepted (attempt %d)", who, t->attempts);
 	} else if (msg->type == MSG_TASK_PROGRESS) {
 		/* a worker at work keeps its deadline ahead; one awaiting the
 		 * operator's approval has none until it resumes */
 		t->paused = !strcmp(jstr_or(msg->content, "status", ""), "awaiting_approval");
+		t->accepted = true;
+		t->pct = (int)jnum(msg->content, "percent_complete", t->pct);
 		t->deadline_ns = t->paused ? 0 : util_now_ns() + t->timeout_s * 1000000000LL;
 		if (t->paused)
-			progress(p, "%s: paused, %s (task %s: a task_assignment of task_type %s or %s "
+			review_progress_say(p, "%s: paused, %s (task %s: a task_assignment of task_type %s or %s "
 				 "with approve_id %s to %s resumes it)", who,
 				 jstr_or(msg->content, "current_step", ""), t->id, LLM_TASK_APPROVE,
 				 LLM_TASK_SKIP, t->id, who);
 		else
-			progress(p, "%s: %s", who, jstr_or(msg->content, "current_step", ""));
+			review_progress_say(p, "%s: %s", who, jstr_or(msg->content, "current_step", ""));
 	} else if (msg->type == MSG_RESEARCH_RESULT) {
 		const cJSON *raw = cJSON_GetObjectItemCaseSensitive(msg->content, "raw_data");
 		struct msg_errors e = { 0 };
@@ -554,10 +611,10 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 			t->result = cJSON_Duplicate(raw, true);
 			const cJSON *f = cJSON_GetObjectItemCaseSensitive(raw, "findings");
 			if (f)
-				progress(p, "%s: done, %d finding%s", who, cJSON_GetArraySize(f),
+				review_progress_say(p, "%s: done, %d finding%s", who, cJSON_GetArraySize(f),
 					 cJSON_GetArraySize(f) == 1 ? "" : "s");
 			else
-				progress(p, "%s: done", who);
+				review_progress_say(p, "%s: done", who);
 		}
 		msg_errors_release(&e);
 	} else if (msg->type == MSG_ERROR_REPORT) {
@@ -598,10 +655,21 @@ static long param_long(const cJSON *params, const char *k, long def)
 
 /* Claims and answers the master's messages until every task is done or
  * failed. */
-static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, int64_t timeout_s,
-		    const struct review_progress *p)
+static void collect(struct review_ctx *x)
 {
+	struct agent *m = x->m;
+	struct task *tasks = x->tasks;
+	cJSON *const *inputs = x->inputs;
+	int64_t timeout_s = x->timeout_s;
+	const struct review_progress *p = x->p;
+	/* triggers of other runs that come meanwhile: given back at the end */
+	struct bus_delivery *held[16];
+	size_t nheld = 0;
+	/* what the run last said of each task: saved again when it changes */
+	char said[REVIEW_NPARTS][48] = { { 0 } };
 	for (;;) {
+		if (x->run)
+			agent_heartbeat_busy(m);
 		bool open = false;
 		int64_t now = util_now_ns();
 		for (int i = 0; i < REVIEW_NPARTS; i++) {
@@ -613,13 +681,13 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 				char *err = NULL;
 				if (p && p->alive && p->reassign && !p->alive(p->crew, t->part) &&
 				    p->reassign(p->crew, t->part) == 1) {
-					progress(p, "%s: reassigned to a fresh %s (the last one stopped)",
+					review_progress_say(p, "%s: reassigned to a fresh %s (the last one stopped)",
 						 review_part_agent(t->part), review_part_agent(t->part));
 					log_write(m->log, LOG_DECISIONS, LOG_WARN, "review_reassigned", NULL,
 						  "%s stopped: a fresh one takes attempt %d",
 						  review_part_agent(t->part), t->attempts + 1);
 				}
-				progress(p, "%s: attempt %d", review_part_agent(t->part), t->attempts + 1);
+				review_progress_say(p, "%s: attempt %d", review_part_agent(t->part), t->attempts + 1);
 				if (send_task(m, t, inputs[i], timeout_s, &err) < 0) {
 					attempt_failed(m, t, 500, err ? err : "send failed", true, p);
 					free(err);
@@ -635,8 +703,25 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 				free(why);
 			}
 		}
-		if (!open || atomic_load(&m->env->stop) || (p && p->cancel && atomic_load(p->cancel)))
+		bool changed = false;
+		for (int i = 0; i < REVIEW_NPARTS; i++) {
+			char now_s[48];
+			snprintf(now_s, sizeof(now_s), "%d %d %d %d %d %d %d", tasks[i].done, tasks[i].failed,
+				 tasks[i].attempts, tasks[i].retry_at_ns != 0, tasks[i].accepted,
+				 tasks[i].pct, tasks[i].paused);
+			if (strcmp(now_s, said[i])) {
+				changed = true;
+				util_strlcpy(said[i], now_s, sizeof(said[i]));
+			}
+		}
+		if (changed)
+			review_ctx_sync(x, NULL);
+		if (!open || atomic_load(&m->env->stop) || (p && p->cancel && atomic_load(p->cancel))) {
+			for (size_t i = 0; i < nheld; i++)
+				if (bus_giveback(m->cons, &held[i], NULL) < 0)
+					bus_delivery_free(&held[i]);
 			return;
+		}
 		struct bus_delivery *d = NULL;
 		char *err = NULL;
 		int k = bus_claim(m->cons, &d, &err);
@@ -650,7 +735,18 @@ static void collect(struct agent *m, struct task *tasks, cJSON *const *inputs, i
 			bus_consumer_wait(m->cons, 100);
 			continue;
 		}
-		on_message(m, tasks, d->msg, p);
+		if (review_is_control(d->msg)) {
+			review_control(x, m, d->msg);
+		} else if (d->msg->type == MSG_TASK_ASSIGNMENT && nheld < ARRAY_SIZE(held) &&
+			   !strcmp(jstr_or(d->msg->content, "task_type", ""), REVIEW_TASK_RUN)) {
+			log_write(m->log, LOG_EVENTS, LOG_INFO, "review_queued", NULL,
+				  "run %s waits: run %s is under way",
+				  jstr_or(d->msg->content, "run_id", "?"), jstr_or(x->run, "run_id", "?"));
+			held[nheld++] = d;
+			continue;
+		} else {
+			on_message(m, tasks, d->msg, p);
+		}
 		if (bus_ack(m->cons, &d, &err) < 0) {
 			log_write(m->log, LOG_ERRORS, LOG_ERROR, "ack_failed", NULL, "%s", err ? err : "?");
 			free(err);
@@ -744,11 +840,49 @@ static bool same_place(const cJSON *a, const cJSON *b)
 	       cJSON_GetObjectItem(a, "line")->valuedouble == cJSON_GetObjectItem(b, "line")->valuedouble;
 }
 
+/* The run of x ends: the aggregate and the error (either may be NULL)
+ * kept with it, done or failed. */
+static void run_end(struct review_ctx *x, const cJSON *agg, const cJSON *error)
+{
+	if (!x->run)
+		return;
+	char now[40];
+	util_iso8601(util_now_ns(), now, sizeof(now));
+	jset_str(x->run, "finished_at", now);
+	/* a task retried after the run ended: its part merged into the rest */
+	cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(x->run, "aggregate");
+	cJSON_DeleteItemFromObjectCaseSensitive(x->run, "error");
+	if (agg)
+		cJSON_AddItemToObject(x->run, "aggregate", old && x->tasks ?
+				      review_aggregate_merge(old, agg, x->tasks) : cJSON_Duplicate(agg, true));
+	cJSON_Delete(old);
+	if (error)
+		cJSON_AddItemToObject(x->run, "error", cJSON_Duplicate(error, true));
+	cJSON *t;
+	if (!x->tasks)
+		cJSON_ArrayForEach(t, cJSON_GetObjectItem(x->run, "tasks")) {
+			/* refused before its tasks were sent: none of them ran */
+			jset_str(t, "status", "failed");
+			jset_str(t, "error", jstr_or(error, "error", "the review did not start"));
+		}
+	review_ctx_sync(x, error ? "failed" : "done");
+	cJSON_Delete(x->run);
+	x->run = NULL;
+}
+
 int review_master_run(struct agent *m, const cJSON *input, const struct review_progress *p,
 		      cJSON **aggregate, cJSON **error)
 {
 	*aggregate = NULL;
 	*error = NULL;
+	struct review_ctx x = { .m = m, .p = p };
+	if (p && p->run_id) {
+		/* a trigger wrote it already (starting): a refusal below is its
+		 * end; else the run is made once the request is accepted */
+		x.run = review_run_load(m->env->data_dir, p->run_id);
+		if (x.run)
+			review_ctx_sync(&x, "reviewing");
+	}
 	struct msg_errors e = { 0 };
 	if (schema_validate(&request_schema, input, "", &e)) {
 		char *why = msg_errors_join(&e);
@@ -756,6 +890,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		*error = error_new(400, why);
 		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "400 %s", why);
 		free(why);
+		run_end(&x, NULL, *error);
 		return 400;
 	}
 	const char *id = jstr_or(input, "id", "");
@@ -767,6 +902,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		*error = error_new(404, why);
 		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "404 %s", why);
 		free(why);
+		run_end(&x, NULL, *error);
 		return 404;
 	}
 	struct review_limits lim;
@@ -774,7 +910,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	lim.max_files = param_long(params, "max_files", lim.max_files);
 	lim.max_bytes = param_long(params, "max_bytes", lim.max_bytes);
 	lim.max_file_bytes = param_long(params, "max_file_bytes", lim.max_file_bytes);
-	progress(p, "scanning %s", root);
+	review_progress_say(p, "scanning %s", root);
 	cJSON *scan = NULL;
 	char *err = NULL;
 	int st = review_scan(root, &lim, &scan, &err);
@@ -784,6 +920,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
 			  err ? err : "?");
 		free(err);
+		run_end(&x, NULL, *error);
 		return st;
 	}
 	if ((st = scan_filter(scan, params, &err)) != 0) {
@@ -792,6 +929,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 			  err ? err : "?");
 		free(err);
 		cJSON_Delete(scan);
+		run_end(&x, NULL, *error);
 		return st;
 	}
 	int64_t timeout_s = param_long(params, "timeout_s", 600);
@@ -806,7 +944,11 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	}
 	cJSON_ArrayForEach(c, ag)
 		tasks[review_part_from_name(c->valuestring)].wanted = true;
-	progress(p, "%d files, %.0f bytes", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")),
+	/* a run that had attempts (a task retried after it ended) counts on */
+	for (int i = 0; x.run && i < REVIEW_NPARTS; i++)
+		tasks[i].attempts = (int)jnum(review_run_task(x.run, review_part_name(tasks[i].part)),
+					      "attempts", 0);
+	review_progress_say(p, "%d files, %.0f bytes", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")),
 		 cJSON_GetObjectItem(scan, "bytes")->valuedouble);
 	for (int i = 0; i < REVIEW_NPARTS; i++) {
 		if (!tasks[i].wanted)
@@ -817,19 +959,33 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 			free(err);
 			err = NULL;
 		} else {
-			progress(p, "%s: assigned", review_part_agent(tasks[i].part));
+			review_progress_say(p, "%s: assigned", review_part_agent(tasks[i].part));
 		}
 	}
-	collect(m, tasks, inputs, timeout_s, p);
+	x.tasks = tasks;
+	x.inputs = inputs;
+	x.timeout_s = timeout_s;
+	if (!x.run && p && p->run_id) {
+		x.run = review_run_new(p->run_id, input);
+		review_progress_say(p, "run %s (madf tasks %s lists its tasks)", p->run_id, p->run_id);
+		jset_str(x.run, "status", "reviewing");
+	}
+	if (x.run) {
+		jset_str(x.run, "root", jstr_or(scan, "root", ""));
+		review_ctx_sync(&x, NULL);
+	}
+	collect(&x);
 	if (p && p->cancel && atomic_load(p->cancel)) {
 		for (int i = 0; i < REVIEW_NPARTS; i++) {
 			cJSON_Delete(tasks[i].result);
 			cJSON_Delete(tasks[i].attempt_log);
 			cJSON_Delete(inputs[i]);
+			tasks[i].result = tasks[i].attempt_log = inputs[i] = NULL;
 		}
 		cJSON_Delete(scan);
 		*error = error_new(499, "cancelled");
 		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_cancelled", NULL, "%s: cancelled", id);
+		run_end(&x, NULL, *error);
 		return 499;
 	}
 
@@ -854,10 +1010,17 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		if (!t->wanted)
 			continue;
 		cJSON *a = cJSON_AddObjectToObject(agents, review_part_name(t->part));
-		cJSON_AddStringToObject(a, "status", t->done ? "completed" : "failed");
+		cJSON_AddStringToObject(a, "status", t->done ? "completed" : t->cancelled ? "cancelled" :
+					"failed");
 		cJSON_AddNumberToObject(a, "attempts", t->attempts);
 		cJSON_AddItemToObject(a, "errors", t->attempt_log);
 		t->attempt_log = NULL;
+		if (t->cancelled) {
+			review_note(notes, "%s: cancelled by the operator after %d attempt%s: its "
+				    "findings are not in this review", review_part_name(t->part),
+				    t->attempts, t->attempts == 1 ? "" : "s");
+			continue;
+		}
 		if (!t->done) {
 			if (t->status == 400 || (worst != 400 && t->status > worst))
 				worst = t->status ? t->status : 500;
@@ -901,6 +1064,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		cJSON_Delete(tasks[i].result);
 		cJSON_Delete(tasks[i].attempt_log);
 		cJSON_Delete(inputs[i]);
+		tasks[i].result = tasks[i].attempt_log = inputs[i] = NULL;
 	}
 	cJSON_Delete(scan);
 	*aggregate = agg;
@@ -908,7 +1072,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		struct sbuf b;
 		sbuf_init(&b);
 		for (int i = 0; i < REVIEW_NPARTS; i++)
-			if (tasks[i].wanted && !tasks[i].done)
+			if (tasks[i].wanted && !tasks[i].done && !tasks[i].cancelled)
 				sbuf_addf(&b, "%s%s", b.len ? ", " : "", review_part_agent(tasks[i].part));
 		char *why = xasprintf("%s: %s", worst == 400 ? "invalid input for" : "failed", b.data);
 		/* a worker's 400 names its field: pass it on */
@@ -929,8 +1093,10 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		*error = error_new(worst, why);
 		log_write(m->log, LOG_ERRORS, LOG_ERROR, "review_failed", *error, "%d %s", worst, why);
 		free(why);
+		run_end(&x, agg, *error);
 		return worst;
 	}
 	log_write(m->log, LOG_EVENTS, LOG_INFO, "review_done", NULL, "%s reviewed", id);
+	run_end(&x, agg, NULL);
 	return 0;
 }

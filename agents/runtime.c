@@ -448,6 +448,15 @@ void agent_heartbeat_now(struct agent *a)
 	a->next_heartbeat_ns = 0;
 }
 
+void agent_heartbeat_busy(struct agent *a)
+{
+	int64_t now = util_now_ns();
+	if (now < a->next_heartbeat_ns)
+		return;
+	send_heartbeat(a, "busy");
+	a->next_heartbeat_ns = now + a->env->heartbeat_ms * 1000000;
+}
+
 /* ---- the loop ---------------------------------------------------------------------- */
 
 static void handle_one(struct agent *a, struct bus_delivery **d)

@@ -335,6 +335,30 @@ cJSON *wf_control_content(const char *action, const char *run_id, const char *ta
 	return c;
 }
 
+void wf_control_answer(struct agent *a, const struct msg *m, const char *outcome,
+		       const char *detail)
+{
+	const char *action = jstr(m->content, "action");
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "task_id", m->id);
+	cJSON_AddStringToObject(c, "status", strcmp(outcome, "applied") ? "rejected" : "accepted");
+	char now[40];
+	util_iso8601(util_now_ns(), now, sizeof(now));
+	cJSON_AddStringToObject(c, "estimated_completion", now);
+	cJSON_AddNumberToObject(c, "agent_capacity", 1);
+	if (strcmp(outcome, "applied"))
+		cJSON_AddStringToObject(c, "rejection_reason", detail);
+	cJSON_AddStringToObject(c, "control_action", action ? action : "?");
+	if (jstr(m->content, "task_id"))
+		cJSON_AddStringToObject(c, "control_task_id", jstr(m->content, "task_id"));
+	cJSON_AddStringToObject(c, "outcome", outcome);
+	cJSON_AddStringToObject(c, "detail", detail);
+	char *err = NULL;
+	if (agent_send(a, m->from, MSG_TASK_ACCEPTANCE, c, NULL, m->id, m->correlation_id,
+		       PRIO_URGENT, NULL, &err) < 0)
+		free(err); /* logged by agent_send */
+}
+
 static bool wf_awaits(const cJSON *o)
 {
 	const cJSON *st = cJSON_GetObjectItem(o, "status");

@@ -33,6 +33,15 @@
 cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,
 			  const char *to, const char *priority);
 
+/* Answers the operator_control m that agent a received: a task_acceptance
+ * to its sender replying to it (correlated as it was), "accepted" when
+ * outcome is "applied", else "rejected" with detail as rejection_reason;
+ * control_action, control_task_id, outcome (applied, refused, failed) and
+ * detail say what happened (man/madf-messages.5). Every workflow's
+ * controller answers with it. */
+void wf_control_answer(struct agent *a, const struct msg *m, const char *outcome,
+		       const char *detail);
+
 /* The tasks of run (the product_manager's run snapshot) that wait for the
  * operator's approval of more LLM budget: research tasks by task id, then
  * "validation" and "narrative" (their LLM parts). Writes their ids,
@@ -52,6 +61,8 @@ struct wf_request {
 	bool fresh;            /* a new run even if this one exists */
 	const char *notify;    /* NULL, or the inbox that follows the run from
 				  another host (agents/pm_notify.h) */
+	const char *codebase;  /* the code review's PATH|NAME (the console's
+				  :run review), or NULL */
 };
 
 /* A run id stable for one request: "weekly-<iso week>-<hash of window,

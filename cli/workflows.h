@@ -88,6 +88,10 @@ struct workflow_def {
 	 * base name (buf of size >= 64). */
 	char *(*render)(const cJSON *run, bool final);
 	cJSON *(*render_json)(const cJSON *run);
+	/* Its findings as a SARIF 2.1.0 log (new object, caller deletes; NULL
+	 * when the run has none yet), or NULL for a workflow without
+	 * findings; the console's export writes BASENAME.sarif from it. */
+	cJSON *(*render_sarif)(const cJSON *run);
 	void (*basename)(const cJSON *run, char *buf, size_t size);
 	/* The console's run (NULL when the workflow has none): sends the
 	 * operator's trigger of the run of req (the options of `madf run

@@ -300,6 +300,10 @@ void console_age(int64_t ns, char *buf, size_t size);
 /* :agent NAME: the overview shown, NAME's row selected. */
 unsigned view_overview_select(struct console *c, const char *agent);
 /* :assign KIND PAIR [AGENT]: asks the product_manager for a new task. */
+/* :run WORKFLOW ARGS: the workflow's trigger (the review's: ARGS its
+ * PATH|NAME), said on the status line and journalled; the run becomes the
+ * console's (Tasks, Reports). */
+unsigned view_tasks_run(struct console *c, const char *workflow, const char *args);
 unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair,
 			   const char *agent);
 /* The run-health line of the current run (agents/workflow.h,

@@ -155,6 +155,27 @@ static unsigned ccmd_assign(struct console *c, const char *name, const char *arg
 	return view_tasks_assign(c, kind, pair, agent);
 }
 
+/* :run WORKFLOW [ARGS]: starts a run of that workflow (its trigger). */
+static unsigned ccmd_run(struct console *c, const char *name, const char *arg, const char *line,
+			 bool is_new)
+{
+	(void)name, (void)is_new;
+	if (c->opts.read_only)
+		return console_refuse(c, OP_TASK_ASSIGN);
+	/* the rest of the line after the workflow's name: a path may hold spaces */
+	const char *rest = line + strspn(line, " ");
+	rest += strcspn(rest, " ");
+	rest += strspn(rest, " ");
+	rest += strcspn(rest, " ");
+	rest += strspn(rest, " ");
+	char args[1024];
+	util_strlcpy(args, rest, sizeof(args));
+	for (size_t n = strlen(args); n && args[n - 1] == ' '; n--)
+		args[n - 1] = 0;
+	unsigned r = view_tasks_run(c, arg, args);
+	return r;
+}
+
 /* :tasks, :report, :tools, :overview, :conversations: that view. */
 static unsigned ccmd_view(struct console *c, const char *name, const char *arg, const char *line,
 			 bool is_new)
@@ -228,6 +249,7 @@ const struct console_cmd console_cmds[] = {
 	{ "retry-to", "NAME", "retry the marked dead letters (or the current one) to NAME's inbox", CMD_ARG_AGENT, ccmd_retry_to },
 	{ "agent", "NAME", "the overview, on NAME's row", CMD_ARG_AGENT, ccmd_agent },
 	{ "tasks", NULL, "the tasks of the current run", CMD_ARG_AGENT, ccmd_view },
+	{ "run", "review PATH|NAME", "start a code review of a directory or a registered codebase (its tasks in 2, its report in 5)", CMD_ARG_AGENT, ccmd_run },
 	{ "assign", "KIND PAIR [AGENT]", "ask the product_manager for a new market or news task", CMD_ARG_AGENT, ccmd_assign },
 	{ "logs", "NAME", "an agent's logs", CMD_ARG_AGENT, ccmd_logs },
 	{ "since", "10m|2h|1d|all", "the logs' time window", CMD_ARG_AGENT, ccmd_since },

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "agents/review.h"
 #include "agents/runtime.h"
 #include "agents/workflow.h"
 #include "core/util.h"
@@ -344,7 +345,7 @@ int console_main(struct console *cp, struct run_opts *ro)
 		c.mon = NULL;
 	}
 	struct agent_env env;
-	struct agent *agents[16] = { 0 };
+	struct agent *agents[16] = { 0 }, *reviewer = NULL;
 	bool hosted = false;
 	int saved_err = -1;
 	if (!c.opts.attach) {
@@ -376,6 +377,18 @@ int console_main(struct console *cp, struct run_opts *ro)
 		if (host_start_agents(&env, agents) == 0) {
 			hosted = true;
 			c.embedded_agents = agent_nroles;
+			/* the code review master too, for :run review (it hosts
+			 * its crew while a review runs) */
+			char *rerr = NULL;
+			if (agent_open(&role_review_master, &env, &reviewer, &rerr) < 0 ||
+			    agent_start_thread(reviewer, &rerr) < 0) {
+				console_status(&c, true, "could not start the review master: %s",
+					       rerr ? rerr : "?");
+				agent_free(&reviewer);
+			} else {
+				c.embedded_agents++;
+			}
+			free(rerr);
 			console_trigger(&c, &env, &ro->req);
 		} else {
 			console_status(&c, true, "could not start the agents (see %s/console-stderr.log)",
@@ -404,6 +417,10 @@ int console_main(struct console *cp, struct run_opts *ro)
 	console_curses_end(&c);
 	if (hosted)
 		host_stop_agents(&env, agents);
+	if (reviewer) {
+		agent_join(reviewer); /* env.stop is set: it ends its review and stops */
+		agent_free(&reviewer);
+	}
 	if (!c.opts.attach)
 		host_teardown(&env);
 	if (saved_err >= 0) {

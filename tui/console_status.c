@@ -272,8 +272,11 @@ unsigned console_quit_ask(struct console *c)
 	sbuf_init(&b);
 	sbuf_addf(&b, "quit? %zu embedded agent%s stop", c->embedded_agents,
 		  c->embedded_agents == 1 ? "" : "s");
-	/* the console's run is one of the workflow it starts (console_trigger) */
-	const struct workflow_def *w = workflow_defs[0];
+	/* the console's run: the weekly it started (console_trigger), or the
+	 * run of another workflow :run started */
+	const struct workflow_def *w = c->run_id[0] ? workflow_of_run(c->cli->data_dir, c->run_id) : NULL;
+	if (!w)
+		w = workflow_defs[0];
 	cJSON *run = c->run_id[0] && w->run_load ? w->run_load(c->cli->data_dir, c->run_id) : NULL;
 	if (run) {
 		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(run, "status"));

@@ -1,6 +1,8 @@
 /* View 5, reports: the current run's draft rendered as it grows (headings,
  * aligned tables); `e` exports Markdown, JSON and self-contained HTML with
- * the operator action journal and a run manifest. */
+ * the operator action journal and a run manifest (and, for a code review,
+ * SARIF 2.1.0). A code review's report lists its findings by severity with
+ * the source lines around each (agents/review_run.c renders it). */
 #include <curses.h>
 #include <dirent.h>
 #include <errno.h>
@@ -183,15 +185,53 @@ static void add_wrapped(struct console_rows *r, enum theme_slot slot, const char
 	free(lines);
 }
 
+/* A Markdown line as shown: emphasis markers and escapes removed, then
+ * sanitized (new string). */
+static char *md_plain(const char *l)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	for (const char *p = l; *p; p++) {
+		if ((p[0] == '*' && p[1] == '*') || (p[0] == '_' && p[1] == '_')) {
+			p++;
+			continue;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		sbuf_addch(&b, *p);
+	}
+	/* sanitised first: the wrap counts the columns shown */
+	char *clean = util_sanitize(b.data ? b.data : "", b.len, false);
+	sbuf_release(&b);
+	return clean;
+}
+
 /* Markdown to rows: headings, tables, emphasis markers removed; text
- * wrapped to width columns (tables are not: their columns stay aligned). */
+ * wrapped to width columns (tables are not: their columns stay aligned;
+ * nor are fenced code blocks, whose lines are shown as they are). */
 static void render_markdown(struct console_rows *r, char *md, size_t width)
 {
 	char **table = NULL;
 	size_t nt = 0;
-	char *save = NULL;
-	for (char *l = strtok_r(md, "\n", &save);; l = strtok_r(NULL, "\n", &save)) {
-		if (l && *l == '|') {
+	bool code = false;
+	/* split by hand: strtok_r would drop the empty lines of code */
+	for (char *l = md, *next; l; l = next) {
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = 0;
+		if (!strncmp(l, "```", 3)) {
+			code = !code;
+			continue;
+		}
+		if (code) {
+			char *clean = util_sanitize(l, strlen(l), false);
+			console_rows_add(r, NULL, SLOT_DIM, "    %s", clean);
+			free(clean);
+			continue;
+		}
+		if (!*l)
+			continue;
+		if (*l == '|') {
 			table = xrealloc(table, (nt + 1) * sizeof(*table));
 			table[nt++] = l;
 			continue;
@@ -200,31 +240,19 @@ static void render_markdown(struct console_rows *r, char *md, size_t width)
 			render_table(r, table, nt);
 			nt = 0;
 		}
-		if (!l)
-			break;
 		if (*l == '#') {
 			size_t lvl = strspn(l, "#");
-			add_wrapped(r, SLOT_HEADING, lvl == 1 ? "" : "  ", cell_trim(l + lvl), width);
+			char *clean = md_plain(cell_trim(l + lvl));
+			add_wrapped(r, SLOT_HEADING, lvl == 1 ? "" : "  ", clean, width);
+			free(clean);
 			continue;
 		}
-		struct sbuf b;
-		sbuf_init(&b);
-		for (const char *p = l; *p; p++) {
-			if ((p[0] == '*' && p[1] == '*') || (p[0] == '_' && p[1] == '_')) {
-				p++;
-				continue;
-			}
-			if (*p == '\\' && p[1]) {
-				p++;
-			}
-			sbuf_addch(&b, *p);
-		}
-		/* sanitised first: the wrap counts the columns shown */
-		char *clean = util_sanitize(b.data, b.len, false);
+		char *clean = md_plain(l);
 		add_wrapped(r, SLOT_NORMAL, "  ", clean, width);
 		free(clean);
-		sbuf_release(&b);
 	}
+	if (nt)
+		render_table(r, table, nt);
 	free(table);
 }
 
@@ -362,7 +390,8 @@ static void reports_draw(struct console *c, struct view *v, int y0, int y1)
 	if (rp->open[0])
 		snprintf(line, sizeof(line), " report %s   (Esc: back to the live draft)", rp->open);
 	else if (rp->path[0])
-		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML)", rp->path);
+		snprintf(line, sizeof(line), " draft %s   (e exports Markdown, JSON, HTML%s)", rp->path,
+			 reports_wf(c) && reports_wf(c)->render_sarif ? ", SARIF" : "");
 	else {
 		char *dir = reports_dir(c, true);
 		snprintf(line, sizeof(line), " no draft yet in %s", dir);
@@ -394,13 +423,14 @@ static cJSON *export_journal(struct console *c)
 	return arr;
 }
 
-static cJSON *export_manifest(const cJSON *run)
+static cJSON *export_manifest(const struct workflow_def *wf, const cJSON *run)
 {
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "madf_version", MADF_VERSION);
+	cJSON_AddStringToObject(m, "workflow", wf->name);
 	cJSON *agents = cJSON_AddArrayToObject(m, "agents");
-	for (size_t i = 0; i < agent_nroles; i++)
-		cJSON_AddItemToArray(agents, cJSON_CreateString(agent_roles[i]->name));
+	for (size_t i = 0; wf->roles && wf->roles[i]; i++)
+		cJSON_AddItemToArray(agents, cJSON_CreateString(wf->roles[i]));
 	cJSON_AddItemToObject(m, "sources", cJSON_Duplicate(cJSON_GetObjectItem(run, "sources"), 1));
 	cJSON_AddStringToObject(m, "cmark_gfm", cmark_version_string());
 	char ts[64];
@@ -617,19 +647,29 @@ static unsigned reports_export(struct console *c, struct view *view)
 	 * run (sources, warnings) and in the journal are made relative to the
 	 * data directory */
 	char *root = data_dir_abs(c->cli->data_dir);
+	/* a report that reads its sources (a code review's: the lines around
+	 * each finding) is rendered from the run as it is, then its text made
+	 * relative */
+	cJSON *full = wf->render_sarif ? cJSON_Duplicate(run, true) : NULL;
 	json_relative(run, root);
 	const cJSON *st = cJSON_GetObjectItem(run, "status");
 	bool final = cJSON_IsString(st) && !strcmp(st->valuestring, "done");
 	char base[64];
 	wf->basename(run, base, sizeof(base));
 	cJSON *journal = export_journal(c);
-	cJSON *manifest = export_manifest(run);
+	cJSON *manifest = export_manifest(wf, run);
 	json_relative(journal, root);
 	json_relative(manifest, root);
 	cJSON_AddStringToObject(manifest, "paths", "relative to the data directory");
-	free(root);
 	/* Markdown: the report, then the journal and the manifest */
-	char *md0 = wf->render(run, final);
+	char *md0 = wf->render(full ? full : run, final);
+	if (full) {
+		char *rel = text_relative(md0, root);
+		if (rel) {
+			free(md0);
+			md0 = rel;
+		}
+	}
 	struct sbuf md;
 	sbuf_init(&md);
 	sbuf_addstr(&md, md0);
@@ -656,24 +696,32 @@ static unsigned reports_export(struct console *c, struct view *view)
 	char *mtxt = cJSON_Print(manifest);
 	sbuf_addf(&md, "\n## Run manifest\n\n```json\n%s\n```\n", mtxt ? mtxt : "{}");
 	free(mtxt);
-	cJSON *json = wf->render_json(run);
+	cJSON *json = wf->render_json(full ? full : run);
+	json_relative(json, root);
 	cJSON_AddItemToObject(json, "operator_actions", journal);
 	cJSON_AddItemToObject(json, "manifest", manifest);
 	cJSON_AddBoolToObject(json, "final", final);
 	char *jtxt = cJSON_Print(json);
 	cJSON_Delete(json);
 	char *html = export_html(md.data, base);
-	const char *ext[] = { "md", "json", "html" };
-	const char *body[] = { md.data, jtxt ? jtxt : "{}", html };
+	/* SARIF (agents/review_sarif.c) for a workflow with findings, once it
+	 * has them */
+	cJSON *sarif = full ? wf->render_sarif(full) : NULL;
+	json_relative(sarif, root);
+	char *stxt = sarif ? cJSON_Print(sarif) : NULL;
+	cJSON_Delete(sarif);
+	const char *ext[] = { "md", "json", "html", "sarif" };
+	const char *body[] = { md.data, jtxt ? jtxt : "{}", html, stxt };
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < 3; i++) {
+	for (size_t i = 0; rc == 0 && i < 4 && body[i]; i++) {
 		char *p = xasprintf("%s/%s.%s", dir, base, ext[i]);
 		rc = util_write_file_atomic(p, body[i], strlen(body[i]), true, &err);
 		free(p);
 	}
 	char result[512];
 	if (rc == 0)
-		snprintf(result, sizeof(result), "wrote %s/%s.{md,json,html}", dir, base);
+		snprintf(result, sizeof(result), "wrote %s/%s.{md,json,html%s}", dir, base,
+			 stxt ? ",sarif" : "");
 	else
 		snprintf(result, sizeof(result), "failed: %s", err);
 	cJSON *ids = cJSON_CreateArray();
@@ -684,8 +732,11 @@ static unsigned reports_export(struct console *c, struct view *view)
 	free(err);
 	free(dir);
 	free(html);
+	free(stxt);
 	free(jtxt);
 	sbuf_release(&md);
+	free(root);
+	cJSON_Delete(full);
 	cJSON_Delete(run);
 	return CONSOLE_REDRAW;
 }
@@ -727,7 +778,7 @@ static void reports_release(struct console *c, struct view *v)
 }
 
 static const struct key_binding reports_keys[] = {
-	{ 'e', OP_EXPORT, "export Markdown, JSON and HTML to data/reports/exports", false, true, "export" },
+	{ 'e', OP_EXPORT, "export Markdown, JSON and HTML (and SARIF for a code review) to data/reports/exports", false, true, "export" },
 };
 
 const struct view_ops view_reports_ops = {

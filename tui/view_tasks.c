@@ -297,7 +297,9 @@ static unsigned tasks_send(struct console *c, struct view *v, enum console_op op
 	bool stage = !strcmp(cur_id, "validation") || !strcmp(cur_id, "narrative");
 	if ((!task && !stage) || (!stage && !tasks_listed(wf ? wf->task_kinds : NULL, kind))) {
 		char *kinds = tasks_join(wf ? wf->task_kinds : NULL, ", ");
-		console_status(c, true, "only research tasks (%s) can be changed", kinds);
+		console_status(c, true, "only %s tasks (%s) can be changed",
+			       wf && wf != workflow_defs[0] ? wf->name : "research",
+			       kinds);
 		free(kinds);
 		cJSON_Delete(st);
 		return CONSOLE_REDRAW;
@@ -413,6 +415,48 @@ unsigned view_tasks_assign(struct console *c, const char *kind, const char *pair
 	return r;
 }
 
+unsigned view_tasks_run(struct console *c, const char *workflow, const char *args)
+{
+	const struct workflow_def *w = workflow_find(workflow);
+	char *names = workflow_names();
+	char *why = NULL;
+	if (!*workflow)
+		why = xasprintf("which workflow? :run NAME ARGS (%s)", names);
+	else if (!w)
+		why = xasprintf("no workflow \"%s\" (%s)", workflow, names);
+	else if (w == workflow_defs[0])
+		why = xasprintf("the %s run starts with the console (madf console --as-of, --pairs, "
+				"--fresh choose it)", w->name);
+	else if (!w->trigger)
+		why = xasprintf("the %s workflow has no run the console starts", w->name);
+	free(names);
+	char said[1024] = "", run_id[128] = "", *msg_id = NULL, *err = NULL;
+	int r = -1;
+	if (!why) {
+		struct wf_request req = { .as_of_ns = util_now_ns(), .codebase = args };
+		r = w->trigger(c->cli->data_dir, c->bus, &req, run_id, sizeof(run_id), said,
+			       sizeof(said), &msg_id, &err);
+		if (r < 0)
+			why = xasprintf("%s", err ? err : "failed");
+		free(err);
+	}
+	char *result = why ? xasprintf("refused: %s", why) : xstrdup(said);
+	cJSON *ids = cJSON_CreateArray();
+	if (msg_id)
+		cJSON_AddItemToArray(ids, cJSON_CreateString(msg_id));
+	console_journal(c, "start-run", ids, result);
+	cJSON_Delete(ids);
+	console_status(c, why != NULL, "run %s: %s", *workflow ? workflow : "?", result);
+	if (r > 0) {
+		util_strlcpy(c->run_id, run_id, sizeof(c->run_id));
+		console_show(c, console_view_find(c, &view_tasks_ops));
+	}
+	free(result);
+	free(why);
+	free(msg_id);
+	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
 bool view_tasks_health(struct console *c, char *buf, size_t size)
 {
 	cJSON *run;
@@ -520,8 +564,8 @@ static void tasks_release(struct console *c, struct view *v)
 }
 
 static const struct key_binding tasks_keys[] = {
-	{ 'r', OP_REASSIGN, "reassign the task to the other researcher (cancelled on the first)", false, true, "reassign" },
-	{ 't', OP_TASK_RETRY, "retry a failed or cancelled task on the other researcher", false, true, "retry" },
+	{ 'r', OP_REASSIGN, "reassign the task: to the other researcher (cancelled on the first); a review's to a fresh attempt of its agent", false, true, "reassign" },
+	{ 't', OP_TASK_RETRY, "retry a failed or cancelled task (on the other researcher; a review's on its agent)", false, true, "retry" },
 	{ 'o', OP_TASK_HOLD, "hold the task (taken back from its agent)", false, true, "hold" },
 	{ 'u', OP_TASK_RELEASE, "release a held task to its agent", false, true, "release" },
 	{ 'p', OP_TASK_PRIORITY, "set the task's priority: u)rgent h)igh n)ormal l)ow", false, true, "priority" },

@@ -150,13 +150,14 @@ wait_for "q with embedded agents asks first" 10 on_screen emb "embedded agents s
 keys emb y
 wait_for "y quits" 20 sh -c "! tmux -L '$S' capture-pane -p -t emb | grep -qF ' 1 Overview '"
 
-# q asks before stopping embedded agents, naming how many and the run's
+# q asks before stopping embedded agents (the weekly workflow's five and the
+# review master), naming how many and the run's
 # state; n keeps everything running, y quits
 D=$T/quit
 start quit
 wait_for "embedded console for the quit question" 30 on_screen quit "started the weekly run"
 keys quit q
-wait_for "q asks, naming the agents that stop" 10 on_screen quit "quit? 5 embedded agents stop; run weekly-"
+wait_for "q asks, naming the agents that stop" 10 on_screen quit "quit? 6 embedded agents stop; run weekly-"
 on_screen quit "tasks done" && ok "... and how far the run is" || fail "... and how far the run is" "$(cap quit)"
 keys quit n
 wait_for "n does not quit" 10 on_screen quit "not quitting"

@@ -47,11 +47,18 @@ cat >"$D/state/product_manager-state.json" <<'JSON'
              "assignee": "research_agent_1", "status": "assigned", "attempts": 1}]}}}
 JSON
 out=$($MADF --data-dir "$D" runs --json)
+runs=$out
 check "madf runs --json names the run's workflow" python3 -c "
 import json, sys
 r = json.loads(sys.argv[1])
-sys.exit(0 if [(x['run_id'], x['workflow'], x['tasks']) for x in r] == [('weekly-2026-w01-aa', 'weekly', 1)] else 1)" "$out"
-out=$($MADF --data-dir "$D" tasks)
+sys.exit(0 if [(x['run_id'], x['workflow'], x['tasks']) for x in r if x['workflow'] == 'weekly'] == [('weekly-2026-w01-aa', 'weekly', 1)] else 1)" "$out"
+# the two reviews above are kept as runs of the review crew (the refused
+# ones are not)
+check "madf runs --json lists the two reviews as done review runs of 4 tasks" python3 -c "
+import json, sys
+r = json.loads(sys.argv[1])
+sys.exit(0 if [(x['workflow'], x['status'], x['tasks']) for x in r if x['run_id'].startswith('review-')] == [('review', 'done', 4)] * 2 else 1)" "$runs"
+out=$($MADF --data-dir "$D" tasks weekly-2026-w01-aa)
 has "madf tasks names the subject's column from the workflow (PAIR)" "$out" "TASK                   KIND    PAIR     ASSIGNEE"
 has "madf tasks lists the task with its pair and the default priority" "$out" \
    "USDJPY-market          market  USD/JPY  research_agent_1   assigned           high        1"

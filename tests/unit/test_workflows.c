@@ -190,7 +190,7 @@ static void test_weekly_tasks(void **state)
 	assert_string_equal(all[99].id, "T97");
 	assert_string_equal(all[99].status, "");
 	free(all);
-	assert_null(workflow_tasks(&workflow_review, run, &n)); /* it keeps no runs */
+	assert_null(workflow_tasks(NULL, run, &n)); /* no workflow */
 	assert_int_equal(n, 0);
 	cJSON_Delete(run);
 }
@@ -242,7 +242,8 @@ static void test_weekly_runs(void **state)
 }
 
 /* What the console takes from the definitions: weekly's kinds, workers
- * and trigger; none of them for the review crew. */
+ * and trigger; the review crew's agents' parts, its workers and its
+ * trigger, its controller the review master. */
 static void test_console_fields(void **state)
 {
 	(void)state;
@@ -257,9 +258,177 @@ static void test_console_fields(void **state)
 	assert_null(wk[2]);
 	assert_string_equal(workflow_weekly.controller, "product_manager");
 	assert_non_null(workflow_weekly.trigger);
-	assert_null(workflow_review.task_kinds);
-	assert_null(workflow_review.workers);
-	assert_null(workflow_review.trigger);
+	assert_null(workflow_weekly.render_sarif);
+	k = workflow_review.task_kinds;
+	for (int i = 0; i < REVIEW_NPARTS; i++) {
+		assert_string_equal(k[i], review_part_name((enum review_part)i));
+		assert_string_equal(workflow_review.workers[i], review_part_agent((enum review_part)i));
+	}
+	assert_null(k[REVIEW_NPARTS]);
+	assert_null(workflow_review.workers[REVIEW_NPARTS]);
+	assert_string_equal(workflow_review.controller, "review_master");
+	assert_non_null(workflow_review.trigger);
+	assert_non_null(workflow_review.render_sarif);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	assert_int_equal(util_write_file_atomic(p, text, strlen(text), false, NULL), 0);
+	free(p);
+}
+
+static cJSON *finding(const char *type, const char *sev, const char *file, int line,
+		      const char *ref)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "type", type);
+	cJSON_AddStringToObject(f, "severity", sev);
+	cJSON_AddStringToObject(f, "description", "what it is");
+	cJSON_AddStringToObject(f, "file", file);
+	cJSON_AddNumberToObject(f, "line", line);
+	cJSON_AddStringToObject(f, !strcmp(type, "critical") ? "remediation" : "suggestion", "fix it");
+	cJSON_AddStringToObject(f, "reference", ref);
+	return f;
+}
+
+/* The review crew's runs: the trigger refuses a path that is no directory
+ * (nothing written, nothing sent), else writes the run as starting with a
+ * waiting task per agent and sends code_review_run to review_master; the
+ * hooks list it (runs, run_load, tasks, health), and its report groups the
+ * findings by severity with the source lines around each: tabs expanded,
+ * an escape sequence and invalid UTF-8 made safe, a secret's line
+ * withheld, a path outside the codebase never read; SARIF from it. */
+static void test_review_runs(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/madf-test-workflows-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct bus_config cfg;
+	bus_config_init(&cfg, dir);
+	cfg.durable = false;
+	struct bus *b = NULL;
+	char *err = NULL;
+	assert_int_equal(bus_open(&cfg, &b, &err), 0);
+	char run_id[128] = "", said[512] = "", *id = NULL;
+	char *bad = xasprintf("%s/no-such-dir", dir);
+	struct wf_request req = { .codebase = bad };
+	assert_int_equal(workflow_review.trigger(dir, b, &req, run_id, sizeof(run_id), said,
+						 sizeof(said), &id, &err), -1);
+	char *want = xasprintf("unknown codebase \"%s\": neither a registered name (madf review add "
+			       "NAME PATH) nor a directory", bad);
+	assert_string_equal(err, want);
+	free(want);
+	free(err);
+	err = NULL;
+	assert_null(id);
+	cJSON *runs = workflow_review.runs(dir, &err);
+	assert_int_equal(cJSON_GetArraySize(runs), 0);
+	cJSON_Delete(runs);
+
+	char *code = xasprintf("%s/code", dir);
+	char *src = xasprintf("%s/src", code);
+	assert_int_equal(util_mkdirs(src, NULL), 0);
+	write_file(src, "a.c", "int a;\n\tint b; /* \x1b[31mred */\n\xe9t\xe9\nchar *k = \"AKIAQ3EXAMPLEKEY7XYZ\";\nint e;\n"
+		   "int f;\nint g;\nstatic const char *api_token = \"f00dfeedcafe\";\n");
+	req.codebase = code;
+	assert_int_equal(workflow_review.trigger(dir, b, &req, run_id, sizeof(run_id), said,
+						 sizeof(said), &id, &err), 1);
+	assert_true(review_run_id_valid(run_id));
+	want = xasprintf("started the review run %s of %s (4 agents; 2 shows its tasks, 5 its report)",
+			 run_id, code);
+	assert_string_equal(said, want);
+	free(want);
+	struct bus_entry *v = NULL;
+	size_t n = 0;
+	assert_int_equal(bus_list(b, BUS_Q_INBOX, "review_master", false, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].message_id, id);
+	bus_entries_free(v, n);
+	free(id);
+
+	runs = workflow_review.runs(dir, &err);
+	assert_int_equal(cJSON_GetArraySize(runs), 1);
+	cJSON_Delete(runs);
+	cJSON *run = workflow_review.run_load(dir, run_id);
+	assert_non_null(run);
+	assert_ptr_equal(workflow_of_run(dir, run_id), &workflow_review);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "starting");
+	size_t nt = 0;
+	struct workflow_task *t = workflow_tasks(&workflow_review, run, &nt);
+	assert_int_equal(nt, 4);
+	for (size_t i = 0; i < nt; i++) {
+		assert_string_equal(t[i].id, review_part_name((enum review_part)i));
+		assert_string_equal(t[i].assignee, review_part_agent((enum review_part)i));
+		assert_string_equal(t[i].status, "waiting");
+		assert_string_equal(t[i].subject, code);
+	}
+	free(t);
+	char line[256];
+	assert_false(workflow_review.health(run, util_now_ns(), line, sizeof(line)));
+	assert_non_null(strstr(line, "0 of 4 tasks done, 4 open"));
+	assert_null(workflow_review.render_sarif(run));
+
+	/* done, with an aggregate: the report */
+	cJSON_ReplaceItemInObject(run, "status", cJSON_CreateString("done"));
+	cJSON *agg = cJSON_AddObjectToObject(run, "aggregate");
+	cJSON *docs = cJSON_AddObjectToObject(agg, "documentation");
+	cJSON_AddStringToObject(docs, "README.md", "# x\n");
+	cJSON *debt = cJSON_AddArrayToObject(agg, "debt");
+	cJSON_AddItemToArray(debt, finding("debt", "low", "src/a.c", 5, "CWE-546"));
+	cJSON_AddItemToArray(debt, finding("debt", "low", "../outside.c", 1, "CWE-546"));
+	cJSON_AddArrayToObject(agg, "improvement");
+	cJSON *crit = cJSON_AddArrayToObject(agg, "critical");
+	cJSON_AddItemToArray(crit, finding("critical", "high", "src/a.c", 2, "CWE-134"));
+	cJSON_AddItemToArray(crit, finding("critical", "critical", "src/a.c", 4, "CWE-798"));
+	cJSON *rv = cJSON_AddObjectToObject(agg, "review");
+	cJSON_AddStringToObject(rv, "root", code);
+	cJSON_AddArrayToObject(rv, "notes");
+	/* a line that looks like a credential, though no finding says so */
+	cJSON_AddItemToArray(debt, finding("debt", "low", "src/a.c", 7, "CWE-546"));
+	char *md = workflow_review.render(run, true);
+	char *c1 = strstr(md, "### Critical (1)"), *h1 = strstr(md, "### High (1)"),
+	     *l1 = strstr(md, "### Low (3)");
+	assert_non_null(c1);
+	assert_non_null(h1);
+	assert_non_null(l1);
+	assert_true(c1 < h1 && h1 < l1);
+	assert_non_null(strstr(md, "#### src/a.c:2 CWE-134 (critical)"));
+	/* the line marked, its tab expanded, the escape sequence's ESC gone */
+	assert_non_null(strstr(md, ">    2 |     int b; /* "));
+	assert_null(strchr(md, '\x1b'));
+	/* invalid UTF-8 (Latin-1) replaced, the secret's line withheld */
+	assert_non_null(strstr(md, "     3 | \xef\xbf\xbdt\xef\xbf\xbd"));
+	assert_non_null(strstr(md, ">    4 | [withheld: a hard-coded secret]"));
+	assert_null(strstr(md, "AKIAQ3EXAMPLEKEY7XYZ"));
+	assert_non_null(strstr(md, "- README.md (4 bytes)"));
+	assert_non_null(strstr(md, "     8 | [withheld: a hard-coded secret]"));
+	assert_null(strstr(md, "f00dfeedcafe"));
+	assert_non_null(strstr(md, ">    7 | int g;"));
+	free(md);
+	cJSON *j = workflow_review.render_json(run);
+	const cJSON *low = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "findings_by_severity"), "low");
+	assert_int_equal(cJSON_GetArraySize(low), 3);
+	/* outside the codebase: no source read */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(low, 1), "context")), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(low, 0), "context")), 5);
+	cJSON_Delete(j);
+	cJSON *sarif = workflow_review.render_sarif(run);
+	assert_non_null(sarif);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(sarif, "version")), "2.1.0");
+	cJSON_Delete(sarif);
+	char base[64];
+	workflow_review.basename(run, base, sizeof(base));
+	assert_string_equal(base, run_id);
+	cJSON_Delete(run);
+	bus_free(&b);
+	bus_config_release(&cfg);
+	free(bad);
+	free(code);
+	free(src);
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
 }
 
 /* weekly's trigger: sent to the product_manager over the bus (the id it
@@ -346,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_weekly_runs),
 		cmocka_unit_test(test_console_fields),
 		cmocka_unit_test(test_weekly_trigger),
+		cmocka_unit_test(test_review_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
