@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "agents/events.h"
@@ -321,6 +322,34 @@ static void test_events_expected_and_dated(void **state)
 	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
 }
 
+/* The evidence is the clause; a long one is cut at a word's end and
+ * marked with an ellipsis. */
+static void test_events_evidence_cut(void **state)
+{
+	(void)state;
+	char text[1024];
+	int k = snprintf(text, sizeof(text), "The Bank of Japan bought dollars for yen in Tokyo today");
+	for (int i = 0; i < 60; i++)
+		k += snprintf(text + k, sizeof(text) - (size_t)k, " and again");
+	snprintf(text + k, sizeof(text) - (size_t)k, ".");
+	struct ev_story s;
+	events_extract(NULL, text, day_of("1987-03-24"), &s);
+	const struct ev_act *a = act_of(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	size_t n = strlen(a->evidence);
+	assert_true(n < EVENTS_EVIDENCE_LEN);
+	assert_true(n > EVENTS_EVIDENCE_LEN / 2);
+	assert_true(!strncmp(a->evidence, "The Bank of Japan bought dollars for yen in Tokyo today and",
+			     59));
+	assert_string_equal(a->evidence + n - 13, " and again\xe2\x80\xa6");
+
+	events_extract(NULL, "The Bank of Japan bought dollars for yen in Tokyo today.",
+		       day_of("1987-03-24"), &s);
+	a = act_of(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_null(strstr(a->evidence, "\xe2\x80\xa6"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_events_not_policy),
 		cmocka_unit_test(test_events_official_rate_held),
 		cmocka_unit_test(test_events_tail_hedge),
+		cmocka_unit_test(test_events_evidence_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

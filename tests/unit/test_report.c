@@ -389,6 +389,37 @@ static void test_events(void **state)
 	free(sec);
 	free(md);
 
+	/* An act found in a story about another bank's: its words, then
+	 * the headline; the same words as the headline are not repeated. */
+	cJSON *boe = cJSON_Parse(
+		"{\"bank\": \"BoE\", \"action\": \"intervention\", \"date\": \"1987-03-25\","
+		" \"title\": \"BUNDESBANK BUYS DOLLARS IN FRANKFURT - DEALERS\","
+		" \"sources\": [\"reuters-21578-9295\"], \"evidence\": [\"Dealers said the Bank of "
+		"England supported the dollar\\u001b[2J against the yen\"], \"currencies\": [\"GBP\"],"
+		" \"pairs\": [\"GBP/USD\"]}");
+	cJSON *same = cJSON_Parse(
+		"{\"bank\": \"BOJ\", \"action\": \"intervention\", \"date\": \"1987-03-26\","
+		" \"title\": \"BANK OF JAPAN BUYS DOLLARS\", \"sources\": [\"x\"],"
+		" \"evidence\": [\"Bank of Japan buys dollars\"], \"currencies\": [\"JPY\"],"
+		" \"pairs\": [\"USD/JPY\"]}");
+	assert_non_null(boe);
+	assert_non_null(same);
+	cJSON *evs = cJSON_CreateArray();
+	cJSON_AddItemToArray(evs, boe);
+	cJSON_AddItemToArray(evs, same);
+	cJSON_ReplaceItemInObject(run, "events", evs);
+	md = report_markdown(run, true);
+	sec = section(md, "## Key events");
+	assert_non_null(strstr(sec, "\n- 1987-03-25 — BoE intervention: \"Dealers said the Bank of "
+				    "England supported the dollar"));
+	assert_non_null(strstr(sec, " against the yen\" (BUNDESBANK BUYS DOLLARS IN FRANKFURT - "
+				    "DEALERS) [sources: reuters-21578-9295]\n"));
+	assert_null(strchr(sec, '\x1b'));
+	assert_non_null(strstr(sec, "\n- 1987-03-26 — BOJ intervention: BANK OF JAPAN BUYS DOLLARS "
+				    "[sources: x]\n"));
+	free(sec);
+	free(md);
+
 	cJSON_ReplaceItemInObject(run, "events", cJSON_CreateArray());
 	md = report_markdown(run, true);
 	sec = section(md, "## Key events");
