@@ -68,7 +68,9 @@ int conv_resume(const char *dir, const char *session, const char *user, long las
 		struct conv_stream **out, char **err);
 /* The content reader of a stream (libmicrohttpd's semantics): the next
  * whole events, a ": ping" comment after the keep-alive interval, -1 at
- * the end of the stream, -2 when its file cannot be read. Blocks. */
+ * the end of the stream, -2 when its file cannot be read (or the server
+ * stops while it waits). Never blocks: with nothing to send it suspends
+ * its connection and returns 0 (conv_stream_attach). */
 ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max);
 /* The response's free callback: the client is gone (or done). The last
  * stream of a running conversation starts its grace period. */
