@@ -123,6 +123,7 @@ static bool emit_locked(struct conv *c, const char *type, cJSON *data, bool term
 			c->cancel = 1;
 	}
 	pthread_cond_broadcast(&c->cv);
+	conv_streams_wake(c);
 	return r == 0;
 }
 

@@ -41,6 +41,7 @@ struct conv {
 	pthread_cond_t cv;
 	int refs;
 	int attached;        /* streams reading it */
+	struct conv_stream *streams; /* those streams (server/stream.c's list) */
 	unsigned detach_gen; /* bumped when the last stream goes */
 	bool finished;       /* the terminal event is recorded */
 	bool broken;         /* the events file cannot be written */
@@ -76,6 +77,9 @@ void conv_log(const struct conv *c, const char *fmt, ...) __attribute__((format(
 /* A new stream of c (a reference taken, attached) from the event after
  * last_id; ids: `id:` lines; hello: a `retry:` field first. */
 struct conv_stream *conv_stream_new(struct conv *c, long last_id, bool ids, bool hello);
+/* Every stream of c waiting for an event is resumed (server/stream.c;
+ * under c->mu, after an event is recorded or the events end). */
+void conv_streams_wake(struct conv *c);
 /* The last stream of running c went (gen: c->detach_gen then, with a
  * reference for the timer): its grace period starts. */
 void conv_last_detached(struct conv *c, unsigned gen);

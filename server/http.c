@@ -1,5 +1,6 @@
-/* madf serve's HTTP server: libmicrohttpd, one thread per connection (a
- * stream's reader blocks on its conversation's queue), POST
+/* madf serve's HTTP server: libmicrohttpd polling every connection with
+ * epoll from a few threads (a stream with nothing to send is
+ * suspended until its conversation records an event: server/stream.c), POST
  * /api/chat/multi with bearer tokens, Host and Origin allow-lists, the
  * seed's error bodies, and a draining shutdown on SIGTERM. */
 #include "server/conv_priv.h"
@@ -35,7 +36,7 @@
 
 #define API_PATH "/api/chat/multi"
 #define METRICS_PATH "/api/metrics"
-#define MAX_CONNECTIONS 256 /* MADF_SERVE_MAX_CONNECTIONS: each is a thread */
+#define MAX_CONNECTIONS 256 /* MADF_SERVE_MAX_CONNECTIONS */
 /* A stream response's own buffer (libmicrohttpd callocs it with the
  * response, and uses it only for an HTTP/1.0 client: HTTP/1.1's chunks are
  * read into the connection's pool). Events are a few hundred bytes, and
@@ -284,6 +285,7 @@ static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
 		conv_stream_free(st);
 		return MHD_NO;
 	}
+	conv_stream_attach(st, conn);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream; charset=utf-8");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	MHD_add_response_header(r, "X-Accel-Buffering", "no");
@@ -733,7 +735,7 @@ int serve_run(const struct serve_options *o, char **err)
 	/* Each stream holds a socket and its events file; its conversation a
 	 * model connection and the file: the soft limit of descriptors goes to
 	 * the hard one. */
-	/* Many threads (a connection and a conversation each): few malloc
+	/* Many threads (a conversation each): few malloc
 	 * arenas keep the memory per stream down. */
 	mallopt(M_ARENA_MAX, 2);
 	unsigned max_conn = (unsigned)env_long("MADF_SERVE_MAX_CONNECTIONS", MAX_CONNECTIONS, 1, 100000);
@@ -742,13 +744,21 @@ int serve_run(const struct serve_options *o, char **err)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
+	/* epoll from 4 threads a core (at most 16): a stream never blocks a
+	 * thread (server/stream.c), but the handler's work does (a
+	 * conversation's files, a resume's replay, /api/metrics reading the
+	 * sessions): with 1 a core, 1,000 conversations opening at once on a
+	 * busy machine waited on each other's files. */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned pool = ncpu < 1 ? 8 : ncpu > 4 ? 16 : 4 * (unsigned)ncpu;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
 	if (s.tls)
 		d = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, &s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
 				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
+				     MHD_OPTION_THREAD_POOL_SIZE, pool,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
 				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
@@ -757,6 +767,7 @@ int serve_run(const struct serve_options *o, char **err)
 		d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &s,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
 				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
+				     MHD_OPTION_THREAD_POOL_SIZE, pool,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
 	if (!d) {
@@ -801,6 +812,11 @@ int serve_run(const struct serve_options *o, char **err)
 		struct timespec ts = { 0, 50 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
+	/* libmicrohttpd refuses to stop with suspended connections: the
+	 * streams still waiting end (their clients can resume them). */
+	conv_streams_stop();
+	struct timespec settle = { 0, 100 * 1000000L };
+	nanosleep(&settle, NULL);
 	MHD_stop_daemon(d);
 	for (int i = 0; i < 200 && conv_alive(); i++) {
 		struct timespec ts = { 0, 50 * 1000000L };

@@ -68,11 +68,22 @@ int conv_resume(const char *dir, const char *session, const char *user, long las
 		struct conv_stream **out, char **err);
 /* The content reader of a stream (libmicrohttpd's semantics): the next
  * whole events, a ": ping" comment after the keep-alive interval, -1 at
- * the end of the stream, -2 when its file cannot be read. Blocks. */
+ * the end of the stream, -2 when its file cannot be read (or the server
+ * stops while it waits). Never blocks: with nothing to send it suspends
+ * its connection and returns 0 (conv_stream_attach). */
 ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max);
 /* The response's free callback: the client is gone (or done). The last
  * stream of a running conversation starts its grace period. */
 void conv_stream_free(void *cls);
+struct MHD_Connection;
+/* The stream's response is queued on conn (a daemon with
+ * MHD_ALLOW_SUSPEND_RESUME): from now on its reader never blocks; with
+ * nothing to send it suspends conn until an event or its keep-alive. */
+void conv_stream_attach(struct conv_stream *s, struct MHD_Connection *conn);
+/* The server stops: every suspended stream is resumed and none suspends
+ * again (one with nothing to send then ends; its client can resume it).
+ * Before MHD_stop_daemon, which refuses suspended connections. */
+void conv_streams_stop(void);
 /* SIGTERM: every conversation ends with a recoverable `error` event. */
 void conv_shutdown_all(void);
 /* POST .../{session}/cancel: the running conversation session of user

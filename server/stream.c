@@ -4,16 +4,28 @@
  * the seed's client, which parses each chunk's blocks, gets every event
  * whole. Nothing is queued in memory for a stream: a client that reads
  * slowly leaves the events in the file, and one that comes back reads
- * them from there. */
+ * them from there.
+ *
+ * The server polls every connection from a couple of threads (epoll), so
+ * a reader never blocks: with nothing to send it suspends its connection
+ * (MHD_suspend_connection) and returns 0, and is resumed when its
+ * conversation records an event (conv_streams_wake) or its keep-alive is
+ * due (a timer thread over every suspended stream). One thread per
+ * connection cost a thread creation per accept, about 18 KB of stack per
+ * open stream, and with a thousand of them every lock they shared stalled
+ * whenever its holder was preempted. */
 #include "server/conv_priv.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <microhttpd.h>
 
 #include "core/util.h"
 #include "core/banned.h"
@@ -29,7 +41,104 @@ struct conv_stream {
 	uint64_t piece;    /* bytes of event `next` already sent (one too big for a chunk) */
 	long sent;         /* events sent */
 	uint64_t bytes;    /* bytes sent */
+	struct MHD_Connection *conn; /* its connection (conv_stream_attach) */
+	atomic_bool suspended; /* whoever clears it resumes conn */
+	int64_t ping_at;   /* monotonic ns: the next keep-alive */
+	struct conv_stream *next_in_conv; /* c->streams, under c->mu */
+	struct conv_stream *reg_prev, *reg_next; /* every attached stream, under reg_mu */
 };
+
+/* Every attached stream, for the keep-alive timer and the shutdown. */
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t reg_cv;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static struct conv_stream *reg;
+static int64_t reg_deadline; /* when the timer wakes next (0: not waiting) */
+static bool reg_stopping;   /* the server stops: nobody suspends again */
+
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&reg_mu);
+	for (;;) {
+		int64_t now = util_mono_ns(), next = now + 1000000000LL;
+		for (struct conv_stream *s = reg; s; s = s->reg_next) {
+			if (!atomic_load(&s->suspended))
+				continue;
+			if (s->ping_at <= now) {
+				if (atomic_exchange(&s->suspended, false))
+					MHD_resume_connection(s->conn);
+			} else if (s->ping_at < next) {
+				next = s->ping_at;
+			}
+		}
+		reg_deadline = next;
+		struct timespec ts = { (time_t)(next / 1000000000LL), (long)(next % 1000000000LL) };
+		pthread_cond_timedwait(&reg_cv, &reg_mu, &ts);
+	}
+	return NULL;
+}
+
+static void timer_start(void)
+{
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&reg_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, timer_main, NULL) != 0)
+		abort(); /* no keep-alives, no disconnects seen: not a server */
+	pthread_attr_destroy(&at);
+}
+
+void conv_stream_attach(struct conv_stream *s, struct MHD_Connection *conn)
+{
+	pthread_once(&reg_once, timer_start);
+	s->conn = conn;
+	pthread_mutex_lock(&reg_mu);
+	s->reg_next = reg;
+	if (reg)
+		reg->reg_prev = s;
+	reg = s;
+	pthread_mutex_unlock(&reg_mu);
+}
+
+void conv_streams_wake(struct conv *c)
+{
+	for (struct conv_stream *s = c->streams; s; s = s->next_in_conv)
+		if (atomic_exchange(&s->suspended, false))
+			MHD_resume_connection(s->conn);
+}
+
+void conv_streams_stop(void)
+{
+	pthread_mutex_lock(&reg_mu);
+	reg_stopping = true;
+	for (struct conv_stream *s = reg; s; s = s->reg_next)
+		if (atomic_exchange(&s->suspended, false))
+			MHD_resume_connection(s->conn);
+	pthread_mutex_unlock(&reg_mu);
+}
+
+/* Suspends s's connection until an event or its keep-alive (under c->mu).
+ * False when the server stops (nothing is suspended then). */
+static bool stream_suspend(struct conv_stream *s)
+{
+	pthread_mutex_lock(&reg_mu);
+	bool ok = !reg_stopping;
+	if (ok) {
+		MHD_suspend_connection(s->conn);
+		atomic_store(&s->suspended, true);
+		if (!reg_deadline || s->ping_at < reg_deadline)
+			pthread_cond_signal(&reg_cv);
+	}
+	pthread_mutex_unlock(&reg_mu);
+	return ok;
+}
 
 struct conv_stream *conv_stream_new(struct conv *c, long last_id, bool ids, bool hello)
 {
@@ -39,7 +148,10 @@ struct conv_stream *conv_stream_new(struct conv *c, long last_id, bool ids, bool
 	s->ids = ids;
 	s->hello = hello;
 	s->rfd = open(c->events_path, O_RDONLY | O_CLOEXEC);
+	atomic_init(&s->suspended, false);
 	pthread_mutex_lock(&c->mu);
+	s->next_in_conv = c->streams;
+	c->streams = s;
 	c->refs++;
 	c->attached++;
 	pthread_cond_broadcast(&c->cv); /* a grace timer sees it */
@@ -124,19 +236,17 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	}
 	if (s->rfd < 0)
 		return -2; /* MHD_CONTENT_READER_END_WITH_ERROR */
+	int64_t now = util_mono_ns();
 	pthread_mutex_lock(&c->mu);
 	if (s->next > c->seq && !c->finished) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += c->ping_ms / 1000;
-		ts.tv_nsec += (c->ping_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		/* Nothing to send: wait suspended, unless the keep-alive is due. */
+		if (!s->ping_at)
+			s->ping_at = now + c->ping_ms * 1000000LL;
+		if (s->ping_at > now) {
+			bool ok = s->conn && stream_suspend(s);
+			pthread_mutex_unlock(&c->mu);
+			return ok ? 0 : -2; /* stopping: the client can resume */
 		}
-		int w = 0;
-		while (s->next > c->seq && !c->finished && w != ETIMEDOUT)
-			w = pthread_cond_timedwait(&c->cv, &c->mu, &ts);
 	}
 	/* The events to send now: their lines' places, copied under the lock. */
 	int64_t off[BATCH + 1];
@@ -154,6 +264,7 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		n++;
 	}
 	bool finished = c->finished, broken = c->broken;
+	s->ping_at = now + c->ping_ms * 1000000LL;
 	pthread_mutex_unlock(&c->mu);
 	if (!n) {
 		if (finished)
@@ -191,7 +302,22 @@ void conv_stream_free(void *cls)
 {
 	struct conv_stream *s = cls;
 	struct conv *c = s->c;
+	if (s->conn) {
+		pthread_mutex_lock(&reg_mu);
+		if (s->reg_prev)
+			s->reg_prev->reg_next = s->reg_next;
+		else
+			reg = s->reg_next;
+		if (s->reg_next)
+			s->reg_next->reg_prev = s->reg_prev;
+		pthread_mutex_unlock(&reg_mu);
+	}
 	pthread_mutex_lock(&c->mu);
+	for (struct conv_stream **p = &c->streams; *p; p = &(*p)->next_in_conv)
+		if (*p == s) {
+			*p = s->next_in_conv;
+			break;
+		}
 	c->attached--;
 	bool orphan = !c->attached && !c->finished && c->listed;
 	unsigned gen = 0;

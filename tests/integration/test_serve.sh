@@ -727,6 +727,29 @@ kill -TERM "$lpid"; wait "$lpid"; rc=$?
 eq "the server stops cleanly after a cancel" "$rc" 0
 hasnt "no sanitizer report" "$(cat "$T/k1.err")" "Sanitizer"
 
+# --- a stream waiting for its conversation holds no thread (epoll, suspended) --------------------
+lserve w0 "$hport" MADF_SERVE_CONCURRENT=4 MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_PING_MS=100
+thr() { awk '/^Threads:/ {print $2}' "/proc/$lpid/status"; }
+t0=$(thr)
+wpids=
+for i in 1 2 3 4; do
+	curl -s -N -o "$T/w$i.txt" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK7" \
+		-H 'Content-Type: application/json' --data-binary "$GOOD" &
+	wpids="$wpids $!"
+done
+wait_for "4 streams wait on a model that never answers" 30 sh -c \
+	"for i in 1 2 3 4; do grep -q initiator_start $T/w\$i.txt || exit 1; done"
+wait_for "each gets keep-alives (its suspended connection resumed by the timer)" 30 sh -c \
+	"for i in 1 2 3 4; do grep -q '^: ping\$' $T/w\$i.txt || exit 1; done"
+t4=$(thr)
+eq "4 waiting streams add 4 conversation threads and the keep-alive timer, no thread per connection ($t0 -> $t4)" \
+	"$((t4 - t0 <= 5))" 1
+kill -TERM "$lpid"; wait "$lpid"; rc=$?
+for p in $wpids; do wait "$p"; done
+eq "SIGTERM with 4 streams waiting: a clean exit, each stream ending with an error" \
+	"$rc $(for i in 1 2 3 4; do last_event "$T/w$i.txt"; done | tr '\n' ' ')" "0 error error error error "
+hasnt "no sanitizer report" "$(cat "$T/w0.err")" "Sanitizer"
+
 kill "$hang_pid" 2>/dev/null
 
 done_testing
