@@ -165,6 +165,9 @@ struct bus_transport {
 				  size_t len, uint64_t seq),
 			void *ctx, uint64_t *last, char **err);
 	int (*log_agents)(struct bus *b, char ***out, size_t *n, char **err);
+	/* An agent that is gone for good (a conversation's): its empty
+	 * inbox goes (NULL: nothing to do). */
+	int (*forget)(struct bus *b, const char *agent, char **err);
 	const char *(*owner)(struct bus *b);
 	bool (*owner_gone)(struct bus *b, const char *owner);
 	void (*close)(struct bus *b);
@@ -314,6 +317,12 @@ int bus_stats(struct bus *b, struct bus_stats *out, char **err);
  * dead or its pid reused). Agents sharing a state file use them too. */
 const char *bus_owner(struct bus *b);
 bool bus_owner_gone(struct bus *b, const char *owner);
+
+/* An agent gone for good (madf serve's conversation agents, at the
+ * conversation's end): its inbox, claim and retry places go when they are
+ * empty, so that it is no longer listed (madf status, the console); what
+ * still waits there stays. 0, or -1 with *err. */
+int bus_forget_agent(struct bus *b, const char *agent, char **err);
 
 /* Backoff before attempt n (n >= 1) in ms, with jitter in [d/2, d]. */
 int64_t bus_backoff_ms(const struct bus_config *cfg, int n);

@@ -67,6 +67,7 @@ struct conv {
 	long resv;
 	int rounds_started;
 	struct conv_usage use;
+	struct conv_bus *bus; /* its agents on madf's bus (server/serve_bus.c), or NULL */
 };
 
 /* The reference count's end: unlisted and freed at the last. */
@@ -82,6 +83,15 @@ void conv_last_detached(struct conv *c, unsigned gen);
 /* The running conversation session of user with a reference taken, or
  * NULL. */
 struct conv *conv_find_running(const char *session, const char *user);
+
+/* The operator's cancel (the controller's operator_control, server/
+ * serve_bus.c): the running conversation session of any user ends with an
+ * error CANCELLED. 0 with *detail (caller frees) saying so, or 1 with
+ * *detail saying why not (not running here, or ending already). */
+int conv_cancel_by(const char *session, const char *who, char **detail);
+/* Every running conversation's agents' heartbeats refreshed when older
+ * than refresh_ms (the controller's thread). */
+void conv_refresh_all(long refresh_ms);
 
 /* ---- recorded sessions (server/convlog.c) ---- */
 

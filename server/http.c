@@ -3,6 +3,7 @@
  * /api/chat/multi with bearer tokens, Host and Origin allow-lists, the
  * seed's error bodies, and a draining shutdown on SIGTERM. */
 #include "server/conv_priv.h"
+#include "server/serve_bus.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -754,6 +755,17 @@ int serve_run(const struct serve_options *o, char **err)
 			s.tls ? " (TLS: are the certificate and the key a pair of PEM files?)" : "");
 		return EXIT_FAIL;
 	}
+	/* On the bus: the controller and the conversations' agents. */
+	if (serve_bus_open(&s.env, err) < 0) {
+		MHD_stop_daemon(d);
+		if (key)
+			memset(key, 0, strlen(key));
+		free(cert);
+		free(key);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		server_release(&s);
+		return EXIT_FAIL;
+	}
 	printf("%u\n", port);
 	fflush(stdout);
 	char *model = s.llm ? xasprintf("%s, orchestrator %s, execution %s", s.llm->provider_name,
@@ -763,16 +775,11 @@ int serve_run(const struct serve_options *o, char **err)
 	     API_PATH,
 	     s.agents.path, model);
 	free(model);
-	/* The signals, and about every second the operator's cancel requests
-	 * (SESSION.cancel, written by the console). */
+	/* The signals (the operator's cancels come over the bus, to the
+	 * controller: server/serve_bus.c). */
 	int sig = 0;
-	for (;;) {
-		struct timespec tick = { 1, 0 };
-		sig = sigtimedwait(&set, NULL, &tick);
-		if (sig > 0)
-			break;
-		conv_cancel_requests(s.sessions_dir);
-	}
+	while (sigwait(&set, &sig) != 0 || (sig != SIGTERM && sig != SIGINT))
+		;
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	s.draining = 1;
 	conv_shutdown_all();
@@ -794,12 +801,14 @@ int serve_run(const struct serve_options *o, char **err)
 	free(key);
 	size_t left = conv_alive();
 	if (left) {
-		/* A conversation stuck in a tool call still uses the registry and
-		 * the settings: they are left to the process's exit, not freed. */
+		/* A conversation stuck in a tool call still uses the registry,
+		 * the settings and the bus: they are left to the process's exit,
+		 * not freed. */
 		slog("stopped; %zu conversation%s still finishing a call at exit", left,
 		     left == 1 ? "" : "s");
 		return EXIT_OK;
 	}
+	serve_bus_close();
 	server_release(&s);
 	slog("stopped");
 	return EXIT_OK;
