@@ -16,6 +16,7 @@
 #include <cJSON.h>
 
 #include "agents/llm_agent.h"
+#include "core/bus.h"
 #include "core/http.h"
 #include "core/llm.h"
 #include "core/message.h"
@@ -68,8 +69,7 @@ void conv_unref(struct conv *c)
 		nalive--;
 		pthread_mutex_unlock(&alive_mu);
 	}
-	if (c->wfd >= 0)
-		close(c->wfd);
+	bus_events_close(&c->ev, false);
 	convbus_free(c);
 	free(c->ends);
 	free(c->events_path);
@@ -798,7 +798,6 @@ static struct conv *conv_new(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	c->wfd = -1;
 	return c;
 }
 

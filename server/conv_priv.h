@@ -48,7 +48,7 @@ struct conv {
 	long seq;            /* events recorded */
 	int64_t *ends;
 	size_t ends_cap;
-	int wfd;             /* the events file, appending (-1: none) */
+	struct bus_events *ev; /* its events on the bus, appending (NULL: none) */
 	char *events_path;
 	char *meta_path;
 	char session[40];
@@ -99,8 +99,9 @@ void conv_refresh_all(long refresh_ms);
 char *convlog_dir(const char *data_dir);
 /* Whether s is a session id (24 lower-case hex digits). */
 bool convlog_session_ok(const char *s);
-/* Opens c's events file for appending and writes its meta file (running).
- * 0 or -1 with *err. */
+/* Opens c's events on the bus (core/bus.h, bus_events_open: the file bus's
+ * SESSION.jsonl, which NATS also carries to its stream) and writes its
+ * meta (running). 0 or -1 with *err (also when the bus is not open). */
 int convlog_create(struct conv *c, const char *dir, char **err);
 /* Appends one event line (text ends in '\n') under c->mu; the offsets
  * grow. 0, or -1 (c->broken, logged once). */
@@ -109,13 +110,16 @@ int convlog_append(struct conv *c, const char *text, size_t len);
  * says how it ended and what it used. */
 void convlog_finish(struct conv *c);
 /* Opens the recorded session of dir for user, to be replayed: a finished
- * conv with one reference. 0, 1 when there is none for user (unknown, or
- * another user's), -1 with *err. */
+ * conv with one reference; this host's copy is brought up to date from the
+ * bus first (bus_events_fetch: on NATS, a session another serve recorded).
+ * 0, 1 when there is none for user (unknown, or another user's), -1 with
+ * *err. */
 int convlog_open(const char *dir, const char *session, const char *user, struct conv **out,
 		 char **err);
 /* At the server's start: every session with no terminal event (the server
- * stopped under it) gets one, a recoverable error SERVER_SHUTDOWN; those
- * older than keep_days are removed. Problems are logged. */
+ * stopped under it) gets one, a recoverable error SERVER_SHUTDOWN, on the
+ * bus too; the local copies older than keep_days are removed. Problems are
+ * logged. */
 void convlog_recover(const char *dir, long keep_days);
 /* Whether an event line of this type ends a stream. */
 bool convlog_terminal(const char *type);

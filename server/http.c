@@ -726,6 +726,21 @@ int serve_run(const struct serve_options *o, char **err)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	/* On the bus before the first request: the controller and the
+	 * conversations' agents and events (server/serve_bus.c). */
+	char *berr = NULL;
+	if (serve_bus_open(&s.env, &berr) < 0) {
+		err_set(err, "cannot open the bus: %s", berr);
+		free(berr);
+		if (key)
+			memset(key, 0, strlen(key));
+		free(cert);
+		free(key);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		close(fd);
+		server_release(&s);
+		return EXIT_FAIL;
+	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 			 MHD_USE_POLL | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
@@ -744,6 +759,7 @@ int serve_run(const struct serve_options *o, char **err)
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
 	if (!d) {
+		serve_bus_close();
 		if (key)
 			memset(key, 0, strlen(key));
 		free(cert);
@@ -753,17 +769,6 @@ int serve_run(const struct serve_options *o, char **err)
 		server_release(&s);
 		err_set(err, "cannot start the HTTP server on %s%s", o->listen,
 			s.tls ? " (TLS: are the certificate and the key a pair of PEM files?)" : "");
-		return EXIT_FAIL;
-	}
-	/* On the bus: the controller and the conversations' agents. */
-	if (serve_bus_open(&s.env, err) < 0) {
-		MHD_stop_daemon(d);
-		if (key)
-			memset(key, 0, strlen(key));
-		free(cert);
-		free(key);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		server_release(&s);
 		return EXIT_FAIL;
 	}
 	printf("%u\n", port);
