@@ -130,6 +130,10 @@ int serve_bus_open(struct agent_env *env, char **err)
 {
 	struct bus_config cfg = env->bcfg; /* copied by bus_open */
 	cfg.force_poll = true; /* no inotify instance per member: they claim right after a send */
+	/* The members' tasks, answers and heartbeats are what the console
+	 * watches of a conversation whose record is its event log: no fsync
+	 * each (the controller's own answers to the operator are durable). */
+	cfg.durable = false;
 	if (bus_open(&cfg, &sb.bus, err) < 0)
 		return -1;
 	if (agent_open(&role_serve_controller, env, &sb.ctl, err) < 0 ||
@@ -324,9 +328,9 @@ static void member_open(struct conv *c, struct conv_member *mb)
 		free(err);
 		mb->cons = NULL;
 	}
+	pthread_mutex_lock(&c->bus->mu);
 	mb->started_ns = util_now_ns();
 	mb->opened = true;
-	pthread_mutex_lock(&c->bus->mu);
 	member_heartbeat(c, mb, true);
 	pthread_mutex_unlock(&c->bus->mu);
 	member_log(c, mb, LOG_INFO, "start", "%s started: %s of conversation %s", mb->name,
@@ -523,7 +527,9 @@ void convbus_end(struct conv *c, const char *outcome)
 		char *path = xasprintf("%s/%s-state.json", b->state_dir, mb->name);
 		unlink(path);
 		free(path);
+		pthread_mutex_lock(&b->mu);
 		mb->opened = false;
+		pthread_mutex_unlock(&b->mu);
 	}
 }
 

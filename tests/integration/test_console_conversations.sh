@@ -107,6 +107,7 @@ for l in sys.stdin:
     print(j["event"], j["agent"], j.get("session") == sys.argv[1], j.get("round", 0))' "$SID" | tr '\n' ' ')" \
 	"start $SA True 0 task_start $SA True 1 "
 has "the initiator's log has its task done" "$(elog "$SI")" '"event":"task_done"'
+has "the agent's assignment was claimed from its inbox" "$(elog "$SA")" "$SID round 1: assignment claimed"
 lsd=$("$MADF" ls processed --json 2>&1)
 eq "the initiator's turn: assignment acked, acceptance and result to the controller" \
 	"$(printf '%s' "$lsd" | python3 -c '

@@ -74,7 +74,13 @@ has "and the initiator's" "$st" "conv-$SID-initiator"
 eq "the agent's heartbeat: busy on its session's round 1" \
 	"$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["heartbeat"]; print(h["status"], h["current_task"])' "$D/state/$SA-state.json")" \
 	"busy $SID round 1"
-has "its log line of the task" "$(cat "$LOG_DIR/agents/$SA/events/"*.jsonl)" '"event":"task_start"'
+eq "its log line of the task: its assignment claimed from its inbox stream" \
+	"$(cat "$LOG_DIR/agents/$SA/events/"*.jsonl | python3 -c '
+import json, sys
+for l in sys.stdin:
+    j = json.loads(l)
+    if j["event"] == "task_start":
+        print(j["message"])')" "$SID round 1: assignment claimed"
 
 # The operator's cancel over NATS: an operator_control to the controller.
 "$MADF" send --to serve_controller --type task_assignment --content \
