@@ -13,7 +13,8 @@ export MADF_SERVE_CONV_PER_HOUR=1000 MADF_SERVE_ROUNDS_PER_DAY=100000 MADF_SERVE
 nats_start
 export MADF_BUS=$NATS_URL
 PIDS=
-trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; for _p in $nats_pids; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; cleanup' EXIT
+# (each waited for by its pid: a bare wait would wait for nats-server too)
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; for p in $PIDS; do wait "$p" 2>/dev/null; done; for _p in $nats_pids; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; cleanup' EXIT
 KEY=sk-madf-servebus-test-0123456789
 
 bg_port() {
