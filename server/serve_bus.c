@@ -213,8 +213,9 @@ static void member_log(struct conv *c, const struct conv_member *mb, enum log_le
 }
 
 /* The member's heartbeat: its state file (what the console's Agents view
- * reads), and with msg a heartbeat message to the controller. Under
- * c->bus->mu. */
+ * reads; at every change), and with msg a heartbeat message to the
+ * controller (when it comes on the bus and when it stops: its turns'
+ * messages say the rest). Under c->bus->mu. */
 static void member_heartbeat(struct conv *c, struct conv_member *mb, bool msg)
 {
 	int64_t now = util_now_ns();
@@ -446,7 +447,7 @@ void convbus_turn(struct conv *c, size_t idx, int round)
 	cJSON_AddNumberToObject(a, "agent_capacity", 0);
 	member_send(c, mb, MSG_TASK_ACCEPTANCE, a);
 	pthread_mutex_lock(&b->mu);
-	member_heartbeat(c, mb, true);
+	member_heartbeat(c, mb, false);
 	pthread_mutex_unlock(&b->mu);
 	member_log(c, mb, LOG_INFO, "task_start", "%s: %s", mb->current,
 		   mb->d ? "assignment claimed" : "assignment sent, not claimed");
@@ -494,7 +495,7 @@ void convbus_turn_done(struct conv *c, size_t idx, bool ok, const char *detail)
 	mb->task[0] = '\0';
 	mb->current[0] = '\0';
 	mb->status = "idle";
-	member_heartbeat(c, mb, true);
+	member_heartbeat(c, mb, false);
 	pthread_mutex_unlock(&b->mu);
 }
 

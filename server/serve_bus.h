@@ -4,7 +4,8 @@
  * task_assignment, action cancel, answered with a task_acceptance), and
  * every running conversation's initiator, agents and summarizer as agents
  * on the bus: CONV_AGENT_PREFIX SESSION "-" NAME, with heartbeats (their
- * state files, and heartbeat messages to the controller), log lines through
+ * state files at every change, and heartbeat messages to the controller
+ * when they start and stop), log lines through
  * core/log.c, and each turn a task_assignment from the controller to the
  * agent's inbox, claimed there, answered with a task_acceptance, then a
  * task_progress (100 %) or an error_report. No thread per agent: the
