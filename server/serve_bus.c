@@ -20,6 +20,7 @@
 
 #define REFRESH_MS 10000L  /* a member's heartbeat rewritten at least this often */
 #define CLAIM_WAIT_MS 2000 /* for its assignment to reach the member's inbox */
+#define JOBS_EVERY_MS 50   /* the conversations' bus work is looked for this often */
 
 static struct {
 	struct agent_env *env;
@@ -113,11 +114,14 @@ static int ctl_handle(struct agent *a, const struct msg *m, char **err)
 	}
 }
 
+static bool jobs_run(void);
+
 static int64_t ctl_tick(struct agent *a)
 {
 	(void)a;
+	bool any = jobs_run();
 	conv_refresh_all(REFRESH_MS);
-	return 1000;
+	return any ? 0 : JOBS_EVERY_MS;
 }
 
 static const struct agent_role role_serve_controller = {
@@ -153,6 +157,7 @@ void serve_bus_close(void)
 		return;
 	atomic_store(&sb.env->stop, 1);
 	agent_join(sb.ctl);
+	jobs_run(); /* the last ones, the conversations ended */
 	agent_free(&sb.ctl);
 	bus_free(&sb.bus);
 	sb.running = false;
@@ -394,7 +399,7 @@ static void member_send(struct conv *c, struct conv_member *mb, enum msg_type ty
 	msg_free(&m);
 }
 
-void convbus_turn(struct conv *c, size_t idx, int round)
+static void do_turn(struct conv *c, size_t idx, int round)
 {
 	struct conv_bus *b = c->bus;
 	if (!b || idx >= b->n)
@@ -453,7 +458,7 @@ void convbus_turn(struct conv *c, size_t idx, int round)
 		   mb->d ? "assignment claimed" : "assignment sent, not claimed");
 }
 
-void convbus_turn_done(struct conv *c, size_t idx, bool ok, const char *detail)
+static void do_done(struct conv *c, size_t idx, bool ok, const char *detail)
 {
 	struct conv_bus *b = c->bus;
 	if (!b || idx >= b->n || !b->m[idx].task[0])
@@ -499,7 +504,7 @@ void convbus_turn_done(struct conv *c, size_t idx, bool ok, const char *detail)
 	pthread_mutex_unlock(&b->mu);
 }
 
-void convbus_end(struct conv *c, const char *outcome)
+static void do_end(struct conv *c, const char *outcome)
 {
 	struct conv_bus *b = c->bus;
 	if (!b)
@@ -509,7 +514,7 @@ void convbus_end(struct conv *c, const char *outcome)
 		if (!mb->opened)
 			continue;
 		if (mb->task[0])
-			convbus_turn_done(c, i, false, outcome);
+			do_done(c, i, false, outcome);
 		pthread_mutex_lock(&b->mu);
 		mb->status = "stopping";
 		mb->current[0] = '\0';
@@ -532,6 +537,88 @@ void convbus_end(struct conv *c, const char *outcome)
 		mb->opened = false;
 		pthread_mutex_unlock(&b->mu);
 	}
+}
+
+/* ---- the jobs: a conversation's thread asks, the controller's does ---------
+ * The bus work of the conversations' agents (sends, claims, acks, state
+ * files, log lines) runs on the controller's thread, in the order asked:
+ * a conversation's thread only queues it, so that its events never wait on
+ * the bus and its stack stays small. */
+
+enum job_kind { JOB_TURN, JOB_DONE, JOB_END };
+
+struct bus_job {
+	struct bus_job *next;
+	struct conv *c;   /* a reference */
+	enum job_kind kind;
+	size_t idx;
+	int round;
+	bool ok;
+	char *text;       /* the failure's detail, or the outcome */
+};
+
+static pthread_mutex_t jobs_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct bus_job *jobs_head, **jobs_tail = &jobs_head;
+
+static void job_add(struct conv *c, enum job_kind kind, size_t idx, int round, bool ok,
+		    const char *text)
+{
+	if (!c->bus)
+		return;
+	struct bus_job *j = xcalloc(1, sizeof(*j));
+	pthread_mutex_lock(&c->mu);
+	c->refs++;
+	pthread_mutex_unlock(&c->mu);
+	j->c = c;
+	j->kind = kind;
+	j->idx = idx;
+	j->round = round;
+	j->ok = ok;
+	j->text = text ? xstrdup(text) : NULL;
+	pthread_mutex_lock(&jobs_mu);
+	*jobs_tail = j;
+	jobs_tail = &j->next;
+	pthread_mutex_unlock(&jobs_mu);
+}
+
+/* Runs the jobs queued so far; whether there were any. */
+static bool jobs_run(void)
+{
+	pthread_mutex_lock(&jobs_mu);
+	struct bus_job *j = jobs_head;
+	jobs_head = NULL;
+	jobs_tail = &jobs_head;
+	pthread_mutex_unlock(&jobs_mu);
+	bool any = j != NULL;
+	while (j) {
+		struct bus_job *next = j->next;
+		if (j->kind == JOB_TURN)
+			do_turn(j->c, j->idx, j->round);
+		else if (j->kind == JOB_DONE)
+			do_done(j->c, j->idx, j->ok, j->text);
+		else
+			do_end(j->c, j->text ? j->text : "unknown");
+		conv_unref(j->c);
+		free(j->text);
+		free(j);
+		j = next;
+	}
+	return any;
+}
+
+void convbus_turn(struct conv *c, size_t idx, int round)
+{
+	job_add(c, JOB_TURN, idx, round, true, NULL);
+}
+
+void convbus_turn_done(struct conv *c, size_t idx, bool ok, const char *detail)
+{
+	job_add(c, JOB_DONE, idx, 0, ok, detail);
+}
+
+void convbus_end(struct conv *c, const char *outcome)
+{
+	job_add(c, JOB_END, 0, 0, false, outcome);
 }
 
 void convbus_refresh(struct conv *c, long refresh_ms)

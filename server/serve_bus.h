@@ -9,8 +9,9 @@
  * core/log.c, and each turn a task_assignment from the controller to the
  * agent's inbox, claimed there, answered with a task_acceptance, then a
  * task_progress (100 %) or an error_report. No thread per agent: the
- * conversation's own thread acts for its agents, the controller's thread
- * refreshes their heartbeats. */
+ * controller's thread acts for them (the conversation's thread only queues
+ * the work, in order: its events never wait on the bus) and refreshes their
+ * heartbeats. */
 #ifndef MADF_SERVE_BUS_H
 #define MADF_SERVE_BUS_H
 
@@ -37,7 +38,9 @@ void serve_bus_close(void);
 /* The shared bus, or NULL when serve_bus_open was not called. */
 struct bus *serve_bus(void);
 
-/* ---- a conversation's agents (called on the conversation's thread) ---- */
+/* ---- a conversation's agents (called on the conversation's thread: each
+ * queues the work, done on the controller's thread in that order; c is
+ * referenced until it is done) ---- */
 
 /* Its members: index 0 the initiator, 1..nagents the agents, nagents + 1
  * the summarizer. Nothing happens when the bus is not open. */
