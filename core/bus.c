@@ -390,6 +390,13 @@ int bus_stats(struct bus *b, struct bus_stats *out, char **err)
 	return 0;
 }
 
+int bus_forget_agent(struct bus *b, const char *agent, char **err)
+{
+	if (!util_valid_agent_name(agent))
+		return err_set(err, "\"%s\" is not an agent name", agent);
+	return b->t->forget ? b->t->forget(b, agent, err) : 0;
+}
+
 const char *bus_owner(struct bus *b)
 {
 	return b->t->owner(b);

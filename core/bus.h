@@ -165,6 +165,20 @@ struct bus_transport {
 				  size_t len, uint64_t seq),
 			void *ctx, uint64_t *last, char **err);
 	int (*log_agents)(struct bus *b, char ***out, size_t *n, char **err);
+	/* Conversation event logs (NULL: the local files are the record):
+	 * one event line (seq >= 1) or the meta (seq 0) of session carried
+	 * to the bus (without waiting unless sync); and the events after
+	 * `after` read back in order, with the newest meta in *meta (caller
+	 * frees; NULL: none). events_fetch returns 1 when the bus has no such
+	 * session. */
+	int (*events_publish)(struct bus *b, const char *session, long seq,
+			      const char *data, size_t len, bool sync, char **err);
+	int (*events_fetch)(struct bus *b, const char *session, long after,
+			    int (*fn)(void *ctx, long seq, const char *line, size_t len),
+			    void *ctx, char **meta, char **err);
+	/* An agent that is gone for good (a conversation's): its empty
+	 * inbox goes (NULL: nothing to do). */
+	int (*forget)(struct bus *b, const char *agent, char **err);
 	const char *(*owner)(struct bus *b);
 	bool (*owner_gone)(struct bus *b, const char *owner);
 	void (*close)(struct bus *b);
@@ -315,6 +329,12 @@ int bus_stats(struct bus *b, struct bus_stats *out, char **err);
 const char *bus_owner(struct bus *b);
 bool bus_owner_gone(struct bus *b, const char *owner);
 
+/* An agent gone for good (madf serve's conversation agents, at the
+ * conversation's end): its inbox, claim and retry places go when they are
+ * empty, so that it is no longer listed (madf status, the console); what
+ * still waits there stays. 0, or -1 with *err. */
+int bus_forget_agent(struct bus *b, const char *agent, char **err);
+
 /* Backoff before attempt n (n >= 1) in ms, with jitter in [d/2, d]. */
 int64_t bus_backoff_ms(const struct bus_config *cfg, int n);
 
@@ -352,6 +372,40 @@ int bus_log_mirror(struct bus *b, const char *dir, char **err);
  * says why it could not be, and the copy so far is read), else log_dir.
  * Caller frees. */
 char *bus_log_root(struct bus *b, const char *data_dir, const char *log_dir, char **err);
+
+/* ---- conversation event logs (madf serve) ----
+ * Each conversation's Server-Sent Events in order, one JSON line each
+ * (event seq N on line N, the line without "data: "), in
+ * <data_dir>/BUS_EVENTS_DIR/SESSION.jsonl, and its meta (a JSON object:
+ * user, agents, state, outcome, usage) in SESSION.json. The files are the
+ * file bus's record of the conversation and, on a bus that spans hosts,
+ * this host's copy that streams read: on NATS every line and every meta
+ * also goes to the stream <P>_conv (subjects <P>.conv.SESSION.ev and
+ * <P>.conv.SESSION.meta), and bus_events_fetch brings a host's copy up to
+ * date from there, so that a serve on another host (or one whose disk was
+ * lost) replays what was recorded. No fsync per event: the lines are
+ * synced when the conversation ends. See man/madf-messages.5. */
+#define BUS_EVENTS_DIR "serve-sessions"
+struct bus_events;
+/* Opens session's events for appending: created (create; it must not
+ * exist), or an existing one (a line to add at recovery). *out is the
+ * caller's (bus_events_close). 0, or -1 with *err. */
+int bus_events_open(struct bus *b, const char *session, bool create, struct bus_events **out,
+		    char **err);
+/* Appends event seq's line (len bytes, ending in '\n') whole. 0, or -1 with
+ * *err (errno set when the file failed). */
+int bus_events_append(struct bus_events *e, long seq, const char *line, size_t len, char **err);
+/* Closes the events (synced first when sync) and frees *e. */
+void bus_events_close(struct bus_events **e, bool sync);
+/* Writes session's meta (json, len bytes) atomically, and carries it to
+ * the bus (waiting until it is stored when sync). 0, or -1 with *err. */
+int bus_events_put_meta(struct bus *b, const char *session, const char *json, size_t len,
+			bool sync, char **err);
+/* Brings this host's copy of session up to date from the bus: the events
+ * it lacks appended, the meta rewritten. 0 (up to date, or the bus keeps
+ * no copy of its own: the file bus), 1 when neither the bus nor this host
+ * has the session, -1 with *err. */
+int bus_events_fetch(struct bus *b, const char *session, char **err);
 
 /* The default agents whose inboxes always exist. */
 extern const char *const bus_default_agents[];

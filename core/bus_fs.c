@@ -456,6 +456,33 @@ static bool fs_owner_gone(struct bus *b, const char *owner)
 	return fsbus_owner_dead(FS(b), owner);
 }
 
+/* The agent's inbox, claim and retry directories go when empty (a
+ * message still there keeps its directory). */
+static int fs_forget(struct bus *b, const char *agent, char **err)
+{
+	static const char *const qs[] = { "retry", "processing", "inbox" };
+	struct fsbus *fs = FS(b);
+	/* its inbox count too: a long-running sender forgets many agents */
+	pthread_mutex_lock(&fs->lock);
+	for (size_t i = 0; i < fs->ncounts; i++)
+		if (!strcmp(fs->counts[i].agent, agent)) {
+			fs->counts[i] = fs->counts[--fs->ncounts];
+			break;
+		}
+	pthread_mutex_unlock(&fs->lock);
+	for (size_t i = 0; i < ARRAY_SIZE(qs); i++) {
+		char *p = fsbus_qpath(b, qs[i], agent);
+		int r = rmdir(p);
+		if (r < 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST) {
+			err_set(err, "cannot remove %s: %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		free(p);
+	}
+	return 0;
+}
+
 /* ---- open/close --------------------------------------------------------- */
 
 static void fs_close(struct bus *b)
@@ -530,6 +557,7 @@ const struct bus_transport bus_fs_transport = {
 	.monitor_fd = fsbus_monitor_fd,
 	.monitor_process = fsbus_monitor_process,
 	.monitor_stats = fsbus_monitor_stats,
+	.forget = fs_forget,
 	.owner = fs_owner,
 	.owner_gone = fs_owner_gone,
 	.close = fs_close,

@@ -128,6 +128,7 @@ struct mon_agent {
 	struct nset q[3]; /* inbox, processing, retry */
 	int64_t oldest;
 	bool oldest_dirty;
+	bool gone;        /* its inbox directory went (bus_forget_agent): not listed */
 };
 
 struct mon_watch {
@@ -216,14 +217,22 @@ static void mon_scan_dir(struct bus_monitor *m, int kind, size_t ai,
 
 static size_t mon_agent(struct bus_monitor *m, const char *name)
 {
+	size_t ai = m->nagents;
 	for (size_t i = 0; i < m->nagents; i++)
-		if (!strcmp(m->agents[i].name, name))
-			return i;
-	m->agents = xrealloc(m->agents, (m->nagents + 1) * sizeof(*m->agents));
-	struct mon_agent *a = &m->agents[m->nagents];
-	memset(a, 0, sizeof(*a));
-	util_strlcpy(a->name, name, sizeof(a->name));
-	size_t ai = m->nagents++;
+		if (!strcmp(m->agents[i].name, name)) {
+			if (!m->agents[i].gone)
+				return i;
+			ai = i; /* back: watched and scanned again */
+			break;
+		}
+	if (ai == m->nagents) {
+		m->agents = xrealloc(m->agents, (m->nagents + 1) * sizeof(*m->agents));
+		struct mon_agent *a = &m->agents[m->nagents];
+		memset(a, 0, sizeof(*a));
+		util_strlcpy(a->name, name, sizeof(a->name));
+		m->nagents++;
+	}
+	m->agents[ai].gone = false;
 	for (int k = 0; k < 3; k++) {
 		char *dir = fsbus_qpath(m->bus, mon_qdirs[k], name);
 		fsbus_ensure_dir(dir, NULL);
@@ -252,9 +261,25 @@ static void mon_note(struct bus_monitor *m, int kind, size_t ai,
 		return;
 	}
 	if (kind >= 4) {
-		/* A new agent directory under a queue root. */
-		if (add && util_valid_agent_name(name))
+		/* A new agent directory under a queue root (an agent is one
+		 * with an inbox: a late event of a directory already removed
+		 * makes none); an inbox directory removed (bus_forget_agent):
+		 * the agent is no longer listed. */
+		if (!util_valid_agent_name(name))
+			return;
+		char *inbox = fsbus_qpath(m->bus, mon_qdirs[0], name);
+		bool there = access(inbox, F_OK) == 0;
+		free(inbox);
+		if (add && there) {
 			mon_agent(m, name);
+		} else if (!add && kind == 4 && !there) {
+			for (size_t i = 0; i < m->nagents; i++)
+				if (!strcmp(m->agents[i].name, name) && !m->agents[i].gone) {
+					for (int k = 0; k < 3; k++)
+						nset_free(&m->agents[i].q[k]);
+					m->agents[i].gone = true;
+				}
+		}
 		return;
 	}
 	if (!mon_counts(kind, name))
@@ -392,6 +417,16 @@ int fsbus_monitor_process(struct bus_monitor *m)
 				overflow = true;
 				continue;
 			}
+			if (ev->mask & IN_IGNORED) {
+				/* its directory went: the number may be given
+				 * to a new watch */
+				for (size_t i = 0; i < m->nwatches; i++)
+					if (m->watches[i].wd == ev->wd) {
+						m->watches[i] = m->watches[--m->nwatches];
+						break;
+					}
+				continue;
+			}
 			if (!ev->len)
 				continue;
 			for (size_t i = 0; i < m->nwatches; i++) {
@@ -421,10 +456,12 @@ static int agent_stats_cmp(const void *a, const void *b)
 void fsbus_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->agents = xcalloc(m->nagents, sizeof(*out->agents));
-	out->nagents = m->nagents;
+	out->agents = xcalloc(m->nagents ? m->nagents : 1, sizeof(*out->agents));
+	size_t n = 0;
 	for (size_t i = 0; i < m->nagents; i++) {
 		struct mon_agent *a = &m->agents[i];
+		if (a->gone)
+			continue;
 		if (a->oldest_dirty) {
 			a->oldest = 0;
 			for (size_t k = 0; k < a->q[0].cap; k++) {
@@ -435,7 +472,7 @@ void fsbus_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 			}
 			a->oldest_dirty = false;
 		}
-		struct bus_agent_stats *s = &out->agents[i];
+		struct bus_agent_stats *s = &out->agents[n++];
 		util_strlcpy(s->agent, a->name, sizeof(s->agent));
 		s->depth = a->q[0].n;
 		s->oldest_ns = a->q[0].n ? a->oldest : 0;
@@ -444,6 +481,7 @@ void fsbus_monitor_stats(struct bus_monitor *m, struct bus_stats *out)
 		out->processing += s->processing;
 		out->retry += s->retry;
 	}
+	out->nagents = n;
 	out->dead_letter = m->dead.n;
 	out->dead_gen = m->dead_gen;
 	out->acked = m->acks.total;

@@ -809,6 +809,43 @@ static int nats_consumer_open(struct bus *b, const char *agent,
 	return 0;
 }
 
+/* An agent gone for good: its inbox stream (and its consumers) goes when
+ * nothing waits in it. */
+static int nats_forget(struct bus *b, const char *agent, char **err)
+{
+	struct natsbus *nb = NB(b);
+	char name[NATS_NAME_MAX];
+	nats_stream_name(nb, agent, name, sizeof(name));
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_GetStreamInfo(&si, nb->js, name, NULL, &jerr);
+	if (s == NATS_NOT_FOUND || jerr == 10059) {
+		jsStreamInfo_Destroy(si);
+		return 0;
+	}
+	if (s != NATS_OK) {
+		jsStreamInfo_Destroy(si);
+		return nats_fail(nb, err, s, jerr, "cannot read the NATS stream %s", name);
+	}
+	bool empty = si->State.Msgs == 0;
+	jsStreamInfo_Destroy(si);
+	if (!empty)
+		return 0;
+	jerr = 0;
+	s = js_DeleteStream(nb->js, name, NULL, &jerr);
+	if (s != NATS_OK && s != NATS_NOT_FOUND && jerr != 10059)
+		return nats_fail(nb, err, s, jerr, "cannot delete the NATS stream %s", name);
+	pthread_mutex_lock(&nb->lock);
+	for (size_t i = 0; i < nb->nensured; i++)
+		if (!strcmp(nb->ensured[i], agent)) {
+			free(nb->ensured[i]);
+			nb->ensured[i] = nb->ensured[--nb->nensured];
+			break;
+		}
+	pthread_mutex_unlock(&nb->lock);
+	return 0;
+}
+
 static void nats_consumer_free(struct bus_consumer *c)
 {
 	/* The bell itself goes at close: cnats 3.4.1 may crash when a
@@ -1155,6 +1192,9 @@ const struct bus_transport bus_nats_transport = {
 	.monitor_fd = nats_monitor_fd,
 	.monitor_process = nats_monitor_process,
 	.monitor_stats = nats_monitor_stats,
+	.forget = nats_forget,
+	.events_publish = nats_events_publish,
+	.events_fetch = nats_events_fetch,
 	.log_append = nats_log_append,
 	.log_each = nats_log_each,
 	.log_agents = nats_log_agents,

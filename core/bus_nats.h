@@ -12,6 +12,8 @@
  *                   record per failed attempt (first and last failure)
  *   logs            stream <P>_log_<A>, subjects <P>.log.<A>.<category>:
  *                   the agent's structured log lines, limits retention
+ *   conversations   stream <P>_conv, subjects <P>.conv.<S>.ev (madf serve's
+ *                   events of session S, in order) and <P>.conv.<S>.meta
  * P is MADF_NATS_PREFIX (default "madf"). */
 #ifndef MADF_BUS_NATS_H
 #define MADF_BUS_NATS_H
@@ -51,6 +53,7 @@ struct natsbus {
 	char **logs;          /* agents whose log stream this bus set up (lock) */
 	size_t nlogs;
 	atomic_bool log_sent; /* a log line was published asynchronously */
+	atomic_bool conv_ready; /* the conversations' stream is set up */
 };
 
 /* A consumer's doorbell: the inbox stream republishes the headers of each
@@ -120,6 +123,12 @@ int nats_log_each(struct bus *b, const char *agent, uint64_t after,
 		  void *ctx, uint64_t *last, char **err);
 int nats_log_agents(struct bus *b, char ***out, size_t *n, char **err);
 
+/* In bus_nats_events.c: madf serve's conversation event logs. */
+int nats_events_publish(struct bus *b, const char *session, long seq, const char *data,
+			size_t len, bool sync, char **err);
+int nats_events_fetch(struct bus *b, const char *session, long after,
+		      int (*fn)(void *ctx, long seq, const char *line, size_t len), void *ctx,
+		      char **meta, char **err);
 /* In bus_nats_admin.c. */
 int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
 	      struct bus_entry **out, size_t *n, char **err);

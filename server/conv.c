@@ -16,11 +16,13 @@
 #include <cJSON.h>
 
 #include "agents/llm_agent.h"
+#include "core/bus.h"
 #include "core/http.h"
 #include "core/llm.h"
 #include "core/message.h"
 #include "core/tools.h"
 #include "core/util.h"
+#include "server/serve_bus.h"
 #include "core/banned.h"
 
 static pthread_mutex_t alive_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -67,8 +69,8 @@ void conv_unref(struct conv *c)
 		nalive--;
 		pthread_mutex_unlock(&alive_mu);
 	}
-	if (c->wfd >= 0)
-		close(c->wfd);
+	bus_events_close(&c->ev, false);
+	convbus_free(c);
 	free(c->ends);
 	free(c->events_path);
 	free(c->meta_path);
@@ -589,6 +591,7 @@ static void run(struct conv *c)
 	cJSON_AddItemToObject(d, "agents", cJSON_Duplicate(names, true));
 	cJSON_AddNumberToObject(d, "rounds", r->rounds);
 	emit(c, "conversation_start", d, false);
+	convbus_begin(c); /* after the first event: it never waits on the bus */
 
 	/* The initiator. */
 	d = cJSON_CreateObject();
@@ -599,6 +602,7 @@ static void run(struct conv *c)
 	add_transcript(&prompt, r);
 	struct call k = { .c = c };
 	struct plan p = { 0 };
+	convbus_turn(c, 0, 0);
 	if (c->initiator && c->initiator->ntools) {
 		/* An initiator with tools: their calls are initiator_tool_call
 		 * events, up to its maxSteps; its last text is the plan. */
@@ -607,6 +611,7 @@ static void run(struct conv *c)
 			k.error = t.error;
 			t.error = NULL;
 			turn_release(&t);
+			convbus_turn_done(c, 0, false, k.error);
 			fail_call(c, &k, "initiator");
 			call_release(&k);
 			sbuf_release(&prompt);
@@ -617,6 +622,7 @@ static void run(struct conv *c)
 		turn_release(&t);
 	} else {
 		if (call_model(&k, s->model_orchestrator, c->initiator_system, prompt.data) < 0) {
+			convbus_turn_done(c, 0, false, k.error);
 			fail_call(c, &k, "initiator");
 			call_release(&k);
 			sbuf_release(&prompt);
@@ -626,6 +632,7 @@ static void run(struct conv *c)
 		plan_from_text(c, k.text.data ? k.text.data : "", &p);
 	}
 	call_release(&k);
+	convbus_turn_done(c, 0, true, NULL);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "goal", p.goal);
 	cJSON_AddStringToObject(d, "strategy", p.strategy);
@@ -655,6 +662,7 @@ static void run(struct conv *c)
 			cJSON_AddNumberToObject(d, "round", round);
 			cJSON_AddNumberToObject(d, "maxSteps", ag->max_steps);
 			emit(c, "agent_start", d, false);
+			convbus_turn(c, i + 1, round);
 			sbuf_release(&prompt);
 			sbuf_init(&prompt);
 			add_transcript(&prompt, r);
@@ -691,6 +699,8 @@ static void run(struct conv *c)
 			}
 			c->use.agents[i].turns++;
 			c->use.agents[i].turn_ns += util_mono_ns() - t0;
+			convbus_turn_done(c, i + 1, rc == 0, rc == 0 ? NULL :
+					  t.error ? t.error : "the turn failed");
 			if (rc < 0) {
 				turn_release(&t);
 				if (timed_out(c) || c->cancel || !strcmp(ag->on_error, "abort")) {
@@ -741,9 +751,13 @@ static void run(struct conv *c)
 		sbuf_addf(&prompt, "\nGoal: %s\n\nWhat the agents said:\n%s", p.goal,
 			  said.data ? said.data : "(nothing)\n");
 		struct call z = { .c = c, .stream = true };
+		size_t zi = r->nagents + 1;
+		convbus_turn(c, zi, 0);
 		if (call_model(&z, s->model_orchestrator, SUMMARIZER_SYSTEM, prompt.data) < 0) {
+			convbus_turn_done(c, zi, false, z.error);
 			fail_call(c, &z, "summarizer");
 		} else {
+			convbus_turn_done(c, zi, true, NULL);
 			d = cJSON_CreateObject();
 			cJSON_AddStringToObject(d, "summary", z.text.data ? z.text.data : "");
 			cJSON_AddNumberToObject(d, "totalRounds", r->rounds);
@@ -769,6 +783,7 @@ static void *conv_thread(void *arg)
 	run(c);
 	/* Whatever happened, the conversation ends: a terminal event if none yet. */
 	emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0, false);
+	convbus_end(c, c->outcome ? c->outcome : "unknown");
 	convlog_finish(c);
 	serve_limits_end(c->lim, c->user, c->resv, c->rounds_started, util_now_ns() / 1000000000LL);
 	conv_unref(c);
@@ -784,7 +799,6 @@ static struct conv *conv_new(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cv, &ca);
 	pthread_condattr_destroy(&ca);
-	c->wfd = -1;
 	return c;
 }
 
@@ -948,22 +962,58 @@ int conv_cancel(const char *session, const char *user)
 	return rc;
 }
 
-void conv_cancel_requests(const char *dir)
+int conv_cancel_by(const char *session, const char *who, char **detail)
 {
+	int rc = 1;
+	*detail = NULL;
 	pthread_mutex_lock(&alive_mu);
 	for (struct conv *c = alive; c; c = c->next_alive) {
-		char *path = xasprintf("%s/%s.cancel", dir, c->session);
-		if (access(path, F_OK) == 0) {
-			if (emit_error(c, "CANCELLED", "cancelled by the operator (madf console)",
-				       NULL, 0, false)) {
-				c->cancel = 1;
-				conv_log(c, "cancelled by the operator (%s)", path);
-			}
-			unlink(path);
+		if (strcmp(c->session, session))
+			continue;
+		char *m = !strcmp(who, "operator") ? xstrdup("cancelled by the operator") :
+			  xasprintf("cancelled by %s", who);
+		if (emit_error(c, "CANCELLED", m, NULL, 0, false)) {
+			c->cancel = 1;
+			conv_log(c, "cancelled by the operator (%s, over the bus)", who);
+			*detail = xasprintf("conversation %s of %s cancelled: its stream ended with "
+					    "an error CANCELLED", session, c->user);
+			rc = 0;
+		} else {
+			*detail = xasprintf("conversation %s is ending already", session);
 		}
-		free(path);
+		free(m);
+		break;
 	}
 	pthread_mutex_unlock(&alive_mu);
+	if (!*detail)
+		*detail = xasprintf("no conversation %s is running in this madf serve (pid %ld)",
+				    session, (long)getpid());
+	return rc;
+}
+
+void conv_refresh_all(long refresh_ms)
+{
+	/* taken (a reference each) under the list's lock, refreshed without
+	 * it: a conversation starting or ending does not wait on the files */
+	struct conv **v = NULL;
+	size_t n = 0;
+	pthread_mutex_lock(&alive_mu);
+	if (nalive)
+		v = xcalloc(nalive, sizeof(*v));
+	for (struct conv *c = alive; c && n < nalive; c = c->next_alive) {
+		pthread_mutex_lock(&c->mu);
+		if (c->bus && !c->finished) {
+			c->refs++;
+			v[n++] = c;
+		}
+		pthread_mutex_unlock(&c->mu);
+	}
+	pthread_mutex_unlock(&alive_mu);
+	for (size_t i = 0; i < n; i++) {
+		convbus_refresh(v[i], refresh_ms);
+		conv_unref(v[i]);
+	}
+	free(v);
 }
 
 size_t conv_alive(void)

@@ -49,7 +49,7 @@ struct conv {
 	long seq;            /* events recorded */
 	int64_t *ends;
 	size_t ends_cap;
-	int wfd;             /* the events file, appending (-1: none) */
+	struct bus_events *ev; /* its events on the bus, appending (NULL: none) */
 	char *events_path;
 	char *meta_path;
 	char session[40];
@@ -68,6 +68,7 @@ struct conv {
 	long resv;
 	int rounds_started;
 	struct conv_usage use;
+	struct conv_bus *bus; /* its agents on madf's bus (server/serve_bus.c), or NULL */
 };
 
 /* The reference count's end: unlisted and freed at the last. */
@@ -87,14 +88,24 @@ void conv_last_detached(struct conv *c, unsigned gen);
  * NULL. */
 struct conv *conv_find_running(const char *session, const char *user);
 
+/* The operator's cancel (the controller's operator_control, server/
+ * serve_bus.c): the running conversation session of any user ends with an
+ * error CANCELLED. 0 with *detail (caller frees) saying so, or 1 with
+ * *detail saying why not (not running here, or ending already). */
+int conv_cancel_by(const char *session, const char *who, char **detail);
+/* Every running conversation's agents' heartbeats refreshed when older
+ * than refresh_ms (the controller's thread). */
+void conv_refresh_all(long refresh_ms);
+
 /* ---- recorded sessions (server/convlog.c) ---- */
 
 /* <data_dir>/serve-sessions (caller frees). */
 char *convlog_dir(const char *data_dir);
 /* Whether s is a session id (24 lower-case hex digits). */
 bool convlog_session_ok(const char *s);
-/* Opens c's events file for appending and writes its meta file (running).
- * 0 or -1 with *err. */
+/* Opens c's events on the bus (core/bus.h, bus_events_open: the file bus's
+ * SESSION.jsonl, which NATS also carries to its stream) and writes its
+ * meta (running). 0 or -1 with *err (also when the bus is not open). */
 int convlog_create(struct conv *c, const char *dir, char **err);
 /* Appends one event line (text ends in '\n') under c->mu; the offsets
  * grow. 0, or -1 (c->broken, logged once). */
@@ -103,13 +114,16 @@ int convlog_append(struct conv *c, const char *text, size_t len);
  * says how it ended and what it used. */
 void convlog_finish(struct conv *c);
 /* Opens the recorded session of dir for user, to be replayed: a finished
- * conv with one reference. 0, 1 when there is none for user (unknown, or
- * another user's), -1 with *err. */
+ * conv with one reference; this host's copy is brought up to date from the
+ * bus first (bus_events_fetch: on NATS, a session another serve recorded).
+ * 0, 1 when there is none for user (unknown, or another user's), -1 with
+ * *err. */
 int convlog_open(const char *dir, const char *session, const char *user, struct conv **out,
 		 char **err);
 /* At the server's start: every session with no terminal event (the server
- * stopped under it) gets one, a recoverable error SERVER_SHUTDOWN; those
- * older than keep_days are removed. Problems are logged. */
+ * stopped under it) gets one, a recoverable error SERVER_SHUTDOWN, on the
+ * bus too; the local copies older than keep_days are removed. Problems are
+ * logged. */
 void convlog_recover(const char *dir, long keep_days);
 /* Whether an event line of this type ends a stream. */
 bool convlog_terminal(const char *type);

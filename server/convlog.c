@@ -1,15 +1,17 @@
 /* The recorded conversations of madf serve: each session's events, one
- * JSON line per event (seq N on line N), appended to
- * <data_dir>/serve-sessions/SESSION.jsonl, and its meta in SESSION.json
- * (written atomically). Streams replay and follow the events file; a
- * restart finds what was recorded there.
+ * JSON line per event (seq N on line N), and its meta, kept by the bus
+ * (core/bus.h, bus_events_*): <data_dir>/serve-sessions/SESSION.jsonl and
+ * SESSION.json, which on NATS the bus also carries to the stream
+ * <P>_conv. Streams replay and follow this host's copy; a restart (or a
+ * serve on another host, through bus_events_fetch) finds what was
+ * recorded there.
  *
- * Why a file per session and not a bus message per event: a bus message
- * is a task one consumer claims, acks and has archived (then collected),
+ * Why an event log and not a bus message per event: a bus message is a
+ * task one consumer claims, acks and has archived (then collected),
  * inboxes are capped (1,000 waiting) and every send is a file, an fsync
  * and a rename. A stream's events are an ordered log that many readers
  * read from any point, at the rate a model emits tokens: an append-only
- * file is that log. */
+ * log is that, and the bus keeps it as one. */
 #include "server/conv_priv.h"
 
 #include <dirent.h>
@@ -22,8 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/bus.h"
 #include "core/message.h"
 #include "core/util.h"
+#include "server/serve_bus.h"
 #include "core/banned.h"
 
 #define META_MAX ((size_t)1 << 20)
@@ -51,20 +55,6 @@ static bool no_fsync(void)
 {
 	const char *v = getenv("MADF_NO_FSYNC");
 	return v && *v && strcmp(v, "0");
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 cJSON *convlog_usage_json(const struct conv_usage *u, int64_t wall_ns, int rounds)
@@ -104,6 +94,9 @@ static int meta_write(struct conv *c, bool ended, char **err)
 	util_iso8601(c->created_ns, ts, sizeof(ts));
 	cJSON_AddStringToObject(o, "created", ts);
 	cJSON_AddStringToObject(o, "state", ended ? "ended" : "running");
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) == 0 && host[0])
+		cJSON_AddStringToObject(o, "host", host); /* who records it */
 	if (ended) {
 		util_iso8601(util_now_ns(), ts, sizeof(ts));
 		cJSON_AddStringToObject(o, "ended", ts);
@@ -115,20 +108,21 @@ static int meta_write(struct conv *c, bool ended, char **err)
 	}
 	char *s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	int r = util_write_file_atomic(c->meta_path, s, strlen(s), !no_fsync(), err);
+	/* at the end, waited for: the events before it are stored then */
+	int r = bus_events_put_meta(serve_bus(), c->session, s, strlen(s), ended, err);
 	free(s);
 	return r;
 }
 
 int convlog_create(struct conv *c, const char *dir, char **err)
 {
-	if (util_mkdirs(dir, err) < 0)
-		return -1;
+	struct bus *b = serve_bus();
+	if (!b)
+		return err_set(err, "the bus is not open: the conversation has nowhere to record its events");
 	c->events_path = xasprintf("%s/%s.jsonl", dir, c->session);
 	c->meta_path = xasprintf("%s/%s.json", dir, c->session);
-	c->wfd = open(c->events_path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (c->wfd < 0)
-		return err_set(err, "cannot create %s: %s", c->events_path, strerror(errno));
+	if (bus_events_open(b, c->session, true, &c->ev, err) < 0)
+		return -1;
 	return meta_write(c, false, err);
 }
 
@@ -147,10 +141,12 @@ int convlog_append(struct conv *c, const char *text, size_t len)
 {
 	if (c->broken)
 		return -1;
-	if (c->wfd < 0 || write_all(c->wfd, text, len) < 0) {
+	char *err = NULL;
+	if (!c->ev || bus_events_append(c->ev, c->seq + 1, text, len, &err) < 0) {
 		c->broken = true;
-		conv_log(c, "cannot write its events to %s: %s; the stream ends", c->events_path,
-			 strerror(errno));
+		conv_log(c, "cannot record its events: %s; the stream ends",
+			 err ? err : "they are closed");
+		free(err);
 		return -1;
 	}
 	add_offset(c, (int64_t)len);
@@ -160,14 +156,10 @@ int convlog_append(struct conv *c, const char *text, size_t len)
 void convlog_finish(struct conv *c)
 {
 	pthread_mutex_lock(&c->mu);
-	int fd = c->wfd;
-	c->wfd = -1;
+	struct bus_events *ev = c->ev;
+	c->ev = NULL;
 	pthread_mutex_unlock(&c->mu);
-	if (fd >= 0) {
-		if (!no_fsync())
-			fdatasync(fd);
-		close(fd);
-	}
+	bus_events_close(&ev, !no_fsync());
 	char *err = NULL;
 	/* A cancel request come too late has nothing left to cancel. */
 	if (c->events_path) {
@@ -256,14 +248,25 @@ int convlog_open(const char *dir, const char *session, const char *user, struct 
 	if (!convlog_session_ok(session))
 		return 1;
 	char *mp = xasprintf("%s/%s.json", dir, session);
-	if (access(mp, F_OK) < 0) {
-		free(mp);
-		return 1;
+	cJSON *m = access(mp, F_OK) == 0 ? meta_read(mp, err) : NULL;
+	const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "state"));
+	struct bus *b = serve_bus();
+	if (b && (!state || strcmp(state, "ended"))) {
+		/* not here, or not ended here: what the bus has (a serve on
+		 * another host recorded it, or is recording it) */
+		cJSON_Delete(m);
+		m = NULL;
+		int r = bus_events_fetch(b, session, err);
+		if (r == 0 && access(mp, F_OK) == 0)
+			m = meta_read(mp, err);
+		else if (r != 0) {
+			free(mp);
+			return r;
+		}
 	}
-	cJSON *m = meta_read(mp, err);
 	free(mp);
 	if (!m)
-		return -1;
+		return err && *err ? -1 : 1;
 	const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "user"));
 	bool mine = owner && !strcmp(owner, user);
 	cJSON_Delete(m);
@@ -277,7 +280,6 @@ int convlog_open(const char *dir, const char *session, const char *user, struct 
 	pthread_cond_init(&c->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	c->refs = 1;
-	c->wfd = -1;
 	c->finished = true;
 	c->ping_ms = 15000;
 	util_strlcpy(c->session, session, sizeof(c->session));
@@ -298,16 +300,17 @@ int convlog_open(const char *dir, const char *session, const char *user, struct 
 	return 0;
 }
 
-/* Appends a terminal error to a session whose events stop without one. */
-static void recover_one(const char *dir, const char *session)
+/* Appends a terminal error to a session whose events stop without one,
+ * through the bus b (NATS carries it too), and says so in its meta. */
+static void recover_one(struct bus *b, const char *dir, const char *session, cJSON *m)
 {
 	char *ep = xasprintf("%s/%s.jsonl", dir, session);
-	int fd = open(ep, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(ep, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		free(ep);
 		return;
 	}
-	struct conv tmp = { .wfd = -1 };
+	struct conv tmp = { 0 };
 	pthread_mutex_init(&tmp.mu, NULL);
 	char *last = NULL;
 	if (scan_lines(fd, &tmp, &last) == 0 && !convlog_terminal(last)) {
@@ -322,33 +325,32 @@ static void recover_one(const char *dir, const char *session)
 				       "before the conversation ended; start it again\",\"code\":"
 				       "\"SERVER_SHUTDOWN\",\"recoverable\":true,\"timestamp\":\"%s\","
 				       "\"seq\":%ld,\"sessionId\":\"%s\"}}\n", ts, tmp.seq + 1, session);
-		if (write_all(fd, line, strlen(line)) < 0 || (!no_fsync() && fdatasync(fd) < 0))
-			fprintf(stderr, "madf: serve: warning: %s: %s\n", ep, strerror(errno));
-		else
+		struct bus_events *ev = NULL;
+		char *err = NULL;
+		if (bus_events_open(b, session, false, &ev, &err) < 0 ||
+		    bus_events_append(ev, tmp.seq + 1, line, strlen(line), &err) < 0) {
+			fprintf(stderr, "madf: serve: warning: %s\n", err);
+			free(err);
+			err = NULL;
+		} else {
 			fprintf(stderr, "madf: serve: session %s had no final event (the server "
 				"stopped under it): SERVER_SHUTDOWN recorded\n", session);
+		}
+		bus_events_close(&ev, !no_fsync());
 		free(line);
 		/* Its meta says so. */
-		char *mp = xasprintf("%s/%s.json", dir, session);
-		char *err = NULL;
-		cJSON *m = meta_read(mp, &err);
-		if (m) {
-			cJSON_DeleteItemFromObjectCaseSensitive(m, "state");
-			cJSON_AddStringToObject(m, "state", "ended");
-			cJSON_DeleteItemFromObjectCaseSensitive(m, "outcome");
-			cJSON_AddStringToObject(m, "outcome", "SERVER_SHUTDOWN");
-			char *s = cJSON_PrintUnformatted(m);
-			if (util_write_file_atomic(mp, s, strlen(s), !no_fsync(), &err) < 0) {
-				fprintf(stderr, "madf: serve: warning: %s\n", err);
-				free(err);
-			}
-			free(s);
-			cJSON_Delete(m);
-		} else {
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "state");
+		cJSON_AddStringToObject(m, "state", "ended");
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "outcome");
+		cJSON_AddStringToObject(m, "outcome", "SERVER_SHUTDOWN");
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "events");
+		cJSON_AddNumberToObject(m, "events", (double)(tmp.seq + 1));
+		char *s = cJSON_PrintUnformatted(m);
+		if (bus_events_put_meta(b, session, s, strlen(s), true, &err) < 0) {
 			fprintf(stderr, "madf: serve: warning: %s\n", err);
 			free(err);
 		}
-		free(mp);
+		free(s);
 	}
 	free(last);
 	free(tmp.ends);
@@ -362,6 +364,27 @@ void convlog_recover(const char *dir, long keep_days)
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
+	/* the bus the conversations record on (its data directory: dir's
+	 * parent), for the final events recovered */
+	size_t dl = strlen(dir), sl = strlen("/" BUS_EVENTS_DIR);
+	char *data_dir = dl > sl && !strcmp(dir + dl - sl, "/" BUS_EVENTS_DIR) ?
+			 xstrndup(dir, dl - sl) : xstrdup(".");
+	struct bus_config cfg;
+	bus_config_init(&cfg, data_dir);
+	free(data_dir);
+	struct bus *b = NULL;
+	char *berr = NULL;
+	if (bus_open(&cfg, &b, &berr) < 0) {
+		fprintf(stderr, "madf: serve: warning: the sessions stopped under the last server "
+			"are not recovered: %s\n", berr);
+		free(berr);
+		bus_config_release(&cfg);
+		closedir(d);
+		return;
+	}
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		host[0] = '\0';
 	time_t cutoff = time(NULL) - (time_t)keep_days * 86400;
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -387,12 +410,15 @@ void convlog_recover(const char *dir, long keep_days)
 			unlink(ep);
 			unlink(mp);
 		} else {
-			/* Only a session its meta does not say ended can lack its end. */
+			/* Only a session its meta does not say ended can lack its
+			 * end; only one recorded on this host (a copy of another
+			 * host's, fetched from the bus, may still be running there). */
 			char *err = NULL;
 			cJSON *m = meta_read(mp, &err);
 			const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "state"));
-			if (!state || strcmp(state, "ended"))
-				recover_one(dir, session);
+			const char *mh = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "host"));
+			if (m && (!state || strcmp(state, "ended")) && (!mh || !strcmp(mh, host)))
+				recover_one(b, dir, session, m);
 			cJSON_Delete(m);
 			free(err);
 		}
@@ -400,6 +426,8 @@ void convlog_recover(const char *dir, long keep_days)
 		free(ep);
 	}
 	closedir(d);
+	bus_free(&b);
+	bus_config_release(&cfg);
 }
 
 void convlog_each_meta(const char *dir, void (*fn)(void *ctx, const cJSON *meta), void *ctx)

@@ -4,6 +4,7 @@
  * /api/chat/multi with bearer tokens, Host and Origin allow-lists, the
  * seed's error bodies, and a draining shutdown on SIGTERM. */
 #include "server/conv_priv.h"
+#include "server/serve_bus.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -744,6 +745,21 @@ int serve_run(const struct serve_options *o, char **err)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	/* On the bus before the first request: the controller and the
+	 * conversations' agents and events (server/serve_bus.c). */
+	char *berr = NULL;
+	if (serve_bus_open(&s.env, &berr) < 0) {
+		err_set(err, "cannot open the bus: %s", berr);
+		free(berr);
+		if (key)
+			memset(key, 0, strlen(key));
+		free(cert);
+		free(key);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		close(fd);
+		server_release(&s);
+		return EXIT_FAIL;
+	}
 	/* epoll from 4 threads a core (at most 16): a stream never blocks a
 	 * thread (server/stream.c), but the handler's work does (a
 	 * conversation's files, a resume's replay, /api/metrics reading the
@@ -771,6 +787,7 @@ int serve_run(const struct serve_options *o, char **err)
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
 	if (!d) {
+		serve_bus_close();
 		if (key)
 			memset(key, 0, strlen(key));
 		free(cert);
@@ -791,16 +808,15 @@ int serve_run(const struct serve_options *o, char **err)
 	     API_PATH,
 	     s.agents.path, model);
 	free(model);
-	/* The signals, and about every second the operator's cancel requests
-	 * (SESSION.cancel, written by the console) and the limits' snapshot
-	 * (their journal has every change already). */
+	/* The signals, and about every second the limits' snapshot (their
+	 * journal has every change already); the operator's cancels come over
+	 * the bus, to the controller (server/serve_bus.c). */
 	int sig = 0;
 	for (;;) {
 		struct timespec tick = { 1, 0 };
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig > 0)
 			break;
-		conv_cancel_requests(s.sessions_dir);
 		limits_flush(&s);
 	}
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -830,12 +846,14 @@ int serve_run(const struct serve_options *o, char **err)
 	limits_flush(&s);
 	size_t left = conv_alive();
 	if (left) {
-		/* A conversation stuck in a tool call still uses the registry and
-		 * the settings: they are left to the process's exit, not freed. */
+		/* A conversation stuck in a tool call still uses the registry,
+		 * the settings and the bus: they are left to the process's exit,
+		 * not freed. */
 		slog("stopped; %zu conversation%s still finishing a call at exit", left,
 		     left == 1 ? "" : "s");
 		return EXIT_OK;
 	}
+	serve_bus_close();
 	server_release(&s);
 	slog("stopped");
 	return EXIT_OK;

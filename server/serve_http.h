@@ -93,10 +93,6 @@ void conv_shutdown_all(void);
 int conv_cancel(const char *session, const char *user);
 /* Conversations still alive (threads or streams). */
 size_t conv_alive(void);
-/* The operator's cancels: each running conversation whose
- * <dir>/SESSION.cancel exists (the console's C writes it) ends with an
- * error CANCELLED, and the file goes. Called about every second. */
-void conv_cancel_requests(const char *dir);
 
 /* GET /api/metrics (server/metrics.c): the seed's metrics over the
  * conversations recorded in dir (caller frees): JSON, or the Prometheus

@@ -2,8 +2,10 @@
  * recorded sessions, data/serve-sessions/SESSION.json and SESSION.jsonl),
  * newest first; the selected one below as it happens, its events file
  * read on from where the last refresh stopped. C cancels a running one
- * (a request file serve notices, SESSION.cancel); e exports a finished
- * one to Markdown (data/reports/exports/conversation-SESSION.md). */
+ * over the bus: an operator_control (cancel) to madf serve's controller
+ * (server/serve_bus.h), whose task_acceptance is shown and journalled
+ * (tui/task_replies.c); e exports a finished one to Markdown
+ * (data/reports/exports/conversation-SESSION.md). */
 #include <curses.h>
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agents/workflow.h"
 #include "core/json_out.h"
 #include "core/util.h"
+#include "server/serve_bus.h"
 #include "tui/console.h"
 #include "tui/wrap.h"
 #include "core/banned.h"
@@ -59,6 +63,7 @@ struct convs {
 	struct conv_follow **fs;
 	size_t nfs;
 	struct conv_follow *sel; /* the selected one's, in fs (NULL: none) */
+	struct task_replies replies; /* the cancels sent, until the controller answers */
 };
 
 static void items_free(struct convs *cv)
@@ -542,10 +547,12 @@ static cJSON *ids_of(const struct conv_item *it)
 	return ids;
 }
 
-/* C: asks, then writes SESSION.cancel, which serve notices within about a
- * second and ends the conversation with an error CANCELLED. */
+/* C: asks, then sends an operator_control (action cancel, run_id the
+ * session) to madf serve's controller; its task_acceptance (applied,
+ * refused, failed, and why) comes later (convs_frame). */
 static unsigned convs_cancel(struct console *c, struct view *v, int answer)
 {
+	struct convs *cv = v->data;
 	struct conv_item *it = item_current(v);
 	if (!it || !it->running) {
 		console_status(c, true, "cancel: %s", it ? "this conversation is not running" :
@@ -559,22 +566,51 @@ static unsigned convs_cancel(struct console *c, struct view *v, int answer)
 		free(user);
 		return f;
 	}
-	char *dir = sessions_dir(c);
-	char *path = xasprintf("%s/%s.cancel", dir, it->session);
-	free(dir);
-	char *err = NULL;
-	const char *body = "cancel requested by the operator (madf console)\n";
-	int rc = util_write_file_atomic(path, body, strlen(body), true, &err);
-	char *result = rc < 0 ? xasprintf("failed: %s", err) :
-		       xasprintf("requested: madf serve ends %s within a second", it->session);
+	cJSON *content = wf_control_content("cancel", it->session, it->session, NULL, NULL);
+	struct msg *m = msg_new("operator", SERVE_CONTROLLER, MSG_TASK_ASSIGNMENT, content);
+	char *err = NULL, *result;
+	bool warn = false;
 	cJSON *ids = ids_of(it);
+	if (!m) {
+		result = xstrdup("failed: cannot build the message");
+		warn = true;
+	} else {
+		m->priority = PRIO_URGENT;
+		m->correlation_id = xstrdup(it->session);
+		cJSON_AddItemToArray(ids, cJSON_CreateString(m->id));
+		if (bus_send(c->bus, m, &err) < 0) {
+			result = xasprintf("failed: %s", err);
+			warn = true;
+		} else {
+			char label[96], why[96];
+			snprintf(label, sizeof(label), "cancel %s", it->session);
+			int l = task_replies_sent(&cv->replies, c, SERVE_CONTROLLER, m->id,
+						  "conversation-cancel", it->session, label, why,
+						  sizeof(why));
+			if (l == WF_ALIVE)
+				result = xasprintf("asked %s (%s); waiting for its answer",
+						   SERVE_CONTROLLER, m->id);
+			else
+				result = xasprintf("%s is %s (%s): the cancel waits in its inbox",
+						   SERVE_CONTROLLER, l == WF_OFFLINE ? "offline" :
+						   "not answering", why);
+			warn = l != WF_ALIVE;
+		}
+	}
 	console_journal(c, "conversation-cancel", ids, result);
 	cJSON_Delete(ids);
-	console_status(c, rc < 0, "cancel: %s", result);
+	console_status(c, warn, "cancel %s: %s", it->session, result);
 	free(result);
 	free(err);
-	free(path);
+	msg_free(&m);
 	return CONSOLE_RELOAD | CONSOLE_REDRAW;
+}
+
+/* The controller's answers to the cancels sent. */
+static unsigned convs_frame(struct console *c, struct view *v)
+{
+	struct convs *cv = v->data;
+	return task_replies_poll(&cv->replies, c);
 }
 
 /* e: the finished conversation's transcript as Markdown in
@@ -689,7 +725,8 @@ static void convs_release(struct console *c, struct view *v)
 }
 
 static const struct key_binding convs_keys[] = {
-	{ 'C', OP_TASK_CANCEL, "cancel the selected running conversation (madf serve ends it)",
+	{ 'C', OP_TASK_CANCEL, "cancel the selected running conversation (over the bus: madf "
+	  "serve's controller ends it and answers)",
 	  true, true, "cancel" },
 	{ 'e', OP_EXPORT, "export a finished conversation to data/reports/exports as Markdown",
 	  false, true, "export" },
@@ -707,6 +744,7 @@ const struct view_ops view_conversations_ops = {
 	.act = convs_act,
 	.applies = convs_applies,
 	.moved = convs_moved,
+	.frame = convs_frame,
 	.enter_hint = convs_enter_hint,
 	.release = convs_release,
 };

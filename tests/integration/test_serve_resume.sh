@@ -221,6 +221,12 @@ srv s3 "$gport" MADF_SERVE_GRACE_S=120
 curl -s -N -o "$T/r8.txt" "$U/$SID4/events" -H "$AUTH"
 eq "after a restart, the drained conversation replays from the file: what the client had, then SERVER_SHUTDOWN" \
 	"$(types "$T/r8.txt")" "$(types "$T/p4.txt")"
+eq "and exactly the recorded events: each id its seq, the seqs and types of the file's lines" \
+	"$(events "$T/r8.txt")" "$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    print(e["data"]["seq"], e["type"])' "$D/serve-sessions/$SID4.jsonl")"
 eq "ending with a recoverable SERVER_SHUTDOWN" "$(python3 -c '
 import json, sys
 b = [x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]

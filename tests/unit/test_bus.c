@@ -536,6 +536,73 @@ static void test_monitor_counts_acks(void **state)
 	bus_monitor_free(&mon);
 }
 
+/* bus_forget_agent: a gone agent's empty inbox, claim and retry
+ * directories go (one with a message waiting keeps its inbox), and a
+ * monitor watching stops listing it (its inotify watches, gone with the
+ * directories, not mistaken for new ones); a send makes it come back. */
+static bool listed(struct bus_monitor *mon, const char *agent)
+{
+	struct bus_stats st;
+	bus_monitor_process(mon);
+	bus_monitor_stats(mon, &st);
+	bool found = false;
+	for (size_t i = 0; i < st.nagents; i++)
+		found = found || !strcmp(st.agents[i].agent, agent);
+	bus_stats_release(&st);
+	return found;
+}
+
+static void test_forget_agent(void **state)
+{
+	struct fx *f = *state;
+	char *err = NULL;
+	struct bus_monitor *mon;
+	assert_int_equal(bus_monitor_open(f->bus, &mon, &err), 0);
+	free(send_hb(f->bus, "conv-abc-x", 1, PRIO_NORMAL));
+	free(send_hb(f->bus, "conv-abc-y", 1, PRIO_NORMAL));
+	assert_true(listed(mon, "conv-abc-x"));
+	struct bus_consumer *c;
+	assert_int_equal(bus_consumer_open(f->bus, "conv-abc-x", &c, &err), 0);
+	struct bus_delivery *d;
+	assert_int_equal(bus_claim(c, &d, &err), 1);
+	assert_int_equal(bus_ack(c, &d, &err), 0);
+	bus_consumer_free(&c);
+	assert_int_equal(bus_forget_agent(f->bus, "conv-abc-x", &err), 0);
+	/* y has a message waiting: its inbox stays */
+	assert_int_equal(bus_forget_agent(f->bus, "conv-abc-y", &err), 0);
+	char *px = xasprintf("%s/messages/inbox/conv-abc-x", f->dir);
+	char *pp = xasprintf("%s/messages/processing/conv-abc-x", f->dir);
+	char *py = xasprintf("%s/messages/inbox/conv-abc-y", f->dir);
+	assert_int_equal(access(px, F_OK), -1);
+	assert_int_equal(access(pp, F_OK), -1);
+	assert_int_equal(access(py, F_OK), 0);
+	if (bus_monitor_fd(mon) >= 0) {
+		assert_false(listed(mon, "conv-abc-x"));
+		assert_true(listed(mon, "conv-abc-y"));
+	}
+	struct bus_stats st;
+	assert_int_equal(bus_stats(f->bus, &st, &err), 0);
+	for (size_t i = 0; i < st.nagents; i++)
+		assert_string_not_equal(st.agents[i].agent, "conv-abc-x");
+	bus_stats_release(&st);
+	/* back with a new message, counted by the same monitor */
+	free(send_hb(f->bus, "conv-abc-x", 2, PRIO_NORMAL));
+	if (bus_monitor_fd(mon) >= 0) {
+		assert_true(listed(mon, "conv-abc-x"));
+		bus_monitor_stats(mon, &st);
+		for (size_t i = 0; i < st.nagents; i++)
+			if (!strcmp(st.agents[i].agent, "conv-abc-x"))
+				assert_int_equal(st.agents[i].depth, 1);
+		bus_stats_release(&st);
+	}
+	assert_int_equal(bus_forget_agent(f->bus, "Not An Agent", &err), -1);
+	free(err);
+	free(px);
+	free(pp);
+	free(py);
+	bus_monitor_free(&mon);
+}
+
 static void test_inbox_full(void **state)
 {
 	struct fx *f = *state;
@@ -1137,6 +1204,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dead_letter_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_retry_to_other_agent_rewrites_to, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_agent_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forget_agent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_durable_concurrent_senders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dir_sync_error_reaches_every_sender, setup,
 						teardown),

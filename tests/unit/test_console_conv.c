@@ -3,7 +3,8 @@
  * directory written as the fixture (one finished conversation, one
  * running), the rows (user, round, state, tokens) and the transcript read
  * back from the screen, the running one's events file followed as it
- * grows (a line cut in two included), C and e. */
+ * grows (a line cut in two included), C (an operator_control to serve's
+ * controller over the bus, its answer shown and journalled) and e. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,8 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/workflow.h"
 #include "core/bus.h"
+#include "core/json_out.h"
 #include "core/util.h"
+#include "server/serve_bus.h"
 #include "tui/console.h"
 #include "tests/unit/console_test.h"
 
@@ -230,8 +234,10 @@ static void test_follow_appended(void **state)
 	free(text);
 }
 
-/* C on the running one asks, y writes SESSION.cancel and journals it;
- * on a finished one it is refused; e exports the finished one. */
+/* C on the running one asks; y sends an operator_control (cancel, run_id
+ * the session) to serve's controller over the bus and journals it; the
+ * controller's task_acceptance is shown and journalled when it comes; on
+ * a finished one C is refused; e exports the finished one. */
 static void test_cancel_and_export(void **state)
 {
 	struct fx *f = *state;
@@ -242,19 +248,55 @@ static void test_cancel_and_export(void **state)
 	v->ops->act(c, v, OP_TASK_CANCEL, 0);
 	assert_int_equal(c->mode, MODE_CONFIRM);
 	assert_string_equal(c->question, "Cancel conversation " S_LIVE " of bob^[]0;x? y/n");
-	char *cp = xasprintf("%s/serve-sessions/%s.cancel", f->dir, S_LIVE);
-	assert_int_not_equal(access(cp, F_OK), 0);
+	char *err = NULL;
+	struct bus_entry *e = NULL;
+	size_t n = 0;
+	assert_int_equal(bus_list(c->bus, BUS_Q_INBOX, SERVE_CONTROLLER, true, &e, &n, &err), 0);
+	assert_int_equal(n, 0);
 	console_bench_key(c, 'y');
-	assert_int_equal(access(cp, F_OK), 0);
-	assert_non_null(strstr(c->status, "cancel: requested"));
-	char *jp = xasprintf("%s/journal/actions.jsonl", f->dir);
-	char *buf = NULL, *err = NULL;
+	/* the control, waiting in the controller's inbox */
+	assert_int_equal(bus_list(c->bus, BUS_Q_INBOX, SERVE_CONTROLLER, true, &e, &n, &err), 0);
+	assert_int_equal(n, 1);
+	char *json = NULL;
 	size_t len = 0;
+	struct msg *m = NULL;
+	assert_int_equal(bus_read(c->bus, &e[0], &json, &len, &err), 0);
+	assert_int_equal(msg_parse(json, len, &m, NULL), 0);
+	free(json);
+	bus_entries_free(e, n);
+	assert_string_equal(m->from, "operator");
+	assert_int_equal(m->type, MSG_TASK_ASSIGNMENT);
+	assert_string_equal(jstr(m->content, "task_type"), WF_TASK_CONTROL);
+	assert_string_equal(jstr(m->content, "action"), "cancel");
+	assert_string_equal(jstr(m->content, "run_id"), S_LIVE);
+	/* no controller has run here: said at once */
+	assert_non_null(strstr(c->status, "cancel " S_LIVE ": serve_controller is offline"));
+	char *jp = xasprintf("%s/journal/actions.jsonl", f->dir);
+	char *buf = NULL;
 	assert_int_equal(util_read_file(jp, 1 << 20, &buf, &len, &err), 0);
-	assert_non_null(strstr(buf, "\"action\":\"conversation-cancel\",\"ids\":[\"" S_LIVE "\"]"));
+	assert_non_null(strstr(buf, "\"action\":\"conversation-cancel\",\"ids\":[\"" S_LIVE "\",\""));
+	free(buf);
+	/* the controller's answer comes: shown and journalled */
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "task_id", m->id);
+	cJSON_AddStringToObject(a, "status", "accepted");
+	cJSON_AddStringToObject(a, "estimated_completion", "2026-11-24T11:00:00Z");
+	cJSON_AddNumberToObject(a, "agent_capacity", 1);
+	cJSON_AddStringToObject(a, "outcome", "applied");
+	cJSON_AddStringToObject(a, "detail", "conversation " S_LIVE " of bob cancelled");
+	struct msg *r = msg_new(SERVE_CONTROLLER, "operator", MSG_TASK_ACCEPTANCE, a);
+	r->reply_to = xstrdup(m->id);
+	assert_int_equal(bus_send(c->bus, r, &err), 0);
+	msg_free(&r);
+	msg_free(&m);
+	usleep(150 * 1000); /* the answers are looked for at most every 100 ms */
+	v->ops->frame(c, v);
+	assert_non_null(strstr(c->status, "cancel " S_LIVE ": applied: conversation " S_LIVE
+			       " of bob cancelled"));
+	assert_int_equal(util_read_file(jp, 1 << 20, &buf, &len, &err), 0);
+	assert_non_null(strstr(buf, "\"result\":\"applied: conversation " S_LIVE " of bob cancelled\""));
 	free(buf);
 	free(jp);
-	free(cp);
 	select_session(c, v, S_DONE);
 	v->ops->act(c, v, OP_TASK_CANCEL, 0);
 	assert_int_equal(c->mode, MODE_NORMAL);
