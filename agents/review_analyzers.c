@@ -472,7 +472,7 @@ static void gcc_parse(struct tu_run *r, const char *file, const char *out, int s
 	cJSON_ArrayForEach(d, j) {
 		const char *kind = review_str(d, "kind"), *opt = review_str(d, "option");
 		const char *msg = review_str(d, "message");
-		if (!strcmp(kind, "error") && !first_error)
+		if (strstr(kind, "error") && !first_error) /* "error", "fatal error" */
 			first_error = msg;
 		if (strcmp(kind, "warning"))
 			continue;
@@ -516,9 +516,9 @@ static void clang_parse(struct tu_run *r, const char *file, const char *out, int
 	char *first_error = NULL;
 	for (char *ln = strtok_r(copy, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
 		char *w = strstr(ln, ": warning: ");
-		char *e = strstr(ln, ": error: ");
-		if (e && !first_error)
-			first_error = xstrdup(e + 9);
+		char *e = strstr(ln, ": error: "), *fe = strstr(ln, ": fatal error: ");
+		if ((e || fe) && !first_error)
+			first_error = xstrdup(e ? e + 9 : fe + 15);
 		size_t l = strlen(ln);
 		if (!w || l < 3 || ln[l - 1] != ']')
 			continue;

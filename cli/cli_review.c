@@ -179,7 +179,8 @@ int cli_review_run_crew(struct cli *cli, const cJSON *request, const char *const
 	if (tools_open(env.data_dir, env.log_dir, NULL, &env.tools, &err) < 0 ||
 	    review_tools_register(env.tools, &err) < 0 || tools_write_registry(env.tools, &err) < 0)
 		goto out;
-	static const char *const crit[] = { "review.cppcheck", "review.flawfinder", "review.secrets", "review.ctags" };
+	static const char *const crit[] = { "review.cppcheck", "review.flawfinder", "review.secrets",
+					    "review.gcc_analyzer", "review.clang_analyzer", "review.ctags" };
 	static const char *const debt[] = { "review.markers", "review.pmccabe", "review.cloc", "review.ctags" };
 	static const char *const impr[] = { "review.cppcheck", "review.shellcheck" };
 	static const char *const docs[] = { "review.cloc", "review.ctags", "review.dot" };
