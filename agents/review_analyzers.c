@@ -28,6 +28,7 @@
 #include "core/banned.h"
 
 #define REVIEW_TU_TIMEOUT_S 60
+#define REVIEW_ANALYZER_MAX_LINES 200 /* longer files: the fast mode */
 #define TU_MAX_OUT (8u * 1024 * 1024)
 #define INC_MAX 64     /* guessed -I directories */
 #define WALK_MAX 20000 /* directories looked at for headers */
@@ -257,6 +258,12 @@ static char *missing_header(const char *msg)
 struct tu_run {
 	const char *tool; /* "gcc", "clang" */
 	const char *const *fixed; /* the program and its fixed arguments */
+	/* a file over max_lines runs in the fast mode: fixed without drop,
+	 * and fast's arguments added */
+	const char *drop;
+	const char *const *fast;
+	long max_lines, nfast;
+	const char *fast_what; /* what the fast mode leaves out, for the note */
 	const char *root;
 	char **files;
 	size_t nfiles, next;
@@ -284,16 +291,22 @@ static void tu_note(struct tu_run *r, const char *file, const char *why)
 
 /* Compiles file once with the include dirs known now; 0 with *out (the
  * diagnostics, caller frees) and *status, or -1 (could not run). */
-static int tu_exec(struct tu_run *r, const char *file, char **out, int *status)
+static int tu_exec(struct tu_run *r, const char *file, bool fast, char **out, int *status)
 {
 	pthread_mutex_lock(&r->incs.mu);
-	size_t ni = r->incs.n, nf = 0;
+	size_t ni = r->incs.n, nf = 0, nx = 0, k = 0;
 	while (r->fixed[nf])
 		nf++;
-	const char **argv = xcalloc(nf + ni + 2, sizeof(*argv));
+	while (fast && r->fast[nx])
+		nx++;
+	const char **argv = xcalloc(nf + nx + ni + 2, sizeof(*argv));
 	char **hold = xcalloc(ni + 1, sizeof(*hold));
 	for (size_t i = 0; i < nf; i++)
-		argv[i] = r->fixed[i];
+		if (!fast || !r->drop || strcmp(r->fixed[i], r->drop))
+			argv[k++] = r->fixed[i];
+	for (size_t i = 0; i < nx; i++)
+		argv[k++] = r->fast[i];
+	nf = k;
 	for (size_t i = 0; i < ni; i++)
 		argv[nf + i] = hold[i] = xstrdup(r->incs.dirs[i]);
 	pthread_mutex_unlock(&r->incs.mu);
@@ -315,12 +328,32 @@ static int tu_exec(struct tu_run *r, const char *file, char **out, int *status)
 	return 0;
 }
 
+/* The number of lines of root/file (0 when unreadable). */
+static long file_lines(const char *root, const char *file)
+{
+	char *p = xasprintf("%s/%s", root, file), *buf = NULL;
+	size_t len = 0;
+	long n = 0;
+	if (util_read_file(p, (size_t)REVIEW_MAX_FILE_BYTES * 64, &buf, &len, NULL) == 0)
+		for (size_t i = 0; i < len; i++)
+			n += buf[i] == '\n';
+	free(buf);
+	free(p);
+	return n;
+}
+
 static void tu_one(struct tu_run *r, const char *file)
 {
+	bool fast = r->max_lines > 0 && file_lines(r->root, file) > r->max_lines;
+	if (fast) {
+		pthread_mutex_lock(&r->mu);
+		r->nfast++;
+		pthread_mutex_unlock(&r->mu);
+	}
 	for (int attempt = 0; attempt < RETRY_MAX; attempt++) {
 		char *out = NULL;
 		int st = 0;
-		if (tu_exec(r, file, &out, &st) < 0) {
+		if (tu_exec(r, file, fast, &out, &st) < 0) {
 			pthread_mutex_lock(&r->mu);
 			r->failed++;
 			tu_note(r, file, "could not run the compiler; skipped");
@@ -413,6 +446,8 @@ static int tu_run_all(struct tu_run *r, const cJSON *args, cJSON **result, char 
 	r->items = cJSON_CreateArray();
 	r->notes = cJSON_CreateArray();
 	r->timeout_ms = tu_timeout_ms();
+	const char *ml = getenv("MADF_REVIEW_ANALYZER_MAX_LINES");
+	r->max_lines = ml && *ml ? strtol(ml, NULL, 10) : REVIEW_ANALYZER_MAX_LINES;
 	incs_walk(&r->incs, r->root);
 	int nth = review_slots_max();
 	if ((size_t)nth > r->nfiles)
@@ -434,6 +469,13 @@ static int tu_run_all(struct tu_run *r, const cJSON *args, cJSON **result, char 
 	free(r->incs.dirs);
 	pthread_mutex_destroy(&r->mu);
 	pthread_mutex_destroy(&r->incs.mu);
+	if (r->nfast) {
+		char *line = xasprintf("%s-analyzer: %ld file%s over %ld lines (MADF_REVIEW_ANALYZER_MAX_LINES) "
+				       "analyzed in its fast mode (%s)", r->tool, r->nfast,
+				       r->nfast == 1 ? "" : "s", r->max_lines, r->fast_what);
+		cJSON_AddItemToArray(r->notes, cJSON_CreateString(line));
+		free(line);
+	}
 	*result = cJSON_CreateObject();
 	cJSON_AddItemToObject(*result, "items", r->items);
 	cJSON_AddItemToObject(*result, "notes", r->notes);
@@ -502,9 +544,12 @@ static int tool_gcc_analyzer(void *ctx, const cJSON *args, cJSON **result, char 
 	(void)ctx;
 	static const char *const fixed[] = {
 		"gcc", "-fanalyzer", "-O2", "-c", "-o", "/dev/null", "-fdiagnostics-format=json",
-		"-Warray-bounds", "-Wstringop-overflow", NULL
+		"-Warray-bounds", "-Wstringop-overflow", "-D_GNU_SOURCE", NULL
 	};
-	struct tu_run r = { .tool = "gcc", .fixed = fixed, .parse = gcc_parse };
+	static const char *const fast[] = { NULL };
+	struct tu_run r = { .tool = "gcc", .fixed = fixed, .parse = gcc_parse, .drop = "-fanalyzer",
+			    .fast = fast, .fast_what = "the compiler's -O2 buffer warnings only, "
+			    "without -fanalyzer" };
 	return tu_run_all(&r, args, result, err);
 }
 
@@ -564,9 +609,12 @@ static int tool_clang_analyzer(void *ctx, const cJSON *args, cJSON **result, cha
 		"clang", "--analyze", "-o", "/dev/null", "-fno-color-diagnostics",
 		"-Xclang", "-analyzer-checker=alpha.security.ArrayBoundV2,alpha.unix.cstring.OutOfBounds,"
 		"alpha.security.taint.TaintPropagation,alpha.security.MallocOverflow,alpha.unix.Stream",
-		NULL
+		"-D_GNU_SOURCE", NULL
 	};
-	struct tu_run r = { .tool = "clang", .fixed = fixed, .parse = clang_parse };
+	static const char *const fast[] = { "-Xclang", "-analyzer-config", "-Xclang", "mode=shallow",
+					    NULL };
+	struct tu_run r = { .tool = "clang", .fixed = fixed, .parse = clang_parse, .fast = fast,
+			    .fast_what = "shallow: less inlining across calls" };
 	return tu_run_all(&r, args, result, err);
 }
 
