@@ -607,7 +607,8 @@ static void run_tool(struct bench *b, struct tools *t, int r, const char *tool, 
 				char *clean = util_sanitize(txt, strlen(txt), false);
 				fprintf(stderr, "madf: bench review: %s\n", clean);
 				free(clean);
-				b->runs[r].skipped++;
+				/* a file it skipped (not the fast-mode note) */
+				b->runs[r].skipped += strstr(txt, "; skipped") != NULL;
 			}
 		}
 		free(err);
