@@ -4,10 +4,10 @@
  *   - two tools agree on it (the same defect class on the same line);
  *   - one tool whose track record in that class (its rule's, else the
  *     tool's in the class) is at least REVIEW_KEEP_PRECISION: the table
- *     below, measured with `madf bench review --split odd` on the
- *     odd-numbered half of Juliet C/C++ 1.3 (the first 150 C test cases of
- *     CWE 78, 121, 122, 134, 401, 415, 416 and 476); the even half was not
- *     looked at for it;
+ *     below, from `madf bench review --findings` on the odd-numbered half
+ *     of Juliet C/C++ 1.3 (the first 150 C test cases of CWE 78, 121, 122,
+ *     134, 401, 415, 416 and 476; each analyzer alone, every file fully
+ *     analyzed); the even half was not used for it;
  *   - a tool with no track record in the class (fewer than TRACK_MIN_HITS
  *     hits there) that reports it as a definite defect (level 5: cppcheck's
  *     error severity, gcc's and clang's definite path-sensitive checks),

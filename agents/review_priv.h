@@ -41,7 +41,7 @@ int review_analyzers_register(struct tools *t, char **err);
  * Returns the kept ones (new), in file and line order, each {"file",
  * "line", "cwe", "severity", "message", "tools" (e.g. "gcc-analyzer
  * -Wanalyzer-double-free, clang-analyzer unix.Malloc"), "why"}; *dropped
- * counts the raw findings left out. root: the codebase (the lines read). */
+ * counts the raw findings left out. root: the codebase (unused for now). */
 cJSON *review_critical_keep(const cJSON *raw, const char *root, long *dropped);
 /* The remediation advice for a CWE id (a general one when unknown). */
 const char *review_critical_remedy(const char *cwe);
