@@ -22,8 +22,8 @@ VERSION := 0.1.0
 
 # The analyzers `madf review` runs (deterministic mode), and the commands
 # that show each is there (the stamp rule checks them).
-REVIEW_PKGS := cppcheck flawfinder shellcheck universal-ctags cloc pmccabe graphviz
-REVIEW_CMDS := cppcheck flawfinder shellcheck ctags cloc pmccabe dot
+REVIEW_PKGS := cppcheck flawfinder shellcheck universal-ctags cloc pmccabe graphviz gcc clang
+REVIEW_CMDS := cppcheck flawfinder shellcheck ctags cloc pmccabe dot gcc clang
 PKGS      := libcjson ncursesw libcurl expat libcmark-gfm libnats libmicrohttpd gnutls
 TEST_PKGS := cmocka
 DEB_PKGS  := pkg-config libcjson-dev libncurses-dev libcurl4-openssl-dev \

@@ -106,7 +106,8 @@ char *review_resolve(const char *data_dir, const char *id);
 
 /* Registers review.cppcheck, review.flawfinder, review.shellcheck,
  * review.ctags, review.cloc, review.pmccabe, review.dot, review.secrets,
- * review.markers in tools. Each takes {"root": DIR, "files": [relative
+ * review.markers, and (agents/review_analyzers.c) review.gcc_analyzer and
+ * review.clang_analyzer in tools. Each takes {"root": DIR, "files": [relative
  * paths]} (review.dot: {"dot": TEXT}) and returns {"items": [...]} (raw
  * findings {"tool","rule","level","file","line","message","cwe"}, or the
  * tool's records), or fails with "PROG is not installed" when missing. */

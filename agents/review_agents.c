@@ -3,8 +3,10 @@
  * findings (the critical agent keeps what it can stand behind and says
  * why), and the worker roles that answer review tasks over the bus. */
 #include "agents/review.h"
+#include "agents/review_priv.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +56,8 @@ static const struct schema input_schema = SCHEMA_CLOSED(input_fields, NULL);
 /* The checks each agent knows (its checklist items). */
 static const char *const checks_debt[] = { "markers", "complexity", "size", NULL };
 static const char *const checks_improvement[] = { "cppcheck", "shellcheck", NULL };
-static const char *const checks_critical[] = { "cppcheck", "flawfinder", "secrets", NULL };
+static const char *const checks_critical[] = { "cppcheck", "flawfinder", "secrets", "gcc-analyzer",
+					       "clang-analyzer", NULL };
 static const char *const checks_docs[] = { "readme", "contributing", "diagram", "openapi", NULL };
 
 static const char *const *part_checks(enum review_part p)
@@ -197,6 +200,11 @@ static cJSON *call(struct work *w, const char *tool, cJSON *files, const char *s
 	free(err);
 	cJSON_AddStringToObject(w->status, name, "ok");
 	cJSON *items = cJSON_DetachItemFromObjectCaseSensitive(res, "items");
+	/* the tool's own notes (a file it skipped, and why) */
+	const cJSON *note;
+	cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(res, "notes"))
+		if (cJSON_IsString(note))
+			review_note(w->notes, "%s", note->valuestring);
 	cJSON_Delete(res);
 	return cJSON_IsArray(items) ? items : (cJSON_Delete(items), cJSON_CreateArray());
 }
@@ -233,30 +241,6 @@ static void add_finding(cJSON *out, enum finding_type t, const char *sev, const 
 
 /* ---- critical ---- */
 
-static const struct {
-	const char *cwe, *remedy;
-} remedies[] = {
-	{ "CWE-415", "Free the memory exactly once on every path, and set the pointer to NULL after free()." },
-	{ "CWE-416", "Do not use the memory after free(); set the pointer to NULL and check it." },
-	{ "CWE-401", "Free the memory on every path that leaves the function." },
-	{ "CWE-476", "Check the pointer for NULL before dereferencing it." },
-	{ "CWE-120", "Bound the copy by the destination's size (snprintf, or check the length before memcpy)." },
-	{ "CWE-121", "Bound every write by the array's size; use snprintf or a length-checked copy." },
-	{ "CWE-787", "Bound every write by the buffer's size; use snprintf or a length-checked copy." },
-	{ "CWE-788", "Bound the access by the buffer's size; size the buffer for the data or copy with a length limit (snprintf)." },
-	{ "CWE-134", "Use a constant format string and pass the text as an argument: printf(\"%s\", text)." },
-	{ "CWE-78", "Do not build a command from input; use execve() with an argument vector and no shell." },
-	{ "CWE-798", "Remove the secret from the source, load it from the environment or a secrets store, and rotate it now." },
-};
-
-static const char *remedy_of(const char *cwe)
-{
-	for (size_t i = 0; cwe && i < ARRAY_SIZE(remedies); i++)
-		if (!strcmp(remedies[i].cwe, cwe))
-			return remedies[i].remedy;
-	return "Fix the defect the analyzer names on this line; see the reference for the weakness class.";
-}
-
 static int raw_cmp(const void *a, const void *b)
 {
 	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
@@ -281,139 +265,111 @@ static cJSON **sorted(const cJSON *arr, size_t *n)
 	return v;
 }
 
-static bool cwe_in(const char *cwe, const char *const *list)
-{
-	for (size_t i = 0; cwe && list[i]; i++)
-		if (!strcmp(cwe, list[i]))
-			return true;
-	return false;
-}
 
-/* Whether flawfinder's hit is the call it names, not a word on the line:
- * a format attribute (format(printf, ...)), a va_list wrapper handing on
- * its caller's format (vsnprintf and kin), a member or key named system. */
-static bool lexical_call(struct work *w, const cJSON *ff)
+/* The critical agent's analyzers, run at once (each within the analyzer
+ * slots): its checklist item, tool, and what is skipped without it. */
+static const struct {
+	const char *check, *tool, *skipped, *lang;
+	bool utf8_only;
+} crit_tools[] = {
+	{ "cppcheck", "review.cppcheck", "C defect checks (double free, bounds, null pointers)", "c", false },
+	{ "flawfinder", "review.flawfinder", "risky-call checks (format strings, command injection)", "c", true },
+	{ "secrets", "review.secrets", "the secrets scan", NULL, false },
+	{ "gcc-analyzer", "review.gcc_analyzer", "gcc's path-sensitive checks (double free, use "
+	  "after free, NULL dereference, leaks, buffer sizes)", "c", false },
+	{ "clang-analyzer", "review.clang_analyzer", "clang's path-sensitive checks (memory, NULL, "
+	  "bounds, tainted format strings and commands)", "c", false },
+};
+#define NCRIT (sizeof(crit_tools) / sizeof(crit_tools[0]))
+
+struct crit_call {
+	struct work w; /* its own notes and status, merged after */
+	size_t k;
+	cJSON *files, *items;
+	pthread_t th;
+	bool started;
+};
+
+static void *crit_thread(void *arg)
 {
-	const char *rule = review_str(ff, "rule"), *slash = strchr(rule, '/');
-	const char *fn = slash ? slash + 1 : rule;
-	if (!strcmp(review_str(ff, "cwe"), "CWE-134") && fn[0] == 'v')
-		return false;
-	char *text = review_line_text(w->root, review_str(ff, "file"), (long)jnum(ff, "line", 0));
-	bool call = false;
-	size_t n = strlen(fn);
-	for (const char *p = strstr(text, fn); p && n; p = strstr(p + 1, fn)) {
-		char before = p > text ? p[-1] : ' ';
-		const char *after = p + n;
-		while (*after == ' ' || *after == '\t')
-			after++;
-		if (isalnum((unsigned char)before) || before == '_' || before == '.' || before == '>' ||
-		    before == '"' || *after != '(')
-			continue;
-		call = true;
-		break;
-	}
-	if (strstr(text, "__attribute__") || strstr(text, "format("))
-		call = false;
-	free(text);
-	return call;
+	struct crit_call *c = arg;
+	c->items = call(&c->w, crit_tools[c->k].tool, c->files, crit_tools[c->k].skipped);
+	c->files = NULL;
+	return NULL;
 }
 
 static void critical_run(struct work *w, const cJSON *input, cJSON *out)
 {
-	cJSON *raw = cJSON_CreateArray();
-	cJSON *funcs = functions(w, input);
-	const char *what[] = { "cppcheck", "flawfinder", "secrets" };
-	const char *tool[] = { "review.cppcheck", "review.flawfinder", "review.secrets" };
-	const char *skipped[] = { "C defect checks (double free, bounds, null pointers)",
-				  "risky-call checks (format strings, command injection)",
-				  "the secrets scan" };
-	for (int t = 0; t < 3; t++) {
-		if (!wants(input, what[t]))
+	struct crit_call calls[NCRIT];
+	memset(calls, 0, sizeof(calls));
+	for (size_t k = 0; k < NCRIT; k++) {
+		struct crit_call *c = &calls[k];
+		if (!wants(input, crit_tools[k].check))
 			continue;
-		cJSON *items = call(w, tool[t],
-				    files_of(w, input, t == 2 ? NULL : "c", t == 1, what[t]),
-				    skipped[t]);
-		cJSON *c;
-		while (items && (c = cJSON_DetachItemFromArray(items, 0))) {
+		c->k = k;
+		c->w = *w;
+		c->w.notes = cJSON_CreateArray();
+		c->w.status = cJSON_CreateObject();
+		c->w.prog = NULL;
+		c->files = files_of(&c->w, input, crit_tools[k].lang, crit_tools[k].utf8_only,
+				    crit_tools[k].check);
+		if (w->prog && w->prog->fn && cJSON_GetArraySize(c->files)) {
+			int n = cJSON_GetArraySize(c->files);
+			char *line = xasprintf("%s on %d file%s", crit_tools[k].check, n, n == 1 ? "" : "s");
+			w->prog->fn(w->prog->ctx, line);
+			free(line);
+		}
+		c->started = pthread_create(&c->th, NULL, crit_thread, c) == 0;
+		if (!c->started)
+			crit_thread(c);
+	}
+	cJSON *funcs = functions(w, input);
+	cJSON *raw = cJSON_CreateArray();
+	for (size_t k = 0; k < NCRIT; k++) {
+		struct crit_call *c = &calls[k];
+		if (!c->w.notes)
+			continue;
+		if (c->started)
+			pthread_join(c->th, NULL);
+		cJSON *x;
+		while ((x = cJSON_DetachItemFromArray(c->w.notes, 0)))
+			cJSON_AddItemToArray(w->notes, x);
+		while (c->w.status->child) {
+			x = cJSON_DetachItemViaPointer(c->w.status, c->w.status->child);
+			cJSON_DeleteItemFromObjectCaseSensitive(w->status, x->string);
+			cJSON_AddItemToObject(w->status, x->string, x);
+		}
+		while (c->items && (x = cJSON_DetachItemFromArray(c->items, 0))) {
 			/* cppcheck's style and portability remarks are the
 			 * improvement agent's */
-			if (t == 0 && jnum(c, "level", 0) < 4)
-				cJSON_Delete(c);
+			if (!strcmp(review_str(x, "tool"), "cppcheck") && jnum(x, "level", 0) < 4)
+				cJSON_Delete(x);
 			else
-				cJSON_AddItemToArray(raw, c);
+				cJSON_AddItemToArray(raw, x);
 		}
-		cJSON_Delete(items);
+		cJSON_Delete(c->items);
+		cJSON_Delete(c->w.notes);
+		cJSON_Delete(c->w.status);
 	}
-	size_t n;
-	cJSON **v = sorted(raw, &n);
-	static const char *const lexical_sure[] = { "CWE-134", "CWE-78", NULL };
-	int dropped = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && !raw_cmp(&v[i], &v[j]))
-			j++;
-		/* one line: v[i..j) */
-		const cJSON *cpp_err = NULL, *cpp_warn = NULL, *ff = NULL, *sec = NULL;
-		for (size_t k = i; k < j; k++) {
-			const char *t = review_str(v[k], "tool");
-			int lvl = (int)jnum(v[k], "level", 0);
-			if (!strcmp(t, "cppcheck") && lvl >= 5 && !cpp_err)
-				cpp_err = v[k];
-			else if (!strcmp(t, "cppcheck") && lvl == 4 && !cpp_warn)
-				cpp_warn = v[k];
-			else if (!strcmp(t, "flawfinder") && (!ff || lvl > jnum(ff, "level", 0)))
-				ff = v[k];
-			else if (!strcmp(t, "secrets") && !sec)
-				sec = v[k];
-		}
-		const cJSON *cpp = cpp_err ? cpp_err : cpp_warn;
-		const char *file = review_str(v[i], "file");
-		long line = (long)jnum(v[i], "line", 0);
-		char *why = NULL;
-		const cJSON *lead = NULL;
-		const char *sev = "high";
-		if (cpp && ff) {
-			lead = cpp;
-			sev = "critical";
-			why = xasprintf("cppcheck (%s) and flawfinder (%s) agree on this line",
-					review_str(cpp, "rule"), review_str(ff, "rule"));
-		} else if (cpp_err && !cJSON_IsNull(cJSON_GetObjectItem(cpp_err, "cwe"))) {
-			lead = cpp_err;
-			sev = "critical";
-			why = xasprintf("cppcheck reports it at error severity (%s), its "
-					"path-sensitive check for this defect class", review_str(cpp_err, "rule"));
-		} else if (sec) {
-			lead = sec;
-			sev = !strcmp(review_str(sec, "rule"), "pattern") ? "critical" : "high";
-			why = xstrdup(!strcmp(review_str(sec, "rule"), "pattern")
-					      ? "the literal matches a credential format exactly"
-					      : "a high-entropy literal under a secret's name");
-		} else if (ff && jnum(ff, "level", 0) >= 4 && cwe_in(review_str(ff, "cwe"), lexical_sure) &&
-			   lexical_call(w, ff)) {
-			lead = ff;
-			why = xasprintf("flawfinder level %d on %s, a class it only reports when the "
-					"argument is not a constant", (int)jnum(ff, "level", 0), review_str(ff, "cwe"));
-		}
-		if (lead) {
-			const char *cwe = review_str(lead, "cwe");
-			char *fn = in_function(funcs, file, line);
-			char *desc = xasprintf("%s (%s %s)%s. Kept: %s.", review_str(lead, "message"),
-					       review_str(lead, "tool"), review_str(lead, "rule"), fn, why);
-			add_finding(out, FINDING_CRITICAL, sev, desc, file, line, remedy_of(cwe),
-				    *cwe ? cwe : "https://cwe.mitre.org/");
-			free(desc);
-			free(fn);
-		} else {
-			dropped += (int)(j - i);
-		}
-		free(why);
-		i = j;
+	long dropped = 0;
+	cJSON *kept = review_critical_keep(raw, w->root, &dropped);
+	const cJSON *k;
+	cJSON_ArrayForEach(k, kept) {
+		const char *cwe = review_str(k, "cwe"), *file = review_str(k, "file");
+		long line = (long)jnum(k, "line", 0);
+		char *fn = in_function(funcs, file, line);
+		char *desc = xasprintf("%s (%s)%s. Kept: %s.", review_str(k, "message"),
+				       review_str(k, "tools"), fn, review_str(k, "why"));
+		add_finding(out, FINDING_CRITICAL, review_str(k, "severity"), desc, file, line,
+			    review_critical_remedy(cwe), *cwe ? cwe : "https://cwe.mitre.org/");
+		free(desc);
+		free(fn);
 	}
 	if (dropped)
-		review_note(w->notes, "critical: %d single-tool hit%s below the confidence bar left out "
-			    "(flawfinder under level 4, outside its sure classes or not on a call, "
-			    "cppcheck warnings without agreement)", dropped, dropped == 1 ? "" : "s");
-	free(v);
+		review_note(w->notes, "critical: %ld hit%s below the confidence bar left out (a single "
+			    "tool in a class whose track record is under %.2f, and no other tool "
+			    "agreeing)", dropped, dropped == 1 ? "" : "s", REVIEW_KEEP_PRECISION);
+	cJSON_Delete(kept);
 	cJSON_Delete(raw);
 	cJSON_Delete(funcs);
 }

@@ -3,6 +3,7 @@
  * shellcheck, universal-ctags, cloc, pmccabe, graphviz's dot, and two
  * built-in scans (hard-coded secrets, TODO/FIXME markers). */
 #include "agents/review.h"
+#include "agents/review_priv.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -31,6 +32,8 @@ static const struct {
 	{ "review.cloc", "cloc", "cloc" },
 	{ "review.pmccabe", "pmccabe", "pmccabe" },
 	{ "review.dot", "dot", "graphviz" },
+	{ "review.gcc_analyzer", "gcc", "gcc" },
+	{ "review.clang_analyzer", "clang", "clang" },
 };
 
 const char *review_tool_program(const char *tool)
@@ -41,7 +44,7 @@ const char *review_tool_program(const char *tool)
 	return NULL;
 }
 
-static const char *package_of(const char *prog)
+const char *review_package_of(const char *prog)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(programs); i++)
 		if (!strcmp(programs[i].prog, prog))
@@ -99,16 +102,16 @@ static pthread_mutex_t slot_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t slot_cv = PTHREAD_COND_INITIALIZER;
 static int slots_busy;
 
-static int slots_max(void)
+int review_slots_max(void)
 {
 	const char *s = getenv("MADF_REVIEW_JOBS");
 	long n = s && *s ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
-static void slot_take(void)
+void review_slot_take(void)
 {
-	int max = slots_max();
+	int max = review_slots_max();
 	pthread_mutex_lock(&slot_mu);
 	while (slots_busy >= max)
 		pthread_cond_wait(&slot_cv, &slot_mu);
@@ -116,7 +119,7 @@ static void slot_take(void)
 	pthread_mutex_unlock(&slot_mu);
 }
 
-static void slot_give(void)
+void review_slot_give(void)
 {
 	pthread_mutex_lock(&slot_mu);
 	slots_busy--;
@@ -133,11 +136,11 @@ static int run_prog(struct argv_b *a, const char *root, int ok_max, bool want_st
 	int st = 0;
 	if (!review_have(a->v[0]))
 		return err_set(err, "%s is not installed (Debian package %s; make deps)",
-			       a->v[0], package_of(a->v[0]));
-	slot_take();
+			       a->v[0], review_package_of(a->v[0]));
+	review_slot_take();
 	int r = review_exec((const char *const *)a->v, root, TOOL_TIMEOUT_MS, TOOL_MAX_OUT, &out,
 			    &eo, &st, err);
-	slot_give();
+	review_slot_give();
 	if (r < 0)
 		return -1;
 	if (st == 124 || st >= 128) {
@@ -193,7 +196,7 @@ static int tool_run_json(const cJSON *args, const char *const *argv0, int ok_exi
 	return 0;
 }
 
-static cJSON *raw_new(const char *tool, const char *rule, int level, const char *file,
+cJSON *review_raw_new(const char *tool, const char *rule, int level, const char *file,
 		      long line, const char *message, const char *cwe)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -261,7 +264,7 @@ static void cppcheck_line(cJSON *items, char *ln)
 		return;
 	/* the rest of the line is the message, tabs included */
 	char *cwe = atoi(f[4]) > 0 ? xasprintf("CWE-%d", atoi(f[4])) : NULL;
-	cJSON_AddItemToArray(items, raw_new("cppcheck", f[3], severity_level(f[2]), f[0],
+	cJSON_AddItemToArray(items, review_raw_new("cppcheck", f[3], severity_level(f[2]), f[0],
 					    atol(f[1]), f[5], cwe));
 	free(cwe);
 }
@@ -398,7 +401,7 @@ static int tool_flawfinder(void *ctx, const cJSON *args, cJSON **result, char **
 				   : xstrdup("flawfinder");
 		char *cwe = first_cwe(msg->valuestring);
 		int level = cJSON_IsNumber(rank) ? (int)lround(rank->valuedouble * 5) : 1;
-		cJSON_AddItemToArray(items, raw_new("flawfinder", rule, level, uri->valuestring,
+		cJSON_AddItemToArray(items, review_raw_new("flawfinder", rule, level, uri->valuestring,
 						    (long)line->valuedouble,
 						    colon ? colon + 1 : msg->valuestring, cwe));
 		free(rule);
@@ -440,7 +443,7 @@ static int tool_shellcheck(void *ctx, const cJSON *args, cJSON **result, char **
 		int level = !strcmp(lvl->valuestring, "error") ? 4 :
 			    !strcmp(lvl->valuestring, "warning") ? 3 :
 			    !strcmp(lvl->valuestring, "info") ? 2 : 1;
-		cJSON_AddItemToArray(items, raw_new("shellcheck", rule, level, file->valuestring,
+		cJSON_AddItemToArray(items, review_raw_new("shellcheck", rule, level, file->valuestring,
 						    (long)line->valuedouble, msg->valuestring, NULL));
 	}
 	cJSON_Delete(j);
@@ -663,7 +666,7 @@ static void secrets_line(void *c, const char *file, long line, const char *text)
 		if (regexec(&sc->re[i], text, 0, NULL, 0) == 0) {
 			char *m = xasprintf("hard-coded secret: %s matches its well-known "
 					    "pattern (the value is withheld)", secret_patterns[i].name);
-			cJSON_AddItemToArray(sc->items, raw_new("secrets", "pattern", 5, file, line, m,
+			cJSON_AddItemToArray(sc->items, review_raw_new("secrets", "pattern", 5, file, line, m,
 								"CWE-798"));
 			free(m);
 			return;
@@ -681,7 +684,7 @@ static void secrets_line(void *c, const char *file, long line, const char *text)
 			char *m = xasprintf("hard-coded secret: a high-entropy string (%.1f bits per "
 					    "character) assigned to a name that says key, secret, "
 					    "token or password (the value is withheld)", entropy(q + 1, n));
-			cJSON_AddItemToArray(sc->items, raw_new("secrets", "entropy", 4, file, line, m,
+			cJSON_AddItemToArray(sc->items, review_raw_new("secrets", "entropy", 4, file, line, m,
 								"CWE-798"));
 			free(m);
 			return;
@@ -742,7 +745,7 @@ static void markers_line(void *c, const char *file, long line, const char *text)
 		size_t cl = strlen(clean);
 		while (cl && (clean[cl - 1] == '/' || clean[cl - 1] == '*' || clean[cl - 1] == ' '))
 			clean[--cl] = 0;
-		cJSON_AddItemToArray(c, raw_new("markers", marks[i], 1, file, line, clean, "CWE-546"));
+		cJSON_AddItemToArray(c, review_raw_new("markers", marks[i], 1, file, line, clean, "CWE-546"));
 		free(clean);
 		return;
 	}
@@ -783,5 +786,5 @@ int review_tools_register(struct tools *t, char **err)
 	for (size_t i = 0; i < ARRAY_SIZE(defs); i++)
 		if (tools_register(t, &defs[i], t, err) < 0)
 			return -1;
-	return 0;
+	return review_analyzers_register(t, err);
 }

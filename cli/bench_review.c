@@ -37,10 +37,16 @@
 #define FLAW_WINDOW 8   /* lines under a POTENTIAL FLAW comment */
 #define TOOL_CHUNK 400  /* files per analyzer call */
 
-enum { RUN_CREW, RUN_CPPCHECK, RUN_FLAWFINDER, RUN_UNION, NRUNS };
+enum { RUN_CREW, RUN_CPPCHECK, RUN_FLAWFINDER, RUN_GCC, RUN_CLANG, RUN_UNION, NRUNS };
+#define RUN_TOOL0 RUN_CPPCHECK
+#define RUN_TOOLN RUN_UNION /* the analyzers alone: [RUN_TOOL0, RUN_TOOLN) */
 static const char *const run_names[NRUNS] = { "crew (critical)", "cppcheck alone",
-					       "flawfinder alone", "union of the two" };
-static const char *const run_keys[NRUNS] = { "crew", "cppcheck", "flawfinder", "union" };
+					       "flawfinder alone", "gcc-analyzer alone",
+					       "clang-analyzer alone", "union of the four" };
+static const char *const run_keys[NRUNS] = { "crew", "cppcheck", "flawfinder", "gcc_analyzer",
+					      "clang_analyzer", "union" };
+static const char *const run_tool_names[NRUNS] = { NULL, "review.cppcheck", "review.flawfinder",
+					       "review.gcc_analyzer", "review.clang_analyzer", NULL };
 
 /* The CWEs a finding may carry for a test case's CWE to count. */
 static const struct {
@@ -98,6 +104,7 @@ struct bcase {
 
 struct run {
 	long hits, fas, off, outside, cases_hit;
+	long skipped; /* files the analyzer skipped (timed out, did not compile) */
 	double secs;
 	char *error; /* the run failed (the row says why) */
 };
@@ -110,8 +117,25 @@ struct bench {
 	size_t ncases;
 	int *cwes;
 	size_t ncwes;
+	int split; /* SPLIT_ALL, SPLIT_ODD, SPLIT_EVEN */
+	FILE *dump; /* --findings: every scored finding as a JSON line */
 	struct run runs[NRUNS];
 };
+
+/* The halves of the suite: a test case is odd or even by its flow
+ * variant's number (CWE415_..._char_01: 1, odd). The critical agent's
+ * keep-policy was tuned on the odd half only; --split even scores the
+ * cases it was not tuned on. */
+enum { SPLIT_ALL, SPLIT_ODD, SPLIT_EVEN };
+static const char *const split_names[] = { "all", "odd", "even" };
+
+/* The flow variant number at the end of a case name ("..._54" -> 54), 0
+ * when there is none. */
+static int case_flow(const char *kname)
+{
+	const char *u = strrchr(kname, '_');
+	return u && isdigit((unsigned char)u[1]) ? atoi(u + 1) : 0;
+}
 
 /* ---- the suite ---- */
 
@@ -245,7 +269,11 @@ static int suite_walk(struct bench *b, const int *want, size_t nwant, long max_c
 					char *kname = case_of(base);
 					bool same = b->ncases > first_case &&
 						    !strcmp(b->cases[b->ncases - 1].name, kname);
+					int flow = case_flow(kname);
 					free(kname);
+					if ((b->split == SPLIT_ODD && flow % 2 != 1) ||
+					    (b->split == SPLIT_EVEN && (flow % 2 != 0 || !flow)))
+						continue;
 					if (!same && max_cases > 0 && (long)(b->ncases - first_case) >= max_cases)
 						continue;
 					char *rel = d ? xasprintf("testcases/%s/%s/%s", cwes[i], top[k], base)
@@ -401,7 +429,33 @@ static int suite_load(struct bench *b, const char *tmp, char **err)
 		if (r < 0)
 			return -1;
 	}
-	return 0;
+	/* the suite's headers (std_testcase.h), which the compilers'
+	 * analyzers need (the review guesses -I testcasesupport from them) */
+	char *sup = xasprintf("%s/testcasesupport", b->suite), **names = NULL;
+	size_t n = 0;
+	int r = 0;
+	if (list_dir(sup, &names, &n) == 0) {
+		char *dir = xasprintf("%s/testcasesupport", tmp);
+		r = util_mkdirs(dir, err);
+		for (size_t i = 0; i < n && r == 0; i++) {
+			size_t l = strlen(names[i]);
+			if (l < 3 || strcmp(names[i] + l - 2, ".h"))
+				continue;
+			char *src = xasprintf("%s/%s", sup, names[i]), *dst = xasprintf("%s/%s", dir, names[i]);
+			char *buf = NULL;
+			size_t len = 0;
+			r = util_read_file(src, (size_t)REVIEW_MAX_FILE_BYTES, &buf, &len, err);
+			if (r == 0)
+				r = util_write_file_atomic(dst, buf, len, false, err);
+			free(buf);
+			free(src);
+			free(dst);
+		}
+		free(dir);
+		names_free(names, n);
+	}
+	free(sup);
+	return r;
 }
 
 /* ---- scoring ---- */
@@ -434,15 +488,36 @@ static void score(struct bench *b, int r, const cJSON *findings)
 		for (size_t k = 0; k < f->nfns && !in; k++)
 			if (line >= f->fns[k].start && line <= f->fns[k].end)
 				in = &f->fns[k];
+		const char *verdict;
 		if (!in || !in->kind) {
 			run->outside++;
+			verdict = "outside";
 		} else if (in->kind == 2) {
 			run->fas++;
+			verdict = "false_alarm";
 		} else if (f->defect[line]) {
 			run->hits++;
 			b->cases[f->kase].hit[r] = true;
+			verdict = "hit";
 		} else {
 			run->off++;
+			verdict = "off_line";
+		}
+		if (b->dump) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "run", run_keys[r]);
+			cJSON_AddStringToObject(d, "case", b->cases[f->kase].name);
+			cJSON_AddStringToObject(d, "file", file);
+			cJSON_AddNumberToObject(d, "line", (double)line);
+			cJSON_AddStringToObject(d, "cwe", review_str(x, "cwe"));
+			cJSON_AddStringToObject(d, "tool", review_str(x, "tool"));
+			cJSON_AddStringToObject(d, "rule", review_str(x, "rule"));
+			cJSON_AddNumberToObject(d, "level", jnum(x, "level", 0));
+			cJSON_AddStringToObject(d, "verdict", verdict);
+			char *text = cJSON_PrintUnformatted(d);
+			fprintf(b->dump, "%s\n", text);
+			free(text);
+			cJSON_Delete(d);
 		}
 	}
 	cJSON_Delete(seen);
@@ -480,6 +555,10 @@ static void run_crew(struct cli *cli, struct bench *b, const char *tmp)
 	cJSON_AddNumberToObject(p, "timeout_s", 86400);
 	cJSON *agg = NULL, *error = NULL;
 	struct review_progress prog = { .fn = crew_progress };
+	/* the critical agent's task over a large suite can outlast the bus's
+	 * lease (MADF_LEASE_S, 300 s: nothing renews it while a task runs),
+	 * after which the task would be delivered, and run, again */
+	setenv("MADF_LEASE_S", "86400", 0);
 	int64_t t0 = util_mono_ns();
 	int st = cli_review_run_crew(cli, req, NULL, 0, &prog, &agg, &error);
 	b->runs[RUN_CREW].secs = (double)(util_mono_ns() - t0) / 1e9;
@@ -522,6 +601,15 @@ static void run_tool(struct bench *b, struct tools *t, int r, const char *tool, 
 			cJSON *it;
 			while ((it = cJSON_DetachItemFromArray(cJSON_GetObjectItem(res, "items"), 0)))
 				cJSON_AddItemToArray(found, it);
+			const cJSON *note;
+			cJSON_ArrayForEach(note, cJSON_GetObjectItem(res, "notes")) {
+				const char *txt = cJSON_IsString(note) ? note->valuestring : "";
+				char *clean = util_sanitize(txt, strlen(txt), false);
+				fprintf(stderr, "madf: bench review: %s\n", clean);
+				free(clean);
+				/* a file it skipped (not the fast-mode note) */
+				b->runs[r].skipped += strstr(txt, "; skipped") != NULL;
+			}
 		}
 		free(err);
 		cJSON_Delete(res);
@@ -542,7 +630,7 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 	char *err = NULL;
 	if (tools_open(cli->data_dir, cli->log_dir, NULL, &t, &err) < 0 ||
 	    review_tools_register(t, &err) < 0) {
-		for (int r = RUN_CPPCHECK; r < NRUNS; r++)
+		for (int r = RUN_TOOL0; r < NRUNS; r++)
 			b->runs[r].error = xstrdup(err ? err : "the tool registry failed");
 		free(err);
 		if (t)
@@ -551,10 +639,14 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 		return;
 	}
 	cJSON *all = cJSON_CreateArray();
-	run_tool(b, t, RUN_CPPCHECK, "review.cppcheck", tmp, all);
-	run_tool(b, t, RUN_FLAWFINDER, "review.flawfinder", tmp, all);
-	b->runs[RUN_UNION].secs = b->runs[RUN_CPPCHECK].secs + b->runs[RUN_FLAWFINDER].secs;
-	if (b->runs[RUN_CPPCHECK].error || b->runs[RUN_FLAWFINDER].error)
+	bool failed = false;
+	for (int r = RUN_TOOL0; r < RUN_TOOLN; r++) {
+		fprintf(stderr, "madf: bench review: %s\n", run_names[r]);
+		run_tool(b, t, r, run_tool_names[r], tmp, all);
+		b->runs[RUN_UNION].secs += b->runs[r].secs;
+		failed |= b->runs[r].error != NULL;
+	}
+	if (failed)
 		b->runs[RUN_UNION].error = xstrdup("an analyzer failed");
 	else
 		score(b, RUN_UNION, all);
@@ -580,15 +672,21 @@ static void print_table(const struct bench *b, const char *mode)
 	long nd = 0;
 	for (size_t i = 0; i < b->nfiles; i++)
 		nd += b->files[i].ndefect;
-	printf(": %zu test cases in %zu C files, %ld defect lines; %s\n\n", b->ncases, b->nfiles, nd,
+	printf(": %zu test cases in %zu C files, %ld defect lines; %s\n", b->ncases, b->nfiles, nd,
 	       mode);
-	printf("%-18s %6s %9s %11s %6s %12s %8s %8s %9s\n", "run", "recall", "precision",
-	       "cases hit", "hits", "false alarms", "off line", "outside", "time");
+	printf("test cases: %s (the critical agent's keep-policy was tuned on the odd-numbered "
+	       "cases only%s)\n\n", b->split == SPLIT_ALL ? "all" : b->split == SPLIT_ODD ?
+	       "the odd-numbered half (flow variants 01, 03, ...)" :
+	       "the even-numbered half (flow variants 02, 04, ...)",
+	       b->split == SPLIT_EVEN ? ": none of these" : b->split == SPLIT_ODD ?
+	       ": these figures are of its tuning set" : "; --split even for the held-out half");
+	printf("%-20s %6s %9s %11s %6s %12s %8s %8s %7s %9s\n", "run", "recall", "precision",
+	       "cases hit", "hits", "false alarms", "off line", "outside", "skipped", "time");
 	for (int r = 0; r < NRUNS; r++) {
 		const struct run *x = &b->runs[r];
 		if (x->error) {
 			char *clean = util_sanitize(x->error, strlen(x->error), false);
-			printf("%-18s failed: %s\n", run_names[r], clean);
+			printf("%-20s failed: %s\n", run_names[r], clean);
 			free(clean);
 			continue;
 		}
@@ -599,12 +697,12 @@ static void print_table(const struct bench *b, const char *mode)
 		else
 			snprintf(ps, sizeof(ps), "%.3f", pr);
 		snprintf(cs, sizeof(cs), "%ld/%zu", x->cases_hit, b->ncases);
-		printf("%-18s %6.3f %9s %11s %6ld %12ld %8ld %8ld %7.1f s\n", run_names[r], rc, ps, cs,
-		       x->hits, x->fas, x->off, x->outside, x->secs);
+		printf("%-20s %6.3f %9s %11s %6ld %12ld %8ld %8ld %7ld %7.1f s\n", run_names[r], rc, ps,
+		       cs, x->hits, x->fas, x->off, x->outside, x->skipped, x->secs);
 	}
 	printf("\ncases hit by CWE      cases");
 	for (int r = 0; r < NRUNS; r++)
-		printf(" %10s", run_keys[r]);
+		printf(" %14s", run_keys[r]);
 	printf("\n");
 	for (size_t i = 0; i < b->ncwes; i++) {
 		long n = 0, h[NRUNS] = { 0 };
@@ -616,7 +714,7 @@ static void print_table(const struct bench *b, const char *mode)
 			}
 		printf("CWE-%-17d %5ld", b->cwes[i], n);
 		for (int r = 0; r < NRUNS; r++)
-			printf(" %10ld", h[r]);
+			printf(" %14ld", h[r]);
 		printf("\n");
 	}
 	printf("\nA hit: a finding of the case's CWE (or its family) on a line under a "
@@ -630,6 +728,8 @@ static cJSON *bench_json(const struct bench *b, const char *mode)
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "suite", b->suite);
 	cJSON_AddStringToObject(j, "mode", mode);
+	cJSON_AddStringToObject(j, "split", split_names[b->split]);
+	cJSON_AddStringToObject(j, "tuned_on", "odd");
 	cJSON *cw = cJSON_AddArrayToObject(j, "cwes");
 	for (size_t i = 0; i < b->ncwes; i++)
 		cJSON_AddItemToArray(cw, cJSON_CreateNumber(b->cwes[i]));
@@ -658,6 +758,7 @@ static cJSON *bench_json(const struct bench *b, const char *mode)
 		cJSON_AddNumberToObject(o, "false_alarms", (double)x->fas);
 		cJSON_AddNumberToObject(o, "off_line", (double)x->off);
 		cJSON_AddNumberToObject(o, "outside", (double)x->outside);
+		cJSON_AddNumberToObject(o, "skipped", (double)x->skipped);
 		cJSON_AddNumberToObject(o, "seconds", x->secs);
 	}
 	cJSON *by = cJSON_AddObjectToObject(j, "by_cwe");
@@ -700,7 +801,7 @@ static void bench_release(struct bench *b)
 static int bench_review(struct cli *cli, int argc, char **argv)
 {
 	struct cli_opts o = { argc, argv, 2, "bench", &cmd_bench_review_entry, 0 };
-	const char *name, *val, *suite = NULL, *cwe_list = NULL;
+	const char *name, *val, *suite = NULL, *cwe_list = NULL, *split = NULL, *dump = NULL;
 	long max_cases = 0;
 	bool json = false;
 	int r;
@@ -713,6 +814,10 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 			json = true;
 		} else if (!strcmp(name, "--cwe")) {
 			cwe_list = val;
+		} else if (!strcmp(name, "--split")) {
+			split = val;
+		} else if (!strcmp(name, "--findings")) {
+			dump = val;
 		} else if (!strcmp(name, "--max-cases")) {
 			if (cli_long("bench", name, val, 1, 1000000, &max_cases) < 0)
 				return EXIT_USAGE;
@@ -745,6 +850,16 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 		free(copy);
 	}
 	struct bench b = { .suite = suite };
+	if (split) {
+		for (b.split = SPLIT_ALL; b.split <= SPLIT_EVEN; b.split++)
+			if (!strcmp(split, split_names[b.split]))
+				break;
+		if (b.split > SPLIT_EVEN)
+			return cli_fail(EXIT_USAGE, "bench", "review: --split: odd, even or all, got "
+					"\"%s\"", split);
+	}
+	if (dump && !(b.dump = fopen(dump, "w")))
+		return cli_fail(EXIT_FAIL, "bench", "review: --findings %s: %s", dump, strerror(errno));
 	char *err = NULL;
 	const char *tdir = getenv("TMPDIR");
 	char *tmp = xasprintf("%s/madf-bench-review.XXXXXX", tdir && *tdir ? tdir : "/tmp");
@@ -785,6 +900,8 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 		if (b.runs[i].error)
 			rc = EXIT_FAIL;
 out:
+	if (b.dump)
+		fclose(b.dump);
 	util_rm_tree(tmp);
 	free(tmp);
 	bench_release(&b);
@@ -794,6 +911,11 @@ out:
 static const struct cli_opt bench_review_options[] = {
 	{ .name = "--cwe", .arg = "LIST", .help = "the CWEs to run, like 121,415 (default: all)" },
 	{ .name = "--max-cases", .arg = "N", .help = "the first N test cases of each CWE" },
+	{ .name = "--split", .arg = "HALF", .help = "odd, even or all (default): the test cases "
+	  "whose flow variant number is odd (the critical agent's keep-policy was tuned on "
+	  "them) or even (never tuned on)" },
+	{ .name = "--findings", .arg = "FILE", .help = "write every scored finding of every "
+	  "run as a JSON line (run, case, file, line, cwe, tool, rule, level, verdict)" },
 	{ .name = "--json", .help = "print the figures as JSON" },
 	{ 0 },
 };

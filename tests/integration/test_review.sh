@@ -22,7 +22,7 @@ eq "a review that completes exits 0" "$?" 0
 eq "critical: exactly the planted defects" "$(places "$T/r.json" critical)" \
    "src/buffer.c:9:CWE-788 src/buffer.c:15:CWE-134 src/config.c:4:CWE-798 src/memory.c:12:CWE-415"
 eq "critical: severities" "$(field "$T/r.json" "' '.join(f['severity'] for f in d['critical'])")" \
-   "critical high critical critical"
+   "critical critical critical critical"
 eq "debt: the TODO, the FIXME, the complex function" "$(places "$T/r.json" debt)" \
    "src/buffer.c:15:CWE-546 src/memory.c:10:CWE-546 src/parse.c:4:CWE-1121"
 eq "improvement: shellcheck's unquoted variable and cppcheck's style" "$(places "$T/r.json" improvement)" \
@@ -32,11 +32,13 @@ eq "every finding has exactly the seed's fields (remediation for critical)" \
 eq "the aggregate has the seed's four parts" \
    "$(field "$T/r.json" "[type(d[k]).__name__ for k in ('documentation','debt','improvement','critical')]")" \
    "['dict', 'list', 'list', 'list']"
-eq "the double free is agreed by one path-sensitive tool and says so" \
+eq "the double free: three tools agree (deduplicated into one finding) and it says so" \
    "$(field "$T/r.json" "[f['description'] for f in d['critical'] if f['line'] == 12][0].split('Kept: ')[1]")" \
-   "cppcheck reports it at error severity (doubleFree), its path-sensitive check for this defect class."
-has "the overflow is kept because two tools agree" "$(field "$T/r.json" "d['critical'][0]['description']")" \
-   "Kept: cppcheck (bufferAccessOutOfBounds) and flawfinder (buffer/strcpy) agree on this line"
+   "3 tools agree on this line's double free."
+has "the overflow is kept because four tools agree" "$(field "$T/r.json" "d['critical'][0]['description']")" \
+   "(cppcheck bufferAccessOutOfBounds, gcc-analyzer -Warray-bounds, clang-analyzer alpha.unix.cstring.OutOfBounds, flawfinder buffer/strcpy) in copy_name(). Kept: 4 tools agree on this line's overflow."
+has "the format string: flawfinder and clang's taint checker agree" "$(field "$T/r.json" "d['critical'][1]['description']")" \
+   "(flawfinder format/printf, clang-analyzer alpha.security.taint.TaintPropagation) in log_message(). Kept: 2 tools agree on this line's format string."
 has "findings are mapped to their function (ctags)" "$(field "$T/r.json" "d['critical'][3]['description']")" \
    "in release_twice()"
 eq "flawfinder's lone level-2 hit (char array, line 8) is left out" \
@@ -52,7 +54,7 @@ has "a link leaving the tree is noted, not followed" "$notes" "escape_link: a sy
 has "a non-UTF-8 source is noted and kept from flawfinder" "$notes" "src/latin1.c: not valid UTF-8: flawfinder skipped it"
 eq "the reviewed files (the binary and the link left out)" "$(field "$T/r.json" "d['review']['files']")" 9
 eq "every analyzer ran" "$(field "$T/r.json" "sorted(k for k, v in d['review']['tools'].items() if v == 'ok')")" \
-   "['cloc', 'cppcheck', 'ctags', 'dot', 'flawfinder', 'markers', 'pmccabe', 'secrets', 'shellcheck']"
+   "['clang_analyzer', 'cloc', 'cppcheck', 'ctags', 'dot', 'flawfinder', 'gcc_analyzer', 'markers', 'pmccabe', 'secrets', 'shellcheck']"
 eq "each agent completed at the first attempt" \
    "$(field "$T/r.json" "[(k, v['status'], v['attempts']) for k, v in sorted(d['review']['agents'].items())]")" \
    "[('critical', 'completed', 1), ('debt', 'completed', 1), ('documentation', 'completed', 1), ('improvement', 'completed', 1)]"
@@ -197,7 +199,7 @@ check_fails "--checklist with an unknown check is invalid input (exit 2)" 2 \
 
 # --- a missing analyzer ----------------------------------------------------
 mkdir -p "$T/bin"
-for p in flawfinder shellcheck ctags cloc pmccabe dot python3 perl sh; do
+for p in flawfinder shellcheck ctags cloc pmccabe dot python3 perl sh gcc clang as; do
 	q=$(command -v $p) && ln -s "$q" "$T/bin/$p"
 done
 PATH=$T/bin $MADF review "$FIX" --json --agents critical >"$T/m.json" 2>/dev/null
@@ -205,7 +207,8 @@ eq "a missing analyzer: the review still completes" "$?" 0
 eq "a missing analyzer is reported" "$(field "$T/m.json" "d['review']['tools']['cppcheck']")" missing
 has "and what was skipped" "$(field "$T/m.json" "'\n'.join(d['review']['notes'])")" \
    "cppcheck is not installed (make deps installs it): skipped C defect checks (double free, bounds, null pointers)"
-eq "without cppcheck only what the others stand behind is kept" "$(places "$T/m.json" critical)" \
-   "src/buffer.c:15:CWE-134 src/config.c:4:CWE-798"
+eq "without cppcheck the others still find the planted defects (the double free on line 13 now)" \
+   "$(places "$T/m.json" critical)" \
+   "src/buffer.c:9:CWE-787 src/buffer.c:15:CWE-134 src/config.c:4:CWE-798 src/memory.c:13:CWE-415"
 
 done_testing
