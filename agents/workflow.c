@@ -338,6 +338,12 @@ cJSON *wf_control_content(const char *action, const char *run_id, const char *ta
 void wf_control_answer(struct agent *a, const struct msg *m, const char *outcome,
 		       const char *detail)
 {
+	wf_control_reply(a, m, jstr(m->content, "task_id"), outcome, detail);
+}
+
+void wf_control_reply(struct agent *a, const struct msg *m, const char *task_id,
+		      const char *outcome, const char *detail)
+{
 	const char *action = jstr(m->content, "action");
 	cJSON *c = cJSON_CreateObject();
 	cJSON_AddStringToObject(c, "task_id", m->id);
@@ -349,8 +355,8 @@ void wf_control_answer(struct agent *a, const struct msg *m, const char *outcome
 	if (strcmp(outcome, "applied"))
 		cJSON_AddStringToObject(c, "rejection_reason", detail);
 	cJSON_AddStringToObject(c, "control_action", action ? action : "?");
-	if (jstr(m->content, "task_id"))
-		cJSON_AddStringToObject(c, "control_task_id", jstr(m->content, "task_id"));
+	if (task_id)
+		cJSON_AddStringToObject(c, "control_task_id", task_id);
 	cJSON_AddStringToObject(c, "outcome", outcome);
 	cJSON_AddStringToObject(c, "detail", detail);
 	char *err = NULL;

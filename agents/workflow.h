@@ -41,6 +41,11 @@ cJSON *wf_control_content(const char *action, const char *run_id, const char *ta
  * controller answers with it. */
 void wf_control_answer(struct agent *a, const struct msg *m, const char *outcome,
 		       const char *detail);
+/* The same with control_task_id task_id (may be NULL: none), for a
+ * controller whose controls name what they act on otherwise (a
+ * conversation's session id). */
+void wf_control_reply(struct agent *a, const struct msg *m, const char *task_id,
+		      const char *outcome, const char *detail);
 
 /* The tasks of run (the product_manager's run snapshot) that wait for the
  * operator's approval of more LLM budget: research tasks by task id, then

@@ -66,24 +66,7 @@ static void ctl_control(struct agent *a, const struct msg *m)
 		  "operator_control", f, "%s from %s: %s: %s", action ? action : "?", m->from,
 		  outcome, safe);
 	cJSON_Delete(f);
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "task_id", m->id);
-	cJSON_AddStringToObject(c, "status", strcmp(outcome, "applied") ? "rejected" : "accepted");
-	char now[40];
-	util_iso8601(util_now_ns(), now, sizeof(now));
-	cJSON_AddStringToObject(c, "estimated_completion", now);
-	cJSON_AddNumberToObject(c, "agent_capacity", 1);
-	if (strcmp(outcome, "applied"))
-		cJSON_AddStringToObject(c, "rejection_reason", safe);
-	cJSON_AddStringToObject(c, "control_action", action ? action : "?");
-	if (session)
-		cJSON_AddStringToObject(c, "control_task_id", session);
-	cJSON_AddStringToObject(c, "outcome", outcome);
-	cJSON_AddStringToObject(c, "detail", safe);
-	char *err = NULL;
-	if (agent_send(a, m->from, MSG_TASK_ACCEPTANCE, c, NULL, m->id, m->correlation_id,
-		       PRIO_URGENT, NULL, &err) < 0)
-		free(err); /* logged by agent_send */
+	wf_control_reply(a, m, session, outcome, safe);
 	free(safe);
 	free(detail);
 }
