@@ -1,5 +1,6 @@
-/* The NATS JetStream transport: connection, streams, sending and
- * consuming. Listing, edits and counts are in bus_nats_admin.c. See
+/* The NATS JetStream transport: connection, streams and consuming.
+ * Publishing is in bus_nats_publish.c; listing and edits in
+ * bus_nats_admin.c, counts in bus_nats_monitor.c. See
  * core/bus_nats.h for the mapping. */
 #include "core/bus_nats.h"
 
@@ -21,11 +22,11 @@
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 #define API_WAIT_MS 5000
-#define PUBLISH_RETRY_S 20
 /* The stream's MaxMsgSize counts headers too. */
 #define HEADER_ROOM (64 * 1024)
 
-static const char *const prio_tok[4] = { "urgent", "high", "normal", "low" };
+/* The priority levels' tokens in consumer and subject names. */
+const char *const nats_prio_tok[4] = { "urgent", "high", "normal", "low" };
 
 bool bus_nats_url(const char *url)
 {
@@ -219,6 +220,26 @@ int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 	return 0;
 }
 
+
+int nats_add_record_stream(struct natsbus *nb, const char *name, const char *subj,
+			   int max_age_days, int64_t max_msgs, int32_t max_size, char **err)
+{
+	const char *subs[] = { subj };
+	jsStreamConfig sc;
+	jsStreamConfig_Init(&sc);
+	sc.Name = name;
+	sc.Subjects = subs;
+	sc.SubjectsLen = 1;
+	sc.Retention = js_LimitsPolicy;
+	sc.Storage = js_FileStorage;
+	sc.MaxAge = (int64_t)max_age_days * 86400 * NS_PER_S;
+	if (max_msgs > 0)
+		sc.MaxMsgs = max_msgs;
+	sc.MaxMsgSize = max_size;
+	sc.AllowDirect = true;
+	sc.Replicas = nats_replicas();
+	return nats_add_stream(nb, &sc, err);
+}
 /* TLS and credentials from the environment: tls:// asks for TLS; NATS_CA
  * names the PEM file of the CAs that sign the server's certificate (else
  * the system's), NATS_CERT and NATS_KEY a client certificate and its key
@@ -473,9 +494,9 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 		return -1;
 	for (int p = 0; p < 4; p++) {
 		char durable[NATS_NAME_MAX], filter[NATS_NAME_MAX];
-		snprintf(durable, sizeof(durable), "%s_%s", agent, prio_tok[p]);
+		snprintf(durable, sizeof(durable), "%s_%s", agent, nats_prio_tok[p]);
 		snprintf(filter, sizeof(filter), "%s.inbox.%s.%s", nb->prefix, agent,
-			 prio_tok[p]);
+			 nats_prio_tok[p]);
 		jsConsumerConfig cc;
 		jsConsumerConfig_Init(&cc);
 		cc.Durable = durable;
@@ -538,225 +559,6 @@ int nats_agents(struct bus *b, char ***out, size_t *n, char **err)
 	*out = v;
 	*n = k;
 	return 0;
-}
-
-/* ---- publishing ------------------------------------------------------- */
-
-/* Publishes m (headers set) with dedup id; retries a timeout or a missing
- * responder (a leader election) with the same id. */
-static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr,
-		   natsStatus *st, bool *dup)
-{
-	struct natsbus *nb = NB(b);
-	jsPubOptions po;
-	jsPubOptions_Init(&po);
-	po.MsgId = dedup;
-	natsStatus s = NATS_OK;
-	/* A timeout or no responders: a leader election (in a cluster, some
-	 * 5 s after the stream leader dies) or a reconnect. Retried with the
-	 * same id (stored once) for up to PUBLISH_RETRY_S. */
-	int64_t end = util_mono_ns() + PUBLISH_RETRY_S * NS_PER_S;
-	for (int i = 0;; i++) {
-		jsPubAck *pa = NULL;
-		*jerr = 0;
-		s = js_PublishMsg(&pa, nb->js, m, &po, jerr);
-		if (s == NATS_OK && dup)
-			*dup = pa && pa->Duplicate;
-		jsPubAck_Destroy(pa);
-		if ((s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS) || util_mono_ns() >= end)
-			break;
-		poll(NULL, 0, i < 4 ? 200 * (i + 1) : 1000);
-	}
-	*st = s;
-	return s == NATS_OK ? 0 : -1;
-}
-
-int nats_publish_drop(struct bus *b, const struct msg *m, const char *agent,
-		      const char *reason, const char *dedup, char **err)
-{
-	struct natsbus *nb = NB(b);
-	char subj[NATS_NAME_MAX];
-	snprintf(subj, sizeof(subj), "%s.dropped.%s", nb->prefix, agent);
-	char *line = bus_drop_line(m, agent, reason);
-	natsMsg *nm = NULL;
-	jsErrCode jerr = 0;
-	natsStatus s = natsMsg_Create(&nm, subj, NULL, line, (int)strlen(line) - 1);
-	if (s == NATS_OK)
-		publish(b, nm, dedup, &jerr, &s, NULL);
-	natsMsg_Destroy(nm);
-	free(line);
-	if (s != NATS_OK)
-		return nats_fail(nb, err, s, jerr, "cannot record a dropped message of %s",
-				 agent);
-	return 0;
-}
-
-int nats_publish_inbox(struct bus *b, const struct msg *m, const char *agent,
-		       const char *json, size_t len, const char *dedup,
-		       char **err)
-{
-	struct natsbus *nb = NB(b);
-	if (nats_ensure_inbox(b, agent, err) < 0)
-		return -1;
-	char subj[NATS_NAME_MAX];
-	snprintf(subj, sizeof(subj), "%s.inbox.%s.%s", nb->prefix, agent,
-		 prio_tok[m->priority & 3]);
-	natsMsg *nm = NULL;
-	natsStatus s = natsMsg_Create(&nm, subj, NULL, json, (int)len);
-	if (s == NATS_OK) {
-		bool bcast = !strcmp(m->to, "broadcast");
-		char *mid = bcast ? xasprintf("%s+%s", m->id, agent) : xstrdup(m->id);
-		natsMsgHeader_Set(nm, "Madf-Id", mid);
-		free(mid);
-	}
-	jsErrCode jerr = 0;
-	if (s == NATS_OK)
-		publish(b, nm, dedup, &jerr, &s, NULL);
-	natsMsg_Destroy(nm);
-	if (s == NATS_OK)
-		return 0;
-	if (jerr == 10077)
-		return err_set(err, "inbox of %s is full: %zu messages held (limit %zu; "
-				    "on the nats transport the limit counts messages "
-				    "being handled or retried too)", agent,
-			       b->cfg.inbox_limit, b->cfg.inbox_limit);
-	if (s == NATS_MAX_PAYLOAD || jerr == 10054)
-		return nats_fail(nb, err, s, jerr, "message refused: %zu bytes is over "
-				 "the NATS server's limit (max_payload must be at least "
-				 "16MB for 10 MB messages)", len);
-	return nats_fail(nb, err, s, jerr, "cannot send to %s over NATS", agent);
-}
-
-static int nats_send(struct bus *b, const struct msg *m, const char *json,
-		     size_t len, char **err)
-{
-	if (strcmp(m->to, "broadcast"))
-		return nats_publish_inbox(b, m, m->to, json, len, m->id, err);
-	char **agents;
-	size_t n;
-	if (nats_agents(b, &agents, &n, err) < 0)
-		return -1;
-	int r = 0;
-	size_t copies = 0, failed = 0;
-	struct sbuf why;
-	sbuf_init(&why);
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(agents[i], m->from))
-			continue;
-		copies++;
-		char *dedup = xasprintf("%s+%s", m->id, agents[i]);
-		char *e = NULL;
-		if (nats_publish_inbox(b, m, agents[i], json, len, dedup, &e) < 0) {
-			/* the others still get their copy */
-			sbuf_addf(&why, "%s%s", failed++ ? "; " : "", e);
-			r = -1;
-		}
-		free(e);
-		free(dedup);
-	}
-	if (r < 0) {
-		char *w = sbuf_detach(&why);
-		err_set(err, "broadcast reached %zu of %zu inboxes: %s", copies - failed,
-			copies, w);
-		free(w);
-	} else {
-		sbuf_release(&why);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(agents[i]);
-	free(agents);
-	return r;
-}
-
-static char *hdr_clean(const char *s)
-{
-	char *t = xstrdup(s ? s : "");
-	for (char *p = t; *p; p++)
-		if (*p == '\r' || *p == '\n')
-			*p = ' ';
-	return t;
-}
-
-int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
-		      const char *json, size_t len, const char *dedup,
-		      char **err)
-{
-	struct natsbus *nb = NB(b);
-	char subj[NATS_NAME_MAX], now[40], att[24];
-	snprintf(subj, sizeof(subj), "%s.dlq.%s", nb->prefix, dl->agent);
-	util_iso8601(util_now_ns(), now, sizeof(now));
-	snprintf(att, sizeof(att), "%d", dl->attempts);
-	natsMsg *nm = NULL;
-	natsStatus s = natsMsg_Create(&nm, subj, NULL, json, (int)len);
-	const char *kv[][2] = {
-		{ "Madf-Reason", dl->reason }, { "Madf-Error", dl->error },
-		{ "Madf-Original-Inbox", dl->agent }, { "Madf-Attempts", att },
-		{ "Madf-First-Failure", dl->first_failure ? dl->first_failure : now },
-		{ "Madf-Last-Failure", now }, { "Madf-Dead-Lettered-At", now },
-		{ "Madf-Message-Id", dl->message_id }, { "Madf-From", dl->from },
-		{ "Madf-To", dl->to }, { "Madf-Type", dl->type },
-	};
-	for (size_t i = 0; s == NATS_OK && i < ARRAY_SIZE(kv); i++) {
-		if (!kv[i][1])
-			continue;
-		char *v = hdr_clean(kv[i][1]);
-		s = natsMsgHeader_Set(nm, kv[i][0], v);
-		free(v);
-	}
-	jsErrCode jerr = 0;
-	if (s == NATS_OK)
-		publish(b, nm, dedup, &jerr, &s, NULL);
-	natsMsg_Destroy(nm);
-	if (s != NATS_OK)
-		return nats_fail(nb, err, s, jerr, "cannot dead-letter a message of %s",
-				 dl->agent);
-	if (b->on_dead)
-		b->on_dead(b->on_dead_ctx, dl->agent, dl->message_id ? dl->message_id : "?",
-			   dl->reason, dl->error);
-	return 0;
-}
-
-natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq)
-{
-	jsDirectGetMsgOptions d;
-	memset(&d, 0, sizeof(d));
-	d.Sequence = seq;
-	natsMsg *m = NULL;
-	if (js_DirectGetMsg(&m, nb->js, stream, NULL, &d) != NATS_OK)
-		return NULL;
-	return m;
-}
-
-const char *nats_hdr(natsMsg *m, const char *key)
-{
-	const char *v = NULL;
-	if (natsMsgHeader_Get(m, key, &v) != NATS_OK)
-		return NULL;
-	return v;
-}
-
-int64_t nats_parse_time(const char *s)
-{
-	if (!s)
-		return 0;
-	struct tm tm;
-	memset(&tm, 0, sizeof(tm));
-	int used = 0;
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
-		   &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 6)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	int64_t ns = (int64_t)timegm(&tm) * NS_PER_S;
-	const char *p = s + used;
-	if (*p == '.') {
-		int64_t frac = 0, scale = 100000000;
-		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			if (scale)
-				frac += (*p - '0') * scale;
-		ns += frac;
-	}
-	return ns;
 }
 
 /* ---- consuming -------------------------------------------------------- */
@@ -1001,7 +803,7 @@ static int pull(struct bus_consumer *c, int p, natsMsg **out, char **err)
 	struct natsbus *nb = NB(c->bus);
 	char subj[2 * NATS_NAME_MAX];
 	snprintf(subj, sizeof(subj), "$JS.API.CONSUMER.MSG.NEXT.%s.%s_%s", c->stream,
-		 c->agent, prio_tok[p]);
+		 c->agent, nats_prio_tok[p]);
 	natsMsg *m = NULL;
 	natsStatus s = natsConnection_RequestString(&m, nb->nc, subj,
 						    "{\"batch\":1,\"no_wait\":true}",

@@ -107,11 +107,22 @@ int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
 natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq);
 const char *nats_hdr(natsMsg *m, const char *key); /* borrowed, or NULL */
 int64_t nats_parse_time(const char *s);             /* RFC 3339, ns */
+/* The transport's send (bus_nats_publish.c): m (its JSON text json) to
+ * its inbox, deduplicated by its id. */
+int nats_send(struct bus *b, const struct msg *m, const char *json, size_t len,
+	      char **err);
+/* "urgent", "high", "normal", "low": the priorities in names. */
+extern const char *const nats_prio_tok[4];
 
 /* MADF_NATS_REPLICAS (1 to 5, default 1), and a stream created, or
  * updated when it exists with another configuration. */
 int64_t nats_replicas(void);
 int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err);
+/* Adds a limits-retention record stream name on the one subject subj, in
+ * file storage with direct gets: kept max_age_days, at most max_msgs
+ * messages (0: no limit) of max_size bytes each. 0, or -1 with *err. */
+int nats_add_record_stream(struct natsbus *nb, const char *name, const char *subj,
+			   int max_age_days, int64_t max_msgs, int32_t max_size, char **err);
 
 /* In bus_nats_log.c: each agent's log lines, stream <P>_log_<A>, subjects
  * <P>.log.<A>.<category>, limits retention. */
