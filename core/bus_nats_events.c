@@ -30,19 +30,7 @@ static int conv_ensure(struct bus *b, char **err)
 	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
 	conv_stream(nb, name, sizeof(name));
 	snprintf(subj, sizeof(subj), "%s.conv.>", nb->prefix);
-	const char *subs[] = { subj };
-	jsStreamConfig sc;
-	jsStreamConfig_Init(&sc);
-	sc.Name = name;
-	sc.Subjects = subs;
-	sc.SubjectsLen = 1;
-	sc.Retention = js_LimitsPolicy;
-	sc.Storage = js_FileStorage;
-	sc.MaxAge = (int64_t)CONV_MAX_AGE_DAYS * 86400 * 1000000000LL;
-	sc.MaxMsgSize = CONV_MAX_LINE;
-	sc.AllowDirect = true;
-	sc.Replicas = nats_replicas();
-	if (nats_add_stream(nb, &sc, err) < 0)
+	if (nats_add_record_stream(nb, name, subj, CONV_MAX_AGE_DAYS, 0, CONV_MAX_LINE, err) < 0)
 		return -1;
 	atomic_store(&nb->conv_ready, true);
 	return 0;

@@ -34,20 +34,8 @@ static int log_ensure(struct bus *b, const char *agent, char **err)
 	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
 	log_stream(nb, agent, name, sizeof(name));
 	snprintf(subj, sizeof(subj), "%s.log.%s.*", nb->prefix, agent);
-	const char *subs[] = { subj };
-	jsStreamConfig sc;
-	jsStreamConfig_Init(&sc);
-	sc.Name = name;
-	sc.Subjects = subs;
-	sc.SubjectsLen = 1;
-	sc.Retention = js_LimitsPolicy;
-	sc.Storage = js_FileStorage;
-	sc.MaxAge = (int64_t)LOG_MAX_AGE_DAYS * 86400 * 1000000000LL;
-	sc.MaxMsgs = LOG_MAX_MSGS;
-	sc.MaxMsgSize = LOG_MAX_LINE;
-	sc.AllowDirect = true;
-	sc.Replicas = nats_replicas();
-	if (nats_add_stream(nb, &sc, err) < 0)
+	if (nats_add_record_stream(nb, name, subj, LOG_MAX_AGE_DAYS, LOG_MAX_MSGS, LOG_MAX_LINE,
+				   err) < 0)
 		return -1;
 	pthread_mutex_lock(&nb->lock);
 	nb->logs = xrealloc(nb->logs, (nb->nlogs + 1) * sizeof(*nb->logs));
