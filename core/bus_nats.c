@@ -942,9 +942,10 @@ static int nats_release(struct bus_consumer *c, struct bus_delivery *d, char **e
 	return answer(c, d->name, "-NAK", false, err);
 }
 
-static int nats_renew(struct bus_consumer *c, struct bus_delivery *d)
+/* An in-progress ack: the server's ack wait (the lease) starts again. */
+static int nats_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err)
 {
-	return answer(c, d->name, "+WPI", false, NULL);
+	return answer(c, d->name, "+WPI", false, err);
 }
 
 /* ---- the transport ------------------------------------------------------ */
