@@ -3,7 +3,7 @@
 # (tests/helpers/lease_agent: a handler that blocks the agent's thread):
 # - a handler that takes 7 s, with a second agent on the same inbox all
 #   along: the message is handled once (one "begin"), acked, and the
-#   processing message's listed lease moves on while it runs (file bus);
+#   processing message's listed lease moves on while it runs;
 # - an agent killed with SIGKILL mid-handler: the message is delivered
 #   again, to the other agent;
 # - an agent stopped with SIGSTOP mid-handler (alive, renewing nothing):
@@ -44,17 +44,20 @@ lease_cases() {
 	wait_for "[$tr] both agents run" 60 sh -c "grep -q ready '$T/a.$tr' && grep -q ready '$T/b.$tr'"
 	id=$($MADF send --new-agent --to $W --type heartbeat --content "$HB")
 	wait_for "[$tr] an agent begins handling it" 30 grep -q "^begin $id\$" "$T/a.$tr" "$T/b.$tr"
-	if [ "$tr" = file ]; then
-		# the lease listed, then the same listing after a renewal
-		l1=$(jget "$($MADF ls processing $W --json)" 'j[0]["lease_expires"]')
-		left=$(jget "$($MADF ls processing $W --json)" 'j[0]["lease_left_s"]')
-		check "[$tr] the processing message's lease is at most 2 s ahead ($left)" \
-			python3 -c "import sys; sys.exit(not 0 <= $left <= 2)"
-		wait_for "[$tr] its listed expiry moves on while the handler runs" 10 \
-			sh -c "$MADF ls processing $W --json | grep '\"lease_expires\"' | grep -vq '$l1'"
-		out=$($MADF ls processing $W)
-		has "[$tr] madf ls processing shows a LEASE column" "$out" "LEASE"
-	fi
+	# the lease listed (on NATS from the first renewal on), then the same
+	# listing after a renewal
+	wait_for "[$tr] the processing message's lease is listed" 10 \
+		sh -c "$MADF ls processing $W --json | grep -q lease_expires"
+	l1=$(jget "$($MADF ls processing $W --json)" 'j[0]["lease_expires"]')
+	left=$(jget "$($MADF ls processing $W --json)" 'j[0]["lease_left_s"]')
+	check "[$tr] the processing message's lease is at most 2 s ahead ($left)" \
+		python3 -c "import sys; sys.exit(not 0 <= $left <= 2)"
+	wait_for "[$tr] its listed expiry moves on while the handler runs" 10 \
+		sh -c "$MADF ls processing $W --json | grep '\"lease_expires\"' | grep -vq '$l1'"
+	out=$($MADF ls processing $W)
+	has "[$tr] madf ls processing shows a LEASE column" "$(echo "$out" | head -1)" "LEASE"
+	eq "[$tr] its row: the id, the time left (at most 2 s), 0 attempts" \
+		"$(echo "$out" | awk -v id="$id" '$1 == id { sub(/s$/, "", $7); print ($7 > 0 && $7 <= 2) ? "ok " $8 : "lease " $7 }')" "ok 0"
 	wait_for "[$tr] the handler ends" 60 grep -q "^end $id\$" "$T/a.$tr" "$T/b.$tr"
 	wait_for "[$tr] and its message is acked" 30 sh -c "[ \"\$($MADF status --json | python3 -c 'import json,sys; j=json.load(sys.stdin); i=j[\"inboxes\"][\"$W\"]; print(i[\"processing\"]+i[\"depth\"]+i[\"retry\"])')\" = 0 ]"
 	stop_agents $pa $pb
