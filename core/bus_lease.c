@@ -127,11 +127,15 @@ void bus_lease_hold(struct bus *b, struct bus_consumer *c, struct bus_delivery *
 		/* Without a thread nothing renews: the lease runs as before. */
 		k->running = e == 0;
 	}
+	/* The keeper waits for the earliest renewal due, never later than
+	 * this one's (each is due a third of the lease after the last): it
+	 * needs waking only when it waits for nothing. */
+	if (!k->list)
+		pthread_cond_signal(&k->cv);
 	l->next = k->list;
 	k->list = l;
 	k->n++;
 	d->lease = l;
-	pthread_cond_signal(&k->cv);
 	pthread_mutex_unlock(&k->mu);
 }
 
