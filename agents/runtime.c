@@ -465,6 +465,9 @@ static void handle_one(struct agent *a, struct bus_delivery **d)
 	char *err = NULL;
 	util_strlcpy(a->current_task, m->id, sizeof(a->current_task));
 	int done = a->completed_today, errs = a->errors_today;
+	/* However long this blocks the thread (and its reactor), the bus's
+	 * keeper renews the claim's lease until bus_ack, bus_nack or
+	 * bus_delivery_free below. */
 	int r = a->role->handle(a, m, &err);
 	a->current_task[0] = '\0';
 	if (a->completed_today != done || a->errors_today != errs)

@@ -107,7 +107,10 @@ int agent_open(const struct agent_role *role, struct agent_env *env,
 	       struct agent **out, char **err);
 void agent_free(struct agent **a);
 /* Runs until env->stop is set (or an injected crash): claims, handles,
- * acks; ticks; heartbeats; saves state. On stop, gives back what it holds
+ * acks; ticks; heartbeats; saves state. A handler may block the thread as
+ * long as it needs: the bus renews the claim's lease meanwhile (see
+ * bus_claim), until the answer; an injected crash leaves the claim
+ * unanswered and renewed no more, as a dead process's. On stop, gives back what it holds
  * and saves state. The thread's reactor (core/loop.h) watches the
  * consumer's fd; env->stop is noticed within 250 ms. Returns 0, or -1 when
  * the reactor cannot be made (logged). */

@@ -354,6 +354,25 @@ static void print_age(int64_t ns)
 		printf("%6.1fd", s / 86400);
 }
 
+/* LEASE: the time left before a claim is given back unless renewed
+ * again; "-" when the transport does not say (NATS keeps it itself). */
+static void print_lease(int64_t lease_ns)
+{
+	if (!lease_ns) {
+		printf(" %7s", "-");
+		return;
+	}
+	double s = (double)(lease_ns - util_now_ns()) / 1e9;
+	if (s <= 0)
+		printf(" %7s", "over");
+	else if (s < 120)
+		printf(" %6.1fs", s);
+	else if (s < 7200)
+		printf(" %6.1fm", s / 60);
+	else
+		printf(" %6.1fh", s / 3600);
+}
+
 static cJSON *entry_json(const struct bus_entry *e)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -377,6 +396,16 @@ static cJSON *entry_json(const struct bus_entry *e)
 	}
 	if (e->owner)
 		cJSON_AddStringToObject(o, "owner", e->owner);
+	if (e->queue == BUS_Q_PROCESSING && e->lease_ns) {
+		/* when the claim is given back unless renewed again (the bus
+		 * renews it while its consumer holds it) */
+		char at[40];
+		util_iso8601(e->lease_ns, at, sizeof(at));
+		cJSON_AddStringToObject(o, "lease_expires", at);
+		double left = (double)(e->lease_ns - util_now_ns()) / 1e9;
+		cJSON_AddNumberToObject(o, "lease_left_s",
+					left < 0 ? 0 : (double)(int64_t)(left * 1000) / 1000);
+	}
 	if (e->queue == BUS_Q_DEAD) {
 		cJSON_AddStringToObject(o, "reason", e->reason ? e->reason : "unknown");
 		cJSON_AddStringToObject(o, "error", e->error ? e->error : "");
@@ -433,9 +462,10 @@ static int cmd_ls(struct cli *cli, int argc, char **argv)
 		free(s);
 		cJSON_Delete(arr);
 	} else {
-		bool dead = q == BUS_Q_DEAD;
-		printf("%-44s %-18s %-18s %-18s %-6s %7s %s\n", "MESSAGE_ID", "FROM",
-		       "TO", "TYPE", "PRIO", "AGE", dead ? "REASON" : "ATTEMPTS");
+		bool dead = q == BUS_Q_DEAD, proc = q == BUS_Q_PROCESSING;
+		printf("%-44s %-18s %-18s %-18s %-6s %7s %s%s\n", "MESSAGE_ID", "FROM",
+		       "TO", "TYPE", "PRIO", "AGE", proc ? "  LEASE " : "",
+		       dead ? "REASON" : "ATTEMPTS");
 		for (size_t i = 0; i < n; i++) {
 			const struct bus_entry *e = &v[i];
 			char *id = util_sanitize(e->message_id ? e->message_id : e->name,
@@ -453,6 +483,8 @@ static int cmd_ls(struct cli *cli, int argc, char **argv)
 			}
 			printf("%-6s ", msg_priority_name(e->priority));
 			print_age(e->enqueued_ns);
+			if (proc)
+				print_lease(e->lease_ns);
 			if (dead) {
 				printf(" %s: ", e->reason ? e->reason : "unknown");
 				put_safe(stdout, e->error);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/bus_fs.h"
+#include "core/bus_lease.h"
 #include "core/bus_nats.h"
 #include "core/util.h"
 #include "core/banned.h"
@@ -159,6 +160,7 @@ void bus_free(struct bus **bp)
 	struct bus *b = *bp;
 	if (!b)
 		return;
+	bus_lease_close(b); /* renewals use the transport: stopped first */
 	b->t->close(b);
 	bus_config_release(&b->cfg);
 	free(b);
@@ -211,6 +213,7 @@ void bus_consumer_free(struct bus_consumer **c)
 {
 	if (!*c)
 		return;
+	bus_lease_forget_consumer(CB(*c), *c);
 	CB(*c)->t->consumer_free(*c);
 	*c = NULL;
 }
@@ -233,13 +236,17 @@ int bus_consumer_timeout(struct bus_consumer *c)
 int bus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
 	*d = NULL;
-	return CB(c)->t->claim(c, d, err);
+	int r = CB(c)->t->claim(c, d, err);
+	if (r == 1)
+		bus_lease_hold(CB(c), c, *d);
+	return r;
 }
 
 void bus_delivery_free(struct bus_delivery **d)
 {
 	if (!*d)
 		return;
+	bus_lease_drop(*d);
 	msg_free(&(*d)->msg);
 	free((*d)->name);
 	free((*d)->canon);
@@ -248,8 +255,11 @@ void bus_delivery_free(struct bus_delivery **d)
 	*d = NULL;
 }
 
+/* Each answer stops the renewal first: none is under way when the
+ * transport answers. */
 int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
+	bus_lease_drop(*d);
 	int r = CB(c)->t->ack(c, *d, err);
 	bus_delivery_free(d);
 	return r;
@@ -258,6 +268,7 @@ int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err)
 int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 	     const char *error, bool permanent, char **err)
 {
+	bus_lease_drop(*d);
 	int r = CB(c)->t->nack(c, *d, error, permanent, err);
 	bus_delivery_free(d);
 	return r;
@@ -265,14 +276,10 @@ int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 
 int bus_giveback(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
+	bus_lease_drop(*d);
 	int r = CB(c)->t->release(c, *d, err);
 	bus_delivery_free(d);
 	return r;
-}
-
-int bus_renew(struct bus_consumer *c, struct bus_delivery *d)
-{
-	return CB(c)->t->renew(c, d);
 }
 
 int bus_list(struct bus *b, enum bus_queue q, const char *agent,

@@ -22,7 +22,8 @@ struct bus_config {
 	int64_t retry_base_ms;   /* first backoff, default 1000 */
 	int64_t retry_max_ms;    /* backoff cap, default 300000 */
 	int64_t lease_s;         /* a claim not renewed for this long is
-				    given back, default 300 */
+				    given back, default 300 (claims are
+				    renewed while held: see bus_claim) */
 	double poll_interval_s;  /* MESSAGE_POLL_INTERVAL, default 1.0 */
 	bool force_poll;         /* never use inotify (NFS) */
 };
@@ -58,6 +59,8 @@ struct bus_entry {
 	int attempts;
 	int64_t due_ns;     /* retry: when it becomes due */
 	char *owner;        /* processing: the consumer holding it */
+	int64_t lease_ns;   /* processing: when its lease runs out unless
+			       renewed again (realtime; 0: not known) */
 	/* with content: */
 	char *from, *to, *type;
 	char *reason;       /* dead letter: the reason code */
@@ -99,6 +102,7 @@ struct bus_delivery {
 	char *name;          /* transport handle */
 	char *canon;         /* transport handle */
 	char *agent;
+	struct bus_lease *lease; /* its renewal (core/bus_lease.c); NULL: none */
 };
 
 /* What a consumer or a sweep did with a message it could not deliver. */
@@ -108,6 +112,8 @@ typedef void (*bus_dead_fn)(void *ctx, const char *agent, const char *name,
 struct bus;
 struct bus_consumer;
 struct bus_monitor;
+struct bus_keeper;
+struct bus_lease;
 
 /* The transport interface. */
 struct bus_transport {
@@ -127,7 +133,11 @@ struct bus_transport {
 		    const char *error, bool permanent, char **err);
 	int (*release)(struct bus_consumer *c, struct bus_delivery *d,
 		       char **err);
-	int (*renew)(struct bus_consumer *c, struct bus_delivery *d);
+	/* Extends d's lease to lease_s from now; may be called from another
+	 * thread than the consumer's (never at the same time as an answer to
+	 * d or the consumer's free). */
+	int (*renew)(struct bus_consumer *c, const struct bus_delivery *d,
+		     char **err);
 	int (*list)(struct bus *b, enum bus_queue q, const char *agent,
 		    bool content, struct bus_entry **out, size_t *n,
 		    char **err);
@@ -190,6 +200,7 @@ struct bus {
 	bus_dead_fn on_dead;
 	void *on_dead_ctx;
 	void *impl;
+	struct bus_keeper *keeper; /* renews claims (core/bus_lease.c) */
 };
 
 /* Opens the bus cfg->url names (the configuration is copied): the
@@ -207,7 +218,15 @@ int bus_send(struct bus *b, const struct msg *m, char **err);
 /* Consuming one agent's inbox. claim returns 1 with *d, 0 when nothing is
  * deliverable now, -1 on error. Messages that can never be delivered
  * (invalid, too large, expired, not a regular file...) are moved to the
- * dead letters on the way, reported through bus->on_dead. */
+ * dead letters on the way, reported through bus->on_dead.
+ * The lease: a claimed message is the consumer's for lease_s
+ * (MADF_LEASE_S); a claim whose lease runs out is given back and delivered
+ * again (one more attempt). While a delivery is held (from bus_claim until
+ * bus_ack, bus_nack, bus_giveback or bus_delivery_free), a thread of the
+ * bus's own renews its lease every third of lease_s, whatever the
+ * consumer's thread does meanwhile (a handler may block it for hours). A
+ * consumer that dies (kill -9) or stops (SIGSTOP) renews nothing, so its
+ * claims come back after the lease. */
 int bus_consumer_open(struct bus *b, const char *agent,
 		      struct bus_consumer **out, char **err);
 void bus_consumer_free(struct bus_consumer **c);
@@ -230,8 +249,16 @@ int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 	     const char *error, bool permanent, char **err);
 /* Gives the message back untouched (shutdown). Frees *d. */
 int bus_giveback(struct bus_consumer *c, struct bus_delivery **d, char **err);
-/* Extends the lease on a claimed message. */
-int bus_renew(struct bus_consumer *c, struct bus_delivery *d);
+/* Extends the lease on a claimed message now (the bus renews held
+ * deliveries by itself; this is for a caller that wants it done at once).
+ * 0, or -1 with *err (the claim is gone: given back when its lease ran
+ * out; or the broker did not answer). */
+int bus_lease_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err);
+/* How many deliveries of b are being renewed now; *renewed and *failed
+ * (may be NULL) count the renewals done and failed since b opened. */
+size_t bus_lease_held(struct bus *b, uint64_t *renewed, uint64_t *failed);
+/* Frees *d (and stops renewing it) without answering: the claim stays
+ * until its lease runs out, as a dead consumer's would. */
 void bus_delivery_free(struct bus_delivery **d);
 
 /* Administration (command line, console). ids are message ids or file

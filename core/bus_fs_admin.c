@@ -273,6 +273,16 @@ static int entry_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
+/* A claim's lease runs from its file's mtime, which each renewal sets to
+ * the time of renewal (fsbus_renew). */
+static void lease_fill(struct bus *b, struct bus_entry *e)
+{
+	struct stat st;
+	if (e->queue == BUS_Q_PROCESSING && lstat(e->path, &st) == 0)
+		e->lease_ns = (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec +
+			      b->cfg.lease_s * NS_PER_S;
+}
+
 int fsbus_list(struct bus *b, enum bus_queue q, const char *agent,
 	       bool content, struct bus_entry **out, size_t *n, char **err)
 {
@@ -304,6 +314,9 @@ int fsbus_list(struct bus *b, enum bus_queue q, const char *agent,
 		list_dir(&v, q, NULL, root, content, NULL);
 	}
 	free(root);
+	if (q == BUS_Q_PROCESSING)
+		for (size_t i = 0; i < v.n; i++)
+			lease_fill(b, &v.v[i]);
 	if (v.n > 1)
 		qsort(v.v, v.n, sizeof(*v.v), entry_cmp);
 	*out = v.v;

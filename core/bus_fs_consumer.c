@@ -237,7 +237,7 @@ void fsbus_recover_claims(struct bus *b, const char *agent)
 		if (fsbus_owner_dead(fs, owner))
 			why = xasprintf("consumer %s died while handling it", owner);
 		else if (lstat(src, &st) == 0 &&
-			 now - ((int64_t)st.st_mtim.tv_sec * NS_PER_S) >
+			 now - ((int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec) >
 				 b->cfg.lease_s * NS_PER_S)
 			why = xasprintf("lease of consumer %s expired after %lld s",
 					owner, (long long)b->cfg.lease_s);
@@ -523,7 +523,13 @@ int fsbus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err)
 		char *src = xasprintf("%s/%s", c->inbox, x.name);
 		char *pname = xasprintf("%s@%s", fs->owner, x.name);
 		char *ppath = xasprintf("%s/%s", c->processing, pname);
-		int rc = rename(src, ppath);
+		/* The lease runs from the claimed file's mtime, which a rename
+		 * keeps: set to now first, or a message that waited longer than
+		 * the lease would reach processing/ with its lease already out
+		 * (and another consumer's sweep would give it back at once). */
+		int rc = utimensat(AT_FDCWD, src, NULL, AT_SYMLINK_NOFOLLOW);
+		if (rc == 0 || errno != ENOENT)
+			rc = rename(src, ppath);
 		int e = errno;
 		free(src);
 		if (rc < 0) {
@@ -640,10 +646,16 @@ int fsbus_release(struct bus_consumer *c, struct bus_delivery *d, char **err)
 	return r;
 }
 
-int fsbus_renew(struct bus_consumer *c, struct bus_delivery *d)
+/* The claimed file's mtime is its lease's start (fsbus_recover_claims). */
+int fsbus_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err)
 {
 	char *p = xasprintf("%s/%s", c->processing, d->name);
 	int r = utimensat(AT_FDCWD, p, NULL, AT_SYMLINK_NOFOLLOW);
+	if (r < 0 && errno == ENOENT)
+		err_set(err, "cannot renew the lease on %s: the claim is gone (given back "
+			     "when its lease ran out)", d->msg ? d->msg->id : d->canon);
+	else if (r < 0)
+		err_set(err, "cannot renew the lease on %s: %s", p, strerror(errno));
 	free(p);
-	return r;
+	return r < 0 ? -1 : 0;
 }

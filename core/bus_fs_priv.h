@@ -94,7 +94,7 @@ int fsbus_ack(struct bus_consumer *c, struct bus_delivery *d, char **err);
 int fsbus_nack(struct bus_consumer *c, struct bus_delivery *d,
 	       const char *error, bool permanent, char **err);
 int fsbus_release(struct bus_consumer *c, struct bus_delivery *d, char **err);
-int fsbus_renew(struct bus_consumer *c, struct bus_delivery *d);
+int fsbus_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err);
 
 /* bus_fs_admin.c: listing and administration (and drop_dead for gc). */
 int fsbus_list(struct bus *b, enum bus_queue q, const char *agent,

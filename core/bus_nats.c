@@ -942,9 +942,14 @@ static int nats_release(struct bus_consumer *c, struct bus_delivery *d, char **e
 	return answer(c, d->name, "-NAK", false, err);
 }
 
-static int nats_renew(struct bus_consumer *c, struct bus_delivery *d)
+/* An in-progress ack: the server's ack wait (the lease) starts again;
+ * recorded for listings (best effort). */
+static int nats_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err)
 {
-	return answer(c, d->name, "+WPI", false, NULL);
+	if (answer(c, d->name, "+WPI", false, err) < 0)
+		return -1;
+	nats_lease_note(c->bus, c->agent, canon_seq(d->canon), NULL);
+	return 0;
 }
 
 /* ---- the transport ------------------------------------------------------ */

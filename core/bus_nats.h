@@ -12,6 +12,8 @@
  *                   record per failed attempt (first and last failure)
  *   logs            stream <P>_log_<A>, subjects <P>.log.<A>.<category>:
  *                   the agent's structured log lines, limits retention
+ *   leases          stream <P>_lease, subjects <P>.lease.<A>.<seq>: when
+ *                   each renewed claim's lease runs out, for listings
  *   conversations   stream <P>_conv, subjects <P>.conv.<S>.ev (madf serve's
  *                   events of session S, in order) and <P>.conv.<S>.meta
  * P is MADF_NATS_PREFIX (default "madf"). */
@@ -54,6 +56,7 @@ struct natsbus {
 	size_t nlogs;
 	atomic_bool log_sent; /* a log line was published asynchronously */
 	atomic_bool conv_ready; /* the conversations' stream is set up */
+	atomic_bool lease_ready; /* the lease records' stream is set up */
 };
 
 /* A consumer's doorbell: the inbox stream republishes the headers of each
@@ -140,6 +143,12 @@ int nats_events_publish(struct bus *b, const char *session, long seq, const char
 int nats_events_fetch(struct bus *b, const char *session, long after,
 		      int (*fn)(void *ctx, long seq, const char *line, size_t len), void *ctx,
 		      char **meta, char **err);
+/* In bus_nats_lease.c: a renewed claim's lease recorded (agent's inbox
+ * message seq; runs out lease_s from now), and read back into a listed
+ * processing entry (lease_ns and owner; left 0 when not known). */
+int nats_lease_note(struct bus *b, const char *agent, uint64_t seq, char **err);
+void nats_lease_fill(struct natsbus *nb, const char *agent, uint64_t seq, struct bus_entry *e);
+
 /* In bus_nats_admin.c. */
 int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
 	      struct bus_entry **out, size_t *n, char **err);

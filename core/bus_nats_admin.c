@@ -180,6 +180,8 @@ static int lst_inbox(void *ctx, natsMsg *m, uint64_t seq)
 	}
 	l->v = xrealloc(l->v, sizeof(*l->v) * (l->n + 1));
 	entry_fill(&l->v[l->n], q, l->agent, l->stream, seq, m, l->content);
+	if (q == BUS_Q_PROCESSING)
+		nats_lease_fill(l->nb, l->agent, seq, &l->v[l->n]);
 	l->v[l->n].attempts = failures;
 	l->v[l->n++].due_ns = due;
 	return l->match != NULL;

@@ -2,8 +2,12 @@
  * test's own on a file bus: messages sent while it waits are handled and
  * acked; a handler's failure comes back as a retry and is handled again;
  * a tick asking for 0 ms runs again; env->stop, set by a handler or a tick,
- * ends agent_run with the state saved. Each test waits for agent_run to
- * return (pthread_join), never for a time. */
+ * ends agent_run with the state saved. With a 2-second lease, a handler
+ * that blocks the agent's thread for 7 s is handled once and acked (its
+ * claim renewed meanwhile: a rival consumer in another process gets
+ * nothing), and a handler that crashes leaves a claim the rival gets after
+ * the lease. Each test waits for agent_run to return (pthread_join), never
+ * for a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +24,8 @@
 #include "core/json_out.h"
 #include "core/util.h"
 
+#include "tests/unit/lease_rival.h"
+
 #include "core/banned.h"
 
 #define PROBE "probe_agent"
@@ -35,14 +41,23 @@ static struct probe {
 	int tick_stop_at;     /* sets env->stop on this tick (0: never) */
 	int64_t tick_ms;      /* what tick returns */
 	int seq_sum;          /* sum of the heartbeats' sequence numbers done */
+	unsigned sleep_s;     /* each handling blocks the thread this long */
+	bool crash;           /* the handling crashes (as FAULT_CRASH) */
 } probe;
 
 static int probe_handle(struct agent *a, const struct msg *m, char **err)
 {
 	pthread_mutex_lock(&probe.mu);
 	int n = ++probe.handled;
+	unsigned nap = probe.sleep_s;
+	pthread_mutex_unlock(&probe.mu);
+	if (nap)
+		sleep(nap); /* a long handler: the reactor's thread blocked */
+	pthread_mutex_lock(&probe.mu);
 	int r = AGENT_DONE;
-	if (n <= probe.fail_first) {
+	if (probe.crash) {
+		a->crashed = true;
+	} else if (n <= probe.fail_first) {
 		r = AGENT_RETRY;
 		err_set(err, "probe: attempt %d fails", n);
 	} else {
@@ -77,7 +92,7 @@ struct fx {
 	struct agent *a;
 };
 
-static int setup(void **state)
+static int setup_lease(void **state, int64_t lease_s)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
 	snprintf(f->dir, sizeof(f->dir), "/tmp/madf-unit.XXXXXX");
@@ -87,6 +102,10 @@ static int setup(void **state)
 	f->env.bcfg.durable = false;
 	f->env.bcfg.retry_base_ms = 1;
 	f->env.bcfg.retry_max_ms = 4;
+	if (lease_s) {
+		f->env.bcfg.lease_s = lease_s;
+		f->env.bcfg.poll_interval_s = 0.05;
+	}
 	memset(&probe, 0, sizeof(probe));
 	pthread_mutex_init(&probe.mu, NULL);
 	probe.tick_ms = -1;
@@ -95,6 +114,19 @@ static int setup(void **state)
 		fail_msg("agent_open: %s", err);
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_lease(state, 0);
+}
+
+#define LEASE_S 2
+#define HANDLER_S 7
+
+static int setup_short_lease(void **state)
+{
+	return setup_lease(state, LEASE_S);
 }
 
 static int teardown(void **state)
@@ -211,6 +243,72 @@ static void test_stop_before_start(void **state)
 	assert_int_equal(count(f, BUS_Q_INBOX), 1);
 }
 
+static void wait_handled(int n)
+{
+	for (;;) {
+		pthread_mutex_lock(&probe.mu);
+		int h = probe.handled;
+		pthread_mutex_unlock(&probe.mu);
+		if (h >= n)
+			return;
+		usleep(1000);
+	}
+}
+
+/* A handler that blocks the agent's thread for 7 s (3.5 leases): its
+ * claim is renewed meanwhile, so the rival (another process sweeping and
+ * claiming the same inbox all along) gets nothing; the message is handled
+ * once and acked. Before the renewal, the rival took it after 2 s and
+ * handled it a second time. */
+static void test_long_handler_handled_once(void **state)
+{
+	struct fx *f = *state;
+	probe.sleep_s = HANDLER_S;
+	probe.stop_after = 1;
+	send_to_probe(f, 5);
+	struct rival r;
+	rival_start(&r, &f->env.bcfg, PROBE, HANDLER_S + 2, false);
+	char *err = NULL;
+	assert_int_equal(agent_start_thread(f->a, &err), 0);
+	wait_handled(1); /* claimed: its handler runs */
+	rival_go(&r);
+	agent_join(f->a);
+	char *got = rival_finish(&r);
+	assert_string_equal(got, ""); /* the rival claimed nothing */
+	free(got);
+	assert_int_equal(probe.handled, 1);
+	assert_int_equal(probe.done, 1);
+	assert_int_equal(probe.seq_sum, 5);
+	assert_int_equal(count(f, BUS_Q_PROCESSING), 0);
+	assert_int_equal(count(f, BUS_Q_PROCESSED), 1);
+	assert_int_equal(bus_lease_held(f->a->bus, NULL, NULL), 0);
+}
+
+/* A handler that crashes (as an injected FAULT_CRASH) leaves its claim
+ * unanswered: renewed no more, it reaches the rival after the lease, as a
+ * second attempt. */
+static void test_crashed_handler_claim_comes_back(void **state)
+{
+	struct fx *f = *state;
+	probe.crash = true;
+	send_to_probe(f, 6);
+	struct rival r;
+	rival_start(&r, &f->env.bcfg, PROBE, 60, true);
+	char *err = NULL;
+	assert_int_equal(agent_start_thread(f->a, &err), 0);
+	agent_join(f->a);
+	assert_true(f->a->crashed);
+	assert_int_equal(count(f, BUS_Q_PROCESSING), 1);
+	assert_int_equal(bus_lease_held(f->a->bus, NULL, NULL), 0);
+	rival_go(&r);
+	char *got = rival_finish(&r);
+	assert_non_null(strstr(got, " 1\n")); /* its second attempt */
+	free(got);
+	assert_int_equal(probe.handled, 1);
+	assert_int_equal(count(f, BUS_Q_PROCESSING), 0);
+	assert_int_equal(count(f, BUS_Q_PROCESSED), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +316,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_message_comes_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tick_runs_again_and_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_before_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_handler_handled_once, setup_short_lease,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_crashed_handler_claim_comes_back,
+						setup_short_lease, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

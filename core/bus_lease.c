@@ -1,0 +1,253 @@
+/* Lease keeping. A handler may block its thread (and its reactor) for
+ * longer than the lease (MADF_LEASE_S): the claim would then be given back
+ * and the message delivered again while the first handler still works. So
+ * every delivery bus_claim hands out is renewed (the transport's renew: a
+ * claimed file's mtime on the file bus, an in-progress ack "+WPI" on NATS)
+ * by one thread per bus, every third of the lease, until the delivery is
+ * answered (ack, nack, giveback) or freed. A consumer that dies, or stops
+ * (SIGSTOP), renews nothing: its claims come back after the lease. */
+#include "core/bus_lease.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/util.h"
+#include "core/banned.h"
+
+#define NS_PER_MS 1000000LL
+
+struct bus_lease {
+	struct bus_lease *next;
+	struct bus_keeper *k;
+	struct bus_consumer *c;
+	struct bus_delivery *d;   /* the caller's: its ->lease points here */
+	struct bus_delivery h;    /* copies of d's handles, for renewing */
+	int64_t due_ns;           /* monotonic: the next renewal */
+};
+
+struct bus_keeper {
+	struct bus *b;
+	pthread_mutex_t mu;       /* guards everything below, and is held
+				     while a renewal is under way */
+	pthread_cond_t cv;        /* on CLOCK_MONOTONIC */
+	pthread_t thread;
+	bool running, stop;
+	struct bus_lease *list;
+	size_t n;
+	uint64_t renewed, failed;
+};
+
+/* A third of the lease (at least 100 ms). */
+static int64_t every_ns(const struct bus *b)
+{
+	int64_t ms = b->cfg.lease_s * 1000 / 3;
+	return (ms < 100 ? 100 : ms) * NS_PER_MS;
+}
+
+static void *keeper_main(void *p)
+{
+	struct bus_keeper *k = p;
+	pthread_mutex_lock(&k->mu);
+	while (!k->stop) {
+		int64_t now = util_mono_ns();
+		struct bus_lease *next = NULL;
+		for (struct bus_lease *l = k->list; l; l = l->next)
+			if (!next || l->due_ns < next->due_ns)
+				next = l;
+		if (!next) {
+			pthread_cond_wait(&k->cv, &k->mu);
+			continue;
+		}
+		if (next->due_ns > now) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			int64_t at = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec +
+				     (next->due_ns - now);
+			ts.tv_sec = (time_t)(at / 1000000000LL);
+			ts.tv_nsec = (long)(at % 1000000000LL);
+			pthread_cond_timedwait(&k->cv, &k->mu, &ts);
+			continue;
+		}
+		/* Under the lock: the delivery cannot be answered (nor its
+		 * consumer freed) during its renewal. A failed renewal (the
+		 * broker unreachable a moment) is tried again at the next turn;
+		 * one whose claim is gone (given back after all) fails harmlessly
+		 * until the handler answers. */
+		char *err = NULL;
+		if (k->b->t->renew(next->c, &next->h, &err) < 0)
+			k->failed++;
+		else
+			k->renewed++;
+		free(err);
+		next->due_ns = util_mono_ns() + every_ns(k->b);
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+static struct bus_keeper *keeper_get(struct bus *b)
+{
+	/* b->keeper is set once, by the first claim, under this lock. */
+	static pthread_mutex_t make = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&make);
+	struct bus_keeper *k = b->keeper;
+	if (!k) {
+		k = xcalloc(1, sizeof(*k));
+		k->b = b;
+		pthread_mutex_init(&k->mu, NULL);
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&k->cv, &ca);
+		pthread_condattr_destroy(&ca);
+		b->keeper = k;
+	}
+	pthread_mutex_unlock(&make);
+	return k;
+}
+
+void bus_lease_hold(struct bus *b, struct bus_consumer *c, struct bus_delivery *d)
+{
+	struct bus_keeper *k = keeper_get(b);
+	struct bus_lease *l = xcalloc(1, sizeof(*l));
+	l->k = k;
+	l->c = c;
+	l->d = d;
+	l->h.name = xstrdup(d->name);
+	l->h.canon = d->canon ? xstrdup(d->canon) : NULL;
+	l->h.agent = d->agent ? xstrdup(d->agent) : NULL;
+	l->h.attempts = d->attempts;
+	l->due_ns = util_mono_ns() + every_ns(b);
+	pthread_mutex_lock(&k->mu);
+	if (!k->running && !k->stop) {
+		int e = pthread_create(&k->thread, NULL, keeper_main, k);
+		/* Without a thread nothing renews: the lease runs as before. */
+		k->running = e == 0;
+	}
+	/* The keeper waits for the earliest renewal due, never later than
+	 * this one's (each is due a third of the lease after the last): it
+	 * needs waking only when it waits for nothing. */
+	if (!k->list)
+		pthread_cond_signal(&k->cv);
+	l->next = k->list;
+	k->list = l;
+	k->n++;
+	d->lease = l;
+	pthread_mutex_unlock(&k->mu);
+}
+
+static void lease_free(struct bus_lease *l)
+{
+	l->d->lease = NULL;
+	free(l->h.name);
+	free(l->h.canon);
+	free(l->h.agent);
+	free(l);
+}
+
+/* Unlinks l (k->mu held). */
+static void unlink_lease(struct bus_keeper *k, struct bus_lease *l)
+{
+	for (struct bus_lease **p = &k->list; *p; p = &(*p)->next)
+		if (*p == l) {
+			*p = l->next;
+			k->n--;
+			return;
+		}
+}
+
+void bus_lease_drop(struct bus_delivery *d)
+{
+	struct bus_lease *l = d ? d->lease : NULL;
+	if (!l)
+		return;
+	struct bus_keeper *k = l->k;
+	pthread_mutex_lock(&k->mu);
+	unlink_lease(k, l);
+	lease_free(l);
+	pthread_mutex_unlock(&k->mu);
+}
+
+void bus_lease_forget_consumer(struct bus *b, struct bus_consumer *c)
+{
+	struct bus_keeper *k = b->keeper;
+	if (!k)
+		return;
+	pthread_mutex_lock(&k->mu);
+	for (struct bus_lease **p = &k->list; *p;) {
+		struct bus_lease *l = *p;
+		if (l->c == c) {
+			*p = l->next;
+			k->n--;
+			lease_free(l);
+		} else {
+			p = &l->next;
+		}
+	}
+	pthread_mutex_unlock(&k->mu);
+}
+
+void bus_lease_close(struct bus *b)
+{
+	struct bus_keeper *k = b->keeper;
+	if (!k)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->stop = true;
+	pthread_cond_signal(&k->cv);
+	bool running = k->running;
+	pthread_mutex_unlock(&k->mu);
+	if (running)
+		pthread_join(k->thread, NULL);
+	while (k->list) {
+		struct bus_lease *l = k->list;
+		k->list = l->next;
+		lease_free(l);
+	}
+	pthread_cond_destroy(&k->cv);
+	pthread_mutex_destroy(&k->mu);
+	free(k);
+	b->keeper = NULL;
+}
+
+size_t bus_lease_held(struct bus *b, uint64_t *renewed, uint64_t *failed)
+{
+	struct bus_keeper *k = b->keeper;
+	if (renewed)
+		*renewed = 0;
+	if (failed)
+		*failed = 0;
+	if (!k)
+		return 0;
+	pthread_mutex_lock(&k->mu);
+	size_t n = k->n;
+	if (renewed)
+		*renewed = k->renewed;
+	if (failed)
+		*failed = k->failed;
+	pthread_mutex_unlock(&k->mu);
+	return n;
+}
+
+int bus_lease_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err)
+{
+	/* The consumer's bus: see bus.c (every consumer starts with it). */
+	struct bus *b = *(struct bus **)(void *)c;
+	struct bus_lease *l = d->lease;
+	if (!l)
+		return b->t->renew(c, d, err);
+	struct bus_keeper *k = l->k;
+	pthread_mutex_lock(&k->mu);
+	int r = b->t->renew(c, &l->h, err);
+	if (r == 0) {
+		k->renewed++;
+		l->due_ns = util_mono_ns() + every_ns(b);
+	} else {
+		k->failed++;
+	}
+	pthread_mutex_unlock(&k->mu);
+	return r;
+}
