@@ -168,48 +168,6 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 
 enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
 
-static const char *const cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
-	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
-	NULL };
-static const char *const hike_verbs[] = { "raised", "raises", "raising", "increased",
-	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
-	"tightened", "tightens", NULL };
-static const char *const hold_verbs[] = { "left", "leaves", "leaving", "kept", "keeps",
-	"keeping", "held", "holds", "holding", "maintained", "maintains", "leave", "keep",
-	"hold", "maintain", NULL };
-static const char *const interv_verbs[] = { "intervened", "intervenes", "intervening",
-	"intervene", NULL };
-static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
-	"supported", "supporting",
-	"sells", "sell", "purchased", "purchases", "sales", NULL };
-static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
-	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
-static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
-	"crowns", "crown",
-	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
-	"guilders", NULL };
-/* A currency word at i; "mark" after a pronoun, "to" or a modal is the
- * verb ("they mark the end"). */
-static bool is_ccy(const struct clause *c, size_t i)
-{
-	static const char *const verb_before[] = { "they", "we", "i", "you", "to", "will", "would",
-		"could", "may", "might", "should", "also", "which", "that", "must", NULL };
-	if (!is_any(c, i, ccy_words))
-		return false;
-	return !(is(c, i, "mark") && i > 0 && is_any(c, i - 1, verb_before));
-}
-
-static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
-	"certificates", "cds", "denominated",
-	"notes", "stock", "shares", "tap", "gilts", "gilt", "debt", "loan", "loans", NULL };
-static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
-	"policies", NULL };
-static const char *const private_rate[] = { "prime", "base", "mortgage", "deposit", "savings",
-	"broker", "lending", "loan", "card", NULL };
-
-static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
-	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
-
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
  * one. */
@@ -218,15 +176,15 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 {
 	*priv = *official = false;
 	for (size_t j = from; j < c->n && j < from + span; j++) {
-		if (is_any(c, j, rate_words)) {
+		if (is_any(c, j, events_rate_words)) {
 			/* "interest rate ceiling", "rate futures", "rate swaps". */
 			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
 			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
 				return -1;
 			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-				if (k >= from && is_any(c, k, private_rate))
+				if (k >= from && is_any(c, k, events_private_rate))
 					*priv = true;
-				if (k >= from && is_any(c, k, official_rate))
+				if (k >= from && is_any(c, k, events_official_rate))
 					*official = true;
 			}
 			if (is(c, j, "discount") || is(c, j, "lombard"))
@@ -243,11 +201,6 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 	return -1;
 }
 
-static const struct cue_def *cue_at(const struct clause *c, size_t i);
-
-static const char *const be_words[] = { "is", "are", "was", "were", "be", "been", "being",
-	NULL };
-
 /* A passive verb at v whose subject is a rate ("the discount rate was cut",
  * "rates would be raised"): the rate's position or -1, with *priv and
  * *official as rate_object sets them. A relative clause ("the rate, which
@@ -255,100 +208,24 @@ static const char *const be_words[] = { "is", "are", "was", "were", "be", "been"
 static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
 {
 	*priv = *official = false;
-	if (v < 2 || !is_any(c, v - 1, be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
 		return -1;
 	size_t aux = v - 1;
 	/* "would be cut", "has been raised": the modal or "has" before. */
-	while (aux > 0 && (is_any(c, aux - 1, be_words) || is(c, aux - 1, "has") ||
-			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || cue_at(c, aux - 1)))
+	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
+			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))
 		aux--;
-	if (aux == 0 || !is_any(c, aux - 1, rate_words) || is(c, aux - 1, "policy") ||
+	if (aux == 0 || !is_any(c, aux - 1, events_rate_words) || is(c, aux - 1, "policy") ||
 	    is(c, aux - 1, "policies"))
 		return -1;
 	size_t j = aux - 1;
 	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-		if (is_any(c, k, private_rate))
+		if (is_any(c, k, events_private_rate))
 			*priv = true;
-		if (is_any(c, k, official_rate))
+		if (is_any(c, k, events_official_rate))
 			*official = true;
 	}
 	return (long)j;
-}
-
-/* ---- mode ------------------------------------------------------------------ */
-
-
-static const struct cue_def *cue_at(const struct clause *c, size_t i)
-{
-	for (size_t k = 0; k < events_ncues; k++)
-		if (events_cues[k].prefix ? starts(c, i, events_cues[k].w) : is(c, i, events_cues[k].w))
-			return &events_cues[k];
-	return NULL;
-}
-
-/* The mode set by a cue in [from, to), with the cue word. */
-static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to, char *cue,
-				 size_t cuesz)
-{
-	for (size_t i = from; i < to && i < c->n; i++) {
-		const struct cue_def *d = cue_at(c, i);
-		if (!d)
-			continue;
-		/* "said to" is a rumour, "said" alone is not a cue. */
-		/* "seen buying dollars": dealers saw it done. */
-		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
-		    (is_any(c, i + 1, trade_verbs) || is_any(c, i + 1, interv_verbs)))
-			continue;
-		/* "no change" after a meeting is a hold, kept as such. */
-		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
-			continue;
-		if (!strcmp(d->w, "time") && !is(c, i + 1, "is") && !is(c, i - 1, "the"))
-			continue;
-		/* "further" and "another" only hedge a title ("FURTHER CUT
-		 * POSSIBLE"); in a body they describe a done act. */
-		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
-			continue;
-		/* "against" in a body or before a currency: the other currency. */
-		if (!strcmp(d->w, "against") &&
-		    (!c->title || is_ccy(c, i + 1) ||
-		     (is(c, i + 1, "the") && is_ccy(c, i + 2))))
-			continue;
-		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
-			continue;
-		if (!strcmp(d->w, "ahead") && !c->title)
-			continue;
-		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
-			continue;
-		/* "determined to": an intention; "ruled out": a denial. */
-		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
-			continue;
-		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
-			continue;
-		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
-			continue;
-		/* "call money", "the call rate": a rate, not a call for. */
-		if (!strcmp(d->w, "call") &&
-		    (is(c, i + 1, "money") || is(c, i + 1, "rate") || is(c, i + 1, "rates") ||
-		     is(c, i + 1, "loan") || is(c, i + 1, "loans")))
-			continue;
-		/* "May", "in May", "May 5", "May's reserves": the month. */
-		if (!strcmp(d->w, "may") && events_month_may(c, i))
-			continue;
-		/* "declined to comment" hedges; "the dollar declined" does not. */
-		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
-			continue;
-		snprintf(cue, cuesz, "%s", c->w[i].w);
-		return d->mode;
-	}
-	for (size_t i = from; i + 1 < to && i + 1 < c->n; i++)
-		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was") ||
-		     is(c, i, "reported") || is(c, i, "thought") || is(c, i, "alleged")) &&
-		    is(c, i + 1, "to")) {
-			snprintf(cue, cuesz, "%s to", c->w[i].w);
-			return EV_MODE_RUMOURED;
-		}
-	cue[0] = 0;
-	return EV_MODE_FACT;
 }
 
 /* ---- acts ------------------------------------------------------------------ */
@@ -517,7 +394,7 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 static bool fx_context(const struct clause *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (is_ccy(c, i) || is(c, i, "forex") ||
+		if (events_is_ccy(c, i) || is(c, i, "forex") ||
 		    ((is(c, i, "foreign") || is(c, i, "currency")) && (is(c, i + 1, "exchange") ||
 								      is(c, i + 1, "market"))))
 			return true;
@@ -629,8 +506,8 @@ static bool market_entry(const struct clause *c, size_t v)
 		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
 		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
 	if (is(c, v, "in") && market && v > 0)
-		return is_any(c, v - 1, be_words) || (v > 1 && is_any(c, v - 2, be_words)) ||
-		       (v > 2 && is_any(c, v - 3, be_words));
+		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
+		       (v > 2 && is_any(c, v - 3, events_be_words));
 	return false;
 }
 
@@ -671,7 +548,7 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 {
 	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
 					     NULL };
-	if (v < 2 || !is_any(c, v, nouns) || !is_ccy(c, v - 1))
+	if (v < 2 || !is_any(c, v, nouns) || !events_is_ccy(c, v - 1))
 		return false;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
@@ -693,8 +570,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		bool official = false, priv = false, signal = false, dealing = false;
 		const struct mention *owner = NULL;
 		size_t objend = v;
-		if (is_any(c, v, cut_verbs) || is_any(c, v, hike_verbs)) {
-			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
+		if (is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)) {
+			kind = is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
 			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
 			long pr = o < 0 ? passive_rate(c, v, &priv, &official) : -1;
@@ -705,10 +582,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			} else if (o < 0) {
 				/* "rate cut": a noun. */
 				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
-				    v > 0 && is_any(c, v - 1, rate_words)) {
+				    v > 0 && is_any(c, v - 1, events_rate_words)) {
 					form = VF_NOUN;
-					official = v >= 2 && is_any(c, v - 2, official_rate);
-					priv = v >= 2 && is_any(c, v - 2, private_rate);
+					official = v >= 2 && is_any(c, v - 2, events_official_rate);
+					priv = v >= 2 && is_any(c, v - 2, events_private_rate);
 				} else {
 					continue;
 				}
@@ -731,7 +608,7 @@ static void read_clause(struct reader *r, struct clause *c)
 				    !(v > 0 && is_any(c, v - 1, aux)) && !(v > 1 && is_any(c, v - 2, aux)))
 					form = VF_NOUN;
 			}
-		} else if (is_any(c, v, hold_verbs)) {
+		} else if (is_any(c, v, events_hold_verbs)) {
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
 				if (is(c, j, "unchanged") || is(c, j, "steady") || is(c, j, "stable") ||
@@ -744,7 +621,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			static const char *const not_rate_obj[] = { "to", "talks", "meeting",
 				"meetings", "decision", "council", "discussions", NULL };
 			size_t oe = o >= 0 ? (size_t)o : v;
-			while (is_any(c, oe + 1, rate_words))
+			while (is_any(c, oe + 1, events_rate_words))
 				oe++;
 			bool kept_official = o >= 0 && (size_t)o <= v + 6 && official &&
 					     !is(c, v, "holding") &&
@@ -770,13 +647,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (o < 0 && !steady)
 				continue;
 			kind = EV_HOLD;
-		} else if (is_any(c, v, interv_verbs)) {
+		} else if (is_any(c, v, events_interv_verbs)) {
 			/* Not the securities or money market. */
 			static const char *const mmw[] = { "money", "reserves", "discount",
 				"repurchase", "liquidity", "absorb", "drain", "add", NULL };
 			bool mm = false;
 			for (size_t j = v + 1; j < c->n && j < v + 8; j++)
-				mm = mm || is_any(c, j, not_ccy_words) || is_any(c, j, mmw);
+				mm = mm || is_any(c, j, events_not_ccy_words) || is_any(c, j, mmw);
 			if (mm)
 				continue;
 			kind = EV_INTERVENTION;
@@ -821,40 +698,40 @@ static void read_clause(struct reader *r, struct clause *c)
 		} else if (bank_ccy_noun(c, m, nm, v)) {
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
-		} else if (is_any(c, v, trade_verbs)) {
+		} else if (is_any(c, v, events_trade_verbs)) {
 			bool cur = false;
 			/* "bought as much as 10 billion dlrs"; "supported the dollar"
 			 * with the currency right after (not "supported by"). */
 			bool sup = starts(c, v, "support");
 			size_t span = sup ? 3 : 8;
 			for (size_t j = v + 1; j < c->n && j < v + span; j++) {
-				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
+				if (is_any(c, j, events_not_ccy_words) || is(c, j, "into"))
 					break;
 				/* "4.8 billion francs' worth of bills", "1.6 billion
 				 * francs of 8.50 pct stock": an amount of what follows
 				 * "of", a currency only when it is one ("two billion
 				 * dlrs worth of yen"). */
-				if (is_ccy(c, j) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
+				if (events_is_ccy(c, j) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
 					size_t o = j + 1 + is(c, j + 1, "worth");
 					/* "marks worth 9.5 billion francs": marks. */
-					cur = !is(c, o, "of") || is_ccy(c, o + 1) ||
-					      is_ccy(c, o + 2);
+					cur = !is(c, o, "of") || events_is_ccy(c, o + 1) ||
+					      events_is_ccy(c, o + 2);
 					break;
 				}
 				/* "sells for 9.77 dlrs", "bought the stake for 2.3 mln
 				 * dlrs": a price paid for something else. */
 				if (is(c, j, "for") && !cur)
 					break;
-				if (is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+				if (events_is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
 			/* "bought 500 mln dlrs of (Treasury) bills". */
 			for (size_t j = v + 1; j < c->n && j < v + 11; j++)
-				cur = cur && !(j > v + 3 && is_any(c, j, not_ccy_words));
+				cur = cur && !(j > v + 3 && is_any(c, j, events_not_ccy_words));
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
-		} else if (is_any(c, v, signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
+		} else if (is_any(c, v, events_signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
 			/* "signalled a cut", "gave way to a cut in base rates". */
 			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
 				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
@@ -869,7 +746,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (kind == EV_NONE)
 				continue;
 		} else if ((is(c, v, "introduced") || is(c, v, "established")) && v >= 2 &&
-			   is_any(c, v - 1, rate_words) &&
+			   is_any(c, v - 1, events_rate_words) &&
 			   (is(c, v - 2, "lower") || is(c, v - 3, "lower"))) {
 			/* "bills bought at the lower rates introduced this
 			 * morning": the bank cut its dealing rates. */
@@ -931,7 +808,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			sub = NULL;
 		/* "U.S. striploin sells for": a country buys or sells only as
 		 * the verb's own subject ("Japan sold dollars"). */
-		if (sub && sub->type == A_COUNTRY && is_any(c, v, trade_verbs) &&
+		if (sub && sub->type == A_COUNTRY && is_any(c, v, events_trade_verbs) &&
 		    sub->pos + sub->len + 1 < v)
 			sub = NULL;
 		if (!sub)
@@ -976,13 +853,13 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
 		size_t to = c->title && !resist ? c->n : v;
-		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
+		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
+			mode = events_mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
 					    cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
-		    mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
+		    events_mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
 			mode = EV_MODE_DENIED;
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
