@@ -46,6 +46,9 @@ struct reader {
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
 	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
+	const char *title_country; /* the one country the title names */
+	const char *named[8];    /* the central banks named so far */
+	size_t nnamed;
 };
 
 static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
@@ -133,13 +136,32 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 		for (const struct mention *p = m; p-- > first;)
 			if (p->type == A_CB)
 				return p->code;
-		return r->last_cb ? r->last_cb : r->story_bank;
+		/* "prompting central bank intervention": without an article it
+		 * is the story's bank only when the story has named one. */
+		static const char *const art[] = { "the", "a", "an", "its", "their", "this", "that",
+						   "whose", NULL };
+		if (is(c, m->pos, "central") && !(m->pos > 0 && is_any(c, m->pos - 1, art)) &&
+		    !is(c, m->pos + m->len, "of"))
+			return r->nnamed == 1 ? r->named[0] : NULL;
+		if (r->last_cb || r->story_bank)
+			return r->last_cb ? r->last_cb : r->story_bank;
+		/* None named yet: "the central bank" of the country the title
+		 * names ("DANISH CREDIT ..."), not "the bank". */
+		return is(c, m->pos, "the") && is(c, m->pos + 1, "bank") ? NULL : r->title_country;
 	case A_COUNTRY:
 		/* The last of a list of countries is not one bank's act. */
 		if (m > first && m[-1].type == A_COUNTRY && m->pos >= 1 &&
 		    (is(c, m->pos - 1, "and") || (is(c, m->pos - 1, "the") && is(c, m->pos - 2, "and"))))
 			return NULL;
-		return official_rate || intervention ? m->code : NULL;
+		if (official_rate)
+			return m->code;
+		/* "Japan intervened": the country's central bank once the
+		 * story has named it ("a finance minister said Japan
+		 * intervened" names no bank). */
+		for (size_t k = 0; intervention && k < r->nnamed; k++)
+			if (!strcmp(r->named[k], m->code))
+				return m->code;
+		return NULL;
 	case A_PRONOUN:
 		for (const struct mention *p = m; p-- > first;) {
 			if (p->type == A_PRONOUN || p->type == A_OTHER)
@@ -189,6 +211,17 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 			}
 			if (is(c, j, "discount") || is(c, j, "lombard"))
 				*official = true;
+			/* "the overnight money market lending rate": "lending" and
+			 * "loan" are a commercial bank's only without an official
+			 * word in the phrase. */
+			bool strong = false, off = false;
+			for (size_t k = from; k <= j; k++) {
+				strong = strong || (k + 3 >= j && is_any(c, k, events_private_rate) &&
+						    !is(c, k, "lending") && !is(c, k, "loan"));
+				off = off || is_any(c, k, events_official_rate);
+			}
+			if (*priv && !strong && off)
+				*priv = false;
 			return (long)j;
 		}
 		/* The object ends at a new verb or clause word. */
@@ -568,8 +601,9 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
-		const struct mention *owner = NULL;
-		size_t objend = v;
+		bool speaker = false, presup = false, now = false;
+		const struct mention *owner = NULL, *agent = NULL;
+		size_t objend = v, neg = 0, uo;
 		if (is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)) {
 			kind = is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
@@ -683,6 +717,16 @@ static void read_clause(struct reader *r, struct clause *c)
 				continue;
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
+			/* "the intervention the Bank of England has carried out". */
+			for (size_t i = 0; i < nm; i++)
+				if ((m[i].pos == v + 1 || (m[i].pos == v + 2 && is(c, v + 1, "the"))) &&
+				    (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				    events_done_by(c, m[i].pos + m[i].len))
+					agent = &m[i];
+			/* "has carried out": the present perfect, of late. */
+			if (agent && (is(c, agent->pos + agent->len, "has") ||
+				      is(c, agent->pos + agent->len, "have")))
+				presup = now = true;
 		} else if (market_entry(c, v)) {
 			/* "stepped in to buy dollars", "entered the market", "was
 			 * in the market selling yen": in the currency market only. */
@@ -728,6 +772,15 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "bought 500 mln dlrs of (Treasury) bills". */
 			for (size_t j = v + 1; j < c->n && j < v + 11; j++)
 				cur = cur && !(j > v + 3 && is_any(c, j, events_not_ccy_words));
+			/* "the amount of sterling the Bank of England bought": the
+			 * currency before its buyer. */
+			for (size_t i = 0; i < nm && !cur; i++) {
+				size_t p = m[i].pos;
+				cur = m[i].pos + m[i].len == v && p >= 2 &&
+				      (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				      (events_is_ccy(c, p - 1) ||
+				       (is(c, p - 1, "the") && events_is_ccy(c, p - 2)));
+			}
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
@@ -766,14 +819,39 @@ static void read_clause(struct reader *r, struct clause *c)
 					kind = EV_HOLD, objend = j;
 			if (kind == EV_NONE)
 				continue;
+		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0) {
+			/* "has not changed its policy stance": a hold. */
+			kind = EV_HOLD;
+			objend = uo;
 		} else {
 			continue;
+		}
+		/* "recent Bank of England intervention", "its current
+		 * intervention": presumed done. */
+		if (kind == EV_INTERVENTION && form == VF_NOUN) {
+			size_t np = v;
+			for (size_t i = 0; i < nm; i++)
+				if (m[i].type != A_OTHER && m[i].pos + m[i].len + 1 >= v && m[i].pos < v)
+					np = m[i].pos;
+			presup = presup || events_presupposed(c, np, &now);
 		}
 		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") &&
 		    !(v >= 2 && (starts(c, v - 2, "decid") || starts(c, v - 2, "agree") ||
 				  starts(c, v - 2, "vote") || is(c, v - 2, "moved"))))
 			form = VF_INFINITIVE;
-		const struct mention *sub = subject_of(m, nm, v, c, form == VF_NOUN);
+		const struct mention *sub = agent ? agent : subject_of(m, nm, v, c, form == VF_NOUN);
+		/* "we have not changed our policy," a central bank official
+		 * said: the speaker. */
+		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {
+			sub = NULL;
+			for (size_t i = 0; i < nm; i++) {
+				size_t e = m[i].pos + m[i].len;
+				if (m[i].pos > v && (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				    (starts(c, e, "official") || starts(c, e, "source") ||
+				     is(c, e, "spokesman") || is(c, e, "governor")))
+					sub = &m[i], speaker = true;
+			}
+		}
 		/* Only a central bank sets dealing rates: the nearest one named. */
 		for (size_t i = 0; dealing && sub && sub->type != A_CB && i < nm && m[i].pos < v; i++)
 			if (m[i].type == A_CB || m[i].type == A_GENERIC_CB)
@@ -852,7 +930,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
-		size_t to = c->title && !resist ? c->n : v;
+		size_t to = neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
 			mode = events_mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
@@ -869,7 +947,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
-		    sub->type != A_CB) {
+		    sub->type != A_CB && !speaker) {
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "quoted view");
 		}
@@ -895,9 +973,11 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "%s", c->w[v].w);
 		}
-		int32_t d = day;
+		if (presup && mode == EV_MODE_EXPECTED)
+			mode = EV_MODE_FACT, cue[0] = 0;
+		int32_t d = presup && now ? r->pub_day : day;
 		if (mode == EV_MODE_FACT &&
-		    (old || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
+		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
 		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)
@@ -928,6 +1008,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		r->last_code = m[i].code;
 		if (b) {
 			r->last_cb = b;
+			bool seen = false;
+			for (size_t k = 0; k < r->nnamed; k++)
+				seen = seen || !strcmp(r->named[k], b);
+			if (!seen && r->nnamed < ARRAY_SIZE(r->named))
+				r->named[r->nnamed++] = b;
 			if (!r->story_bank)
 				r->story_bank = b;
 		}
@@ -998,6 +1083,7 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 		r.title_mm = !strncasecmp(p, "money market", 12) || !strncasecmp(p, "reserves", 8) ||
 			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
 			     !strncasecmp(p, "liquidity", 9);
+	r.title_country = events_title_country(t);
 	read_text(&r, t, true);
 	/* The title's actor does not carry into the body's first "it". */
 	r.last_type = A_OTHER;

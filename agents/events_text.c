@@ -189,6 +189,14 @@ int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 		}
 		if (is(c, i, "last") && is(c, i + 1, "weekend"))
 			return pub - 7;
+		/* "in the past two weeks": the period's middle, recent. */
+		if ((is(c, i, "past") || is(c, i, "last")) && events_number_word(c, i + 1) &&
+		    is(c, i + 2, "weeks")) {
+			int n = isdigit((unsigned char)c->w[i + 1].w[0]) ? atoi(c->w[i + 1].w) :
+				is(c, i + 1, "two") ? 2 : is(c, i + 1, "three") ? 3 : 4;
+			*last_week = *vague = true;
+			return pub - 7 * n / 2;
+		}
 		/* "two months after", "three months ago". */
 		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && events_number_word(c, i - 1)) {
 			*old = true;

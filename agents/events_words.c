@@ -98,6 +98,7 @@ const struct actor_def events_actors[] = {
 	{ "central bank", A_GENERIC_CB, NULL },
 	{ "central banks", A_GENERIC_CB, NULL },
 	{ "monetary authorities", A_GENERIC_CB, NULL },
+	{ "the authorities", A_GENERIC_CB, NULL }, /* a central bank's country's */
 	{ "reserve bank", A_GENERIC_CB, NULL },
 	{ "national bank", A_GENERIC_CB, NULL },  /* "the National Bank" only */
 	{ "the bank", A_GENERIC_CB, NULL },
@@ -209,7 +210,9 @@ const struct cue_def events_cues[] = {
 	{ "unlikely", EV_MODE_DENIED, false }, { "refused", EV_MODE_DENIED, false },
 	{ "resist", EV_MODE_DENIED, true }, { "against", EV_MODE_DENIED, false },
 	{ "little", EV_MODE_DENIED, false }, { "nor", EV_MODE_DENIED, false },
-	{ "premature", EV_MODE_DENIED, false },
+	{ "premature", EV_MODE_DENIED, false }, { "discourag", EV_MODE_DENIED, true },
+	{ "dissuad", EV_MODE_DENIED, true }, { "deter", EV_MODE_DENIED, false },
+	{ "deterred", EV_MODE_DENIED, false },
 	{ "urge", EV_MODE_CALLED_FOR, true }, { "call", EV_MODE_CALLED_FOR, true },
 	{ "should", EV_MODE_CALLED_FOR, false }, { "pressure", EV_MODE_CALLED_FOR, false },
 	{ "demand", EV_MODE_CALLED_FOR, true }, { "want", EV_MODE_CALLED_FOR, true },
