@@ -975,6 +975,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		if (presup && mode == EV_MODE_EXPECTED)
 			mode = EV_MODE_FACT, cue[0] = 0;
+		/* Of several dates in the clause, the one nearest the verb. */
+		day = events_clause_day_near(c, v, r->pub_day, &old, &vague, &last_week);
 		int32_t d = presup && now ? r->pub_day : day;
 		if (mode == EV_MODE_FACT &&
 		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))

@@ -79,6 +79,12 @@ bool events_month_may(const struct clause *c, size_t i);
 int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
 			  bool *last_week);
 
+/* As events_clause_day for the verb at word v: of several date phrases,
+ * the nearest to it ("after stifling pressure last week, the authorities
+ * sanctioned a cut on Monday": Monday). */
+int32_t events_clause_day_near(const struct clause *c, size_t v, int32_t pub, bool *old,
+			       bool *vague, bool *last_week);
+
 /* The one country (by name or adjective: "DANISH", "Japan") a title names,
  * as the code of its central bank; NULL for none or several. */
 const char *events_title_country(const char *title);

@@ -466,6 +466,34 @@ static void test_events_authorities_and_countries(void **state)
 	assert_int_equal(a->day, day_of("1987-03-04"));
 }
 
+/* Of several dates in a clause, the one nearest the verb dates the act;
+ * "last week" in a Sunday story is the week just ended. */
+static void test_events_nearest_date(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract(NULL, "After resisting pressure for a cut last week, the Bank of England "
+			     "finally sanctioned a base rate reduction on Monday.",
+		       day_of("1987-03-11"), &s);
+	const struct ev_act *a = act_of(&s, "BoE", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-09"));
+	events_extract(NULL, "The Bank of Spain, which only yesterday raised its call money rate, "
+			     "left it unchanged at today's auction.", day_of("1987-03-05"), &s);
+	a = act_of(&s, "BdE", EV_HOLD);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-05"));
+	a = act_of(&s, "BdE", EV_HIKE);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-04"));
+	/* Sunday 15 March: last week's Wednesday is the 11th. */
+	events_extract(NULL, "Last week, dealers said the Federal Reserve intervened to stop the "
+			     "dollar rising against the mark.", day_of("1987-03-15"), &s);
+	a = act_of(&s, "Fed", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-11"));
+}
+
 /* The evidence is the clause; a long one is cut at a word's end and
  * marked with an ellipsis. */
 static void test_events_evidence_cut(void **state)
@@ -513,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_events_unchanged_policy),
 		cmocka_unit_test(test_events_presupposed),
 		cmocka_unit_test(test_events_authorities_and_countries),
+		cmocka_unit_test(test_events_nearest_date),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
