@@ -46,6 +46,9 @@ struct reader {
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
 	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
+	const char *title_country; /* the one country the title names */
+	const char *named[8];    /* the central banks named so far */
+	size_t nnamed;
 };
 
 static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
@@ -133,13 +136,32 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 		for (const struct mention *p = m; p-- > first;)
 			if (p->type == A_CB)
 				return p->code;
-		return r->last_cb ? r->last_cb : r->story_bank;
+		/* "prompting central bank intervention": without an article it
+		 * is the story's bank only when the story has named one. */
+		static const char *const art[] = { "the", "a", "an", "its", "their", "this", "that",
+						   "whose", NULL };
+		if (is(c, m->pos, "central") && !(m->pos > 0 && is_any(c, m->pos - 1, art)) &&
+		    !is(c, m->pos + m->len, "of"))
+			return r->nnamed == 1 ? r->named[0] : NULL;
+		if (r->last_cb || r->story_bank)
+			return r->last_cb ? r->last_cb : r->story_bank;
+		/* None named yet: "the central bank" of the country the title
+		 * names ("DANISH CREDIT ..."), not "the bank". */
+		return is(c, m->pos, "the") && is(c, m->pos + 1, "bank") ? NULL : r->title_country;
 	case A_COUNTRY:
 		/* The last of a list of countries is not one bank's act. */
 		if (m > first && m[-1].type == A_COUNTRY && m->pos >= 1 &&
 		    (is(c, m->pos - 1, "and") || (is(c, m->pos - 1, "the") && is(c, m->pos - 2, "and"))))
 			return NULL;
-		return official_rate || intervention ? m->code : NULL;
+		if (official_rate)
+			return m->code;
+		/* "Japan intervened": the country's central bank once the
+		 * story has named it ("a finance minister said Japan
+		 * intervened" names no bank). */
+		for (size_t k = 0; intervention && k < r->nnamed; k++)
+			if (!strcmp(r->named[k], m->code))
+				return m->code;
+		return NULL;
 	case A_PRONOUN:
 		for (const struct mention *p = m; p-- > first;) {
 			if (p->type == A_PRONOUN || p->type == A_OTHER)
@@ -168,48 +190,6 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 
 enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
 
-static const char *const cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
-	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
-	NULL };
-static const char *const hike_verbs[] = { "raised", "raises", "raising", "increased",
-	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
-	"tightened", "tightens", NULL };
-static const char *const hold_verbs[] = { "left", "leaves", "leaving", "kept", "keeps",
-	"keeping", "held", "holds", "holding", "maintained", "maintains", "leave", "keep",
-	"hold", "maintain", NULL };
-static const char *const interv_verbs[] = { "intervened", "intervenes", "intervening",
-	"intervene", NULL };
-static const char *const trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
-	"supported", "supporting",
-	"sells", "sell", "purchased", "purchases", "sales", NULL };
-static const char *const signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
-	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
-static const char *const ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
-	"crowns", "crown",
-	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
-	"guilders", NULL };
-/* A currency word at i; "mark" after a pronoun, "to" or a modal is the
- * verb ("they mark the end"). */
-static bool is_ccy(const struct clause *c, size_t i)
-{
-	static const char *const verb_before[] = { "they", "we", "i", "you", "to", "will", "would",
-		"could", "may", "might", "should", "also", "which", "that", "must", NULL };
-	if (!is_any(c, i, ccy_words))
-		return false;
-	return !(is(c, i, "mark") && i > 0 && is_any(c, i - 1, verb_before));
-}
-
-static const char *const not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
-	"certificates", "cds", "denominated",
-	"notes", "stock", "shares", "tap", "gilts", "gilt", "debt", "loan", "loans", NULL };
-static const char *const rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
-	"policies", NULL };
-static const char *const private_rate[] = { "prime", "base", "mortgage", "deposit", "savings",
-	"broker", "lending", "loan", "card", NULL };
-
-static const char *const official_rate[] = { "discount", "lombard", "intervention", "bank",
-	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
-
 /* A rate object within the next words: returns its position or -1; sets
  * *priv for a rate only commercial banks set and *official for an official
  * one. */
@@ -218,19 +198,30 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 {
 	*priv = *official = false;
 	for (size_t j = from; j < c->n && j < from + span; j++) {
-		if (is_any(c, j, rate_words)) {
+		if (is_any(c, j, events_rate_words)) {
 			/* "interest rate ceiling", "rate futures", "rate swaps". */
 			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
 			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
 				return -1;
 			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-				if (k >= from && is_any(c, k, private_rate))
+				if (k >= from && is_any(c, k, events_private_rate))
 					*priv = true;
-				if (k >= from && is_any(c, k, official_rate))
+				if (k >= from && is_any(c, k, events_official_rate))
 					*official = true;
 			}
 			if (is(c, j, "discount") || is(c, j, "lombard"))
 				*official = true;
+			/* "the overnight money market lending rate": "lending" and
+			 * "loan" are a commercial bank's only without an official
+			 * word in the phrase. */
+			bool strong = false, off = false;
+			for (size_t k = from; k <= j; k++) {
+				strong = strong || (k + 3 >= j && is_any(c, k, events_private_rate) &&
+						    !is(c, k, "lending") && !is(c, k, "loan"));
+				off = off || is_any(c, k, events_official_rate);
+			}
+			if (*priv && !strong && off)
+				*priv = false;
 			return (long)j;
 		}
 		/* The object ends at a new verb or clause word. */
@@ -243,11 +234,6 @@ static long rate_object(const struct clause *c, size_t from, size_t span, bool *
 	return -1;
 }
 
-static const struct cue_def *cue_at(const struct clause *c, size_t i);
-
-static const char *const be_words[] = { "is", "are", "was", "were", "be", "been", "being",
-	NULL };
-
 /* A passive verb at v whose subject is a rate ("the discount rate was cut",
  * "rates would be raised"): the rate's position or -1, with *priv and
  * *official as rate_object sets them. A relative clause ("the rate, which
@@ -255,100 +241,24 @@ static const char *const be_words[] = { "is", "are", "was", "were", "be", "been"
 static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
 {
 	*priv = *official = false;
-	if (v < 2 || !is_any(c, v - 1, be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
 		return -1;
 	size_t aux = v - 1;
 	/* "would be cut", "has been raised": the modal or "has" before. */
-	while (aux > 0 && (is_any(c, aux - 1, be_words) || is(c, aux - 1, "has") ||
-			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || cue_at(c, aux - 1)))
+	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
+			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))
 		aux--;
-	if (aux == 0 || !is_any(c, aux - 1, rate_words) || is(c, aux - 1, "policy") ||
+	if (aux == 0 || !is_any(c, aux - 1, events_rate_words) || is(c, aux - 1, "policy") ||
 	    is(c, aux - 1, "policies"))
 		return -1;
 	size_t j = aux - 1;
 	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-		if (is_any(c, k, private_rate))
+		if (is_any(c, k, events_private_rate))
 			*priv = true;
-		if (is_any(c, k, official_rate))
+		if (is_any(c, k, events_official_rate))
 			*official = true;
 	}
 	return (long)j;
-}
-
-/* ---- mode ------------------------------------------------------------------ */
-
-
-static const struct cue_def *cue_at(const struct clause *c, size_t i)
-{
-	for (size_t k = 0; k < events_ncues; k++)
-		if (events_cues[k].prefix ? starts(c, i, events_cues[k].w) : is(c, i, events_cues[k].w))
-			return &events_cues[k];
-	return NULL;
-}
-
-/* The mode set by a cue in [from, to), with the cue word. */
-static enum ev_mode mode_between(const struct clause *c, size_t from, size_t to, char *cue,
-				 size_t cuesz)
-{
-	for (size_t i = from; i < to && i < c->n; i++) {
-		const struct cue_def *d = cue_at(c, i);
-		if (!d)
-			continue;
-		/* "said to" is a rumour, "said" alone is not a cue. */
-		/* "seen buying dollars": dealers saw it done. */
-		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
-		    (is_any(c, i + 1, trade_verbs) || is_any(c, i + 1, interv_verbs)))
-			continue;
-		/* "no change" after a meeting is a hold, kept as such. */
-		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
-			continue;
-		if (!strcmp(d->w, "time") && !is(c, i + 1, "is") && !is(c, i - 1, "the"))
-			continue;
-		/* "further" and "another" only hedge a title ("FURTHER CUT
-		 * POSSIBLE"); in a body they describe a done act. */
-		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
-			continue;
-		/* "against" in a body or before a currency: the other currency. */
-		if (!strcmp(d->w, "against") &&
-		    (!c->title || is_ccy(c, i + 1) ||
-		     (is(c, i + 1, "the") && is_ccy(c, i + 2))))
-			continue;
-		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
-			continue;
-		if (!strcmp(d->w, "ahead") && !c->title)
-			continue;
-		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
-			continue;
-		/* "determined to": an intention; "ruled out": a denial. */
-		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
-			continue;
-		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
-			continue;
-		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
-			continue;
-		/* "call money", "the call rate": a rate, not a call for. */
-		if (!strcmp(d->w, "call") &&
-		    (is(c, i + 1, "money") || is(c, i + 1, "rate") || is(c, i + 1, "rates") ||
-		     is(c, i + 1, "loan") || is(c, i + 1, "loans")))
-			continue;
-		/* "May", "in May", "May 5", "May's reserves": the month. */
-		if (!strcmp(d->w, "may") && events_month_may(c, i))
-			continue;
-		/* "declined to comment" hedges; "the dollar declined" does not. */
-		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
-			continue;
-		snprintf(cue, cuesz, "%s", c->w[i].w);
-		return d->mode;
-	}
-	for (size_t i = from; i + 1 < to && i + 1 < c->n; i++)
-		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was") ||
-		     is(c, i, "reported") || is(c, i, "thought") || is(c, i, "alleged")) &&
-		    is(c, i + 1, "to")) {
-			snprintf(cue, cuesz, "%s to", c->w[i].w);
-			return EV_MODE_RUMOURED;
-		}
-	cue[0] = 0;
-	return EV_MODE_FACT;
 }
 
 /* ---- acts ------------------------------------------------------------------ */
@@ -517,7 +427,7 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 static bool fx_context(const struct clause *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (is_ccy(c, i) || is(c, i, "forex") ||
+		if (events_is_ccy(c, i) || is(c, i, "forex") ||
 		    ((is(c, i, "foreign") || is(c, i, "currency")) && (is(c, i + 1, "exchange") ||
 								      is(c, i + 1, "market"))))
 			return true;
@@ -629,8 +539,8 @@ static bool market_entry(const struct clause *c, size_t v)
 		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
 		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
 	if (is(c, v, "in") && market && v > 0)
-		return is_any(c, v - 1, be_words) || (v > 1 && is_any(c, v - 2, be_words)) ||
-		       (v > 2 && is_any(c, v - 3, be_words));
+		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
+		       (v > 2 && is_any(c, v - 3, events_be_words));
 	return false;
 }
 
@@ -671,7 +581,7 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 {
 	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
 					     NULL };
-	if (v < 2 || !is_any(c, v, nouns) || !is_ccy(c, v - 1))
+	if (v < 2 || !is_any(c, v, nouns) || !events_is_ccy(c, v - 1))
 		return false;
 	for (size_t i = 0; i < nm; i++)
 		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
@@ -691,10 +601,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
-		const struct mention *owner = NULL;
-		size_t objend = v;
-		if (is_any(c, v, cut_verbs) || is_any(c, v, hike_verbs)) {
-			kind = is_any(c, v, cut_verbs) ? EV_CUT : EV_HIKE;
+		bool speaker = false, presup = false, now = false;
+		const struct mention *owner = NULL, *agent = NULL;
+		size_t objend = v, neg = 0, uo;
+		if (is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)) {
+			kind = is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after. */
 			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
 			long pr = o < 0 ? passive_rate(c, v, &priv, &official) : -1;
@@ -705,10 +616,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			} else if (o < 0) {
 				/* "rate cut": a noun. */
 				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
-				    v > 0 && is_any(c, v - 1, rate_words)) {
+				    v > 0 && is_any(c, v - 1, events_rate_words)) {
 					form = VF_NOUN;
-					official = v >= 2 && is_any(c, v - 2, official_rate);
-					priv = v >= 2 && is_any(c, v - 2, private_rate);
+					official = v >= 2 && is_any(c, v - 2, events_official_rate);
+					priv = v >= 2 && is_any(c, v - 2, events_private_rate);
 				} else {
 					continue;
 				}
@@ -731,7 +642,7 @@ static void read_clause(struct reader *r, struct clause *c)
 				    !(v > 0 && is_any(c, v - 1, aux)) && !(v > 1 && is_any(c, v - 2, aux)))
 					form = VF_NOUN;
 			}
-		} else if (is_any(c, v, hold_verbs)) {
+		} else if (is_any(c, v, events_hold_verbs)) {
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
 				if (is(c, j, "unchanged") || is(c, j, "steady") || is(c, j, "stable") ||
@@ -744,7 +655,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			static const char *const not_rate_obj[] = { "to", "talks", "meeting",
 				"meetings", "decision", "council", "discussions", NULL };
 			size_t oe = o >= 0 ? (size_t)o : v;
-			while (is_any(c, oe + 1, rate_words))
+			while (is_any(c, oe + 1, events_rate_words))
 				oe++;
 			bool kept_official = o >= 0 && (size_t)o <= v + 6 && official &&
 					     !is(c, v, "holding") &&
@@ -770,13 +681,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (o < 0 && !steady)
 				continue;
 			kind = EV_HOLD;
-		} else if (is_any(c, v, interv_verbs)) {
+		} else if (is_any(c, v, events_interv_verbs)) {
 			/* Not the securities or money market. */
 			static const char *const mmw[] = { "money", "reserves", "discount",
 				"repurchase", "liquidity", "absorb", "drain", "add", NULL };
 			bool mm = false;
 			for (size_t j = v + 1; j < c->n && j < v + 8; j++)
-				mm = mm || is_any(c, j, not_ccy_words) || is_any(c, j, mmw);
+				mm = mm || is_any(c, j, events_not_ccy_words) || is_any(c, j, mmw);
 			if (mm)
 				continue;
 			kind = EV_INTERVENTION;
@@ -806,6 +717,16 @@ static void read_clause(struct reader *r, struct clause *c)
 				continue;
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
+			/* "the intervention the Bank of England has carried out". */
+			for (size_t i = 0; i < nm; i++)
+				if ((m[i].pos == v + 1 || (m[i].pos == v + 2 && is(c, v + 1, "the"))) &&
+				    (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				    events_done_by(c, m[i].pos + m[i].len))
+					agent = &m[i];
+			/* "has carried out": the present perfect, of late. */
+			if (agent && (is(c, agent->pos + agent->len, "has") ||
+				      is(c, agent->pos + agent->len, "have")))
+				presup = now = true;
 		} else if (market_entry(c, v)) {
 			/* "stepped in to buy dollars", "entered the market", "was
 			 * in the market selling yen": in the currency market only. */
@@ -821,40 +742,49 @@ static void read_clause(struct reader *r, struct clause *c)
 		} else if (bank_ccy_noun(c, m, nm, v)) {
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
-		} else if (is_any(c, v, trade_verbs)) {
+		} else if (is_any(c, v, events_trade_verbs)) {
 			bool cur = false;
 			/* "bought as much as 10 billion dlrs"; "supported the dollar"
 			 * with the currency right after (not "supported by"). */
 			bool sup = starts(c, v, "support");
 			size_t span = sup ? 3 : 8;
 			for (size_t j = v + 1; j < c->n && j < v + span; j++) {
-				if (is_any(c, j, not_ccy_words) || is(c, j, "into"))
+				if (is_any(c, j, events_not_ccy_words) || is(c, j, "into"))
 					break;
 				/* "4.8 billion francs' worth of bills", "1.6 billion
 				 * francs of 8.50 pct stock": an amount of what follows
 				 * "of", a currency only when it is one ("two billion
 				 * dlrs worth of yen"). */
-				if (is_ccy(c, j) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
+				if (events_is_ccy(c, j) && (is(c, j + 1, "worth") || is(c, j + 1, "of"))) {
 					size_t o = j + 1 + is(c, j + 1, "worth");
 					/* "marks worth 9.5 billion francs": marks. */
-					cur = !is(c, o, "of") || is_ccy(c, o + 1) ||
-					      is_ccy(c, o + 2);
+					cur = !is(c, o, "of") || events_is_ccy(c, o + 1) ||
+					      events_is_ccy(c, o + 2);
 					break;
 				}
 				/* "sells for 9.77 dlrs", "bought the stake for 2.3 mln
 				 * dlrs": a price paid for something else. */
 				if (is(c, j, "for") && !cur)
 					break;
-				if (is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+				if (events_is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
 			/* "bought 500 mln dlrs of (Treasury) bills". */
 			for (size_t j = v + 1; j < c->n && j < v + 11; j++)
-				cur = cur && !(j > v + 3 && is_any(c, j, not_ccy_words));
+				cur = cur && !(j > v + 3 && is_any(c, j, events_not_ccy_words));
+			/* "the amount of sterling the Bank of England bought": the
+			 * currency before its buyer. */
+			for (size_t i = 0; i < nm && !cur; i++) {
+				size_t p = m[i].pos;
+				cur = m[i].pos + m[i].len == v && p >= 2 &&
+				      (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				      (events_is_ccy(c, p - 1) ||
+				       (is(c, p - 1, "the") && events_is_ccy(c, p - 2)));
+			}
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
-		} else if (is_any(c, v, signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
+		} else if (is_any(c, v, events_signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
 			/* "signalled a cut", "gave way to a cut in base rates". */
 			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
 				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
@@ -869,7 +799,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (kind == EV_NONE)
 				continue;
 		} else if ((is(c, v, "introduced") || is(c, v, "established")) && v >= 2 &&
-			   is_any(c, v - 1, rate_words) &&
+			   is_any(c, v - 1, events_rate_words) &&
 			   (is(c, v - 2, "lower") || is(c, v - 3, "lower"))) {
 			/* "bills bought at the lower rates introduced this
 			 * morning": the bank cut its dealing rates. */
@@ -889,14 +819,39 @@ static void read_clause(struct reader *r, struct clause *c)
 					kind = EV_HOLD, objend = j;
 			if (kind == EV_NONE)
 				continue;
+		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0) {
+			/* "has not changed its policy stance": a hold. */
+			kind = EV_HOLD;
+			objend = uo;
 		} else {
 			continue;
+		}
+		/* "recent Bank of England intervention", "its current
+		 * intervention": presumed done. */
+		if (kind == EV_INTERVENTION && form == VF_NOUN) {
+			size_t np = v;
+			for (size_t i = 0; i < nm; i++)
+				if (m[i].type != A_OTHER && m[i].pos + m[i].len + 1 >= v && m[i].pos < v)
+					np = m[i].pos;
+			presup = presup || events_presupposed(c, np, &now);
 		}
 		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") &&
 		    !(v >= 2 && (starts(c, v - 2, "decid") || starts(c, v - 2, "agree") ||
 				  starts(c, v - 2, "vote") || is(c, v - 2, "moved"))))
 			form = VF_INFINITIVE;
-		const struct mention *sub = subject_of(m, nm, v, c, form == VF_NOUN);
+		const struct mention *sub = agent ? agent : subject_of(m, nm, v, c, form == VF_NOUN);
+		/* "we have not changed our policy," a central bank official
+		 * said: the speaker. */
+		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {
+			sub = NULL;
+			for (size_t i = 0; i < nm; i++) {
+				size_t e = m[i].pos + m[i].len;
+				if (m[i].pos > v && (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				    (starts(c, e, "official") || starts(c, e, "source") ||
+				     is(c, e, "spokesman") || is(c, e, "governor")))
+					sub = &m[i], speaker = true;
+			}
+		}
 		/* Only a central bank sets dealing rates: the nearest one named. */
 		for (size_t i = 0; dealing && sub && sub->type != A_CB && i < nm && m[i].pos < v; i++)
 			if (m[i].type == A_CB || m[i].type == A_GENERIC_CB)
@@ -931,7 +886,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			sub = NULL;
 		/* "U.S. striploin sells for": a country buys or sells only as
 		 * the verb's own subject ("Japan sold dollars"). */
-		if (sub && sub->type == A_COUNTRY && is_any(c, v, trade_verbs) &&
+		if (sub && sub->type == A_COUNTRY && is_any(c, v, events_trade_verbs) &&
 		    sub->pos + sub->len + 1 < v)
 			sub = NULL;
 		if (!sub)
@@ -975,14 +930,14 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
-		size_t to = c->title && !resist ? c->n : v;
-		enum ev_mode mode = mode_between(c, from, to, cue, sizeof(cue));
+		size_t to = neg ? neg : c->title && !resist ? c->n : v;
+		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
+			mode = events_mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
 					    cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
-		    mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
+		    events_mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
 			mode = EV_MODE_DENIED;
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
@@ -992,7 +947,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
-		    sub->type != A_CB) {
+		    sub->type != A_CB && !speaker) {
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "quoted view");
 		}
@@ -1018,9 +973,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "%s", c->w[v].w);
 		}
-		int32_t d = day;
+		if (presup && mode == EV_MODE_EXPECTED)
+			mode = EV_MODE_FACT, cue[0] = 0;
+		/* Of several dates in the clause, the one nearest the verb. */
+		day = events_clause_day_near(c, v, r->pub_day, &old, &vague, &last_week);
+		int32_t d = presup && now ? r->pub_day : day;
 		if (mode == EV_MODE_FACT &&
-		    (old || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
+		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		story_add(r, c, bank, kind, mode, cue, d, vague);
 		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)
@@ -1051,6 +1010,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		r->last_code = m[i].code;
 		if (b) {
 			r->last_cb = b;
+			bool seen = false;
+			for (size_t k = 0; k < r->nnamed; k++)
+				seen = seen || !strcmp(r->named[k], b);
+			if (!seen && r->nnamed < ARRAY_SIZE(r->named))
+				r->named[r->nnamed++] = b;
 			if (!r->story_bank)
 				r->story_bank = b;
 		}
@@ -1121,6 +1085,7 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 		r.title_mm = !strncasecmp(p, "money market", 12) || !strncasecmp(p, "reserves", 8) ||
 			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
 			     !strncasecmp(p, "liquidity", 9);
+	r.title_country = events_title_country(t);
 	read_text(&r, t, true);
 	/* The title's actor does not carry into the body's first "it". */
 	r.last_type = A_OTHER;

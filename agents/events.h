@@ -19,7 +19,8 @@
  *     hold:  left, kept, held, maintained ... a rate, policy, credit or
  *            "it" unchanged / steady; held or kept an official rate
  *            ("held its dealing rates"; not "discount rate talks");
- *            resisted pressure for a cut
+ *            resisted pressure for a cut; "has not changed its policy
+ *            (stance)", "did not alter its rates"
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
  *            crowns, currency (not bills, bonds, CDs, a tap stock, "francs
@@ -34,7 +35,9 @@
  *            partners ("with the Bundesbank and the Fed", "intervention
  *            by the Fed and the Bank of Japan", "as did the Bundesbank",
  *            "the Fed joined the Bank of Japan in buying", "the central
- *            banks of Japan and West Germany") act too
+ *            banks of Japan and West Germany") act too; "the amount of
+ *            sterling the Bank bought" (the currency before its buyer);
+ *            "the intervention the Bank of England has carried out"
  *     money-market operation: repurchases, reserves, assistance,
  *            liquidity, tenders, bills, advances
  *   A rate as the subject of a passive verb is the object ("Italy's
@@ -43,7 +46,14 @@
  *   subject ("the Reserve Bank, using the Fed as agent, sold"); a
  *   relative "that"/"which" not right after the bank stands for another
  *   noun ("a policy that cut inflation"). "it" is a country's central
- *   bank only for its official rate.
+ *   bank only for its official rate, and for an intervention ("Japan
+ *   intervened") only once the story has named that bank. "the central
+ *   bank" before any bank is named is the bank of the one country the
+ *   title names ("DANISH ..."; not "the bank"); "central bank" without an
+ *   article ("prompting central bank intervention") is the story's bank
+ *   only when the story has named exactly one; "the authorities" are the
+ *   central bank last named; "we" in a quotation attributed to a central
+ *   bank's official is that bank.
  *   A rate the central bank does not set (prime, base, mortgage,
  *   deposit, broker loan rates) is a commercial bank's act unless a
  *   central bank is the subject. An actor is a central bank by name
@@ -72,11 +82,20 @@
  *   are nouns, whose mode words may also follow them. A title is read
  *   whole: any cue in it counts. A hedged attribution after a comma
  *   (", according to market rumours", ", dealers suspected") makes a
- *   body's act rumoured; "assuming" expects.
+ *   body's act rumoured; "assuming" expects; "discouraging",
+ *   "dissuading", "deterring ... from" deny. A noun intervention the
+ *   clause presumes done ("recent", "current", "continuing", "today's",
+ *   "this week's", "has carried out"; not "no recent", "further") is a
+ *   fact whatever inference verb precedes it ("the figures indicate the
+ *   level of recent Bank of England intervention").
  * - Date: the act's day is the publication day (also for "today", "this
  *   afternoon"), moved by "yesterday", a weekday ("on Wednesday"), "last
  *   week" (the Wednesday before), or a date ("on January 28", "February
- *   23"); a month named in the first week of the next one is its last
+ *   23"), the one nearest the verb when the clause names several; "in
+ *   the past two weeks" is the period's middle; "last week" in a weekend
+ *   story is the week just ended; "current" and "has carried out" date
+ *   a noun intervention on the publication day; a month named in the
+ *   first week of the next one is its last
  *   weekday; "last month", "last year", "two months after", "earlier this
  *   year", "this year" or an earlier year make it background. A fact more than
  *   EVENTS_RECENT_DAYS before publication (other than "last week") is

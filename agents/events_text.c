@@ -163,99 +163,128 @@ static void civil_from_days(int32_t z, int *y, int *m)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-/* The day an act in the clause happened, or pub_day; *old when the clause
- * puts it before the week without a day ("last year", "in 1985"). */
+/* A date phrase starting at word i: true with its day in *out, and *old,
+ * *vague, *last_week as events_clause_day says. */
+static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, bool *vague,
+		   bool *last_week, int32_t *out)
+{
+	int py, pm;
+	civil_from_days(pub, &py, &pm);
+	if (is(c, i, "yesterday"))
+		return *out = (pub - 1), true;
+	/* "today", "this afternoon": the day of the story. */
+	if (is(c, i, "today") || is(c, i, "tonight") ||
+	    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
+				  is(c, i + 1, "evening"))))
+		return *out = (pub), true;
+	/* "last week": the middle of the week before (its Wednesday). */
+	if (is(c, i, "last") && is(c, i + 1, "week")) {
+		int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
+		*last_week = true;
+		/* On a Saturday or Sunday, the week just ended. */
+		return *out = (mon0 >= 5 ? pub - mon0 + 2 : pub - mon0 - 5), true;
+	}
+	if (is(c, i, "last") && is(c, i + 1, "weekend"))
+		return *out = (pub - 7), true;
+	/* "in the past two weeks": the period's middle, recent. */
+	if ((is(c, i, "past") || is(c, i, "last")) && events_number_word(c, i + 1) &&
+	    is(c, i + 2, "weeks")) {
+		int n = isdigit((unsigned char)c->w[i + 1].w[0]) ? atoi(c->w[i + 1].w) :
+			is(c, i + 1, "two") ? 2 : is(c, i + 1, "three") ? 3 : 4;
+		*last_week = *vague = true;
+		return *out = (pub - 7 * n / 2), true;
+	}
+	/* "two months after", "three months ago". */
+	if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && events_number_word(c, i - 1)) {
+		*old = true;
+		return *out = (pub - 60), true;
+	}
+	if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
+				 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
+				 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
+		*old = true;
+		return *out = (pub - 30), true;
+	}
+	if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
+	     is(c, i, "winter")) && !is(c, i - 1, "this")) {
+		*old = true;
+		return *out = (pub - 90), true;
+	}
+	if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
+		return *out = (pub - 2), true;
+	/* "earlier this year", "at the start of this year", "(so far)
+	 * this year": the year's acts, not the week's. */
+	if (is(c, i, "this") && is(c, i + 1, "year")) {
+		*old = true;
+		return *out = (pub - 60), true;
+	}
+	for (int m = 0; m < 12; m++) {
+		/* "may" is a month before a day or after "in", "of". */
+		if (!is(c, i, months[m]) ||
+		    (m == 4 && !events_month_may(c, i) && !is(c, i - 1, "during") &&
+		     !is(c, i - 1, "for") && !is(c, i - 1, "through")))
+			continue;
+		int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
+		int y = py;
+		if (m + 1 > pm)
+			y--;
+		if (d >= 1 && d <= 31)
+			return *out = (days_from_civil(y, m + 1, d)), true;
+		/* "in March" in the first week of April: the month's
+		 * end (its last weekday), recent. */
+		int32_t first = days_from_civil(py, pm, 1);
+		if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
+			*vague = true;
+			int32_t e = first - 1;
+			int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
+			return *out = (mon0 >= 5 ? e - (mon0 - 4) : e), true;
+		}
+		if (m + 1 != pm) {
+			*old = true;
+			*vague = true;
+			return *out = (days_from_civil(y, m + 1, 15)), true;
+		}
+	}
+	for (int k = 0; k < 7; k++) {
+		if (!is(c, i, weekdays[k]))
+			continue;
+		int32_t wd = (int32_t)(((pub % 7) + 7) % 7); /* 0 = Thursday */
+		int32_t back = (wd - k + 7) % 7;
+		if (is(c, i - 1, "last") && back == 0)
+			back = 7;
+		if (is(c, i - 1, "next") || is(c, i + 1, "next"))
+			continue;
+		return *out = (pub - back), true;
+	}
+	int yv = atoi(c->w[i].w);
+	if (yv >= 1900 && yv < py && strlen(c->w[i].w) == 4) {
+		*old = true;
+		return *out = (days_from_civil(yv, 6, 30)), true;
+	}
+	return false;
+}
+
 int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
 			  bool *last_week)
 {
-	*old = false;
-	*vague = false;
-	*last_week = false;
-	int py, pm;
-	civil_from_days(pub, &py, &pm);
+	return events_clause_day_near(c, c->n, pub, old, vague, last_week);
+}
+
+int32_t events_clause_day_near(const struct clause *c, size_t v, int32_t pub, bool *old,
+			       bool *vague, bool *last_week)
+{
+	int32_t best = pub, d;
+	size_t dist = (size_t)-1;
+	*old = *vague = *last_week = false;
 	for (size_t i = 0; i < c->n; i++) {
-		if (is(c, i, "yesterday"))
-			return pub - 1;
-		/* "today", "this afternoon": the day of the story. */
-		if (is(c, i, "today") || is(c, i, "tonight") ||
-		    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
-					  is(c, i + 1, "evening"))))
-			return pub;
-		/* "last week": the middle of the week before (its Wednesday). */
-		if (is(c, i, "last") && is(c, i + 1, "week")) {
-			int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
-			*last_week = true;
-			return pub - mon0 - 5;
-		}
-		if (is(c, i, "last") && is(c, i + 1, "weekend"))
-			return pub - 7;
-		/* "two months after", "three months ago". */
-		if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && events_number_word(c, i - 1)) {
-			*old = true;
-			return pub - 60;
-		}
-		if (is(c, i, "last") && (is(c, i + 1, "month") || is(c, i + 1, "year") ||
-					 is(c, i + 1, "autumn") || is(c, i + 1, "summer") ||
-					 is(c, i + 1, "spring") || is(c, i + 1, "winter"))) {
-			*old = true;
-			return pub - 30;
-		}
-		if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
-		     is(c, i, "winter")) && !is(c, i - 1, "this")) {
-			*old = true;
-			return pub - 90;
-		}
-		if (is(c, i, "earlier") && is(c, i + 1, "this") && is(c, i + 1 + 1, "week"))
-			return pub - 2;
-		/* "earlier this year", "at the start of this year", "(so far)
-		 * this year": the year's acts, not the week's. */
-		if (is(c, i, "this") && is(c, i + 1, "year")) {
-			*old = true;
-			return pub - 60;
-		}
-		for (int m = 0; m < 12; m++) {
-			/* "may" is a month before a day or after "in", "of". */
-			if (!is(c, i, months[m]) ||
-			    (m == 4 && !events_month_may(c, i) && !is(c, i - 1, "during") &&
-			     !is(c, i - 1, "for") && !is(c, i - 1, "through")))
-				continue;
-			int d = i + 1 < c->n ? atoi(c->w[i + 1].w) : 0;
-			int y = py;
-			if (m + 1 > pm)
-				y--;
-			if (d >= 1 && d <= 31)
-				return days_from_civil(y, m + 1, d);
-			/* "in March" in the first week of April: the month's
-			 * end (its last weekday), recent. */
-			int32_t first = days_from_civil(py, pm, 1);
-			if ((m + 2 == pm || (m == 11 && pm == 1)) && pub - first < 7) {
-				*vague = true;
-				int32_t e = first - 1;
-				int32_t mon0 = (int32_t)(((e + 3) % 7 + 7) % 7);
-				return mon0 >= 5 ? e - (mon0 - 4) : e;
-			}
-			if (m + 1 != pm) {
-				*old = true;
-				*vague = true;
-				return days_from_civil(y, m + 1, 15);
-			}
-		}
-		for (int k = 0; k < 7; k++) {
-			if (!is(c, i, weekdays[k]))
-				continue;
-			int32_t wd = (int32_t)(((pub % 7) + 7) % 7); /* 0 = Thursday */
-			int32_t back = (wd - k + 7) % 7;
-			if (is(c, i - 1, "last") && back == 0)
-				back = 7;
-			if (is(c, i - 1, "next") || is(c, i + 1, "next"))
-				continue;
-			return pub - back;
-		}
-		int yv = atoi(c->w[i].w);
-		if (yv >= 1900 && yv < py && strlen(c->w[i].w) == 4) {
-			*old = true;
-			return days_from_civil(yv, 6, 30);
-		}
+		bool o = false, va = false, lw = false;
+		if (!day_at(c, i, pub, &o, &va, &lw, &d))
+			continue;
+		/* The first phrase for the clause, the nearest for a verb. */
+		size_t k = v >= c->n ? 0 : i > v ? i - v : v - i;
+		if (v >= c->n ? dist != (size_t)-1 : k >= dist)
+			continue;
+		dist = k, best = d, *old = o, *vague = va, *last_week = lw;
 	}
-	return pub;
+	return best;
 }

@@ -79,4 +79,29 @@ bool events_month_may(const struct clause *c, size_t i);
 int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *vague,
 			  bool *last_week);
 
+/* As events_clause_day for the verb at word v: of several date phrases,
+ * the nearest to it ("after stifling pressure last week, the authorities
+ * sanctioned a cut on Monday": Monday). */
+int32_t events_clause_day_near(const struct clause *c, size_t v, int32_t pub, bool *old,
+			       bool *vague, bool *last_week);
+
+/* The one country (by name or adjective: "DANISH", "Japan") a title names,
+ * as the code of its central bank; NULL for none or several. */
+const char *events_title_country(const char *title);
+
+/* "has not changed its policy (stance)", "did not alter its rates" with the
+ * verb at v: the object's last word, *neg the negation's position; 0 when
+ * the words are not there. */
+size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg);
+
+/* A noun act whose phrase starts at word np and which the clause presumes
+ * done: "recent", "current", "continuing", "today's", "this week's" before
+ * it (not "no recent", "any further"). *now when it is under way now. */
+bool events_presupposed(const struct clause *c, size_t np, bool *now);
+
+/* "(has) carried out", "had made" at word e, right after the bank that a
+ * noun's reduced relative clause names ("the intervention the Bank has
+ * carried out"). */
+bool events_done_by(const struct clause *c, size_t e);
+
 #endif

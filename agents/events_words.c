@@ -1,6 +1,8 @@
 /* The event extractor's vocabulary (see events_words.h). */
 #include "agents/events_words.h"
 
+#include "agents/events_text.h"
+
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -96,6 +98,7 @@ const struct actor_def events_actors[] = {
 	{ "central bank", A_GENERIC_CB, NULL },
 	{ "central banks", A_GENERIC_CB, NULL },
 	{ "monetary authorities", A_GENERIC_CB, NULL },
+	{ "the authorities", A_GENERIC_CB, NULL }, /* a central bank's country's */
 	{ "reserve bank", A_GENERIC_CB, NULL },
 	{ "national bank", A_GENERIC_CB, NULL },  /* "the National Bank" only */
 	{ "the bank", A_GENERIC_CB, NULL },
@@ -207,7 +210,9 @@ const struct cue_def events_cues[] = {
 	{ "unlikely", EV_MODE_DENIED, false }, { "refused", EV_MODE_DENIED, false },
 	{ "resist", EV_MODE_DENIED, true }, { "against", EV_MODE_DENIED, false },
 	{ "little", EV_MODE_DENIED, false }, { "nor", EV_MODE_DENIED, false },
-	{ "premature", EV_MODE_DENIED, false },
+	{ "premature", EV_MODE_DENIED, false }, { "discourag", EV_MODE_DENIED, true },
+	{ "dissuad", EV_MODE_DENIED, true }, { "deter", EV_MODE_DENIED, false },
+	{ "deterred", EV_MODE_DENIED, false },
 	{ "urge", EV_MODE_CALLED_FOR, true }, { "call", EV_MODE_CALLED_FOR, true },
 	{ "should", EV_MODE_CALLED_FOR, false }, { "pressure", EV_MODE_CALLED_FOR, false },
 	{ "demand", EV_MODE_CALLED_FOR, true }, { "want", EV_MODE_CALLED_FOR, true },
@@ -249,3 +254,50 @@ const struct cue_def events_cues[] = {
 };
 
 const size_t events_ncues = ARRAY_SIZE(events_cues);
+
+/* Verbs, currencies and rates (used by events.c and events_mode.c). */
+
+const char *const events_cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
+	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
+	NULL };
+const char *const events_hike_verbs[] = { "raised", "raises", "raising", "increased",
+	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
+	"tightened", "tightens", NULL };
+const char *const events_hold_verbs[] = { "left", "leaves", "leaving", "kept", "keeps",
+	"keeping", "held", "holds", "holding", "maintained", "maintains", "leave", "keep",
+	"hold", "maintain", NULL };
+const char *const events_interv_verbs[] = { "intervened", "intervenes", "intervening",
+	"intervene", NULL };
+const char *const events_trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
+	"supported", "supporting",
+	"sells", "sell", "purchased", "purchases", "sales", NULL };
+const char *const events_signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
+	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
+const char *const events_ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
+	"crowns", "crown",
+	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
+	"guilders", NULL };
+/* A currency word at i; "mark" after a pronoun, "to" or a modal is the
+ * verb ("they mark the end"). */
+bool events_is_ccy(const struct clause *c, size_t i)
+{
+	const char *const verb_before[] = { "they", "we", "i", "you", "to", "will", "would",
+		"could", "may", "might", "should", "also", "which", "that", "must", NULL };
+	if (!is_any(c, i, events_ccy_words))
+		return false;
+	return !(is(c, i, "mark") && i > 0 && is_any(c, i - 1, verb_before));
+}
+
+const char *const events_not_ccy_words[] = { "bills", "bill", "bonds", "bond", "securities", "paper",
+	"certificates", "cds", "denominated",
+	"notes", "stock", "shares", "tap", "gilts", "gilt", "debt", "loan", "loans", NULL };
+const char *const events_rate_words[] = { "rate", "rates", "discount", "lombard", "policy",
+	"policies", NULL };
+const char *const events_private_rate[] = { "prime", "base", "mortgage", "deposit", "savings",
+	"broker", "lending", "loan", "card", NULL };
+
+const char *const events_official_rate[] = { "discount", "lombard", "intervention", "bank",
+	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
+
+const char *const events_be_words[] = { "is", "are", "was", "were", "be", "been", "being",
+	NULL };

@@ -43,4 +43,25 @@ extern const size_t events_nactors;
 extern const struct cue_def events_cues[];
 extern const size_t events_ncues;
 
+/* Word lists, NULL-terminated. */
+extern const char *const events_cut_verbs[], *const events_hike_verbs[],
+	*const events_hold_verbs[], *const events_interv_verbs[], *const events_trade_verbs[],
+	*const events_signal_verbs[], *const events_ccy_words[], *const events_not_ccy_words[],
+	*const events_rate_words[], *const events_private_rate[], *const events_official_rate[],
+	*const events_be_words[];
+
+struct clause;
+
+/* A currency word at i of c ("mark" after a pronoun, "to" or a modal is
+ * the verb). */
+bool events_is_ccy(const struct clause *c, size_t i);
+
+/* The cue word at i of c, or NULL. */
+const struct cue_def *events_cue_at(const struct clause *c, size_t i);
+
+/* The mode a cue in words [from, to) of c sets, the cue word copied to
+ * cue (cuesz bytes); EV_MODE_FACT and "" when none. */
+enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to, char *cue,
+				 size_t cuesz);
+
 #endif

@@ -322,6 +322,178 @@ static void test_events_expected_and_dated(void **state)
 	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
 }
 
+/* Reads a title and body and returns the mode of (bank, kind), -1 when
+ * there is no such act. */
+static int mode_in(const char *title, const char *body, const char *day, const char *bank,
+		   enum ev_kind k)
+{
+	struct ev_story s;
+	events_extract(title, body, day_of(day), &s);
+	const struct ev_act *a = act_of(&s, bank, k);
+	return a ? (int)a->mode : -1;
+}
+
+/* "the central bank" before any bank is named: the bank of the one
+ * country the title names, not when it names two; a rate with an
+ * official word ("overnight") is the bank's even when "lending" is in it,
+ * a commercial bank's "lending rate" is not. */
+static void test_events_title_country(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-12";
+	const char *body = "Bond prices recovered after the central bank cut the overnight "
+			   "money market lending rate to 12 pct from 13 pct.";
+	assert_int_equal(mode_in("NORWEGIAN BOND PRICES RECOVER", body, d, "Norges", EV_CUT),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract("NORWEGIAN AND SWEDISH BONDS RECOVER", body, day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* "the bank" alone is not the country's central bank. */
+	events_extract("NORWEGIAN BOND PRICES RECOVER",
+		       "Prices recovered after the bank cut its overnight rate to 12 pct.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract("NORWEGIAN BOND PRICES RECOVER",
+		       "Prices recovered after Christiania Bank cut its lending rate to 12 pct.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* "central bank intervention" without an article is the story's bank
+ * when it has named one, nobody's when it has named two. */
+static void test_events_bare_central_bank(void **state)
+{
+	(void)state;
+	const char *d = "1987-06-02";
+	assert_int_equal(mode_of("The Bank of Japan watched the yen. The dollar recovered on "
+				 "central bank intervention, dealers said.", d, "BOJ",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "The Federal Reserve chairman resigned. He is admired at the "
+			     "Bundesbank. The dollar fell, prompting central bank intervention, "
+			     "dealers said.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* "has not changed its policy" is a hold; "we" in a quotation is the
+ * central bank official who is quoted; other objects are not policy. */
+static void test_events_unchanged_policy(void **state)
+{
+	(void)state;
+	const char *d = "1987-06-29";
+	assert_int_equal(mode_of("The operation showed the Bank of France has not changed its "
+				 "policy, officials said.", d, "BdF", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("\"The purchase shows that we have not changed our policy "
+				 "stance,\" a Bundesbank official said.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "\"We have not changed our policy stance,\" an economist at Chase "
+			     "said of the Federal Reserve.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Bank of Canada has not changed its forecast for growth.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(mode_of("Analysts said the Bank of Italy may not have changed its policy.",
+				 d, "BdI", EV_HOLD),
+			 EV_MODE_EXPECTED);
+}
+
+/* A noun intervention the clause presumes done ("recent", "current",
+ * "has carried out") is a fact whatever inference verb precedes it;
+ * "further" or "no recent" is not. */
+static void test_events_presupposed(void **state)
+{
+	(void)state;
+	const char *d = "1987-06-18";
+	assert_int_equal(mode_of("The reserves figures indicate the scale of recent Swiss National "
+				 "Bank intervention in the currency markets.", d, "SNB",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Analysts expect further Swiss National Bank intervention in the "
+				 "currency markets.", d, "SNB", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("Dealers said there was no recent Swiss National Bank intervention "
+				 "in the currency markets.", d, "SNB", EV_INTERVENTION),
+			 EV_MODE_DENIED);
+	/* "current": now, though the clause names May for another figure. */
+	struct ev_story s;
+	events_extract(NULL, "Lending rose in May, and the Bank of France looks likely to sell "
+			     "bonds to offset its current intervention in the franc.",
+		       day_of(d), &s);
+	const struct ev_act *a = act_of(&s, "BdF", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	assert_int_equal(a->day, day_of(d));
+	/* A reduced relative clause names the bank that intervened. */
+	events_extract(NULL, "The scale of currency intervention the Bank of Italy has carried out "
+			     "recently shows its resolve to keep the lira stable as agreed in "
+			     "February, the minister said.", day_of(d), &s);
+	a = act_of(&s, "BdI", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+}
+
+/* "the authorities" after a central bank is named are that bank;
+ * "discouraging ... from" denies; a country intervenes as its central
+ * bank only in a story that has named that bank. */
+static void test_events_authorities_and_countries(void **state)
+{
+	(void)state;
+	const char *d = "1987-03-11";
+	assert_int_equal(mode_of("The Bank of England sold a tap stock. On Monday the authorities "
+				 "finally sanctioned a base rate reduction.", d, "BoE", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of France watched. Inflows are discouraging the "
+				 "authorities from making a rate cut.", d, "BdF", EV_CUT),
+			 EV_MODE_DENIED);
+	struct ev_story s;
+	events_extract(NULL, "The finance minister told parliament that Japan intervened in the "
+			     "market when the dollar fell below 150 yen.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(mode_of("The Bank of Japan was active. Japan intervened in the market when "
+				 "the dollar fell below 150 yen, dealers said.", d, "BOJ",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* The currency before its buyer; a period's middle. */
+	events_extract(NULL, "Dealers overestimated the amount of dollars the Bank of Canada sold "
+			     "in the past two weeks.", day_of(d), &s);
+	const struct ev_act *a = act_of(&s, "BoC", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	assert_int_equal(a->day, day_of("1987-03-04"));
+}
+
+/* Of several dates in a clause, the one nearest the verb dates the act;
+ * "last week" in a Sunday story is the week just ended. */
+static void test_events_nearest_date(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract(NULL, "After resisting pressure for a cut last week, the Bank of England "
+			     "finally sanctioned a base rate reduction on Monday.",
+		       day_of("1987-03-11"), &s);
+	const struct ev_act *a = act_of(&s, "BoE", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-09"));
+	events_extract(NULL, "The Bank of Spain, which only yesterday raised its call money rate, "
+			     "left it unchanged at today's auction.", day_of("1987-03-05"), &s);
+	a = act_of(&s, "BdE", EV_HOLD);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-05"));
+	a = act_of(&s, "BdE", EV_HIKE);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-04"));
+	/* Sunday 15 March: last week's Wednesday is the 11th. */
+	events_extract(NULL, "Last week, dealers said the Federal Reserve intervened to stop the "
+			     "dollar rising against the mark.", day_of("1987-03-15"), &s);
+	a = act_of(&s, "Fed", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-11"));
+}
+
 /* The evidence is the clause; a long one is cut at a word's end and
  * marked with an ellipsis. */
 static void test_events_evidence_cut(void **state)
@@ -364,6 +536,12 @@ int main(void)
 		cmocka_unit_test(test_events_official_rate_held),
 		cmocka_unit_test(test_events_tail_hedge),
 		cmocka_unit_test(test_events_evidence_cut),
+		cmocka_unit_test(test_events_title_country),
+		cmocka_unit_test(test_events_bare_central_bank),
+		cmocka_unit_test(test_events_unchanged_policy),
+		cmocka_unit_test(test_events_presupposed),
+		cmocka_unit_test(test_events_authorities_and_countries),
+		cmocka_unit_test(test_events_nearest_date),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

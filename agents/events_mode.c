@@ -1,0 +1,81 @@
+/* The event extractor's reading of an act's mode: the cue words between
+ * the actor and the verb (see events.h for the rules). */
+#include <stdio.h>
+#include <string.h>
+
+#include "agents/events_text.h"
+#include "agents/events_words.h"
+#include "core/banned.h"
+
+const struct cue_def *events_cue_at(const struct clause *c, size_t i)
+{
+	for (size_t k = 0; k < events_ncues; k++)
+		if (events_cues[k].prefix ? starts(c, i, events_cues[k].w) : is(c, i, events_cues[k].w))
+			return &events_cues[k];
+	return NULL;
+}
+
+/* The mode set by a cue in [from, to), with the cue word. */
+enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to, char *cue,
+				 size_t cuesz)
+{
+	for (size_t i = from; i < to && i < c->n; i++) {
+		const struct cue_def *d = events_cue_at(c, i);
+		if (!d)
+			continue;
+		/* "said to" is a rumour, "said" alone is not a cue. */
+		/* "seen buying dollars": dealers saw it done. */
+		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
+		    (is_any(c, i + 1, events_trade_verbs) || is_any(c, i + 1, events_interv_verbs)))
+			continue;
+		/* "no change" after a meeting is a hold, kept as such. */
+		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
+			continue;
+		if (!strcmp(d->w, "time") && !is(c, i + 1, "is") && !is(c, i - 1, "the"))
+			continue;
+		/* "further" and "another" only hedge a title ("FURTHER CUT
+		 * POSSIBLE"); in a body they describe a done act. */
+		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
+			continue;
+		/* "against" in a body or before a currency: the other currency. */
+		if (!strcmp(d->w, "against") &&
+		    (!c->title || events_is_ccy(c, i + 1) ||
+		     (is(c, i + 1, "the") && events_is_ccy(c, i + 2))))
+			continue;
+		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
+			continue;
+		if (!strcmp(d->w, "ahead") && !c->title)
+			continue;
+		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
+			continue;
+		/* "determined to": an intention; "ruled out": a denial. */
+		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
+			continue;
+		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
+			continue;
+		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
+			continue;
+		/* "call money", "the call rate": a rate, not a call for. */
+		if (!strcmp(d->w, "call") &&
+		    (is(c, i + 1, "money") || is(c, i + 1, "rate") || is(c, i + 1, "rates") ||
+		     is(c, i + 1, "loan") || is(c, i + 1, "loans")))
+			continue;
+		/* "May", "in May", "May 5", "May's reserves": the month. */
+		if (!strcmp(d->w, "may") && events_month_may(c, i))
+			continue;
+		/* "declined to comment" hedges; "the dollar declined" does not. */
+		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
+			continue;
+		snprintf(cue, cuesz, "%s", c->w[i].w);
+		return d->mode;
+	}
+	for (size_t i = from; i + 1 < to && i + 1 < c->n; i++)
+		if ((is(c, i, "said") || is(c, i, "says") || is(c, i, "is") || is(c, i, "was") ||
+		     is(c, i, "reported") || is(c, i, "thought") || is(c, i, "alleged")) &&
+		    is(c, i + 1, "to")) {
+			snprintf(cue, cuesz, "%s to", c->w[i].w);
+			return EV_MODE_RUMOURED;
+		}
+	cue[0] = 0;
+	return EV_MODE_FACT;
+}
