@@ -561,6 +561,11 @@ static int cmd_show(struct cli *cli, int argc, char **argv)
 		       e.agent ? " of " : "", e.agent ? e.agent : "");
 		put_safe(stdout, e.path);
 		printf("\nattempts: %d\n", e.attempts);
+		if (e.queue == BUS_Q_PROCESSING && e.lease_ns) {
+			char at[40];
+			util_iso8601(e.lease_ns, at, sizeof(at));
+			printf("lease:    until %s (renewed while its handler runs)\n", at);
+		}
 		if (e.queue == BUS_Q_DEAD) {
 			printf("reason:   %s\nerror:    ", e.reason ? e.reason : "unknown");
 			put_safe(stdout, e.error);

@@ -54,6 +54,7 @@ lease_cases() {
 		python3 -c "import sys; sys.exit(not 0 <= $left <= 2)"
 	wait_for "[$tr] its listed expiry moves on while the handler runs" 10 \
 		sh -c "$MADF ls processing $W --json | grep '\"lease_expires\"' | grep -vq '$l1'"
+	has "[$tr] madf show gives the lease too" "$($MADF show "$id")" "lease:    until "
 	out=$($MADF ls processing $W)
 	has "[$tr] madf ls processing shows a LEASE column" "$(echo "$out" | head -1)" "LEASE"
 	eq "[$tr] its row: the id, the time left (at most 2 s), 0 attempts" \
