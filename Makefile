@@ -210,10 +210,11 @@ bench: madf
 # libFuzzer (clang, ASan + UBSan) over the exact calls the code makes on
 # outside input: bus messages, SSE, the config/.env reader, .mcp.json, MCP
 # frames (stdio lines, HTTP bodies, event streams), RSS/Atom, the ECB CSV,
-# key specs and theme files (not in `make test`). `make fuzz` runs each
-# for FUZZ_SECONDS (60) from its seeds tests/fuzz/corpus_NAME; `make
-# fuzz-build` only builds; `make fuzz-seeds` runs each over its seeds once.
-FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme
+# key specs, theme files and the bus URL's percent-escapes (not in `make
+# test`). `make fuzz` runs each for FUZZ_SECONDS (60) from its seeds
+# tests/fuzz/corpus_NAME; `make fuzz-build` only builds; `make fuzz-seeds`
+# runs each over its seeds once.
+FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme pct
 FUZZ_DIR   := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(CSTD) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -I. $(PKG_CFLAGS)

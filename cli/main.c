@@ -35,7 +35,8 @@ static const struct cli_opt global_options[] = {
 	  .help = "MCP servers, .mcp.json format (default: ./.mcp.json)" },
 	{ .name = "--bus", .arg = "URL",
 	  .help = "the message bus: file: (default, the data directory) or "
-		  "nats://[user:password@]host:port[,host:port...], tls://... for TLS "
+		  "nats://[user:password@]host:port[,host:port...] (an @ in the user or "
+		  "password is %40, a : %3A, a % %25), tls://... for TLS "
 		  "(NATS_CA, NATS_CREDS: see madf(1)) (default: MADF_BUS, BUS_URL from .env, "
 		  "or file:)" },
 	{ .name = "--no-fsync", .help = "do not fsync sends (faster, not crash-safe)" },

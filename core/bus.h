@@ -433,6 +433,19 @@ int bus_events_put_meta(struct bus *b, const char *session, const char *json, si
  * no copy of its own: the file bus), 1 when neither the bus nor this host
  * has the session, -1 with *err. */
 int bus_events_fetch(struct bus *b, const char *session, char **err);
+/* What the bus carries of the conversations, read without writing this
+ * host's copies (core/bus_nats_sessions.c; for a watcher on another host,
+ * as the console): the sessions with a meta on the bus (*out an array of
+ * names, each and the array the caller's; none on the file bus, whose
+ * record is the local files), 0 or -1 with *err; one session's meta as
+ * last written (*meta the caller's), 0, 1 when the bus has none, -1 with
+ * *err; and its events after the bus's position *pos (0: from the first),
+ * at most max, each line to fn, *pos moved past them: how many were read
+ * (0: none yet, or the file bus), or -1 with *err. */
+int bus_events_sessions(struct bus *b, char ***out, size_t *n, char **err);
+int bus_events_meta(struct bus *b, const char *session, char **meta, char **err);
+int bus_events_read(struct bus *b, const char *session, uint64_t *pos, size_t max,
+		    void (*fn)(void *ctx, const char *line, size_t len), void *ctx, char **err);
 
 /* The default agents whose inboxes always exist. */
 extern const char *const bus_default_agents[];

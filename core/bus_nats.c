@@ -125,8 +125,11 @@ static int prefix_valid(const char *p)
 }
 
 /* Splits "scheme://[user[:pass]@]host:port[,host:port...]" into full server
- * URLs (each with the scheme and user), the shown form without user or
- * password, and the user and password themselves. */
+ * URLs (each with the scheme, without the user), the shown form, and the
+ * user and password (nb->user, nb->secret) or the token (nb->user alone),
+ * percent-decoded as RFC 3986 writes userinfo (p%40ss is "p@ss"; ':' is
+ * %3A, '%' is %25): bus_nats_open gives them to the connection's options.
+ * A bad escape is an error naming the part, never quoting it. */
 static int url_split(struct natsbus *nb, const char *url, char ***servers,
 		     int *n, char **err)
 {
@@ -136,22 +139,29 @@ static int url_split(struct natsbus *nb, const char *url, char ***servers,
 	const char *comma = strchr(rest, ',');
 	const char *first_end = comma ? comma : rest + strlen(rest);
 	const char *at = memchr(rest, '@', (size_t)(first_end - rest));
-	char *userinfo = NULL;
+	*servers = NULL;
+	*n = 0;
 	if (at) {
-		userinfo = xstrndup(rest, (size_t)(at - rest));
-		char *colon = strchr(userinfo, ':');
-		if (colon) {
-			nb->secret = xstrdup(colon + 1);
-			nb->user = xstrndup(userinfo, (size_t)(colon - userinfo));
-		} else {
-			nb->user = xstrdup(userinfo);
+		const char *colon = memchr(rest, ':', (size_t)(at - rest));
+		const char *uend = colon ? colon : at;
+		char *derr = NULL;
+		const char *part = colon ? "user name" : "token";
+		int r = util_pct_decode(rest, (size_t)(uend - rest), &nb->user, &derr);
+		if (r == 0 && colon) {
+			part = "password";
+			r = util_pct_decode(colon + 1, (size_t)(at - colon - 1), &nb->secret, &derr);
+		}
+		if (r < 0) {
+			err_set(err, "invalid %s in the bus URL: %s", part, derr);
+			free(derr);
+			free(scheme);
+			nb->where = xstrdup("");
+			return -1;
 		}
 		rest = at + 1;
 	}
 	struct sbuf shown;
 	sbuf_init(&shown);
-	*servers = NULL;
-	*n = 0;
 	char *list = xstrdup(rest);
 	char *save = NULL;
 	int r = 0;
@@ -162,18 +172,18 @@ static int url_split(struct natsbus *nb, const char *url, char ***servers,
 			hp = ts + 3;
 		if (!*hp || strchr(hp, '@') || strchr(hp, '/')) {
 			r = err_set(err, "invalid NATS server \"%s\" in the bus URL: "
-					 "expected host:port", strchr(hp, '@') ? "user@..." : hp);
+					 "expected host:port%s", strchr(hp, '@') ? "user@..." : hp,
+				    strchr(hp, '@') ? " (in a user name or password, '@' is "
+						      "written %40, ':' %3A and '%' %25)" : "");
 			break;
 		}
 		*servers = xrealloc(*servers, sizeof(**servers) * (size_t)(*n + 1));
-		(*servers)[(*n)++] = userinfo ? xasprintf("%s://%s@%s", scheme, userinfo, hp)
-					      : xasprintf("%s://%s", scheme, hp);
+		(*servers)[(*n)++] = xasprintf("%s://%s", scheme, hp);
 		sbuf_addf(&shown, "%s%s://%s", *n > 1 ? "," : "", scheme, hp);
 	}
 	if (r == 0 && *n == 0)
 		r = err_set(err, "the bus URL names no NATS server");
 	free(list);
-	free(userinfo);
 	free(scheme);
 	nb->where = sbuf_detach(&shown);
 	return r;
@@ -302,6 +312,11 @@ int bus_nats_open(struct bus *b, char **err)
 		if (s == NATS_OK)
 			s = natsOptions_SetServers(nb->opts, sv, n);
 		free(sv);
+		/* the URL's credentials, decoded (url_split), for every server */
+		if (s == NATS_OK && nb->user && nb->secret)
+			s = natsOptions_SetUserInfo(nb->opts, nb->user, nb->secret);
+		else if (s == NATS_OK && nb->user)
+			s = natsOptions_SetToken(nb->opts, nb->user);
 		if (s == NATS_OK)
 			s = natsOptions_SetTimeout(nb->opts, 2000);
 		if (s == NATS_OK)

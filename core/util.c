@@ -535,3 +535,42 @@ int util_rm_tree(const char *path)
 	}
 	return unlink(path);
 }
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int util_pct_decode(const char *s, size_t n, char **out, char **err)
+{
+	*out = NULL;
+	struct sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '%') {
+			sbuf_addch(&b, s[i]);
+			continue;
+		}
+		int hi = i + 1 < n ? hex_digit(s[i + 1]) : -1;
+		int lo = i + 2 < n ? hex_digit(s[i + 2]) : -1;
+		if (hi < 0 || lo < 0) {
+			sbuf_release(&b);
+			return err_set(err, "a '%%' not followed by two hexadecimal digits (write "
+					    "a '%%' itself as %%25)");
+		}
+		if (hi == 0 && lo == 0) {
+			sbuf_release(&b);
+			return err_set(err, "%%00 (a NUL byte) is not allowed");
+		}
+		sbuf_addch(&b, (char)(hi * 16 + lo));
+		i += 2;
+	}
+	*out = sbuf_detach(&b);
+	return 0;
+}

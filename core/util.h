@@ -86,6 +86,12 @@ bool util_valid_agent_name(const char *s);
  * sequences replaced, invalid UTF-8 replaced with U+FFFD. Caller frees. */
 char *util_sanitize(const char *s, size_t len, bool keep_newlines);
 
+/* Decodes the RFC 3986 percent-escapes (%40 -> '@') of the n bytes at s
+ * into *out (the caller's, NUL-terminated). -1 with *err for a '%' not
+ * followed by two hex digits, or %00; *err never quotes s (it may be a
+ * password): the caller names the part. */
+int util_pct_decode(const char *s, size_t n, char **out, char **err);
+
 /* Random bytes from getrandom(2). */
 void util_random(void *buf, size_t n);
 

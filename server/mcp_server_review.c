@@ -38,7 +38,8 @@ const char cli_mcp_review_output_schema[] =
 	"\"improvement\":{\"type\":\"array\",\"items\":" FINDING_SCHEMA("suggestion") "},"
 	"\"critical\":{\"type\":\"array\",\"items\":" FINDING_SCHEMA("remediation") "},"
 	"\"review\":{\"type\":\"object\",\"description\":\"the codebase, root, files, notes, "
-	"tools and each agent's status and attempts\"},"
+	"tools, each agent's status and attempts, and run_id: the run kept in data/review/runs "
+	"(madf runs, madf tasks RUN_ID)\"},"
 	"\"error\":{\"type\":\"object\",\"properties\":{\"status\":{\"type\":\"integer\"},"
 	"\"error\":{\"type\":\"string\"},\"field\":{\"type\":\"string\"},\"rule\":{\"type\":"
 	"\"string\"}},\"required\":[\"status\",\"error\"]}}}";
@@ -133,10 +134,20 @@ static void *review_main(void *arg)
 	struct mcp_review *c = arg;
 	struct mcp *s = c->s;
 	cJSON *agg = NULL, *error = NULL;
-	struct review_progress p = { .fn = on_progress, .ctx = c, .cancel = &c->cancel };
+	/* kept as a run, as madf review keeps one: madf runs, madf tasks and
+	 * the console's Tasks and Reports views list it (a request refused
+	 * before its tasks are sent keeps none) */
+	char run_id[64];
+	review_run_id(run_id, sizeof(run_id));
+	struct review_progress p = { .fn = on_progress, .ctx = c, .cancel = &c->cancel,
+				     .run_id = run_id };
 	/* madf mcp --inject-fault (tests) reaches the crew too. */
 	int st = cli_review_run_crew(s->cli, c->request, (const char *const *)s->env.faults,
 				     s->env.nfaults, &p, &agg, &error);
+	/* the client learns which run it is (review.run_id) */
+	cJSON *rv = cJSON_GetObjectItemCaseSensitive(agg, "review");
+	if (cJSON_IsObject(rv) && !cJSON_GetObjectItemCaseSensitive(rv, "run_id"))
+		cJSON_AddStringToObject(rv, "run_id", run_id);
 	if (atomic_load(&c->cancel)) {
 		/* cancelled: no response (MCP's cancellation) */
 		if (s->cli->verbose)

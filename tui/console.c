@@ -499,6 +499,19 @@ static int64_t console_on_tick(struct loop *l, int64_t id, void *ctx)
 	return ms > 0 ? ms : 0;
 }
 
+/* A bus monitor without a descriptor (no inotify: MADF_FORCE_POLL; no
+ * NATS monitor thread) counts again only when asked: this timer asks it
+ * every poll interval (MESSAGE_POLL_INTERVAL), and a change is taken as
+ * the descriptor's would be (console_on_bus). */
+static int64_t console_on_poll(struct loop *l, int64_t id, void *ctx)
+{
+	(void)id;
+	struct console *c = ctx;
+	console_on_bus(l, -1, 0, c);
+	int64_t ms = (int64_t)(c->bus->cfg.poll_interval_s * 1000);
+	return ms > 0 ? ms : 1;
+}
+
 /* Before each sleep: the descriptors the views want watched now (a
  * background job's, while it runs), and the timer at next_tick_ns when
  * that moved. */
@@ -544,6 +557,10 @@ int console_loop_open(struct console *c, char **err)
 	c->tick_at = c->next_tick_ns;
 	int64_t ms = (c->next_tick_ns - util_mono_ns()) / 1000000;
 	c->tick_id = loop_add_timer(c->loop, ms > 0 ? ms : 0, console_on_tick, c, NULL);
+	if (c->mon && mfd < 0 && loop_add_timer(c->loop, 0, console_on_poll, c, err) < 0) {
+		loop_free(&c->loop);
+		return -1;
+	}
 	loop_set_before_sleep(c->loop, console_before_sleep, c);
 	return 0;
 }

@@ -1,5 +1,7 @@
 /* View 7, conversations: those `madf serve` runs and has run (its
- * recorded sessions, data/serve-sessions/SESSION.json and SESSION.jsonl),
+ * recorded sessions, data/serve-sessions/SESSION.json and SESSION.jsonl;
+ * on a bus spanning hosts, NATS, also those recorded on the bus by a serve
+ * on another host, read from the bus without copying them here),
  * newest first; the selected one below as it happens, its events file
  * read on from where the last refresh stopped. C cancels a running one
  * over the bus: an operator_control (cancel) to madf serve's controller
@@ -30,6 +32,8 @@
 #define META_MAX ((size_t)1 << 20)
 #define READ_MAX ((size_t)1 << 20) /* bytes of events read per refresh */
 #define PANE_TAIL ((size_t)32768)  /* bytes of the transcript the pane wraps */
+#define BUS_LINES 2000             /* events read from the bus per refresh */
+#define BUS_LIST_NS 1000000000LL   /* the bus's sessions listed at most every 1 s */
 
 struct conv_item {
 	char session[25];
@@ -41,6 +45,7 @@ struct conv_item {
 	double tokens;      /* -1: not recorded */
 	uint64_t ino;       /* the meta file as read */
 	int64_t size, mtime_ns;
+	bool remote;        /* on the bus only (another host's serve) */
 };
 
 /* One events file followed: where the last read stopped, what it made. */
@@ -53,6 +58,15 @@ struct conv_follow {
 	bool in_text;          /* chunks being joined */
 	bool chunked;          /* this turn (or summary) came as chunks */
 	bool ended;
+	bool remote;           /* read from the bus: pos is where */
+	uint64_t pos;
+};
+
+/* A conversation on the bus only: its meta as last read. */
+struct conv_remote {
+	char session[25];
+	char *meta;
+	bool running;
 };
 
 struct convs {
@@ -64,6 +78,13 @@ struct convs {
 	size_t nfs;
 	struct conv_follow *sel; /* the selected one's, in fs (NULL: none) */
 	struct task_replies replies; /* the cancels sent, until the controller answers */
+	/* the bus's sessions (NATS), as last listed, and their metas */
+	char **names;
+	size_t nnames;
+	struct conv_remote *rm;
+	size_t nrm;
+	int64_t listed_ns;
+	bool list_failed; /* said once */
 };
 
 static void items_free(struct convs *cv)
@@ -95,14 +116,21 @@ static void follow_free(struct conv_follow *f)
 	free(f);
 }
 
-/* The follower of session, made when there is none. */
-static struct conv_follow *follow_get(struct convs *cv, const char *session)
+/* The follower of session, made when there is none (or made again when
+ * the session moved between the bus and this host's files). */
+static struct conv_follow *follow_get(struct convs *cv, const char *session, bool remote)
 {
 	for (size_t i = 0; i < cv->nfs; i++)
-		if (!strcmp(cv->fs[i]->session, session))
+		if (!strcmp(cv->fs[i]->session, session)) {
+			if (cv->fs[i]->remote != remote) {
+				follow_reset(cv->fs[i], session);
+				cv->fs[i]->remote = remote;
+			}
 			return cv->fs[i];
+		}
 	struct conv_follow *f = xcalloc(1, sizeof(*f));
 	follow_reset(f, session);
+	f->remote = remote;
 	cv->fs = xrealloc(cv->fs, (cv->nfs + 1) * sizeof(*cv->fs));
 	cv->fs[cv->nfs++] = f;
 	return f;
@@ -222,10 +250,25 @@ out:
 	cJSON_Delete(e);
 }
 
+static void follow_bus_line(void *ctx, const char *line, size_t len)
+{
+	follow_event(ctx, line, len);
+}
+
 /* Reads on from f->off what was appended to the events file (at most
- * READ_MAX a call); true when something new came. */
+ * READ_MAX a call), or from f->pos what the bus has after it (at most
+ * BUS_LINES); true when something new came. */
 static bool follow_read(struct console *c, struct conv_follow *f)
 {
+	if (f->remote) {
+		char *err = NULL;
+		int n = bus_events_read(c->bus, f->session, &f->pos, BUS_LINES, follow_bus_line, f,
+					&err);
+		if (n < 0)
+			console_status(c, true, "conversation %s: %s", f->session, err);
+		free(err);
+		return n > 0;
+	}
 	char *dir = sessions_dir(c);
 	char *path = xasprintf("%s/%s.jsonl", dir, f->session);
 	free(dir);
@@ -304,6 +347,96 @@ static int item_by_session(const void *a, const void *b)
 	return strcmp(x->session, y->session);
 }
 
+static struct conv_remote *remote_find(struct convs *cv, const char *session)
+{
+	for (size_t i = 0; i < cv->nrm; i++)
+		if (!strcmp(cv->rm[i].session, session))
+			return &cv->rm[i];
+	return NULL;
+}
+
+static void remote_free(struct convs *cv)
+{
+	for (size_t i = 0; i < cv->nnames; i++)
+		free(cv->names[i]);
+	free(cv->names);
+	for (size_t i = 0; i < cv->nrm; i++)
+		free(cv->rm[i].meta);
+	free(cv->rm);
+	cv->names = NULL;
+	cv->rm = NULL;
+	cv->nnames = cv->nrm = 0;
+}
+
+/* The bus's sessions (listed again at most every BUS_LIST_NS) that this
+ * host has no file of, as items (remote), after the cv->n local ones:
+ * their metas read from the bus when first seen, and again at each
+ * listing while they run. */
+static void items_add_remote(struct console *c, struct convs *cv, size_t *cap)
+{
+	int64_t now = util_mono_ns();
+	bool list = !cv->listed_ns || now - cv->listed_ns >= BUS_LIST_NS;
+	if (list) {
+		char **names = NULL, *err = NULL;
+		size_t n = 0;
+		cv->listed_ns = now;
+		if (bus_events_sessions(c->bus, &names, &n, &err) < 0) {
+			if (!cv->list_failed)
+				console_status(c, true, "conversations on the bus: %s", err);
+			cv->list_failed = true;
+			free(err);
+		} else {
+			cv->list_failed = false;
+			for (size_t i = 0; i < cv->nnames; i++)
+				free(cv->names[i]);
+			free(cv->names);
+			cv->names = names;
+			cv->nnames = n;
+		}
+	}
+	size_t nlocal = cv->n;
+	for (size_t i = 0; i < cv->nnames; i++) {
+		const char *s = cv->names[i];
+		if (!session_ok(s))
+			continue;
+		bool local = false;
+		for (size_t k = 0; k < nlocal && !local; k++)
+			local = !strcmp(cv->v[k].session, s);
+		if (local)
+			continue;
+		struct conv_remote *r = remote_find(cv, s);
+		if (!r || (list && r->running)) {
+			char *meta = NULL, *err = NULL;
+			if (bus_events_meta(c->bus, s, &meta, &err) != 0) {
+				free(err);
+				continue;
+			}
+			if (!r) {
+				cv->rm = xrealloc(cv->rm, (cv->nrm + 1) * sizeof(*cv->rm));
+				r = &cv->rm[cv->nrm++];
+				memset(r, 0, sizeof(*r));
+				util_strlcpy(r->session, s, sizeof(r->session));
+			}
+			free(r->meta);
+			r->meta = meta;
+		}
+		cJSON *m = r->meta ? cJSON_Parse(r->meta) : NULL;
+		if (!cJSON_IsObject(m)) {
+			cJSON_Delete(m);
+			continue;
+		}
+		if (cv->n == *cap) {
+			*cap = *cap ? 2 * *cap : 32;
+			cv->v = xrealloc(cv->v, *cap * sizeof(*cv->v));
+		}
+		struct conv_item *it = &cv->v[cv->n++];
+		item_from_meta(it, s, m);
+		it->remote = true;
+		r->running = it->running;
+		cJSON_Delete(m);
+	}
+}
+
 /* Every meta file of the sessions directory as an item, newest first; a
  * meta file unchanged since the last refresh (inode, size, mtime) is not
  * read again. */
@@ -375,6 +508,7 @@ static void items_load(struct console *c, struct convs *cv)
 		free(old[i].state);
 	}
 	free(old);
+	items_add_remote(c, cv, &cap);
 	if (cv->n)
 		qsort(cv->v, cv->n, sizeof(*cv->v), item_newest_first);
 }
@@ -403,7 +537,7 @@ static void follow_selected(struct console *c, struct view *v)
 	struct conv_item *it = item_current(v);
 	if (!it)
 		return;
-	cv->sel = follow_get(cv, it->session);
+	cv->sel = follow_get(cv, it->session, it->remote);
 	follow_read(c, cv->sel);
 	if (it->running && cv->sel->round > it->round)
 		it->round = cv->sel->round;
@@ -420,7 +554,7 @@ static bool follow_all(struct console *c, struct convs *cv, const char *session)
 		bool sel = !strcmp(it->session, session);
 		if (!it->running && !sel)
 			continue;
-		struct conv_follow *f = follow_get(cv, it->session);
+		struct conv_follow *f = follow_get(cv, it->session, it->remote);
 		got |= follow_read(c, f);
 		if (it->running && f->round > it->round)
 			it->round = f->round;
@@ -455,11 +589,18 @@ static unsigned convs_load(struct console *c, struct view *v, bool shown)
 	bool got = follow_all(c, cv, sel);
 	struct conv_item *it;
 	console_rows_clear(r);
-	size_t nrun = 0;
-	for (size_t i = 0; i < cv->n; i++)
+	size_t nrun = 0, nremote = 0;
+	for (size_t i = 0; i < cv->n; i++) {
 		nrun += cv->v[i].running;
-	console_rows_add(r, NULL, SLOT_HEADING, "Conversations of madf serve: %zu (%zu running)%s",
-			 cv->n, nrun, cv->n > CONV_MAX ? "; the newest " CONV_MAX_S " listed" : "");
+		nremote += cv->v[i].remote;
+	}
+	char from_bus[64] = "";
+	if (nremote)
+		snprintf(from_bus, sizeof(from_bus), ", %zu read from the bus (another host's)",
+			 nremote);
+	console_rows_add(r, NULL, SLOT_HEADING, "Conversations of madf serve: %zu (%zu running)%s%s",
+			 cv->n, nrun, from_bus,
+			 cv->n > CONV_MAX ? "; the newest " CONV_MAX_S " listed" : "");
 	console_rows_add(r, NULL, SLOT_HEADER, "%-24s %-14s %-7s %-22s %7s %8s %s", "SESSION", "USER",
 			 "ROUND", "STATE", "ELAPSED", "TOKENS", "AGENTS");
 	int64_t now = util_now_ns();
@@ -624,7 +765,7 @@ static unsigned convs_export(struct console *c, struct view *v)
 			       "export it when it has ended" : "no conversation selected");
 		return CONSOLE_REDRAW;
 	}
-	struct conv_follow *f = follow_get(cv, it->session);
+	struct conv_follow *f = follow_get(cv, it->session, it->remote);
 	while (follow_read(c, f))
 		;
 	char *dir = xasprintf("%s/reports/exports", c->cli->data_dir);
@@ -718,6 +859,7 @@ static void convs_release(struct console *c, struct view *v)
 	if (!cv)
 		return;
 	items_free(cv);
+	remote_free(cv);
 	for (size_t i = 0; i < cv->nfs; i++)
 		follow_free(cv->fs[i]);
 	free(cv->fs);

@@ -807,16 +807,25 @@ static void queues_draw(struct console *c, struct view *v, int y0, int y1)
 {
 	struct queues *q = v->data;
 	struct console_rows *r = &v->rows;
-	char title[128], line[256];
+	char title[128], line[320];
 	queue_title(q->kind, q->agent, c->bus && !bus_has_trash(c->bus) ? c->bus->t->name : NULL,
 		    title, sizeof(title));
-	size_t marked = 0, msgs = 0;
+	size_t marked = 0, msgs = 0, shown = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		marked += r->v[i].marked;
 		msgs += r->v[i].id != NULL;
 	}
-	snprintf(line, sizeof(line), " %s: %zu message%s, %zu marked   (:inbox NAME, :processing, :dlq, :processed, :trash)",
-		 title, msgs, msgs == 1 ? "" : "s", marked);
+	for (size_t k = 0; k < r->nvis; k++)
+		shown += r->v[r->vis[k]].id != NULL;
+	/* under a / filter: how many of them are shown (the marks count
+	 * hidden rows too, as the actions take them) */
+	char count[64];
+	if (c->re_set)
+		snprintf(count, sizeof(count), "%zu of %zu", shown, msgs);
+	else
+		snprintf(count, sizeof(count), "%zu", msgs);
+	snprintf(line, sizeof(line), " %s: %s message%s, %zu marked   (:inbox NAME, :processing, :dlq, :processed, :trash)",
+		 title, count, msgs == 1 ? "" : "s", marked);
 	console_put(c, y0, 0, COLS, SLOT_HEADING, line, true);
 	int mid = y0 + 1 + (y1 - y0 - 1) / 2;
 	char hdr[256];

@@ -3,7 +3,8 @@
 # structuredContent (checked against the tool's outputSchema with
 # python3-jsonschema), the same findings as `madf review`, progress
 # notifications for a progressToken, 404 and 413 as isError results with
-# the code, 400 as -32602 (2025-06-18) or an isError result (2025-11-25).
+# the code, 400 as -32602 (2025-06-18) or an isError result (2025-11-25);
+# a review is kept as a run (madf runs, data/review/runs), as madf review's.
 . tests/integration/lib.sh
 
 CLIENT="python3 $TOP/tests/integration/mcp_client.py"
@@ -70,6 +71,29 @@ assert p == sorted(set(p)) and len(p) > 1, p' "$T/s.out"
 has "a notification says an agent is done" "$(grep -o '"message":"review_critical: done[^"]*"' "$T/s.out")" \
    "review_critical: done, 4 findings"
 
+# Kept as a run, as madf review keeps one (the refused requests keep none):
+# madf runs lists it, its files are in data/review/runs and its report's
+# findings are the tool's.
+RUN=$(pick id=rv result.structuredContent.review.run_id <"$T/s.out")
+case "$RUN" in review-*) ok "the answer names its run ($RUN)" ;; *) fail "the answer names its run" "got: $RUN" ;; esac
+runs_of() { # runs_of: "run_id status tasks" of each review run, by madf runs --json
+	$MADF runs --json | python3 -c '
+import json, sys
+for x in json.load(sys.stdin):
+    if x["workflow"] == "review": print(x["run_id"], x["status"], x["tasks"])'
+}
+eq "madf runs lists that one review run, done, of 4 tasks" "$(runs_of)" "$RUN done 4"
+check "... its run file is in data/review/runs" test -s "$D/review/runs/$RUN.json"
+check "... and its aggregate beside it" test -s "$D/review/runs/$RUN.aggregate.json"
+eq "madf tasks RUN lists its 4 tasks, each done" \
+   "$($MADF tasks "$RUN" --json | python3 -c 'import json,sys; print(sorted((t["task_id"], t["status"]) for t in json.load(sys.stdin)["tasks"]))')" \
+   "[('critical', 'done'), ('debt', 'done'), ('documentation', 'done'), ('improvement', 'done')]"
+sc_count=$(pick id=rv result.structuredContent <"$T/s.out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print(sum(len(d[k]) for k in ("critical", "debt", "improvement")))')
+rep_count=$(sed -n 's/^## Findings by severity (\([0-9]*\))$/\1/p' "$D/reports/review/$RUN.md")
+eq "its finished report counts as many findings as the tool's structuredContent (11)" "$rep_count $sc_count" "11 11"
+
 eq "an unknown codebase: isError" "$(pick id=nf result.isError <"$T/s.out")" true
 eq "... carrying 404" "$(pick id=nf result.structuredContent.error.status <"$T/s.out")" 404
 has "... and saying why" "$(pick id=nf result.content.0.text <"$T/s.out")" "404: unknown codebase: $T/no-such-dir is not a directory"
@@ -102,5 +126,7 @@ eq "... the other agents' findings are kept" "$(places "$T/f.out" crash debt)" \
    "src/buffer.c:15:CWE-546 src/memory.c:10:CWE-546 src/parse.c:4:CWE-1121"
 eq "... the critical agent failed after 3 attempts (as madf review)" \
    "$(pick id=crash result.structuredContent.review.agents.critical.status <"$T/f.out") $(pick id=crash result.structuredContent.review.agents.critical.attempts <"$T/f.out")" "failed 3"
+FRUN=$(pick id=crash result.structuredContent.review.run_id <"$T/f.out")
+eq "... kept as a failed run too, beside the first" "$(runs_of | sort)" "$(printf '%s\n' "$RUN done 4" "$FRUN failed 4" | sort)"
 
 done_testing

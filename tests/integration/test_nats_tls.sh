@@ -1,5 +1,6 @@
 # TLS and credentials on the NATS transport, against real nats-servers of
-# this test's own: a user and password in the URL, a token in the URL, a
+# this test's own: a user and password in the URL (percent-encoded ones
+# with '@', ':' and '%' too, and malformed escapes), a token in the URL, a
 # credentials file (NATS_CREDS: operator, account and user JWTs made here),
 # and tls:// with the CA in NATS_CA (certificates made here with openssl).
 # Wrong secrets and a wrong CA fail in one clear line; no secret reaches
@@ -49,6 +50,50 @@ run send2 env MADF_BUS="$GOOD" $MADF send --to validator_agent --type heartbeat 
 kill -TERM "$apid"; wait "$apid"
 eq "... and stops cleanly" "$?" 0
 cat "$T/agent.out" "$T/agent.err" >>"$ALL"
+
+# --- (a2) percent-encoded (RFC 3986) user and password -----------------
+# '@', ':' and '%' in them are written %40, %3A and %25 in the URL
+PW2='p@ss:w0rd%Zq7'
+PW2_URL='p%40ss%3Aw0rd%25Zq7'
+NATS_EXTRA="authorization { user: \"ops@madf\", password: \"$PW2\" }"
+nats_start
+HP=${NATS_URL#nats://}
+ENC=nats://ops%40madf:$PW2_URL@$HP
+run esend env MADF_BUS="$ENC" $MADF send --to research_agent_2 --type heartbeat --content "$HB"
+eq "percent-encoded user and password ('@', ':', '%' in them): send works" "$rc" 0
+run estatus $MADF --bus "$ENC" status --json
+eq "... status counts it" "$(depth research_agent_2 estatus)" 1
+run erecv env MADF_BUS="$ENC" $MADF recv research_agent_2
+eq "... recv gets it" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["message_id"])' <"$T/erecv" 2>&1)" "$(cat "$T/esend")"
+run elower $MADF --bus "nats://ops%40madf:p%40ss%3aw0rd%25Zq7@$HP" status
+eq "... lower-case escapes too" "$rc" 0
+run eraw $MADF --bus "nats://ops%40madf:p%40ss%3Aw0rd%25Zq8@$HP" status
+eq "... one character off: refused (exit 1)" "$rc" 1
+one_line "... as a failed authorization" "$T/eraw" "cannot connect to the NATS bus at nats://$HP: Authentication Violation"
+run ebadpw $MADF --bus "nats://ops%40madf:p%zzss@$HP" status
+eq "a malformed escape (%zz) in the password: refused (exit 1)" "$rc" 1
+one_line "... naming the password, not quoting it" "$T/ebadpw" "invalid password in the bus URL: a '%' not followed by two hexadecimal digits"
+run ebadcut $MADF --bus "nats://ops%40madf:pass%4@$HP" status
+eq "a cut escape (%4) in the password: refused (exit 1)" "$rc" 1
+one_line "... naming the password" "$T/ebadcut" "invalid password in the bus URL"
+run ebaduser $MADF --bus "nats://ops%4:x@$HP" status
+eq "a malformed escape in the user name: refused (exit 1)" "$rc" 1
+one_line "... naming the user name" "$T/ebaduser" "invalid user name in the bus URL"
+run eat $MADF --bus "nats://ops@madf:$PW2_URL@$HP" status
+eq "a raw '@' in the userinfo: refused (exit 1)" "$rc" 1
+one_line "... saying how to write it" "$T/eat" "'@' is written %40"
+TOK2='t@k:en%7Yq'
+TOK2_URL='t%40k%3Aen%257Yq'
+NATS_EXTRA="authorization { token: \"$TOK2\" }"
+nats_start
+HP=${NATS_URL#nats://}
+run etok env MADF_BUS="nats://$TOK2_URL@$HP" $MADF send --to research_agent_2 --type heartbeat --content "$HB"
+eq "a percent-encoded token ('@', ':', '%' in it): send works" "$rc" 0
+run etokstatus $MADF --bus "nats://$TOK2_URL@$HP" status --json
+eq "... status counts it" "$(depth research_agent_2 etokstatus)" 1
+run etokbad $MADF --bus "nats://t%40k%zz@$HP" status
+eq "a malformed escape in the token: refused (exit 1)" "$rc" 1
+one_line "... naming the token" "$T/etokbad" "invalid token in the bus URL"
 
 # --- (b) a token in the URL: authorization { token } -------------------
 NATS_EXTRA="authorization { token: \"$TOKEN\" }"
@@ -141,7 +186,7 @@ eq "... without them: refused (exit 1)" "$rc" 1
 one_line "... in one line saying what to set" "$T/mtlsno" "if the server verifies clients, NATS_CERT and NATS_KEY name a client certificate and its key"
 
 # --- no secret anywhere -------------------------------------------------
-for s in "$PW" "$TOKEN" "$BADPW" tok-wrong; do
+for s in "$PW" "$TOKEN" "$BADPW" tok-wrong "$PW2" "$PW2_URL" p%zzss w0rd "$TOK2" "$TOK2_URL"; do
 	hits=$(grep -rlF -- "$s" "$ALL" "$T/data" "$T/logs" 2>/dev/null)
 	eq "the secret $s is in no output, log or data file" "$hits" ""
 done

@@ -189,6 +189,25 @@ static void test_queues_keys(void **state)
 	assert_null(strstr(text, "R retry"));
 	free(head);
 	free(text);
+	/* under a / filter the header says how many are shown of how many
+	 * (the mark, on the first message, still counted) */
+	char filter[160];
+	snprintf(filter, sizeof(filter), "/%s\n", f->ids[1]);
+	for (const char *p = filter; *p; p++)
+		console_bench_key(c, (unsigned char)*p);
+	console_frame(c, CONSOLE_RELOAD | CONSOLE_REDRAW);
+	text = console_screen_text();
+	head = line_with(text, "inbox of research_agent_1");
+	assert_non_null(strstr(head, "inbox of research_agent_1: 1 of 2 messages, 1 marked"));
+	free(head);
+	free(text);
+	console_bench_key(c, 27);
+	console_frame(c, CONSOLE_RELOAD | CONSOLE_REDRAW);
+	text = console_screen_text();
+	head = line_with(text, "inbox of research_agent_1");
+	assert_non_null(strstr(head, "inbox of research_agent_1: 2 messages, 1 marked"));
+	free(head);
+	free(text);
 }
 
 /* A bulk action (past 200 messages, on a thread of its own) still running
