@@ -111,6 +111,10 @@ struct ctx {
 	struct store *brk, *cont;
 	char **typedefs;
 	size_t ntypedefs;
+	int ninit;          /* the globals' cells: [0, ninit) */
+	bool *gmark;        /* a global cell written in this analysis */
+	int *gw;
+	size_t ngw;
 	cJSON *items, *seen;
 };
 
@@ -250,15 +254,27 @@ static struct val cell_val(struct ctx *c, int p)
 	return p >= 0 && p < c->s.n ? c->s.c[p].v : (struct val){ 0 };
 }
 
-static void cell_set(struct ctx *c, int p, const struct val *v, bool strong)
+/* strong: the cell's value replaced (an array's too: its content written
+ * whole, as strcpy does); else joined. */
+static void cell_write(struct ctx *c, int p, const struct val *v, bool strong, bool whole)
 {
 	if (p < 0 || p >= c->s.n)
 		return;
 	struct cell *x = &c->s.c[p];
-	if (strong && !x->array)
+	if (p < c->ninit && c->gmark && !c->gmark[p]) {
+		c->gmark[p] = true;
+		c->gw = xrealloc(c->gw, (c->ngw + 1) * sizeof(*c->gw));
+		c->gw[c->ngw++] = p;
+	}
+	if (strong && (whole || !x->array))
 		x->v = *v;
 	else
 		x->v = val_join(x->v, v);
+}
+
+static void cell_set(struct ctx *c, int p, const struct val *v, bool strong)
+{
+	cell_write(c, p, v, strong, false);
 }
 
 /* The taint of what v is or points to (a string's characters): its
@@ -874,7 +890,7 @@ static void copy_into(struct ctx *c, const struct val *to, const struct val *fro
 	int s = content_src(c, from);
 	struct val w = s ? tainted(s > 0 ? s : 0) : (struct val){ 0 };
 	for (int i = 0; i < to->np; i++)
-		cell_set(c, to->p[i], &w, strong && to->np == 1);
+		cell_write(c, to->p[i], &w, strong && to->np == 1, true);
 }
 
 static struct val call_user(struct ctx *c, int fi, struct ev *a, int na);
@@ -977,8 +993,8 @@ static struct val call_user(struct ctx *c, int fi, struct ev *a, int na)
 	bool any = f->has_src;
 	for (int i = 0; i < na && !any; i++)
 		any = deep_src(c, &a[i].v) != 0;
-	for (size_t i = 0; i < c->nglobal && !any; i++)
-		any = c->s.c[c->b[i].cell].v.taint;
+	for (size_t i = 0; i < c->ngw && !any; i++)
+		any = deep_src(c, &c->s.c[c->gw[i]].v) != 0;
 	if (!any)
 		return (struct val){ 0 };
 	const struct flow_tok *st = c->t;
@@ -1463,11 +1479,16 @@ void flow_analyze(struct flow_file *files, size_t n, cJSON *items)
 	hidx_build(&c.hf, c.nfns, fn_name_at, &c);
 	fns_propagate(&c);
 	store_copy(&c.init, &c.s);
+	c.ninit = c.init.n;
+	c.gmark = xcalloc((size_t)c.ninit + 1, sizeof(*c.gmark));
 	for (size_t k = 0; k < c.nfns; k++) {
 		struct fn *f = &c.fns[k];
 		if (!f->has_src)
 			continue;
 		store_copy(&c.s, &c.init);
+		for (size_t i = 0; i < c.ngw; i++)
+			c.gmark[c.gw[i]] = false;
+		c.ngw = 0;
 		c.nb = c.nglobal;
 		c.steps = 0;
 		c.depth = 0;
@@ -1489,6 +1510,8 @@ void flow_analyze(struct flow_file *files, size_t n, cJSON *items)
 	for (size_t i = 0; i < c.nsrc; i++)
 		free(c.srcs[i].what);
 	free(c.srcs);
+	free(c.gmark);
+	free(c.gw);
 	hidx_free(&c.hf);
 	hidx_free(&c.hg);
 	free(c.fns);
