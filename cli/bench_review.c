@@ -649,10 +649,11 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 		return;
 	}
 	cJSON *all = cJSON_CreateArray(), *flow = cJSON_CreateArray();
-	bool failed = false, missing = false;
+	bool failed = false, missing4 = false, missing5 = false;
 	for (int r = RUN_TOOL0; r < RUN_TOOLN; r++) {
 		if (!b->want[r]) {
-			missing = true;
+			missing4 |= r != RUN_FLOW;
+			missing5 = true;
 			continue;
 		}
 		fprintf(stderr, "madf: bench review: %s\n", run_names[r]);
@@ -665,7 +666,7 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 	for (int u = RUN_UNION; u <= RUN_UNION5; u++) {
 		if (!b->want[u])
 			continue;
-		if (missing)
+		if (u == RUN_UNION ? missing4 : missing5)
 			b->want[u] = false; /* not all of its analyzers ran */
 		else if (failed)
 			b->runs[u].error = xstrdup("an analyzer failed");
