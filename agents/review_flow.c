@@ -1010,9 +1010,16 @@ static struct val call_user(struct ctx *c, int fi, struct ev *a, int na)
 	c->n = c->files[f->fi].n;
 	for (int i = 0; i < f->nparams; i++) {
 		int cell = cell_new(c, false);
-		if (i < na)
-			c->s.c[cell].v = a[i].v;
-		c->s.c[cell].v.known = false;
+		struct val v = i < na ? a[i].v : (struct val){ 0 };
+		/* a pointer from nowhere known (the entry's own parameters)
+		 * points to a buffer of its own, so that what is read into it
+		 * is followed */
+		if (!v.np && !v.fn && !v.known && !v.lit) {
+			int obj = cell_new(c, true);
+			val_addp(&v, obj);
+		}
+		v.known = false;
+		c->s.c[cell].v = v;
 		bind_add(c, f->param[i], cell, 0);
 	}
 	c->fr = &fr;

@@ -186,6 +186,16 @@ static void test_preprocessor_and_branches(void **state)
 }
 
 /* main's arguments are outside input. */
+/* A buffer the caller passes (a parameter) read into, then printed. */
+static void test_parameter_buffer(void **state)
+{
+	(void)state;
+	expect(run(NULL, "b.c",
+		   "void log_message(char *msg, int size)\n{\n    if (!fgets(msg, size, stdin))\n"
+		   "        return;\n    printf(msg);\n    printf(\"%s\", msg);\n}\n", NULL),
+	       "b.c:5:CWE-134");
+}
+
 static void test_argv(void **state)
 {
 	(void)state;
@@ -212,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_format_string),
 		cmocka_unit_test(test_across_files),
 		cmocka_unit_test(test_preprocessor_and_branches),
+		cmocka_unit_test(test_parameter_buffer),
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_garbage),
 	};
