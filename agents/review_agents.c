@@ -57,7 +57,7 @@ static const struct schema input_schema = SCHEMA_CLOSED(input_fields, NULL);
 static const char *const checks_debt[] = { "markers", "complexity", "size", NULL };
 static const char *const checks_improvement[] = { "cppcheck", "shellcheck", NULL };
 static const char *const checks_critical[] = { "cppcheck", "flawfinder", "secrets", "gcc-analyzer",
-					       "clang-analyzer", NULL };
+					       "clang-analyzer", "madf-flow", NULL };
 static const char *const checks_docs[] = { "readme", "contributing", "diagram", "openapi", NULL };
 
 static const char *const *part_checks(enum review_part p)
@@ -279,6 +279,8 @@ static const struct {
 	  "after free, NULL dereference, leaks, buffer sizes)", "c", false },
 	{ "clang-analyzer", "review.clang_analyzer", "clang's path-sensitive checks (memory, NULL, "
 	  "bounds, tainted format strings and commands)", "c", false },
+	{ "madf-flow", "review.flow", "madf's own finder (outside input followed to commands and "
+	  "format strings across functions and files)", "c", false },
 };
 #define NCRIT (sizeof(crit_tools) / sizeof(crit_tools[0]))
 

@@ -83,7 +83,8 @@ int review_crew_run(struct agent *given, const struct review_crew_opts *o, const
 	    (o->write_registry && tools_write_registry(env.tools, &err) < 0))
 		goto out;
 	static const char *const crit[] = { "review.cppcheck", "review.flawfinder", "review.secrets",
-					    "review.gcc_analyzer", "review.clang_analyzer", "review.ctags" };
+					    "review.gcc_analyzer", "review.clang_analyzer", "review.flow",
+					    "review.ctags" };
 	static const char *const debt[] = { "review.markers", "review.pmccabe", "review.cloc", "review.ctags" };
 	static const char *const impr[] = { "review.cppcheck", "review.shellcheck" };
 	static const char *const docs[] = { "review.cloc", "review.ctags", "review.dot" };

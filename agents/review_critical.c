@@ -91,6 +91,9 @@ static const struct track {
 	{ "gcc-analyzer", "-Wanalyzer-use-after-free", "use after free", 27, 0 },
 	{ "gcc-analyzer", "-Warray-bounds", "overflow", 6, 0 },
 	{ "gcc-analyzer", "-Wstringop-overflow=", "overflow", 11, 0 },
+	/* madf's own finder (review.flow), measured the same way */
+	{ "madf-flow", "tainted-command", "command injection", 75, 0 },
+	{ "madf-flow", "tainted-format", "format string", 75, 0 },
 };
 
 static const struct track *track_of(const char *tool, const char *rule, const char *cls)

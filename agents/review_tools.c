@@ -1,9 +1,11 @@
 /* The analyzers behind the review agents, each a tool of the registry (so
  * that every run is counted, timed and logged): cppcheck, flawfinder,
- * shellcheck, universal-ctags, cloc, pmccabe, graphviz's dot, and two
- * built-in scans (hard-coded secrets, TODO/FIXME markers). */
+ * shellcheck, universal-ctags, cloc, pmccabe, graphviz's dot, two
+ * built-in scans (hard-coded secrets, TODO/FIXME markers) and madf's own
+ * finder (review.flow, agents/review_flow.c). */
 #include "agents/review.h"
 #include "agents/review_priv.h"
+#include "agents/review_flow.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -782,6 +784,9 @@ int review_tools_register(struct tools *t, char **err)
 		  NULL, NULL, tool_dot },
 		{ "review.secrets", "hard-coded keys and tokens by well-known patterns and entropy", FILES_SCHEMA, NULL, NULL, tool_secrets },
 		{ "review.markers", "TODO, FIXME, XXX and HACK comments", FILES_SCHEMA, NULL, NULL, tool_markers },
+		{ "review.flow", "madf's own finder: outside input followed to commands (CWE-78) and "
+		  "format strings (CWE-134) across functions and files", FILES_SCHEMA, NULL, NULL,
+		  review_flow_tool },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(defs); i++)
 		if (tools_register(t, &defs[i], t, err) < 0)

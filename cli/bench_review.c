@@ -37,16 +37,20 @@
 #define FLAW_WINDOW 8   /* lines under a POTENTIAL FLAW comment */
 #define TOOL_CHUNK 400  /* files per analyzer call */
 
-enum { RUN_CREW, RUN_CPPCHECK, RUN_FLAWFINDER, RUN_GCC, RUN_CLANG, RUN_UNION, NRUNS };
+enum { RUN_CREW, RUN_CPPCHECK, RUN_FLAWFINDER, RUN_GCC, RUN_CLANG, RUN_FLOW, RUN_UNION,
+       RUN_UNION5, NRUNS };
 #define RUN_TOOL0 RUN_CPPCHECK
-#define RUN_TOOLN RUN_UNION /* the analyzers alone: [RUN_TOOL0, RUN_TOOLN) */
+#define RUN_TOOLN RUN_UNION /* the tools alone: [RUN_TOOL0, RUN_TOOLN) */
+/* the union of the four: the other analyzers' plain union, madf-flow not in it */
 static const char *const run_names[NRUNS] = { "crew (critical)", "cppcheck alone",
 					       "flawfinder alone", "gcc-analyzer alone",
-					       "clang-analyzer alone", "union of the four" };
+					       "clang-analyzer alone", "madf-flow alone",
+					       "union of the four", "union of the five" };
 static const char *const run_keys[NRUNS] = { "crew", "cppcheck", "flawfinder", "gcc_analyzer",
-					      "clang_analyzer", "union" };
+					      "clang_analyzer", "flow", "union", "union5" };
 static const char *const run_tool_names[NRUNS] = { NULL, "review.cppcheck", "review.flawfinder",
-					       "review.gcc_analyzer", "review.clang_analyzer", NULL };
+					       "review.gcc_analyzer", "review.clang_analyzer",
+					       "review.flow", NULL, NULL };
 
 /* The CWEs a finding may carry for a test case's CWE to count. */
 static const struct {
@@ -119,6 +123,7 @@ struct bench {
 	size_t ncwes;
 	int split; /* SPLIT_ALL, SPLIT_ODD, SPLIT_EVEN */
 	FILE *dump; /* --findings: every scored finding as a JSON line */
+	bool want[NRUNS]; /* --runs */
 	struct run runs[NRUNS];
 };
 
@@ -626,6 +631,11 @@ static void run_tool(struct bench *b, struct tools *t, int r, const char *tool, 
 
 static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 {
+	bool any = false;
+	for (int r = RUN_TOOL0; r < NRUNS; r++)
+		any |= b->want[r];
+	if (!any)
+		return;
 	struct tools *t = NULL;
 	char *err = NULL;
 	if (tools_open(cli->data_dir, cli->log_dir, NULL, &t, &err) < 0 ||
@@ -638,18 +648,38 @@ static void run_tools(struct cli *cli, struct bench *b, const char *tmp)
 		tools_free(&t);
 		return;
 	}
-	cJSON *all = cJSON_CreateArray();
-	bool failed = false;
+	cJSON *all = cJSON_CreateArray(), *flow = cJSON_CreateArray();
+	bool failed = false, missing4 = false, missing5 = false;
 	for (int r = RUN_TOOL0; r < RUN_TOOLN; r++) {
+		if (!b->want[r]) {
+			missing4 |= r != RUN_FLOW;
+			missing5 = true;
+			continue;
+		}
 		fprintf(stderr, "madf: bench review: %s\n", run_names[r]);
-		run_tool(b, t, r, run_tool_names[r], tmp, all);
-		b->runs[RUN_UNION].secs += b->runs[r].secs;
+		run_tool(b, t, r, run_tool_names[r], tmp, r == RUN_FLOW ? flow : all);
+		if (r != RUN_FLOW)
+			b->runs[RUN_UNION].secs += b->runs[r].secs;
+		b->runs[RUN_UNION5].secs += b->runs[r].secs;
 		failed |= b->runs[r].error != NULL;
 	}
-	if (failed)
-		b->runs[RUN_UNION].error = xstrdup("an analyzer failed");
-	else
-		score(b, RUN_UNION, all);
+	for (int u = RUN_UNION; u <= RUN_UNION5; u++) {
+		if (!b->want[u])
+			continue;
+		if (u == RUN_UNION ? missing4 : missing5)
+			b->want[u] = false; /* not all of its analyzers ran */
+		else if (failed)
+			b->runs[u].error = xstrdup("an analyzer failed");
+		else if (u == RUN_UNION)
+			score(b, u, all);
+	}
+	if (b->want[RUN_UNION5] && !b->runs[RUN_UNION5].error) {
+		cJSON *it;
+		while ((it = cJSON_DetachItemFromArray(flow, 0)))
+			cJSON_AddItemToArray(all, it);
+		score(b, RUN_UNION5, all);
+	}
+	cJSON_Delete(flow);
 	cJSON_Delete(all);
 	tools_save_usage(t, NULL);
 	review_tools_release(t);
@@ -684,6 +714,10 @@ static void print_table(const struct bench *b, const char *mode)
 	       "cases hit", "hits", "false alarms", "off line", "outside", "skipped", "time");
 	for (int r = 0; r < NRUNS; r++) {
 		const struct run *x = &b->runs[r];
+		if (!b->want[r]) {
+			printf("%-20s not run\n", run_names[r]);
+			continue;
+		}
 		if (x->error) {
 			char *clean = util_sanitize(x->error, strlen(x->error), false);
 			printf("%-20s failed: %s\n", run_names[r], clean);
@@ -702,7 +736,8 @@ static void print_table(const struct bench *b, const char *mode)
 	}
 	printf("\ncases hit by CWE      cases");
 	for (int r = 0; r < NRUNS; r++)
-		printf(" %14s", run_keys[r]);
+		if (b->want[r])
+			printf(" %14s", run_keys[r]);
 	printf("\n");
 	for (size_t i = 0; i < b->ncwes; i++) {
 		long n = 0, h[NRUNS] = { 0 };
@@ -714,7 +749,8 @@ static void print_table(const struct bench *b, const char *mode)
 			}
 		printf("CWE-%-17d %5ld", b->cwes[i], n);
 		for (int r = 0; r < NRUNS; r++)
-			printf(" %14ld", h[r]);
+			if (b->want[r])
+				printf(" %14ld", h[r]);
 		printf("\n");
 	}
 	printf("\nA hit: a finding of the case's CWE (or its family) on a line under a "
@@ -742,6 +778,8 @@ static cJSON *bench_json(const struct bench *b, const char *mode)
 	cJSON *runs = cJSON_AddObjectToObject(j, "runs");
 	for (int r = 0; r < NRUNS; r++) {
 		const struct run *x = &b->runs[r];
+		if (!b->want[r])
+			continue;
 		cJSON *o = cJSON_AddObjectToObject(runs, run_keys[r]);
 		if (x->error) {
 			cJSON_AddStringToObject(o, "error", x->error);
@@ -775,7 +813,8 @@ static cJSON *bench_json(const struct bench *b, const char *mode)
 			}
 		cJSON_AddNumberToObject(o, "cases", (double)n);
 		for (int r = 0; r < NRUNS; r++)
-			cJSON_AddNumberToObject(o, run_keys[r], (double)h[r]);
+			if (b->want[r])
+				cJSON_AddNumberToObject(o, run_keys[r], (double)h[r]);
 	}
 	return j;
 }
@@ -802,6 +841,7 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 {
 	struct cli_opts o = { argc, argv, 2, "bench", &cmd_bench_review_entry, 0 };
 	const char *name, *val, *suite = NULL, *cwe_list = NULL, *split = NULL, *dump = NULL;
+	const char *runs = NULL;
 	long max_cases = 0;
 	bool json = false;
 	int r;
@@ -818,6 +858,8 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 			split = val;
 		} else if (!strcmp(name, "--findings")) {
 			dump = val;
+		} else if (!strcmp(name, "--runs")) {
+			runs = val;
 		} else if (!strcmp(name, "--max-cases")) {
 			if (cli_long("bench", name, val, 1, 1000000, &max_cases) < 0)
 				return EXIT_USAGE;
@@ -850,6 +892,27 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 		free(copy);
 	}
 	struct bench b = { .suite = suite };
+	for (int i = 0; i < NRUNS; i++)
+		b.want[i] = !runs;
+	if (runs) {
+		char *copy = xstrdup(runs), *save = NULL;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			int i = 0;
+			while (i < NRUNS && strcmp(t, run_keys[i]))
+				i++;
+			if (i == NRUNS) {
+				free(copy);
+				return cli_fail(EXIT_USAGE, "bench", "review: --runs: a comma-separated list "
+						"of crew, cppcheck, flawfinder, gcc_analyzer, clang_analyzer, "
+						"flow, union, union5; got \"%s\"", runs);
+			}
+			b.want[i] = true;
+			/* a union needs its analyzers */
+			for (int k = RUN_TOOL0; k < RUN_TOOLN && i >= RUN_UNION; k++)
+				b.want[k] |= k != RUN_FLOW || i == RUN_UNION5;
+		}
+		free(copy);
+	}
 	if (split) {
 		for (b.split = SPLIT_ALL; b.split <= SPLIT_EVEN; b.split++)
 			if (!strcmp(split, split_names[b.split]))
@@ -884,7 +947,8 @@ static int bench_review(struct cli *cli, int argc, char **argv)
 	}
 	char *mode = llm_agent_settings_describe(s);
 	llm_agent_settings_free(&s);
-	run_crew(cli, &b, tmp);
+	if (b.want[RUN_CREW])
+		run_crew(cli, &b, tmp);
 	run_tools(cli, &b, tmp);
 	if (json) {
 		cJSON *j = bench_json(&b, mode);
@@ -914,6 +978,9 @@ static const struct cli_opt bench_review_options[] = {
 	{ .name = "--split", .arg = "HALF", .help = "odd, even or all (default): the test cases "
 	  "whose flow variant number is odd (the critical agent's keep-policy was tuned on "
 	  "them) or even (never tuned on)" },
+	{ .name = "--runs", .arg = "LIST", .help = "only these runs: crew, cppcheck, flawfinder, "
+	  "gcc_analyzer, clang_analyzer, flow (madf's own finder), union (the four analyzers "
+	  "but flow), union5 (the five); a union runs its analyzers (default: all)" },
 	{ .name = "--findings", .arg = "FILE", .help = "write every scored finding of every "
 	  "run as a JSON line (run, case, file, line, cwe, tool, rule, level, verdict)" },
 	{ .name = "--json", .help = "print the figures as JSON" },

@@ -29,10 +29,13 @@ eq "gcc-analyzer alone: both double frees (flow 02 compiles with the suite's hea
    "$(row "$T/b.json" gcc_analyzer)" "0.500 1.000 2 2 0 0"
 eq "clang-analyzer alone: flow 02's double free and the tainted format string" \
    "$(row "$T/b.json" clang_analyzer)" "0.500 1.000 2 2 0 0"
-eq "the union of the four" "$(row "$T/b.json" union)" "0.750 0.750 3 3 1 1"
+eq "madf-flow alone: the format string from getenv, not the good function's constant" \
+   "$(row "$T/b.json" flow)" "0.250 1.000 1 1 0 0"
+eq "the union of the four (madf-flow not in it)" "$(row "$T/b.json" union)" "0.750 0.750 3 3 1 1"
+eq "the union of the five" "$(row "$T/b.json" union5)" "0.750 0.750 3 3 1 1"
 eq "cases hit by CWE (crew, cppcheck, flawfinder, gcc, clang, union)" \
-   "$(get "$T/b.json" "[(k, v['cases'], v['crew'], v['cppcheck'], v['flawfinder'], v['gcc_analyzer'], v['clang_analyzer'], v['union']) for k, v in sorted(d['by_cwe'].items())]")" \
-   "[('121', 1, 0, 0, 0, 0, 0, 0), ('134', 1, 1, 0, 1, 0, 1, 1), ('415', 2, 2, 2, 0, 2, 1, 2)]"
+   "$(get "$T/b.json" "[(k, v['cases'], v['crew'], v['cppcheck'], v['flawfinder'], v['gcc_analyzer'], v['clang_analyzer'], v['flow'], v['union']) for k, v in sorted(d['by_cwe'].items())]")" \
+   "[('121', 1, 0, 0, 0, 0, 0, 0, 0), ('134', 1, 1, 0, 1, 0, 1, 1, 1), ('415', 2, 2, 2, 0, 2, 1, 0, 2)]"
 tmp=$(sed -n 's/.*C files copied to //p' "$T/b.err")
 check "the copy of the suite is removed" test -n "$tmp" -a ! -e "$tmp"
 
@@ -43,6 +46,7 @@ has "... for each analyzer alone in the same run" "$out" "flawfinder alone      
 has "... gcc's analyzer" "$out" "gcc-analyzer alone    1.000     1.000         2/2"
 has "... clang's analyzer" "$out" "clang-analyzer alone  0.500     1.000         1/2"
 has "... and the union of the four" "$out" "union of the four     1.000     1.000         2/2"
+has "... madf's own finder" "$out" "madf-flow alone       0.000         -         0/2"
 has "--cwe chooses the CWEs" "$out" "CWE 415: 2 test cases in 2 C files, 10 defect lines"
 has "the table says what the keep-policy was tuned on" "$out" \
    "test cases: all (the critical agent's keep-policy was tuned on the odd-numbered cases only; --split even for the held-out half)"
@@ -65,4 +69,17 @@ check_fails "a directory without testcases/ is a usage error" 2 "$MADF" bench re
 check_fails "a bad --cwe is a usage error" 2 "$MADF" bench review "$SUITE" --cwe 41x
 check_fails "no case of the chosen CWEs is a usage error" 2 "$MADF" bench review "$SUITE" --cwe 78
 has "... saying so" "$("$MADF" bench review "$SUITE" --cwe 78 2>&1)" "no C test cases of the chosen CWEs"
+
+# --runs: only some runs (a union brings its analyzers)
+out=$("$MADF" bench review "$SUITE" --cwe 134 --runs flow 2>/dev/null)
+has "--runs flow: madf's finder alone" "$out" "madf-flow alone       1.000     1.000         1/1"
+has "--runs flow: the crew not run" "$out" "crew (critical)      not run"
+has "--runs flow: the union not run" "$out" "union of the four    not run"
+"$MADF" bench review "$SUITE" --cwe 134 --runs union --json >"$T/u.json" 2>/dev/null
+eq "--runs union runs the four analyzers, not the crew nor madf-flow" \
+   "$(get "$T/u.json" "sorted(d['runs'])")" "['clang_analyzer', 'cppcheck', 'flawfinder', 'gcc_analyzer', 'union']"
+out=$("$MADF" bench review "$SUITE" --runs nope 2>&1)
+eq "--runs with an unknown run is a usage error" "$?" 2
+has "... that names the runs" "$out" "--runs: a comma-separated list of crew, cppcheck"
+
 done_testing

@@ -37,8 +37,9 @@ eq "the double free: three tools agree (deduplicated into one finding) and it sa
    "3 tools agree on this line's double free."
 has "the overflow is kept because four tools agree" "$(field "$T/r.json" "d['critical'][0]['description']")" \
    "(cppcheck bufferAccessOutOfBounds, gcc-analyzer -Warray-bounds, clang-analyzer alpha.unix.cstring.OutOfBounds, flawfinder buffer/strcpy) in copy_name(). Kept: 4 tools agree on this line's overflow."
-has "the format string: flawfinder and clang's taint checker agree" "$(field "$T/r.json" "d['critical'][1]['description']")" \
-   "(flawfinder format/printf, clang-analyzer alpha.security.taint.TaintPropagation) in log_message(). Kept: 2 tools agree on this line's format string."
+eq "the format string: madf-flow, flawfinder and clang's taint checker agree; madf-flow says where the format comes from" \
+   "$(field "$T/r.json" "d['critical'][1]['description']")" \
+   "data from fgets() at line 14 reaches the format string of printf() (argument 1) at line 15 unchecked: its % directives are read from the input (madf-flow tainted-format, flawfinder format/printf, clang-analyzer alpha.security.taint.TaintPropagation) in log_message(). Kept: 3 tools agree on this line's format string."
 has "findings are mapped to their function (ctags)" "$(field "$T/r.json" "d['critical'][3]['description']")" \
    "in release_twice()"
 eq "flawfinder's lone level-2 hit (char array, line 8) is left out" \
@@ -54,7 +55,7 @@ has "a link leaving the tree is noted, not followed" "$notes" "escape_link: a sy
 has "a non-UTF-8 source is noted and kept from flawfinder" "$notes" "src/latin1.c: not valid UTF-8: flawfinder skipped it"
 eq "the reviewed files (the binary and the link left out)" "$(field "$T/r.json" "d['review']['files']")" 9
 eq "every analyzer ran" "$(field "$T/r.json" "sorted(k for k, v in d['review']['tools'].items() if v == 'ok')")" \
-   "['clang_analyzer', 'cloc', 'cppcheck', 'ctags', 'dot', 'flawfinder', 'gcc_analyzer', 'markers', 'pmccabe', 'secrets', 'shellcheck']"
+   "['clang_analyzer', 'cloc', 'cppcheck', 'ctags', 'dot', 'flawfinder', 'flow', 'gcc_analyzer', 'markers', 'pmccabe', 'secrets', 'shellcheck']"
 eq "each agent completed at the first attempt" \
    "$(field "$T/r.json" "[(k, v['status'], v['attempts']) for k, v in sorted(d['review']['agents'].items())]")" \
    "[('critical', 'completed', 1), ('debt', 'completed', 1), ('documentation', 'completed', 1), ('improvement', 'completed', 1)]"

@@ -81,7 +81,7 @@ eq "... with the findings" "$(places "$T/k.json" critical)" \
 "$MADF" review "$FIX" --agents critical >/dev/null 2>"$T/p.err"
 eq "the critical agent's steps, in order, as the master hears them" \
    "$(sed -n 's/^madf: review: review_critical: //p' "$T/p.err" | tr '\n' '|')" \
-   "assigned|accepted (attempt 1)|running the analyzers|cppcheck on 7 files|flawfinder on 6 files|secrets on 9 files|gcc-analyzer on 7 files|clang-analyzer on 7 files|ctags on 7 files|done, 4 findings|"
+   "assigned|accepted (attempt 1)|running the analyzers|cppcheck on 7 files|flawfinder on 6 files|secrets on 9 files|gcc-analyzer on 7 files|clang-analyzer on 7 files|madf-flow on 7 files|ctags on 7 files|done, 4 findings|"
 check "each step went over the bus as a task_progress" python3 -c '
 import json, os, sys
 n = 0
