@@ -560,10 +560,6 @@ static void run_crew(struct cli *cli, struct bench *b, const char *tmp)
 	cJSON_AddNumberToObject(p, "timeout_s", 86400);
 	cJSON *agg = NULL, *error = NULL;
 	struct review_progress prog = { .fn = crew_progress };
-	/* the critical agent's task over a large suite can outlast the bus's
-	 * lease (MADF_LEASE_S, 300 s: nothing renews it while a task runs),
-	 * after which the task would be delivered, and run, again */
-	setenv("MADF_LEASE_S", "86400", 0);
 	int64_t t0 = util_mono_ns();
 	int st = cli_review_run_crew(cli, req, NULL, 0, &prog, &agg, &error);
 	b->runs[RUN_CREW].secs = (double)(util_mono_ns() - t0) / 1e9;
