@@ -321,6 +321,13 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	curl_multi_setopt(m, CURLMOPT_TIMERDATA, &lp);
 	long open = 0, open_max = 0, rss_at_max = -1;
 	int64_t t0 = util_mono_ns();
+	if (getenv("MADF_SERVE_TRACE")) {
+		FILE *tf = fopen(getenv("MADF_SERVE_TRACE"), "a");
+		if (tf) {
+			fprintf(tf, "#bench t0=%lld\n", (long long)(t0 / 1000));
+			fclose(tf);
+		}
+	}
 	for (long i = 0; i < nstreams; i++) {
 		CURL *h = curl_easy_init();
 		sbuf_init(&st[i].carry);

@@ -76,6 +76,7 @@ void conv_unref(struct conv *c)
 	free(c->meta_path);
 	free(c->outcome);
 	free(c->initiator_system);
+	free(c->trace);
 	serve_request_release(&c->req);
 	free(c->user);
 	pthread_cond_destroy(&c->cv);
@@ -119,6 +120,8 @@ static bool emit_locked(struct conv *c, const char *type, cJSON *data, bool term
 	char *text = event_line(c, type, data);
 	int r = convlog_append(c, text, strlen(text));
 	free(text);
+	if (c->trace && c->seq == 1)
+		c->trace[TR_EMIT] = util_mono_ns();
 	if (terminal || r < 0) {
 		c->finished = true;
 		if (r < 0)
@@ -834,11 +837,17 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 			     sizeof(c->use.agents[i].name));
 		c->use.nagents = i + 1;
 	}
+	if (env->trace) {
+		c->trace = xcalloc(TR_N, sizeof(*c->trace));
+		memcpy(c->trace, env->trace, TR_N * sizeof(*c->trace));
+	}
 	if (convlog_create(c, env->dir, err) < 0) {
 		serve_limits_end(env->lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
 		conv_unref(c);
 		return NULL;
 	}
+	if (c->trace)
+		c->trace[TR_FILES] = util_mono_ns();
 	pthread_mutex_lock(&alive_mu);
 	c->next_alive = alive;
 	alive = c;
@@ -858,6 +867,8 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 		convlog_finish(c);
 		serve_limits_end(env->lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
 		conv_unref(c);
+	} else if (c->trace) {
+		c->trace[TR_BUS] = util_mono_ns();
 	}
 	pthread_attr_destroy(&at);
 	return st;

@@ -12,6 +12,7 @@
 #include <cJSON.h>
 
 #include "server/serve_http.h"
+#include "server/serve_trace.h"
 
 /* What a conversation used, for /api/metrics (kept in its meta file when
  * it ends). */
@@ -69,6 +70,7 @@ struct conv {
 	int rounds_started;
 	struct conv_usage use;
 	struct conv_bus *bus; /* its agents on madf's bus (server/serve_bus.c), or NULL */
+	int64_t *trace;       /* its admission's marks (TR_N; MADF_SERVE_TRACE), or NULL */
 };
 
 /* The reference count's end: unlisted and freed at the last. */

@@ -71,7 +71,32 @@ struct req {
 	char user[SERVE_USER_MAX + 1]; /* once authenticated */
 	long retry_after;              /* a 429's Retry-After */
 	const char *allow;             /* a 405's Allow */
+	int64_t trace[TR_N];           /* MADF_SERVE_TRACE's marks (0: none) */
 };
+
+/* A mark of q's trace (when MADF_SERVE_TRACE is set). */
+static void mark(struct req *q, int m)
+{
+	if (serve_trace_on())
+		q->trace[m] = util_mono_ns();
+}
+
+/* MADF_SERVE_TRACE: when each connection was accepted (its socket
+ * context, a time of its own). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED && serve_trace_on()) {
+		int64_t *t = xcalloc(1, sizeof(*t));
+		*t = util_mono_ns();
+		*socket_context = t;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		free(*socket_context);
+		*socket_context = NULL;
+	}
+}
 
 static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void slog(const char *fmt, ...)
@@ -293,6 +318,7 @@ static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
 	add_limit_headers(q, r);
 	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
+	conv_stream_mark(st, TR_QUEUED);
 	return ret;
 }
 
@@ -371,6 +397,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		q->s = s;
 		sbuf_init(&q->body);
 		*con_cls = q;
+		if (serve_trace_on()) {
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+			const int64_t *at = ci ? ci->socket_context : NULL;
+			q->trace[TR_ACCEPT] = at ? *at : 0;
+			mark(q, TR_HEADERS);
+		}
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -381,6 +414,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	mark(q, TR_BODY);
 	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!host_ok(s, host))
 		return refuse(q, conn, 403, "FORBIDDEN", "Host not allowed", "Host",
@@ -412,6 +446,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	util_strlcpy(q->user, user, sizeof(q->user));
 	serve_tokens_free(&t);
+	mark(q, TR_AUTH);
 	if (metrics)
 		return send_metrics(s, q, conn);
 	if (events)
@@ -443,6 +478,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (serve_request_parse(q->body.data ? q->body.data : "", q->body.len, &s->agents, &rq,
 				&e) < 0)
 		return send_error(q, conn, &e, NULL);
+	mark(q, TR_VALID);
 	if (!s->llm) {
 		serve_request_release(&rq);
 		return refuse(q, conn, 503, "MODEL_NOT_CONFIGURED", "No model configured", NULL,
@@ -474,9 +510,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		free(m);
 		return ret;
 	}
+	mark(q, TR_ADMIT);
 	struct conv_env env = { .llm = s->llm, .reg = s->env.tools, .lim = s->limits,
 				.dir = s->sessions_dir, .initiator = s->agents.initiator,
-				.verbose = s->opt->verbose };
+				.verbose = s->opt->verbose,
+				.trace = serve_trace_on() ? q->trace : NULL };
 	struct conv_stream *st = conv_start(&rq, &env, q->user, resv, wants_sse(conn), &err);
 	if (!st) {
 		slog("%s", err);
@@ -484,6 +522,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
 			      "the conversation cannot be recorded (see the server's log)");
 	}
+	conv_stream_mark(st, TR_START);
 	return send_stream(q, conn, st);
 }
 
@@ -777,6 +816,7 @@ int serve_run(const struct serve_options *o, char **err)
 				     MHD_OPTION_THREAD_POOL_SIZE, pool,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s,
 				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
 				     MHD_OPTION_END);
 	else
@@ -785,7 +825,8 @@ int serve_run(const struct serve_options *o, char **err)
 				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
 				     MHD_OPTION_THREAD_POOL_SIZE, pool,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s, MHD_OPTION_END);
 	if (!d) {
 		serve_bus_close();
 		if (key)

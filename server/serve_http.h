@@ -48,6 +48,7 @@ struct conv_env {
 	const char *dir;   /* the sessions' directory */
 	const struct serve_agent *initiator; /* the agents file's, or NULL */
 	int verbose;
+	const int64_t *trace; /* the request's marks so far (MADF_SERVE_TRACE), or NULL */
 };
 
 /* Starts a conversation of req (taken over; *req is emptied) for user
@@ -66,6 +67,8 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
  * -1 with *err. */
 int conv_resume(const char *dir, const char *session, const char *user, long last_id,
 		struct conv_stream **out, char **err);
+/* Marks step m of the trace of s's conversation (when it has one). */
+void conv_stream_mark(struct conv_stream *s, int m);
 /* The content reader of a stream (libmicrohttpd's semantics): the next
  * whole events, a ": ping" comment after the keep-alive interval, -1 at
  * the end of the stream, -2 when its file cannot be read (or the server

@@ -38,6 +38,7 @@ struct conv_stream {
 	long next;         /* the seq of the next event to send */
 	bool ids;
 	bool hello;        /* "retry:" still to send */
+	bool hello_sent;   /* it was: a resume's stream */
 	uint64_t piece;    /* bytes of event `next` already sent (one too big for a chunk) */
 	long sent;         /* events sent */
 	uint64_t bytes;    /* bytes sent */
@@ -231,6 +232,7 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (max < sizeof(retry) - 1)
 			return 0;
 		s->hello = false;
+		s->hello_sent = true;
 		memcpy(buf, retry, sizeof(retry) - 1);
 		return (ssize_t)(sizeof(retry) - 1);
 	}
@@ -294,8 +296,18 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		s->next++;
 		s->sent++;
 	}
+	if (c->trace && !s->bytes && !s->hello_sent) {
+		c->trace[TR_SENT] = util_mono_ns();
+		serve_trace_write(c->session, c->trace);
+	}
 	s->bytes += k;
 	return (ssize_t)k;
+}
+
+void conv_stream_mark(struct conv_stream *s, int m)
+{
+	if (s->c->trace && m >= 0 && m < TR_N)
+		s->c->trace[m] = util_mono_ns();
 }
 
 void conv_stream_free(void *cls)
