@@ -1,9 +1,10 @@
 /* madf serve's admission trace: with MADF_SERVE_TRACE=FILE, each
- * conversation started by a POST appends one line to FILE when its first
- * event goes out:
- *   SESSION accept=0 headers=US body=US ... 
+ * conversation started by a POST appends one line to FILE once its first
+ * event went out and its thread started:
+ *   SESSION at=T accept=0 headers=US body=US ...
+ * (T: the accept's CLOCK_MONOTONIC time in microseconds),
  * each mark the microseconds (CLOCK_MONOTONIC) since its connection was
- * accepted, -1 when the step did not happen before the first event. What
+ * accepted, -1 when the step was not reached. What
  * `madf bench serve` measures from the client's side, cut into the
  * server's steps. */
 #ifndef MADF_SERVE_TRACE_H
@@ -19,12 +20,12 @@ enum serve_trace_mark {
 	TR_AUTH,    /* the bearer token checked */
 	TR_VALID,   /* the body validated */
 	TR_ADMIT,   /* the limits reserved (journalled) */
-	TR_START,   /* the conversation made (conversation_start recorded) */
+	TR_START,   /* the conversation made (its first event journalled, its set-up queued) */
 	TR_QUEUED,  /* the response queued */
-	TR_EMIT,    /* conversation_start recorded */
+	TR_EMIT,    /* conversation_start recorded (in memory) */
 	TR_SENT,    /* its first bytes handed to the connection */
-	TR_FILES,   /* its events file and meta made */
-	TR_BUS,     /* its runner started */
+	TR_FILES,   /* its events file and meta made (its set-up) */
+	TR_BUS,     /* its thread started */
 	TR_N
 };
 

@@ -110,6 +110,8 @@ eq "POST: 405 with Allow: GET" "$st $(grep -i '^Allow:' "$T/pm.h" | tr -d '\r')"
 kill -TERM "$server_pid"; wait "$server_pid"
 serve "madf serve again" env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
 	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0
+# serve sets its own EXIT trap: the replay server's kill again (it was left running)
+trap 'kill "$server_pid" "$rpid" 2>/dev/null; wait 2>/dev/null; cleanup' EXIT
 curl -s -o "$T/m2.json" "http://127.0.0.1:$port/api/metrics" -H "Authorization: Bearer $TA"
 eq "after a restart the metrics are the same (derived from the recorded conversations)" \
 	"$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); a.pop("timestamp"); b.pop("timestamp"); print(a == b)' "$T/m.json" "$T/m2.json")" True
