@@ -118,9 +118,9 @@ void conv_trace_mark(struct conv *c, int m);
 
 /* Queues running conversation c (a reference taken over) for its set-up:
  * its events file and meta made (convlog_create), then its thread
- * (conv_run). Done in order by a thread of its own, a batch at a time. */
+ * (conv_run). Done by the set-up's threads, in the order admitted. */
 void conv_setup_queue(struct conv *c);
-/* Its thread started (before the first request; else at the first
+/* Its threads started (before the first request; else at the first
  * conv_setup_queue). */
 void conv_setup_start(void);
 /* Conversations admitted and not yet set up. */

@@ -1,9 +1,9 @@
 /* The set-up of madf serve's conversations, off the request path: the
  * handler admits a conversation (its token, its body, its limits), records
  * its conversation_start in memory and in the admissions' journal, and
- * answers with it at once; this thread then makes the conversation's
- * files (its events file with that first event, its meta) and starts its
- * thread, the conversations queued meanwhile in one batch.
+ * answers with it at once; these threads (SETUP_THREADS) then make the
+ * conversation's files (its events file with that first event, its meta)
+ * and start its thread, in the order admitted.
  *
  * Why: with the files and the thread made by the handler, a thousand
  * clients starting at once waited on each other's file creations (one
@@ -19,6 +19,13 @@
 #include "core/util.h"
 #include "core/banned.h"
 
+/* One thread fell behind a burst (1,000 admissions' files took it about
+ * 4 s on a busy 2-core machine, its share of the CPU shrinking as the
+ * conversations it started ran); the files of one directory are made one
+ * at a time anyway (its lock), so more than 2 mostly wait, and compete
+ * with the threads that answer requests. */
+#define SETUP_THREADS 2
+
 static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cv = PTHREAD_COND_INITIALIZER;
 static pthread_once_t q_once = PTHREAD_ONCE_INIT;
@@ -32,23 +39,20 @@ static void *setup_main(void *arg)
 		pthread_mutex_lock(&q_mu);
 		while (!q_head)
 			pthread_cond_wait(&q_cv, &q_mu);
-		struct conv *batch = q_head;
-		q_head = NULL;
-		q_tail = &q_head;
+		struct conv *c = q_head;
+		q_head = c->next_setup;
+		if (!q_head)
+			q_tail = &q_head;
+		c->next_setup = NULL;
 		pthread_mutex_unlock(&q_mu);
-		while (batch) {
-			struct conv *c = batch;
-			batch = c->next_setup;
-			c->next_setup = NULL;
-			char *err = NULL;
-			int r = convlog_create(c, &err);
-			convlog_journal_done();
-			conv_run(c, r == 0, err);
-			free(err);
-			pthread_mutex_lock(&q_mu);
-			q_pending--;
-			pthread_mutex_unlock(&q_mu);
-		}
+		char *err = NULL;
+		int r = convlog_create(c, &err);
+		convlog_journal_done();
+		conv_run(c, r == 0, err);
+		free(err);
+		pthread_mutex_lock(&q_mu);
+		q_pending--;
+		pthread_mutex_unlock(&q_mu);
 	}
 	return NULL;
 }
@@ -59,8 +63,9 @@ static void setup_once(void)
 	pthread_attr_t at;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, setup_main, NULL) != 0)
-		abort(); /* no conversation could run: not a server */
+	for (int i = 0; i < SETUP_THREADS; i++)
+		if (pthread_create(&t, &at, setup_main, NULL) != 0)
+			abort(); /* no conversation could run: not a server */
 	pthread_attr_destroy(&at);
 }
 
