@@ -903,12 +903,11 @@ void conv_run(struct conv *c, bool ok, const char *err)
 		pthread_attr_t at;
 		pthread_attr_init(&at);
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		conv_trace_mark(c, TR_BUS); /* before: the thread may end (and free c) at once */
 		int r = pthread_create(&t, &at, conv_thread, c);
 		pthread_attr_destroy(&at);
-		if (r == 0) {
-			conv_trace_mark(c, TR_BUS);
+		if (r == 0)
 			return;
-		}
 		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
 			   NULL, 0, false);
 	}
