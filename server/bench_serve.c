@@ -8,9 +8,15 @@
  * ready, not all N; with curl_multi_poll over 1,000 sockets the client
  * took a quarter of the 2 cores the server needs). Measures
  * and prints:
- *   - time to the first event of each stream (from the moment the bench
- *     starts all the requests, so it includes the server accepting them):
+ *   - time to the first event of each stream of the burst (from the moment
+ *     the bench starts all the requests, so it includes the server
+ *     accepting them and each waiting behind the others' admissions):
  *     median, 95th percentile, max;
+ *   - time to the first event of P more streams (--probes, 50) opened one
+ *     at a time once every stream of the burst has its first event, while
+ *     they stream (the aim's "first event with 1,000 streams open"), from
+ *     each request's own start: median, 95th percentile, max, and how many
+ *     of the burst's streams were open at the least when one started;
  *   - events per second, all streams together, first request to last end;
  *   - the server's memory: resident before, when the most streams were
  *     open at once (and how many), per open stream, and its peak;
@@ -41,9 +47,18 @@
 
 #define BS_KEY "sk-madf-bench-serve-0123456789"
 
+/* What the streams are doing, for the loop. */
+struct bs_counts {
+	long open;          /* streams open now (first event come, not ended) */
+	long open_burst;    /* of them, the burst's */
+	long settled_burst; /* the burst's with their first event, or ended without */
+};
+
 struct bs_stream {
 	struct sbuf carry;  /* the bytes after the last whole event */
+	int64_t start_ns;   /* its request started */
 	int64_t first_ns;   /* when the first event came (0: not yet) */
+	bool probe;         /* one of the streams opened one at a time */
 	char session[25];   /* its sessionId (from the first event) */
 	long events;
 	long agent_errors;  /* agent_error events (the model failed a turn) */
@@ -51,13 +66,13 @@ struct bs_stream {
 	bool done;
 	long status;
 	CURL *h;
-	long *open;         /* the streams open now (first event come, not ended) */
+	struct bs_counts *k;
 };
 
 /* The epoll set libcurl's sockets are in, and its timer. */
 struct bs_loop {
 	int ep;
-	long timeout_ms;    /* -1: none */
+	int64_t due_ns;     /* libcurl's timer: when it is due (monotonic; -1: none) */
 };
 
 static int bs_socket(CURL *h, curl_socket_t fd, int what, void *ctx, void *sctx)
@@ -80,7 +95,7 @@ static int bs_socket(CURL *h, curl_socket_t fd, int what, void *ctx, void *sctx)
 static int bs_timer(CURLM *m, long ms, void *ctx)
 {
 	(void)m;
-	((struct bs_loop *)ctx)->timeout_ms = ms;
+	((struct bs_loop *)ctx)->due_ns = ms < 0 ? -1 : util_mono_ns() + (int64_t)ms * 1000000;
 	return 0;
 }
 
@@ -100,7 +115,11 @@ static size_t bs_write(char *p, size_t size, size_t n, void *ctx)
 		if (!strncmp(b + used, "data: ", 6)) {
 			if (!s->first_ns) {
 				s->first_ns = util_mono_ns();
-				(*s->open)++;
+				s->k->open++;
+				if (!s->probe) {
+					s->k->open_burst++;
+					s->k->settled_burst++;
+				}
 				const char *sid = strstr(b + used, "\"sessionId\":\"");
 				if (sid && strlen(sid + 13) >= 24)
 					memcpy(s->session, sid + 13, 24);
@@ -221,10 +240,67 @@ static long bs_opt(const char *name, const char *val, long lo, long hi, long *ou
 	return 0;
 }
 
+/* Starts stream s's request (a POST of body) on m. */
+static void bs_add(CURLM *m, struct bs_stream *s, struct bs_counts *k, bool probe,
+		   const char *url, struct curl_slist *hdrs, const char *body)
+{
+	CURL *h = curl_easy_init();
+	sbuf_init(&s->carry);
+	s->h = h;
+	s->k = k;
+	s->probe = probe;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, bs_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, s);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 600L);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	s->start_ns = util_mono_ns();
+	curl_multi_add_handle(m, h);
+}
+
+/* The times to the first event of the n streams of v that had one:
+ * median, p95 and max in ms (0 when none), and how many had one. */
+static long bs_ttfe(const struct bs_stream *v, long n, double *med, double *p95, double *mx)
+{
+	int64_t *t = xcalloc((size_t)n + 1, sizeof(*t));
+	long k = 0;
+	for (long i = 0; i < n; i++)
+		if (v[i].first_ns)
+			t[k++] = v[i].first_ns - v[i].start_ns;
+	qsort(t, (size_t)k, sizeof(*t), cmp_i64);
+	*med = k ? (double)t[k / 2] / 1e6 : 0;
+	*p95 = k ? (double)t[(k * 95) / 100 < k ? (k * 95) / 100 : k - 1] / 1e6 : 0;
+	*mx = k ? (double)t[k - 1] / 1e6 : 0;
+	free(t);
+	return k;
+}
+
+/* Whether stream s is whole: 200, conversation_complete, and every event
+ * its session recorded in data (one line each). */
+static bool bs_whole(const struct bs_stream *s, const char *data)
+{
+	long lines = -1;
+	if (s->session[0]) {
+		char *ep = xasprintf("%s/serve-sessions/%s.jsonl", data, s->session);
+		FILE *f = fopen(ep, "r");
+		int ch;
+		lines = 0;
+		while (f && (ch = getc(f)) != EOF)
+			lines += ch == '\n';
+		if (f)
+			fclose(f);
+		free(ep);
+	}
+	return s->status == 200 && s->complete && lines == s->events;
+}
+
 static int bench_serve(struct cli *cli, int argc, char **argv)
 {
 	struct cli_opts o = { argc, argv, 2, "bench serve", &cmd_bench_serve_entry, 0 };
-	long nstreams = 1000, rounds = 3;
+	long nstreams = 1000, rounds = 3, nprobes = 50;
 	const char *replay = "tests/integration/llm_replay.py";
 	bool json = false, fsync = false;
 	const char *name, *val;
@@ -239,6 +315,7 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		else if (!strcmp(name, "--replay"))
 			replay = val;
 		else if ((!strcmp(name, "--streams") ? bs_opt(name, val, 1, 10000, &nstreams) :
+			  !strcmp(name, "--probes") ? bs_opt(name, val, 0, 1000, &nprobes) :
 			  bs_opt(name, val, 1, 10, &rounds)) != 0)
 			return EXIT_USAGE;
 	}
@@ -272,8 +349,8 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	pid_t rpid = 0, spid = 0;
 	unsigned rport = 0, sport = 0;
 	int rc = EXIT_FAIL;
-	struct bs_stream *st = xcalloc((size_t)nstreams, sizeof(*st));
-	int64_t *ttfe = xcalloc((size_t)nstreams, sizeof(*ttfe));
+	long nall = nstreams + nprobes;
+	struct bs_stream *st = xcalloc((size_t)nall, sizeof(*st));
 	CURLM *m = NULL;
 	struct curl_slist *hdrs = NULL;
 	char *body = NULL;
@@ -289,9 +366,9 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		goto out;
 	char e_url[64], e_conc[48], e_hour[48], e_conn[48];
 	snprintf(e_url, sizeof(e_url), "ANTHROPIC_BASE_URL=http://127.0.0.1:%u", rport);
-	snprintf(e_conc, sizeof(e_conc), "MADF_SERVE_CONCURRENT=%ld", nstreams);
-	snprintf(e_hour, sizeof(e_hour), "MADF_SERVE_CONV_PER_HOUR=%ld", nstreams);
-	snprintf(e_conn, sizeof(e_conn), "MADF_SERVE_MAX_CONNECTIONS=%ld", nstreams + 16);
+	snprintf(e_conc, sizeof(e_conc), "MADF_SERVE_CONCURRENT=%ld", nall);
+	snprintf(e_hour, sizeof(e_hour), "MADF_SERVE_CONV_PER_HOUR=%ld", nall);
+	snprintf(e_conn, sizeof(e_conn), "MADF_SERVE_MAX_CONNECTIONS=%ld", nall + 16);
 	const char *senv[] = { "ANTHROPIC_API_KEY=" BS_KEY, e_url, "CLAUDE_MODEL_EXECUTION=claude-bench",
 			 e_conc, e_hour, "MADF_SERVE_ROUNDS_PER_DAY=1000000000", e_conn,
 			 fsync ? "MADF_NO_FSYNC=0" : "MADF_NO_FSYNC=1", NULL };
@@ -309,52 +386,55 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	hdrs = curl_slist_append(hdrs, auth);
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
 	m = curl_multi_init();
-	struct bs_loop lp = { .ep = epoll_create1(EPOLL_CLOEXEC), .timeout_ms = -1 };
+	struct bs_loop lp = { .ep = epoll_create1(EPOLL_CLOEXEC), .due_ns = -1 };
 	if (lp.ep < 0) {
 		err_set(&err, "epoll_create1: %s", strerror(errno));
 		goto out;
 	}
-	curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, (long)nstreams);
+	curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, nall);
 	curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, bs_socket);
 	curl_multi_setopt(m, CURLMOPT_SOCKETDATA, &lp);
 	curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, bs_timer);
 	curl_multi_setopt(m, CURLMOPT_TIMERDATA, &lp);
-	long open = 0, open_max = 0, rss_at_max = -1;
+	struct bs_counts k = { 0 };
+	long open_max = 0, rss_at_max = -1;
+	long probes_started = 0, probe_open_min = -1;
+	struct bs_stream *probe = NULL; /* the one waiting for its first event */
 	int64_t t0 = util_mono_ns();
+	if (getenv("MADF_SERVE_TRACE")) {
+		FILE *tf = fopen(getenv("MADF_SERVE_TRACE"), "a");
+		if (tf) {
+			fprintf(tf, "#bench t0=%lld\n", (long long)(t0 / 1000));
+			fclose(tf);
+		}
+	}
 	for (long i = 0; i < nstreams; i++) {
-		CURL *h = curl_easy_init();
-		sbuf_init(&st[i].carry);
-		st[i].h = h;
-		st[i].open = &open;
-		curl_easy_setopt(h, CURLOPT_URL, url);
-		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, bs_write);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, &st[i]);
-		curl_easy_setopt(h, CURLOPT_PRIVATE, &st[i]);
-		curl_easy_setopt(h, CURLOPT_TIMEOUT, 600L);
-		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-		curl_multi_add_handle(m, h);
+		bs_add(m, &st[i], &k, false, url, hdrs, body);
+		st[i].start_ns = t0; /* the burst's times count from its start */
 	}
 	int running = 1;
 	int64_t sampled = 0, t_end = t0;
 	struct epoll_event evs[256];
 	curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
 	while (running) {
-		int n = epoll_wait(lp.ep, evs, 256, lp.timeout_ms < 0 || lp.timeout_ms > 100 ?
-						     100 : (int)lp.timeout_ms);
+		int64_t wait = lp.due_ns < 0 ? 100 : (lp.due_ns - util_mono_ns()) / 1000000;
+		int n = epoll_wait(lp.ep, evs, 256, wait < 0 ? 0 : wait > 100 ? 100 : (int)wait);
 		if (n < 0 && errno != EINTR) {
 			err_set(&err, "epoll_wait: %s", strerror(errno));
 			break;
 		}
-		if (n <= 0)
-			curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
 		for (int i = 0; i < n; i++) {
 			uint32_t e = evs[i].events;
 			int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) |
 				    (e & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
 				    (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
 			curl_multi_socket_action(m, evs[i].data.fd, flags, &running);
+		}
+		/* Its timer when due, even when sockets keep the loop busy (a new
+		 * request's connection starts there). */
+		if (n <= 0 || (lp.due_ns >= 0 && util_mono_ns() >= lp.due_ns)) {
+			lp.due_ns = -1;
+			curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
 		}
 		CURLMsg *msg;
 		int left;
@@ -365,44 +445,47 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&s);
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &s->status);
 			s->done = true;
-			open -= s->first_ns != 0;
+			k.open -= s->first_ns != 0;
+			if (!s->probe) {
+				k.open_burst -= s->first_ns != 0;
+				k.settled_burst += !s->first_ns;
+			}
 			t_end = util_mono_ns();
+		}
+		/* The probes, one at a time once the whole burst has its first
+		 * event: each starts when the one before has its own (or ended
+		 * without). */
+		if (probe && (probe->first_ns || probe->done))
+			probe = NULL;
+		if (!probe && probes_started < nprobes && k.settled_burst == nstreams) {
+			probe = &st[nstreams + probes_started++];
+			if (probe_open_min < 0 || k.open_burst < probe_open_min)
+				probe_open_min = k.open_burst;
+			bs_add(m, probe, &k, true, url, hdrs, body);
+			running = 1;
 		}
 		/* The server's memory when the most streams are open (their first
 		 * event come, their end not yet), and every 200 ms at that many. */
 		int64_t now = util_mono_ns();
-		if (open > open_max || (open == open_max && now - sampled > 200000000LL)) {
+		if (k.open > open_max || (k.open == open_max && now - sampled > 200000000LL)) {
 			long v = rss_kb(spid, "VmRSS");
-			if (open > open_max || v > rss_at_max)
+			if (k.open > open_max || v > rss_at_max)
 				rss_at_max = v;
-			open_max = open;
+			open_max = k.open;
 			sampled = now;
 		}
 	}
 	close(lp.ep);
 	long hwm = rss_kb(spid, "VmHWM");
-	long n_ok = 0, n_first = 0, ev0 = -1, agent_errors = 0, n_agerr = 0;
+	long n_ok = 0, ev0 = -1, agent_errors = 0, n_agerr = 0, probes_ok = 0;
 	bool same = true;
 	double total_ev = 0;
-	for (long i = 0; i < nstreams; i++) {
-		if (st[i].first_ns)
-			ttfe[n_first++] = st[i].first_ns - t0;
-		/* Whole: 200, conversation_complete, and every event its session
-		 * recorded (one line each). */
-		long lines = -1;
-		if (st[i].session[0]) {
-			char *ep = xasprintf("%s/serve-sessions/%s.jsonl", data, st[i].session);
-			FILE *f = fopen(ep, "r");
-			int ch;
-			lines = 0;
-			while (f && (ch = getc(f)) != EOF)
-				lines += ch == '\n';
-			if (f)
-				fclose(f);
-			free(ep);
-		}
-		if (st[i].status == 200 && st[i].complete && lines == st[i].events)
-			n_ok++;
+	for (long i = 0; i < nall; i++) {
+		bool whole = bs_whole(&st[i], data);
+		if (i < nstreams)
+			n_ok += whole;
+		else
+			probes_ok += whole;
 		agent_errors += st[i].agent_errors;
 		n_agerr += st[i].agent_errors > 0;
 		if (!st[i].agent_errors) {
@@ -412,11 +495,9 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		}
 		total_ev += (double)st[i].events;
 	}
-	qsort(ttfe, (size_t)n_first, sizeof(*ttfe), cmp_i64);
-	double med = n_first ? (double)ttfe[n_first / 2] / 1e6 : 0;
-	double p95 = n_first ? (double)ttfe[(n_first * 95) / 100 < n_first ? (n_first * 95) / 100 :
-					   n_first - 1] / 1e6 : 0;
-	double mx = n_first ? (double)ttfe[n_first - 1] / 1e6 : 0;
+	double med, p95, mx, pmed, pp95, pmx;
+	long n_first = bs_ttfe(st, nstreams, &med, &p95, &mx);
+	long p_first = bs_ttfe(st + nstreams, probes_started, &pmed, &pp95, &pmx);
 	double secs = (double)(t_end - t0) / 1e9;
 	double per = open_max > 0 && rss_at_max > rss0 ? (double)(rss_at_max - rss0) / open_max : 0;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -433,9 +514,21 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		cJSON_AddNumberToObject(j, "eventsPerStream", (double)ev0);
 		cJSON_AddBoolToObject(j, "sameEventCount", same);
 		cJSON_AddNumberToObject(j, "agentErrors", (double)agent_errors);
+		/* the burst: every stream at once */
+		cJSON_AddNumberToObject(j, "firstEventCount", (double)n_first);
 		cJSON_AddNumberToObject(j, "firstEventMsMedian", med);
 		cJSON_AddNumberToObject(j, "firstEventMsP95", p95);
 		cJSON_AddNumberToObject(j, "firstEventMsMax", mx);
+		/* one at a time with the burst open */
+		cJSON_AddNumberToObject(j, "probes", (double)nprobes);
+		cJSON_AddNumberToObject(j, "probesStarted", (double)probes_started);
+		cJSON_AddNumberToObject(j, "probesAnswered", (double)p_first);
+		cJSON_AddNumberToObject(j, "probesFailed", (double)(nprobes - p_first));
+		cJSON_AddNumberToObject(j, "probesCompleted", (double)probes_ok);
+		cJSON_AddNumberToObject(j, "probeOpenMin", (double)probe_open_min);
+		cJSON_AddNumberToObject(j, "probeFirstEventMsMedian", pmed);
+		cJSON_AddNumberToObject(j, "probeFirstEventMsP95", pp95);
+		cJSON_AddNumberToObject(j, "probeFirstEventMsMax", pmx);
 		cJSON_AddNumberToObject(j, "eventsPerSecond", secs > 0 ? total_ev / secs : 0);
 		cJSON_AddNumberToObject(j, "seconds", secs);
 		cJSON_AddNumberToObject(j, "openAtOnceMax", (double)open_max);
@@ -461,27 +554,36 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 			printf("  model failures     %ld agent_error events in %ld streams (the replay "
 			       "server's; those streams are left out of the count above)\n",
 			       agent_errors, n_agerr);
-		printf("  first event        median %.1f ms, p95 %.1f ms, max %.1f ms\n", med, p95, mx);
+		printf("  first event, burst median %.1f ms, p95 %.1f ms, max %.1f ms (all %ld requests "
+		       "sent at once, each counted from then: it waits behind the others' "
+		       "admissions; %ld of %ld had one)\n", med, p95, mx, nstreams, n_first, nstreams);
+		if (nprobes)
+			printf("  first event, one   median %.1f ms, p95 %.1f ms, max %.1f ms (%ld more "
+			       "streams opened one at a time with at least %ld of the burst's open and "
+			       "streaming; %ld of %ld had one, %ld completed)\n", pmed, pp95, pmx,
+			       nprobes, probe_open_min < 0 ? 0 : probe_open_min, p_first, nprobes,
+			       probes_ok);
 		printf("  events per second  %.0f (%.0f events in %.2f s)\n",
 		       secs > 0 ? total_ev / secs : 0, total_ev, secs);
 		printf("  server memory      %.1f MB idle, %.1f MB with %ld streams open, "
 		       "%.1f KB per open stream, peak %.1f MB\n", (double)rss0 / 1024,
 		       (double)rss_at_max / 1024, open_max, per, (double)hwm / 1024);
 	}
-	rc = n_ok == nstreams && same ? EXIT_OK : EXIT_FAIL;
+	rc = n_ok == nstreams && probes_ok == nprobes && same ? EXIT_OK : EXIT_FAIL;
 	if (rc != EXIT_OK)
-		fprintf(stderr, "madf: bench serve: %ld of %ld streams did not complete (see %s)\n",
-			nstreams - n_ok, nstreams, serr);
+		fprintf(stderr, "madf: bench serve: %ld of %ld streams and %ld of %ld probes did not "
+			"complete (see %s)\n", nstreams - n_ok, nstreams, nprobes - probes_ok, nprobes,
+			serr);
 out:
 	if (m) {
-		for (long i = 0; i < nstreams; i++)
+		for (long i = 0; i < nall; i++)
 			if (st[i].h) {
 				curl_multi_remove_handle(m, st[i].h);
 				curl_easy_cleanup(st[i].h);
 			}
 		curl_multi_cleanup(m);
 	}
-	for (long i = 0; i < nstreams; i++)
+	for (long i = 0; i < nall; i++)
 		sbuf_release(&st[i].carry);
 	curl_slist_free_all(hdrs);
 	if (spid > 0) {
@@ -500,7 +602,6 @@ out:
 	free(token);
 	free(body);
 	free(st);
-	free(ttfe);
 	free(dir);
 	free(data);
 	free(logs);
@@ -515,6 +616,9 @@ out:
 static const struct cli_opt bench_serve_options[] = {
 	{ .name = "--streams", .arg = "N", .help = "conversations at once (default 1000)" },
 	{ .name = "--rounds", .arg = "R", .help = "rounds of each (default 3)" },
+	{ .name = "--probes", .arg = "P",
+	  .help = "streams opened one at a time once the N are open, for the time to the first "
+		  "event with N open (default 50; 0: none)" },
 	{ .name = "--replay", .arg = "PATH",
 	  .help = "the replay model server (default: tests/integration/llm_replay.py)" },
 	{ .name = "--fsync",
@@ -528,6 +632,7 @@ const struct cli_cmd cmd_bench_serve_entry = {
 	.name = "serve",
 	.opts = bench_serve_options,
 	.summary = "N conversations at once against a madf serve of its own on the replay "
-		   "server: time to first event, events per second, memory per open stream",
+		   "server, then P more one at a time: time to first event (of the burst, and "
+		   "of one more with N open), events per second, memory per open stream",
 	.run = bench_serve,
 };

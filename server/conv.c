@@ -76,6 +76,9 @@ void conv_unref(struct conv *c)
 	free(c->meta_path);
 	free(c->outcome);
 	free(c->initiator_system);
+	free(c->trace);
+	for (long i = 0; i < c->nmem; i++)
+		free(c->mem[i]);
 	serve_request_release(&c->req);
 	free(c->user);
 	pthread_cond_destroy(&c->cv);
@@ -119,6 +122,8 @@ static bool emit_locked(struct conv *c, const char *type, cJSON *data, bool term
 	char *text = event_line(c, type, data);
 	int r = convlog_append(c, text, strlen(text));
 	free(text);
+	if (c->trace && c->seq == 1)
+		c->trace[TR_EMIT] = util_mono_ns();
 	if (terminal || r < 0) {
 		c->finished = true;
 		if (r < 0)
@@ -587,14 +592,11 @@ static void run(struct conv *c)
 	cJSON *names = cJSON_CreateArray(); /* owned here; copied into events */
 	for (size_t i = 0; i < r->nagents; i++)
 		cJSON_AddItemToArray(names, cJSON_CreateString(r->agents[i]->name));
-	cJSON *d = cJSON_CreateObject();
-	cJSON_AddItemToObject(d, "agents", cJSON_Duplicate(names, true));
-	cJSON_AddNumberToObject(d, "rounds", r->rounds);
-	emit(c, "conversation_start", d, false);
-	convbus_begin(c); /* after the first event: it never waits on the bus */
+	/* conversation_start was recorded at the admission (conv_start). */
+	convbus_begin(c);
 
 	/* The initiator. */
-	d = cJSON_CreateObject();
+	cJSON *d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "agent", "initiator");
 	emit(c, "initiator_start", d, false);
 	struct sbuf prompt;
@@ -806,7 +808,7 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 			       const char *user, long resv, bool ids, char **err)
 {
 	struct conv *c = conv_new();
-	c->refs = 1; /* the thread; the stream takes its own */
+	c->refs = 1; /* the set-up's, then the thread's; the stream takes its own */
 	unsigned char rnd[12];
 	util_random(rnd, sizeof(rnd));
 	for (size_t i = 0; i < sizeof(rnd); i++)
@@ -834,7 +836,22 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 			     sizeof(c->use.agents[i].name));
 		c->use.nagents = i + 1;
 	}
-	if (convlog_create(c, env->dir, err) < 0) {
+	if (env->trace) {
+		c->trace = xcalloc(TR_N, sizeof(*c->trace));
+		memcpy(c->trace, env->trace, TR_N * sizeof(*c->trace));
+	}
+	convlog_paths(c, env->dir);
+	/* Its first event now, kept in memory and journalled: the client has
+	 * it at once, and a restart before its files are made still has it.
+	 * The files and the thread are the set-up's (server/conv_setup.c). */
+	cJSON *d = cJSON_CreateObject();
+	cJSON *names = cJSON_AddArrayToObject(d, "agents");
+	for (size_t i = 0; i < c->req.nagents; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(c->req.agents[i]->name));
+	cJSON_AddNumberToObject(d, "rounds", c->req.rounds);
+	if (!emit(c, "conversation_start", d, false) || convlog_journal_add(c, err) < 0) {
+		if (!*err)
+			*err = xstrdup("cannot record its first event");
 		serve_limits_end(env->lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
 		conv_unref(c);
 		return NULL;
@@ -848,19 +865,56 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 	struct conv_stream *st = conv_stream_new(c, 0, ids, false);
 	conv_log(c, "started: %zu agent%s, %d round%s", c->req.nagents,
 		 c->req.nagents == 1 ? "" : "s", c->req.rounds, c->req.rounds == 1 ? "" : "s");
-	pthread_t t;
-	pthread_attr_t at;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, conv_thread, c) != 0) {
+	conv_setup_queue(c);
+	return st;
+}
+
+void conv_trace_mark(struct conv *c, int m)
+{
+	if (!c->trace || m < 0 || m >= TR_N)
+		return;
+	pthread_mutex_lock(&c->mu);
+	bool was = c->trace[TR_SENT] && c->trace[TR_BUS];
+	if (!c->trace[m])
+		c->trace[m] = util_mono_ns();
+	bool now = c->trace[TR_SENT] && c->trace[TR_BUS];
+	pthread_mutex_unlock(&c->mu);
+	if (now && !was)
+		serve_trace_write(c->session, c->trace);
+}
+
+void conv_run(struct conv *c, bool ok, const char *err)
+{
+	conv_trace_mark(c, TR_FILES);
+	if (!ok) {
+		/* No file: the error goes to the client from memory. */
+		conv_log(c, "cannot record its events: %s", err ? err : "?");
+		emit_error(c, "AGENT_EXECUTION_FAILED", "the server cannot record the "
+			   "conversation's events (see its log)", NULL, 0, false);
+		serve_limits_end(c->lim, c->user, c->resv, 0, util_now_ns() / 1000000000LL);
+		conv_unref(c);
+		return;
+	}
+	pthread_mutex_lock(&c->mu);
+	bool finished = c->finished;
+	pthread_mutex_unlock(&c->mu);
+	if (!finished) {
+		pthread_t t;
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		conv_trace_mark(c, TR_BUS); /* before: the thread may end (and free c) at once */
+		int r = pthread_create(&t, &at, conv_thread, c);
+		pthread_attr_destroy(&at);
+		if (r == 0)
+			return;
 		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
 			   NULL, 0, false);
-		convlog_finish(c);
-		serve_limits_end(env->lim, c->user, resv, 0, util_now_ns() / 1000000000LL);
-		conv_unref(c);
 	}
-	pthread_attr_destroy(&at);
-	return st;
+	/* Ended before it ran (cancelled, or the server stopping). */
+	convlog_finish(c);
+	serve_limits_end(c->lim, c->user, c->resv, 0, util_now_ns() / 1000000000LL);
+	conv_unref(c);
 }
 
 /* The grace period of a conversation nobody reads: it runs on; if no

@@ -12,6 +12,7 @@
 #include <cJSON.h>
 
 #include "server/serve_http.h"
+#include "server/serve_trace.h"
 
 /* What a conversation used, for /api/metrics (kept in its meta file when
  * it ends). */
@@ -30,10 +31,17 @@ struct conv_usage {
 	size_t nagents;
 };
 
-/* A conversation: running (its thread, listed in the alive list), or a
- * recorded one opened to be replayed (no thread, not listed). Its events
- * are lines of <data_dir>/serve-sessions/SESSION.jsonl, event seq N on line
- * N; ends[N-1] is the byte offset just past line N. Readers wait on cv. */
+/* Events recorded before a conversation's files exist: conversation_start
+ * at its admission, and a terminal error when it ends before its set-up. */
+#define CONV_MEM_LINES 4
+
+/* A conversation: running (listed in the alive list; its thread once its
+ * files are made), or a recorded one opened to be replayed (no thread, not
+ * listed). Its events are lines of <data_dir>/serve-sessions/SESSION.jsonl,
+ * event seq N on line N; ends[N-1] is the byte offset just past line N.
+ * Until its set-up has made that file (server/conv_setup.c), its events
+ * are kept in mem (seq 1..nmem, the file's first lines when it is made; a
+ * line, once there, never changes or moves). Readers wait on cv. */
 struct conv {
 	struct conv *next_alive;
 	bool listed;
@@ -49,6 +57,10 @@ struct conv {
 	long seq;            /* events recorded */
 	int64_t *ends;
 	size_t ends_cap;
+	char *mem[CONV_MEM_LINES]; /* the events recorded before its file was made */
+	long nmem;
+	bool setup;          /* its set-up ran: its events go to the file (c->ev) */
+	struct conv *next_setup; /* in the set-up queue (server/conv_setup.c) */
 	struct bus_events *ev; /* its events on the bus, appending (NULL: none) */
 	char *events_path;
 	char *meta_path;
@@ -69,6 +81,7 @@ struct conv {
 	int rounds_started;
 	struct conv_usage use;
 	struct conv_bus *bus; /* its agents on madf's bus (server/serve_bus.c), or NULL */
+	int64_t *trace;       /* its admission's marks (TR_N; MADF_SERVE_TRACE), or NULL */
 };
 
 /* The reference count's end: unlisted and freed at the last. */
@@ -97,19 +110,62 @@ int conv_cancel_by(const char *session, const char *who, char **detail);
  * than refresh_ms (the controller's thread). */
 void conv_refresh_all(long refresh_ms);
 
+/* Mark m of c's trace (MADF_SERVE_TRACE; each set once), its line written
+ * when both its first event is sent and its thread started. */
+void conv_trace_mark(struct conv *c, int m);
+
+/* ---- the set-up off the request path (server/conv_setup.c) ---- */
+
+/* Queues running conversation c (a reference taken over) for its set-up:
+ * its events file and meta made (convlog_create), then its thread
+ * (conv_run). Done by the set-up's threads, in the order admitted. */
+void conv_setup_queue(struct conv *c);
+/* Its threads started (before the first request; else at the first
+ * conv_setup_queue). */
+void conv_setup_start(void);
+/* Conversations admitted and not yet set up. */
+size_t conv_setup_pending(void);
+/* After c's set-up (ok: its files are made; else err says why): its
+ * thread starts, or it ends (a terminal event already recorded, or an
+ * error now). Takes over the queue's reference. (server/conv.c) */
+void conv_run(struct conv *c, bool ok, const char *err);
+
 /* ---- recorded sessions (server/convlog.c) ---- */
 
 /* <data_dir>/serve-sessions (caller frees). */
 char *convlog_dir(const char *data_dir);
 /* Whether s is a session id (24 lower-case hex digits). */
 bool convlog_session_ok(const char *s);
+/* c's files' paths in dir (no file is made). */
+void convlog_paths(struct conv *c, const char *dir);
 /* Opens c's events on the bus (core/bus.h, bus_events_open: the file bus's
- * SESSION.jsonl, which NATS also carries to its stream) and writes its
- * meta (running). 0 or -1 with *err (also when the bus is not open). */
-int convlog_create(struct conv *c, const char *dir, char **err);
-/* Appends one event line (text ends in '\n') under c->mu; the offsets
- * grow. 0, or -1 (c->broken, logged once). */
+ * SESSION.jsonl, which NATS also carries to its stream), writes its meta
+ * (running), then the events kept in memory so far, and from then on
+ * c's events go there. 0 or -1 with *err (also when the bus is not
+ * open). */
+int convlog_create(struct conv *c, char **err);
+/* Appends one event line (text ends in '\n') under c->mu: to the file, or
+ * before c's set-up to memory; the offsets grow. 0, or -1 (c->broken,
+ * logged once). */
 int convlog_append(struct conv *c, const char *text, size_t len);
+/* The admissions' journal, <dir>/admissions.journal: the line of each
+ * conversation admitted (its meta and its conversation_start) is appended
+ * there before the client gets that event, so that a server stopped (or
+ * killed) before the conversation's files were made still has it: at the
+ * next start convlog_recover makes them (and records SERVER_SHUTDOWN).
+ * Emptied (convlog_journal_compact) when no conversation waits for its
+ * set-up. Open: 0 or -1 with *err. */
+int convlog_journal_open(const char *dir, char **err);
+/* c's line, after its conversation_start is recorded (mem[0]): one more
+ * conversation waits for its set-up. 0, or -1 with *err (the admission is
+ * refused then; nothing waits). */
+int convlog_journal_add(struct conv *c, char **err);
+/* A conversation journalled was set up (or failed to be). */
+void convlog_journal_done(void);
+/* The journal emptied when no conversation waits for its set-up (madf
+ * serve's tick, about every second). */
+void convlog_journal_compact(void);
+void convlog_journal_close(void);
 /* The conversation ended: the file is synced and closed, the meta file
  * says how it ended and what it used. */
 void convlog_finish(struct conv *c);

@@ -16,6 +16,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,9 +80,9 @@ cJSON *convlog_usage_json(const struct conv_usage *u, int64_t wall_ns, int round
 	return o;
 }
 
-/* The meta file of c (state "running", or "ended" with its outcome and
- * usage). */
-static int meta_write(struct conv *c, bool ended, char **err)
+/* The meta of c as text (caller frees): state "running", or "ended" with
+ * its outcome and usage. */
+static char *meta_text(struct conv *c, bool ended)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "version", 1);
@@ -108,22 +110,51 @@ static int meta_write(struct conv *c, bool ended, char **err)
 	}
 	char *s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
+	return s;
+}
+
+/* The meta file of c. */
+static int meta_write(struct conv *c, bool ended, char **err)
+{
+	char *s = meta_text(c, ended);
 	/* at the end, waited for: the events before it are stored then */
 	int r = bus_events_put_meta(serve_bus(), c->session, s, strlen(s), ended, err);
 	free(s);
 	return r;
 }
 
-int convlog_create(struct conv *c, const char *dir, char **err)
+void convlog_paths(struct conv *c, const char *dir)
+{
+	c->events_path = xasprintf("%s/%s.jsonl", dir, c->session);
+	c->meta_path = xasprintf("%s/%s.json", dir, c->session);
+}
+
+int convlog_create(struct conv *c, char **err)
 {
 	struct bus *b = serve_bus();
 	if (!b)
 		return err_set(err, "the bus is not open: the conversation has nowhere to record its events");
-	c->events_path = xasprintf("%s/%s.jsonl", dir, c->session);
-	c->meta_path = xasprintf("%s/%s.json", dir, c->session);
-	if (bus_events_open(b, c->session, true, &c->ev, err) < 0)
+	struct bus_events *ev = NULL;
+	if (bus_events_open(b, c->session, true, &ev, err) < 0)
 		return -1;
-	return meta_write(c, false, err);
+	if (meta_write(c, false, err) < 0) {
+		bus_events_close(&ev, false);
+		return -1;
+	}
+	/* The events so far (clients have them already), then the file is
+	 * where they go. */
+	pthread_mutex_lock(&c->mu);
+	int r = 0;
+	for (long i = 0; i < c->nmem && r == 0; i++)
+		r = bus_events_append(ev, i + 1, c->mem[i], strlen(c->mem[i]), err);
+	if (r == 0) {
+		c->ev = ev;
+		ev = NULL;
+		c->setup = true;
+	}
+	pthread_mutex_unlock(&c->mu);
+	bus_events_close(&ev, false);
+	return r;
 }
 
 /* One more line of len bytes. Under c->mu. */
@@ -141,6 +172,17 @@ int convlog_append(struct conv *c, const char *text, size_t len)
 {
 	if (c->broken)
 		return -1;
+	if (!c->setup) {
+		/* Before its set-up: kept, the file's first lines when it is made. */
+		if (c->nmem == CONV_MEM_LINES) {
+			c->broken = true;
+			conv_log(c, "more events than kept before its set-up: the stream ends");
+			return -1;
+		}
+		c->mem[c->nmem++] = xstrndup(text, len);
+		add_offset(c, (int64_t)len);
+		return 0;
+	}
 	char *err = NULL;
 	if (!c->ev || bus_events_append(c->ev, c->seq + 1, text, len, &err) < 0) {
 		c->broken = true;
@@ -300,6 +342,201 @@ int convlog_open(const char *dir, const char *session, const char *user, struct 
 	return 0;
 }
 
+/* ---- the admissions' journal ---- */
+
+#define JOURNAL_NAME "admissions.journal"
+
+static struct {
+	pthread_rwlock_t lk; /* appends shared, the compaction exclusive */
+	int fd;
+	char *path;
+	atomic_long pending; /* lines whose conversation waits for its set-up */
+} jn = { .lk = PTHREAD_RWLOCK_INITIALIZER, .fd = -1 };
+
+int convlog_journal_open(const char *dir, char **err)
+{
+	if (util_mkdirs(dir, err) < 0)
+		return -1;
+	char *path = xasprintf("%s/%s", dir, JOURNAL_NAME);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		err_set(err, "cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	pthread_rwlock_wrlock(&jn.lk);
+	jn.fd = fd;
+	jn.path = path;
+	atomic_store(&jn.pending, 0);
+	pthread_rwlock_unlock(&jn.lk);
+	return 0;
+}
+
+int convlog_journal_add(struct conv *c, char **err)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "session", c->session);
+	char *meta = meta_text(c, false);
+	cJSON_AddStringToObject(o, "meta", meta);
+	free(meta);
+	pthread_mutex_lock(&c->mu);
+	char *line = c->nmem ? xstrndup(c->mem[0], strlen(c->mem[0]) - 1) : NULL;
+	pthread_mutex_unlock(&c->mu);
+	if (!line) {
+		cJSON_Delete(o);
+		return err_set(err, "session %s: no conversation_start to journal", c->session);
+	}
+	cJSON_AddStringToObject(o, "line", line);
+	free(line);
+	char *json = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	/* a newline first: a line cut short before it (disk full) stays apart */
+	char *text = xasprintf("\n%s\n", json);
+	free(json);
+	size_t n = strlen(text);
+	int rc = 0;
+	pthread_rwlock_rdlock(&jn.lk);
+	if (jn.fd < 0) {
+		rc = err_set(err, "the admissions' journal is not open");
+	} else {
+		atomic_fetch_add(&jn.pending, 1);
+		ssize_t w;
+		do
+			w = write(jn.fd, text, n);
+		while (w < 0 && errno == EINTR);
+		if (w != (ssize_t)n) {
+			atomic_fetch_sub(&jn.pending, 1);
+			rc = err_set(err, "cannot write %s: %s", jn.path,
+				     w < 0 ? strerror(errno) : "short write (disk full?)");
+		}
+	}
+	pthread_rwlock_unlock(&jn.lk);
+	free(text);
+	return rc;
+}
+
+void convlog_journal_done(void)
+{
+	atomic_fetch_sub(&jn.pending, 1);
+}
+
+void convlog_journal_compact(void)
+{
+	pthread_rwlock_wrlock(&jn.lk);
+	struct stat st;
+	if (jn.fd >= 0 && atomic_load(&jn.pending) == 0 && fstat(jn.fd, &st) == 0 &&
+	    st.st_size > 0 && ftruncate(jn.fd, 0) < 0)
+		fprintf(stderr, "madf: serve: warning: cannot empty %s: %s\n", jn.path,
+			strerror(errno));
+	pthread_rwlock_unlock(&jn.lk);
+}
+
+void convlog_journal_close(void)
+{
+	pthread_rwlock_wrlock(&jn.lk);
+	if (jn.fd >= 0)
+		close(jn.fd);
+	jn.fd = -1;
+	free(jn.path);
+	jn.path = NULL;
+	pthread_rwlock_unlock(&jn.lk);
+}
+
+/* One journalled admission whose files were not made (the server
+ * stopped first): its events file gets its conversation_start (unless it
+ * has a whole line already), its meta is written (running: the scan
+ * that follows ends it). */
+static void journal_recover_one(struct bus *b, const char *dir, const cJSON *j)
+{
+	const char *session = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "session"));
+	const char *meta = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "meta"));
+	const char *line = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "line"));
+	if (!session || !convlog_session_ok(session) || !meta || !line)
+		return;
+	char *mp = xasprintf("%s/%s.json", dir, session);
+	bool made = access(mp, F_OK) == 0;
+	free(mp);
+	if (made)
+		return; /* its set-up was done: the scan finds it */
+	char *ep = xasprintf("%s/%s.jsonl", dir, session);
+	int fd = open(ep, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	char *err = NULL;
+	struct conv tmp = { 0 };
+	pthread_mutex_init(&tmp.mu, NULL);
+	char *last = NULL;
+	if (fd < 0 || scan_lines(fd, &tmp, &last) < 0) {
+		fprintf(stderr, "madf: serve: warning: %s: %s\n", ep, strerror(errno));
+		goto out;
+	}
+	if (!tmp.seq) {
+		/* nothing whole in it: its first event */
+		if (ftruncate(fd, 0) < 0) {
+			fprintf(stderr, "madf: serve: warning: %s: %s\n", ep, strerror(errno));
+			goto out;
+		}
+		char *text = xasprintf("%s\n", line);
+		struct bus_events *ev = NULL;
+		if (bus_events_open(b, session, false, &ev, &err) < 0 ||
+		    bus_events_append(ev, 1, text, strlen(text), &err) < 0) {
+			fprintf(stderr, "madf: serve: warning: %s\n", err);
+			free(err);
+			err = NULL;
+		}
+		bus_events_close(&ev, !no_fsync());
+		free(text);
+	}
+	if (bus_events_put_meta(b, session, meta, strlen(meta), false, &err) < 0) {
+		fprintf(stderr, "madf: serve: warning: %s\n", err);
+		free(err);
+	} else {
+		fprintf(stderr, "madf: serve: session %s was admitted but the server stopped "
+			"before its files were made: made now\n", session);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(last);
+	free(tmp.ends);
+	pthread_mutex_destroy(&tmp.mu);
+	free(ep);
+}
+
+/* The admissions the last server journalled: the sessions of those whose
+ * files it did not make are made; then the journal is emptied. */
+static void journal_recover(struct bus *b, const char *dir)
+{
+	char *jp = xasprintf("%s/%s", dir, JOURNAL_NAME);
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+	if (access(jp, F_OK) < 0) {
+		free(jp);
+		return;
+	}
+	if (util_read_file(jp, (size_t)256 << 20, &buf, &len, &err) < 0) {
+		fprintf(stderr, "madf: serve: warning: %s (the admissions it holds are not "
+			"recovered)\n", err);
+		free(err);
+		free(jp);
+		return;
+	}
+	for (size_t at = 0; at < len;) {
+		char *nl = memchr(buf + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
+		cJSON *j = n && nl ? json_parse_strict(buf + at, n, NULL) : NULL;
+		if (j)
+			journal_recover_one(b, dir, j);
+		else if (n)
+			fprintf(stderr, "madf: serve: warning: %s: a line that is not a whole "
+				"admission (a write cut short): skipped\n", jp);
+		cJSON_Delete(j);
+		at += n + 1;
+	}
+	free(buf);
+	if (truncate(jp, 0) < 0)
+		fprintf(stderr, "madf: serve: warning: cannot empty %s: %s\n", jp, strerror(errno));
+	free(jp);
+}
+
 /* Appends a terminal error to a session whose events stop without one,
  * through the bus b (NATS carries it too), and says so in its meta. */
 static void recover_one(struct bus *b, const char *dir, const char *session, cJSON *m)
@@ -361,8 +598,7 @@ static void recover_one(struct bus *b, const char *dir, const char *session, cJS
 
 void convlog_recover(const char *dir, long keep_days)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	if (access(dir, F_OK) < 0)
 		return;
 	/* the bus the conversations record on (its data directory: dir's
 	 * parent), for the final events recovered */
@@ -379,7 +615,14 @@ void convlog_recover(const char *dir, long keep_days)
 			"are not recovered: %s\n", berr);
 		free(berr);
 		bus_config_release(&cfg);
-		closedir(d);
+		return;
+	}
+	/* Before the scan: the sessions it makes are scanned too. */
+	journal_recover(b, dir);
+	DIR *d = opendir(dir);
+	if (!d) {
+		bus_free(&b);
+		bus_config_release(&cfg);
 		return;
 	}
 	char host[256] = "";

@@ -71,7 +71,32 @@ struct req {
 	char user[SERVE_USER_MAX + 1]; /* once authenticated */
 	long retry_after;              /* a 429's Retry-After */
 	const char *allow;             /* a 405's Allow */
+	int64_t trace[TR_N];           /* MADF_SERVE_TRACE's marks (0: none) */
 };
+
+/* A mark of q's trace (when MADF_SERVE_TRACE is set). */
+static void mark(struct req *q, int m)
+{
+	if (serve_trace_on())
+		q->trace[m] = util_mono_ns();
+}
+
+/* MADF_SERVE_TRACE: when each connection was accepted (its socket
+ * context, a time of its own). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED && serve_trace_on()) {
+		int64_t *t = xcalloc(1, sizeof(*t));
+		*t = util_mono_ns();
+		*socket_context = t;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		free(*socket_context);
+		*socket_context = NULL;
+	}
+}
 
 static void slog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void slog(const char *fmt, ...)
@@ -184,29 +209,85 @@ static bool origin_ok(const struct server *s, const char *origin)
 	return in_list(s->origins, origin, strlen(origin));
 }
 
-/* The user of the request's bearer token, or NULL after answering 401. */
-static const char *authenticate(struct server *s, struct req *q, struct MHD_Connection *conn,
-				struct serve_tokens *t, enum MHD_Result *ret)
+/* The token file as last read: reread only when its lstat changes (a
+ * token added or revoked rewrites it; a chmod changes its ctime), so that
+ * a request costs one lstat, not the file opened, read and parsed. */
+static struct {
+	pthread_rwlock_t lk;
+	bool have;
+	bool absent;  /* no file: no tokens */
+	struct stat st;
+	struct serve_tokens t;
+} tokc = { .lk = PTHREAD_RWLOCK_INITIALIZER };
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mode == b->st_mode &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Whether tok (len bytes) is a token of the file at path, its user copied
+ * to user; -1 with *err when the file cannot be read (or is open to
+ * others). */
+static int tokens_check(const char *path, const char *tok, size_t len,
+			char user[SERVE_USER_MAX + 1], char **err)
+{
+	struct stat st;
+	int sr = lstat(path, &st);
+	bool absent = sr < 0 && errno == ENOENT;
+	pthread_rwlock_rdlock(&tokc.lk);
+	bool fresh = tokc.have && (absent ? tokc.absent : sr == 0 && !tokc.absent &&
+				   same_stat(&st, &tokc.st));
+	if (!fresh) {
+		pthread_rwlock_unlock(&tokc.lk);
+		/* read with the stat taken before it: a change meanwhile is
+		 * seen at the next request */
+		struct serve_tokens t;
+		if (serve_tokens_load(path, &t, err) < 0) {
+			pthread_rwlock_wrlock(&tokc.lk);
+			tokc.have = false;
+			pthread_rwlock_unlock(&tokc.lk);
+			return -1;
+		}
+		pthread_rwlock_wrlock(&tokc.lk);
+		serve_tokens_free(&tokc.t);
+		tokc.t = t;
+		tokc.absent = absent;
+		if (sr == 0)
+			tokc.st = st;
+		tokc.have = sr == 0 || absent;
+	}
+	const char *u = serve_tokens_check(&tokc.t, tok, len);
+	if (u)
+		util_strlcpy(user, u, SERVE_USER_MAX + 1);
+	pthread_rwlock_unlock(&tokc.lk);
+	return u ? 1 : 0;
+}
+
+/* Authenticates q by its bearer token (q->user set): true, or false after
+ * answering 401 (or 500: the token file cannot be read). */
+static bool authenticate(struct server *s, struct req *q, struct MHD_Connection *conn,
+			 enum MHD_Result *ret)
 {
 	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						    MHD_HTTP_HEADER_AUTHORIZATION);
 	char *err = NULL;
-	if (serve_tokens_load(s->tokens_path, t, &err) < 0) {
+	bool bearer = h && !strncasecmp(h, "Bearer ", 7);
+	const char *tok = bearer ? h + 7 : "";
+	while (*tok == ' ')
+		tok++;
+	int r = tokens_check(s->tokens_path, tok, strlen(tok), q->user, &err);
+	if (r < 0) {
 		slog("%s", err);
 		free(err);
 		*ret = refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
 			      "the server's token file cannot be read (see its log)");
-		return NULL;
+		return false;
 	}
-	const char *user = NULL;
-	bool bearer = h && !strncasecmp(h, "Bearer ", 7);
-	if (bearer) {
-		const char *tok = h + 7;
-		while (*tok == ' ')
-			tok++;
-		user = serve_tokens_check(t, tok, strlen(tok));
-	}
-	if (!user) {
+	if (r == 0 || !bearer) {
+		q->user[0] = '\0';
 		struct serve_error e = {
 			.status = 401, .code = "UNAUTHORIZED", .error = "Authentication required",
 			.field = "Authorization",
@@ -215,8 +296,9 @@ static const char *authenticate(struct server *s, struct req *q, struct MHD_Conn
 		};
 		*ret = send_error(q, conn, &e, bearer ? "Bearer realm=\"madf\", error=\"invalid_token\"" :
 					       "Bearer realm=\"madf\"");
+		return false;
 	}
-	return user;
+	return true;
 }
 
 static bool json_type(const char *ct)
@@ -293,6 +375,7 @@ static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
 	add_limit_headers(q, r);
 	enum MHD_Result ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
+	conv_stream_mark(st, TR_QUEUED);
 	return ret;
 }
 
@@ -371,6 +454,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		q->s = s;
 		sbuf_init(&q->body);
 		*con_cls = q;
+		if (serve_trace_on()) {
+			const union MHD_ConnectionInfo *ci =
+				MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+			const int64_t *at = ci ? ci->socket_context : NULL;
+			q->trace[TR_ACCEPT] = at ? *at : 0;
+			mark(q, TR_HEADERS);
+		}
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -381,6 +471,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	mark(q, TR_BODY);
 	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!host_ok(s, host))
 		return refuse(q, conn, 403, "FORBIDDEN", "Host not allowed", "Host",
@@ -403,15 +494,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (s->draining)
 		return refuse(q, conn, 503, "SERVER_SHUTDOWN", "The server is shutting down", NULL,
 			      NULL);
-	struct serve_tokens t;
 	enum MHD_Result ret = MHD_NO;
-	const char *user = authenticate(s, q, conn, &t, &ret);
-	if (!user) {
-		serve_tokens_free(&t);
+	if (!authenticate(s, q, conn, &ret))
 		return ret;
-	}
-	util_strlcpy(q->user, user, sizeof(q->user));
-	serve_tokens_free(&t);
+	mark(q, TR_AUTH);
 	if (metrics)
 		return send_metrics(s, q, conn);
 	if (events)
@@ -443,6 +529,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (serve_request_parse(q->body.data ? q->body.data : "", q->body.len, &s->agents, &rq,
 				&e) < 0)
 		return send_error(q, conn, &e, NULL);
+	mark(q, TR_VALID);
 	if (!s->llm) {
 		serve_request_release(&rq);
 		return refuse(q, conn, 503, "MODEL_NOT_CONFIGURED", "No model configured", NULL,
@@ -474,9 +561,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		free(m);
 		return ret;
 	}
+	mark(q, TR_ADMIT);
 	struct conv_env env = { .llm = s->llm, .reg = s->env.tools, .lim = s->limits,
 				.dir = s->sessions_dir, .initiator = s->agents.initiator,
-				.verbose = s->opt->verbose };
+				.verbose = s->opt->verbose,
+				.trace = serve_trace_on() ? q->trace : NULL };
 	struct conv_stream *st = conv_start(&rq, &env, q->user, resv, wants_sse(conn), &err);
 	if (!st) {
 		slog("%s", err);
@@ -484,6 +573,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
 			      "the conversation cannot be recorded (see the server's log)");
 	}
+	conv_stream_mark(st, TR_START);
 	return send_stream(q, conn, st);
 }
 
@@ -656,6 +746,11 @@ static void limits_flush(struct server *s)
 
 static void server_release(struct server *s)
 {
+	convlog_journal_close();
+	pthread_rwlock_wrlock(&tokc.lk);
+	serve_tokens_free(&tokc.t);
+	tokc.have = false;
+	pthread_rwlock_unlock(&tokc.lk);
 	if (s->env_open) {
 		if (s->env.tools)
 			tools_save_usage(s->env.tools, NULL);
@@ -697,6 +792,10 @@ int serve_run(const struct serve_options *o, char **err)
 	/* Sessions the last server left without a final event get one; old
 	 * ones go. */
 	convlog_recover(s.sessions_dir, env_long("MADF_SERVE_KEEP_DAYS", 7, 1, 3650));
+	if (convlog_journal_open(s.sessions_dir, err) < 0) {
+		server_release(&s);
+		return EXIT_FAIL;
+	}
 	unsigned port = 0;
 	char *host = NULL;
 	int fd = open_listener(o, &port, &host, err);
@@ -765,6 +864,7 @@ int serve_run(const struct serve_options *o, char **err)
 	 * conversation's files, a resume's replay, /api/metrics reading the
 	 * sessions): with 1 a core, 1,000 conversations opening at once on a
 	 * busy machine waited on each other's files. */
+	conv_setup_start(); /* the conversations' set-up (server/conv_setup.c) */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned pool = ncpu < 1 ? 8 : ncpu > 4 ? 16 : 4 * (unsigned)ncpu;
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
@@ -777,6 +877,7 @@ int serve_run(const struct serve_options *o, char **err)
 				     MHD_OPTION_THREAD_POOL_SIZE, pool,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s,
 				     MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
 				     MHD_OPTION_END);
 	else
@@ -785,7 +886,8 @@ int serve_run(const struct serve_options *o, char **err)
 				     MHD_OPTION_CONNECTION_LIMIT, max_conn,
 				     MHD_OPTION_THREAD_POOL_SIZE, pool,
 				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s, MHD_OPTION_END);
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, &s,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, &s, MHD_OPTION_END);
 	if (!d) {
 		serve_bus_close();
 		if (key)
@@ -818,6 +920,7 @@ int serve_run(const struct serve_options *o, char **err)
 		if (sig > 0)
 			break;
 		limits_flush(&s);
+		convlog_journal_compact();
 	}
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	s.draining = 1;
@@ -844,6 +947,7 @@ int serve_run(const struct serve_options *o, char **err)
 	free(cert);
 	free(key);
 	limits_flush(&s);
+	convlog_journal_compact(); /* every admission set up: nothing to recover */
 	size_t left = conv_alive();
 	if (left) {
 		/* A conversation stuck in a tool call still uses the registry,

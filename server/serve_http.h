@@ -30,7 +30,8 @@ int serve_run(const struct serve_options *o, char **err);
 
 /* ---- conversations (server/conv.c, server/stream.c) ----------------------
  * A conversation runs on its own thread and records its events, one JSON
- * line each, in <data_dir>/serve-sessions/SESSION.jsonl (SESSION.json is
+ * line each (its first, conversation_start, kept in memory until the file
+ * is made), in <data_dir>/serve-sessions/SESSION.jsonl (SESSION.json is
  * its meta: user, agents, rounds, how it ended, what it used). Streams
  * read that file: any number of them, each at its own place, so a client
  * that reads slowly costs the server no memory and a client that comes
@@ -48,14 +49,18 @@ struct conv_env {
 	const char *dir;   /* the sessions' directory */
 	const struct serve_agent *initiator; /* the agents file's, or NULL */
 	int verbose;
+	const int64_t *trace; /* the request's marks so far (MADF_SERVE_TRACE), or NULL */
 };
 
 /* Starts a conversation of req (taken over; *req is emptied) for user
  * with env's models, tool registry and limits (all must outlive it; the
  * server waits for conv_alive() to reach 0), and returns its first stream
- * (ids: with `id:` lines). When its thread ends, the reservation resv
- * ends with the rounds it started (the rest refunded). NULL with *err when
- * its events file cannot be made (the reservation is ended then). */
+ * (ids: with `id:` lines), its conversation_start recorded already (in
+ * memory and in the admissions' journal: the stream sends it at once);
+ * its files and its thread are made after, off the request path
+ * (server/conv_setup.c). When it ends, the reservation resv ends with the
+ * rounds it started (the rest refunded). NULL with *err when its first
+ * event cannot be journalled (the reservation is ended then). */
 struct conv_stream *conv_start(struct serve_request *req, const struct conv_env *env,
 			       const char *user, long resv, bool ids, char **err);
 /* GET .../{session}/events: a stream of user's conversation session (a
@@ -66,6 +71,8 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
  * -1 with *err. */
 int conv_resume(const char *dir, const char *session, const char *user, long last_id,
 		struct conv_stream **out, char **err);
+/* Marks step m of the trace of s's conversation (when it has one). */
+void conv_stream_mark(struct conv_stream *s, int m);
 /* The content reader of a stream (libmicrohttpd's semantics): the next
  * whole events, a ": ping" comment after the keep-alive interval, -1 at
  * the end of the stream, -2 when its file cannot be read (or the server

@@ -38,6 +38,7 @@ struct conv_stream {
 	long next;         /* the seq of the next event to send */
 	bool ids;
 	bool hello;        /* "retry:" still to send */
+	bool hello_sent;   /* it was: a resume's stream */
 	uint64_t piece;    /* bytes of event `next` already sent (one too big for a chunk) */
 	long sent;         /* events sent */
 	uint64_t bytes;    /* bytes sent */
@@ -147,7 +148,7 @@ struct conv_stream *conv_stream_new(struct conv *c, long last_id, bool ids, bool
 	s->next = last_id + 1;
 	s->ids = ids;
 	s->hello = hello;
-	s->rfd = open(c->events_path, O_RDONLY | O_CLOEXEC);
+	s->rfd = -1; /* opened for the first event not kept in memory */
 	atomic_init(&s->suspended, false);
 	pthread_mutex_lock(&c->mu);
 	s->next_in_conv = c->streams;
@@ -192,9 +193,10 @@ static int pread_all(int fd, char *buf, size_t n, int64_t off)
 }
 
 /* Copies bytes [from, from + n) of the event seq (its line at off, len
- * bytes) as it goes on the wire into out. */
-static int wire_copy(const struct conv_stream *s, long seq, int64_t off, int64_t len,
-		     uint64_t from, size_t n, char *out)
+ * bytes, in mem when it is kept in memory, else in the file) as it goes
+ * on the wire into out. */
+static int wire_copy(struct conv_stream *s, long seq, int64_t off, int64_t len,
+		     const char *mem, uint64_t from, size_t n, char *out)
 {
 	char tail[32];
 	int tl = s->ids ? snprintf(tail, sizeof(tail), "id: %ld\n\n", seq) :
@@ -207,8 +209,14 @@ static int wire_copy(const struct conv_stream *s, long seq, int64_t off, int64_t
 		} else if (from < 6 + (uint64_t)len) {
 			uint64_t in = from - 6;
 			k = (size_t)((uint64_t)len - in) < n ? (size_t)((uint64_t)len - in) : n;
-			if (pread_all(s->rfd, out, k, off + (int64_t)in) < 0)
-				return -1;
+			if (mem) {
+				memcpy(out, mem + in, k);
+			} else {
+				if (s->rfd < 0)
+					s->rfd = open(s->c->events_path, O_RDONLY | O_CLOEXEC);
+				if (s->rfd < 0 || pread_all(s->rfd, out, k, off + (int64_t)in) < 0)
+					return -1;
+			}
 		} else {
 			uint64_t in = from - 6 - (uint64_t)len;
 			k = (size_t)((uint64_t)tl - in) < n ? (size_t)((uint64_t)tl - in) : n;
@@ -231,11 +239,10 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		if (max < sizeof(retry) - 1)
 			return 0;
 		s->hello = false;
+		s->hello_sent = true;
 		memcpy(buf, retry, sizeof(retry) - 1);
 		return (ssize_t)(sizeof(retry) - 1);
 	}
-	if (s->rfd < 0)
-		return -2; /* MHD_CONTENT_READER_END_WITH_ERROR */
 	int64_t now = util_mono_ns();
 	pthread_mutex_lock(&c->mu);
 	if (s->next > c->seq && !c->finished) {
@@ -250,6 +257,7 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	}
 	/* The events to send now: their lines' places, copied under the lock. */
 	int64_t off[BATCH + 1];
+	const char *mem[BATCH]; /* lines kept in memory (they never change) */
 	long n = 0;
 	size_t total = 0;
 	while (n < BATCH && s->next + n <= c->seq) {
@@ -260,6 +268,7 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 			break;
 		off[n] = a;
 		off[n + 1] = b;
+		mem[n] = seq <= c->nmem ? c->mem[seq - 1] : NULL;
 		total += w;
 		n++;
 	}
@@ -282,7 +291,7 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		size_t take = w - (size_t)s->piece;
 		if (take > max - k)
 			take = max - k; /* only the first, alone over max: in pieces */
-		if (wire_copy(s, seq, off[i], len, s->piece, take, buf + k) < 0) {
+		if (wire_copy(s, seq, off[i], len, mem[i], s->piece, take, buf + k) < 0) {
 			conv_log(c, "cannot read %s: %s", c->events_path, strerror(errno));
 			return -2;
 		}
@@ -294,8 +303,15 @@ ssize_t conv_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		s->next++;
 		s->sent++;
 	}
+	if (c->trace && !s->bytes && !s->hello_sent)
+		conv_trace_mark(c, TR_SENT);
 	s->bytes += k;
 	return (ssize_t)k;
+}
+
+void conv_stream_mark(struct conv_stream *s, int m)
+{
+	conv_trace_mark(s->c, m);
 }
 
 void conv_stream_free(void *cls)

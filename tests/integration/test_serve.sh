@@ -111,6 +111,25 @@ eq "another scheme: 401" "$st" 401
 st=$(curl -s -o "$T/a.json" -w '%{http_code}' -X POST "$URL" \
 	-H "Authorization: Bearer $TOK2" -H 'Content-Type: application/json' --data-binary "$GOOD")
 eq "a revoked token is refused at once (no restart)" "$st" 401
+# The server keeps the token file as last read, reread when its stat
+# changes: one made now is accepted at once, a chmod is seen at once.
+MURL=http://127.0.0.1:$port/api/metrics
+TOK5=$("$MADF" serve token add erin 2>/dev/null)
+st=$(curl -s -o /dev/null -w '%{http_code}' "$MURL" -H "Authorization: Bearer $TOK5")
+eq "a token added while the server runs is accepted at once" "$st" 200
+st=$(curl -s -o /dev/null -w '%{http_code}' "$MURL" -H "Authorization: Bearer $TOK2")
+eq "and the revoked one still refused" "$st" 401
+chmod 644 "$D/serve-tokens"
+st=$(curl -s -o "$T/a.json" -w '%{http_code}' "$MURL" -H "Authorization: Bearer $TOK5")
+eq "the token file made readable by others while the server runs: 500 at the next request" \
+	"$st $(jf "$T/a.json" 'j["code"]')" "500 INTERNAL_ERROR"
+has "with the mode and what to do in the server's log" "$(cat "$T/serve.err")" "mode 0644): run chmod 600"
+chmod 600 "$D/serve-tokens"
+st=$(curl -s -o /dev/null -w '%{http_code}' "$MURL" -H "Authorization: Bearer $TOK5")
+eq "and accepted again once it is 0600" "$st" 200
+"$MADF" serve token revoke erin >/dev/null
+st=$(curl -s -o /dev/null -w '%{http_code}' "$MURL" -H "Authorization: Bearer $TOK5")
+eq "revoked again: refused at once" "$st" 401
 hasnt "the server's log never shows a token" "$(cat "$T/serve.err")" "$TOK"
 
 # --- Host, Origin, routes ---------------------------------------------------------

@@ -110,6 +110,8 @@ eq "POST: 405 with Allow: GET" "$st $(grep -i '^Allow:' "$T/pm.h" | tr -d '\r')"
 kill -TERM "$server_pid"; wait "$server_pid"
 serve "madf serve again" env ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$rport \
 	CLAUDE_MODEL_EXECUTION=claude-test "$MADF" serve --listen 127.0.0.1:0
+# serve sets its own EXIT trap: the replay server's kill again (it was left running)
+trap 'kill "$server_pid" "$rpid" 2>/dev/null; wait 2>/dev/null; cleanup' EXIT
 curl -s -o "$T/m2.json" "http://127.0.0.1:$port/api/metrics" -H "Authorization: Bearer $TA"
 eq "after a restart the metrics are the same (derived from the recorded conversations)" \
 	"$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); a.pop("timestamp"); b.pop("timestamp"); print(a == b)' "$T/m.json" "$T/m2.json")" True
@@ -117,10 +119,17 @@ kill -TERM "$server_pid"; wait "$server_pid"
 hasnt "no sanitizer report" "$(cat "$T/serve.err")" "Sanitizer"
 
 # madf bench serve, small: its checks and counts (its times are figures, not asserted).
-out=$(cd "$TOP" && "$MADF" bench serve --streams 20 --rounds 1 --json 2>"$T/bench.err"); rc=$?
-eq "bench serve --streams 20: exit 0, every stream completed with the same 19 events, 20 open at most, the load average before and at the end" \
-	"$rc $(printf %s "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["completed"], j["eventsPerStream"], j["sameEventCount"], 0 < j["openAtOnceMax"] <= 20, j["firstEventMsMedian"] > 0, j["serverPeakKb"] > 0, j["loadAverage"] >= 0, j["loadAverageAtEnd"] >= 0)' 2>&1)" \
-	"0 20 19 True True True True True True"
+out=$(cd "$TOP" && "$MADF" bench serve --streams 20 --rounds 1 --probes 5 --json 2>"$T/bench.err"); rc=$?
+eq "bench serve --streams 20: exit 0, every stream completed with the same 19 events, 25 open at most (the 5 probes too), every one with a first event, the load average before and at the end" \
+	"$rc $(printf %s "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["completed"], j["eventsPerStream"], j["sameEventCount"], 0 < j["openAtOnceMax"] <= 25, j["firstEventCount"], j["firstEventMsMedian"] > 0, j["serverPeakKb"] > 0, j["loadAverage"] >= 0, j["loadAverageAtEnd"] >= 0)' 2>&1)" \
+	"0 20 19 True True 20 True True True True"
+eq "bench serve --probes 5: 5 started one at a time once the 20 had their first event, each answered and completed, none failed, with their own first-event times" \
+	"$(printf %s "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["probes"], j["probesStarted"], j["probesAnswered"], j["probesFailed"], j["probesCompleted"], 0 < j["probeOpenMin"] <= 20, 0 < j["probeFirstEventMsMedian"] <= j["probeFirstEventMsP95"] <= j["probeFirstEventMsMax"])' 2>&1)" \
+	"5 5 5 0 5 True True"
+out=$(cd "$TOP" && "$MADF" bench serve --streams 3 --rounds 1 --probes 0 2>"$T/bench0.err"); rc=$?
+eq "bench serve --probes 0: exit 0, the burst's figures, no line for probes" \
+	"$rc $(printf %s "$out" | grep -c 'first event, burst') $(printf %s "$out" | grep -c 'first event, one')" "0 1 0"
+check_fails "bench serve --probes -1 is a usage error" 2 "$MADF" bench serve --probes -1
 check_fails "bench serve --streams 0 is a usage error" 2 "$MADF" bench serve --streams 0
 out=$("$MADF" bench serve --replay /nonexistent.py 2>&1); rc=$?
 eq "bench serve without the replay server: exit 2 naming it" "$rc $(printf %s "$out" | grep -c 'nonexistent.py')" "2 1"

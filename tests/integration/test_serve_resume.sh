@@ -250,6 +250,71 @@ st=$(curl -s -o /dev/null -w '%{http_code}' "$U/$SID5/events" -H "Authorization:
 eq "after the restart, still 404 for another user" "$st" 404
 stop "$spid"
 
+# --- admitted, then stopped before its files were made: the admissions' journal ---------
+# A conversation's conversation_start goes to its client from memory at its
+# admission, journalled in the same step (its meta and that event, in
+# serve-sessions/admissions.journal); its files are made just after, off
+# the request path. A server killed in between leaves only the journal's
+# line: the next start makes the files from it. The line here is SID5's as
+# its admission wrote it (meta running, first event), under a new session id.
+SID6=0123456789abcdef01234567
+python3 - "$D/serve-sessions" "$SID5" "$SID6" <<'PY'
+import json, sys
+d, old, new = sys.argv[1:]
+meta = json.load(open(f"{d}/{old}.json"))
+for k in ("ended", "outcome", "events", "usage"):
+    meta.pop(k, None)
+meta.update(sessionId=new, state="running")
+line = json.loads(open(f"{d}/{old}.jsonl").readline())
+line["data"]["sessionId"] = new
+c = (",", ":")
+with open(f"{d}/admissions.journal", "a") as f:
+    f.write("\n" + json.dumps({"session": new, "meta": json.dumps(meta, separators=c),
+                                "line": json.dumps(line, separators=c)}, separators=c) + "\n")
+    f.write('\n{"session":"a line cut sho')
+PY
+srv s5 "$gport"
+has "the restart makes the files of the admission the journal holds (logged)" "$(cat "$T/s5.err")" \
+	"session $SID6 was admitted but the server stopped before its files were made: made now"
+has "and skips a line cut short, saying so" "$(cat "$T/s5.err")" \
+	"a line that is not a whole admission (a write cut short): skipped"
+curl -s -N -o "$T/r10.txt" "$U/$SID6/events" -H "$AUTH"
+eq "resuming it: its conversation_start as the client had it, then a recoverable SERVER_SHUTDOWN" \
+	"$(events "$T/r10.txt" | tr '\n' ' ')$(python3 -c '
+import json, sys
+ev = [json.loads(b.split("\n")[0][6:]) for b in open(sys.argv[1]).read().split("\n\n") if b.startswith("data: ")]
+first = json.loads(open(sys.argv[2]).readline())
+print(ev[0]["data"]["timestamp"] == first["data"]["timestamp"], ev[0]["data"]["agents"], ev[1]["data"]["code"], ev[1]["data"]["recoverable"])' "$T/r10.txt" "$D/serve-sessions/$SID5.jsonl")" \
+	"1 conversation_start 2 error True ['data-steward'] SERVER_SHUTDOWN True"
+eq "its meta: alice's, ended SERVER_SHUTDOWN, 2 events" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["user"], j["state"], j["outcome"], j["events"])' "$D/serve-sessions/$SID6.json")" \
+	"alice ended SERVER_SHUTDOWN 2"
+eq "the journal is emptied at the start" "$(wc -c <"$D/serve-sessions/admissions.journal" | tr -d ' ')" 0
+st=$(curl -s -o /dev/null -w '%{http_code}' "$U/$SID6/events" -H "Authorization: Bearer $TB")
+eq "still another user's: 404" "$st" 404
+
+# The set-up cannot make the events file (serve-sessions is not a directory
+# now): the client has conversation_start already; its stream ends with one
+# error, and the conversation's rounds are refunded.
+mv "$D/serve-sessions" "$D/serve-sessions.moved"
+: >"$D/serve-sessions"
+curl -s -N -o "$T/p7.txt" -D "$T/p7.h" -X POST "$U" -H "$AUTH" -H 'Content-Type: application/json' \
+	--data-binary "$R1"
+rm -f "$D/serve-sessions"
+mv "$D/serve-sessions.moved" "$D/serve-sessions"
+eq "no events file: 200, conversation_start, then one non-recoverable AGENT_EXECUTION_FAILED" \
+	"$(head -1 "$T/p7.h" | awk '{print $2}') $(types "$T/p7.txt") $(python3 -c '
+import json, sys
+b = [x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]
+d = json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/p7.txt")" \
+	"200 conversation_start error AGENT_EXECUTION_FAILED False"
+has "the server's log says why" "$(cat "$T/s5.err")" "cannot record its events:"
+left=$(hdr "$T/p7.h" RateLimit | sed -n 's/.*"rounds-day";r=\([0-9]*\).*/\1/p')
+wait_for "its round is refunded (the day's quota one more than its admission left)" 30 sh -c \
+	"curl -s -o /dev/null -D '$T/h7' 'http://127.0.0.1:$sp/api/metrics' -H '$AUTH'; grep -q '\"rounds-day\";r=$((left + 1))' '$T/h7'"
+stop "$spid"; rc=$?
+eq "and the server stops cleanly" "$rc" 0
+
 # --- @dwmkerr/mock-llm, an OpenAI-compatible mock written by others, as the model ----------
 if [ -f "$SERVE_NPM/node_modules/@dwmkerr/mock-llm/dist/main.js" ]; then
 	mkdir -p "$T/mock"
