@@ -49,6 +49,7 @@ static int64_t every_ns(const struct bus *b)
 
 static void *keeper_main(void *p)
 {
+	pthread_setname_np(pthread_self(), "bus-lease"); /* top -H, /proc/PID/task/TID/comm */
 	struct bus_keeper *k = p;
 	pthread_mutex_lock(&k->mu);
 	while (!k->stop) {

@@ -781,6 +781,7 @@ static void run(struct conv *c)
 
 static void *conv_thread(void *arg)
 {
+	pthread_setname_np(pthread_self(), "serve-conv"); /* top -H, /proc/PID/task/TID/comm */
 	struct conv *c = arg;
 	run(c);
 	/* Whatever happened, the conversation ends: a terminal event if none yet. */
@@ -926,6 +927,7 @@ struct grace {
 
 static void *grace_thread(void *arg)
 {
+	pthread_setname_np(pthread_self(), "serve-grace"); /* top -H, /proc/PID/task/TID/comm */
 	struct grace *g = arg;
 	struct conv *c = g->c;
 	pthread_mutex_lock(&c->mu);

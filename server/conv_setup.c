@@ -34,6 +34,7 @@ static size_t q_pending; /* queued or being set up */
 
 static void *setup_main(void *arg)
 {
+	pthread_setname_np(pthread_self(), "serve-setup"); /* top -H, /proc/PID/task/TID/comm */
 	(void)arg;
 	for (;;) {
 		pthread_mutex_lock(&q_mu);

@@ -16,6 +16,7 @@
  * whenever its holder was preempted. */
 #include "server/conv_priv.h"
 
+#include <pthread.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ static bool reg_stopping;   /* the server stops: nobody suspends again */
 
 static void *timer_main(void *arg)
 {
+	pthread_setname_np(pthread_self(), "serve-timer"); /* top -H, /proc/PID/task/TID/comm */
 	(void)arg;
 	pthread_mutex_lock(&reg_mu);
 	for (;;) {

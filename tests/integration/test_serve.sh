@@ -748,8 +748,13 @@ hasnt "no sanitizer report" "$(cat "$T/k1.err")" "Sanitizer"
 
 # --- a stream waiting for its conversation holds no thread (epoll, suspended) --------------------
 lserve w0 "$hport" MADF_SERVE_CONCURRENT=4 MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_PING_MS=100
+# threads by name (pthread_setname_np): serve-conv one per conversation,
+# serve-timer the keep-alives, serve-setup and bus-lease the server's own;
+# any other thread is one of libmicrohttpd's pool or the agents'
 thr() { awk '/^Threads:/ {print $2}' "/proc/$lpid/status"; }
-t0=$(thr)
+named() { cat /proc/$lpid/task/*/comm 2>/dev/null | grep -c "^$1\$"; }
+others() { cat /proc/$lpid/task/*/comm 2>/dev/null | grep -vcE '^(serve-conv|serve-timer|serve-setup|bus-lease)$'; }
+t0=$(thr) o0=$(others)
 wpids=
 for i in 1 2 3 4; do
 	curl -s -N -o "$T/w$i.txt" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK7" \
@@ -760,9 +765,10 @@ wait_for "4 streams wait on a model that never answers" 30 sh -c \
 	"for i in 1 2 3 4; do grep -q initiator_start $T/w\$i.txt || exit 1; done"
 wait_for "each gets keep-alives (its suspended connection resumed by the timer)" 30 sh -c \
 	"for i in 1 2 3 4; do grep -q '^: ping\$' $T/w\$i.txt || exit 1; done"
-t4=$(thr)
-eq "4 waiting streams add 4 conversation threads and the keep-alive timer, no thread per connection ($t0 -> $t4)" \
-	"$((t4 - t0 <= 5))" 1
+t4=$(thr) o4=$(others)
+eq "4 waiting streams: 4 conversation threads and one keep-alive timer ($t0 -> $t4 threads in all)" \
+	"$(named serve-conv) $(named serve-timer)" "4 1"
+eq "no thread per connection: the pool's and the agents' threads unchanged ($o0 -> $o4)" "$o4" "$o0"
 kill -TERM "$lpid"; wait "$lpid"; rc=$?
 for p in $wpids; do wait "$p"; done
 eq "SIGTERM with 4 streams waiting: a clean exit, each stream ending with an error" \
