@@ -210,10 +210,15 @@ bench: madf
 # libFuzzer (clang, ASan + UBSan) over the exact calls the code makes on
 # outside input: bus messages, SSE, the config/.env reader, .mcp.json, MCP
 # frames (stdio lines, HTTP bodies, event streams), RSS/Atom, the ECB CSV,
-# key specs and theme files (not in `make test`). `make fuzz` runs each
-# for FUZZ_SECONDS (60) from its seeds tests/fuzz/corpus_NAME; `make
-# fuzz-build` only builds; `make fuzz-seeds` runs each over its seeds once.
-FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme
+# key specs and theme files; madf serve's request body, agents file, token
+# file, limits snapshot and journal, recorded conversations and request
+# headers; the review crew's request and checklist and the analyzers'
+# output; the NATS bus URL, timestamps and stream records (not in `make
+# test`). `make fuzz` runs each for FUZZ_SECONDS (60) from its seeds
+# tests/fuzz/corpus_NAME; `make fuzz-build` only builds; `make fuzz-seeds`
+# runs each over its seeds once.
+FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme \
+              serve_request serve_agents serve_tokens serve_limits serve_convlog
 FUZZ_DIR   := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(CSTD) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -I. $(PKG_CFLAGS)
@@ -228,7 +233,7 @@ $(FUZZ_DIR)/libmadf.a: $(FUZZ_OBJ)
 	@rm -f $@
 	$(call say,AR,$@)ar rcs $@ $^
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libmadf.a
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_DIR)/libmadf.a
 	$(call say,CCLD,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libmadf.a $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)
