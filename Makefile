@@ -218,7 +218,8 @@ bench: madf
 # tests/fuzz/corpus_NAME; `make fuzz-build` only builds; `make fuzz-seeds`
 # runs each over its seeds once.
 FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme \
-              serve_request serve_agents serve_tokens serve_limits serve_convlog
+              serve_request serve_agents serve_tokens serve_limits serve_convlog \
+              nats review_request review_tools
 FUZZ_DIR   := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(CSTD) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -I. $(PKG_CFLAGS)
@@ -235,6 +236,13 @@ $(FUZZ_DIR)/libmadf.a: $(FUZZ_OBJ)
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_DIR)/libmadf.a
 	$(call say,CCLD,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libmadf.a $(LIBS)
+
+# The analyzers fuzz_review_tools runs: its input as their output.
+$(FUZZ_DIR)/tool_out: tests/fuzz/tool_out.c
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)$(CC) $(CSTD) -O2 -o $@ $<
+
+$(FUZZ_DIR)/fuzz_review_tools: $(FUZZ_DIR)/tool_out
 
 fuzz-build: $(FUZZ_BINS)
 

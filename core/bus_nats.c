@@ -124,10 +124,7 @@ static int prefix_valid(const char *p)
 	return 1;
 }
 
-/* Splits "scheme://[user[:pass]@]host:port[,host:port...]" into full server
- * URLs (each with the scheme and user), the shown form without user or
- * password, and the user and password themselves. */
-static int url_split(struct natsbus *nb, const char *url, char ***servers,
+int nats_url_split(struct natsbus *nb, const char *url, char ***servers,
 		     int *n, char **err)
 {
 	const char *sep = strstr(url, "://");
@@ -292,7 +289,7 @@ int bus_nats_open(struct bus *b, char **err)
 	util_strlcpy(nb->prefix, pfx, sizeof(nb->prefix));
 	char **servers = NULL;
 	int n = 0;
-	int r = url_split(nb, b->cfg.url, &servers, &n, err);
+	int r = nats_url_split(nb, b->cfg.url, &servers, &n, err);
 	natsStatus s = NATS_OK;
 	if (r == 0) {
 		s = natsOptions_Create(&nb->opts);

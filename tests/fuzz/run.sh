@@ -27,7 +27,9 @@ for name in "$@"; do
 	case $name in
 	message) maxlen=65536 ;;
 	sse) maxlen=4096 ;;
-	rss|ecb_csv|mcp_wire) maxlen=32768 ;;
+	rss|ecb_csv|mcp_wire|review_tools) maxlen=32768 ;;
+	serve_limits|serve_convlog|serve_request) maxlen=16384 ;;
+	nats) maxlen=1024 ;;
 	keys) maxlen=64 ;;
 	*) maxlen=8192 ;;
 	esac
