@@ -214,10 +214,9 @@ bench: madf
 # file, limits snapshot and journal, recorded conversations and request
 # headers; the review crew's request and checklist and the analyzers'
 # output; the NATS bus URL, timestamps and stream records; events in news
-# text (not in `make
-# test`). `make fuzz` runs each for FUZZ_SECONDS (60) from its seeds
-# tests/fuzz/corpus_NAME; `make fuzz-build` only builds; `make fuzz-seeds`
-# runs each over its seeds once.
+# text (not in `make test`). `make fuzz` runs each for FUZZ_SECONDS (60)
+# from its seeds tests/fuzz/corpus_NAME; `make fuzz-build` only builds;
+# `make fuzz-seeds` runs each over its seeds once.
 FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme \
               serve_request serve_agents serve_tokens serve_limits serve_convlog \
               serve_headers nats review_request review_tools events
