@@ -158,8 +158,11 @@ int nats_url_split(struct natsbus *nb, const char *url, char ***servers,
 		if (ts)
 			hp = ts + 3;
 		if (!*hp || strchr(hp, '@') || strchr(hp, '/')) {
+			/* shown on a terminal: the URL's control bytes stripped */
+			char *clean = util_sanitize(hp, strlen(hp), false);
 			r = err_set(err, "invalid NATS server \"%s\" in the bus URL: "
-					 "expected host:port", strchr(hp, '@') ? "user@..." : hp);
+					 "expected host:port", strchr(hp, '@') ? "user@..." : clean);
+			free(clean);
 			break;
 		}
 		*servers = xrealloc(*servers, sizeof(**servers) * (size_t)(*n + 1));

@@ -1,9 +1,9 @@
 /* What the NATS transport parses, without a server: the bus URL's split
  * into servers, user and password (nats_url_split), a stored message's
  * Nats-Time-Stamp (nats_parse_time) and an event line's seq read back
- * from the conversations' stream (nats_line_seq). The last two overflowed
- * (found by tests/fuzz/fuzz_nats.c): a time past 2262 and a seq of more
- * than 18 digits. */
+ * from the conversations' stream (nats_line_seq). Found by
+ * tests/fuzz/fuzz_nats.c: a time past 2262 and a seq of more than 18
+ * digits overflowed; a server with control bytes put them in the error. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,6 +74,20 @@ static void test_url_split(void **state)
 	memset(&nb, 0, sizeof(nb));
 	sv = NULL;
 	n = 0;
+	/* a server with control bytes: refused, without them (they reached
+	 * the terminal; found by tests/fuzz/fuzz_nats.c) */
+	assert_int_equal(nats_url_split(&nb, "nats://127.0.0\263\a:4222/x\033[2J", &sv, &n, &err),
+			 -1);
+	assert_non_null(strstr(err, "invalid NATS server \"127.0.0"));
+	for (const char *p = err; *p; p++)
+		assert_false((unsigned char)*p < 0x20 || *p == 0x7f);
+	free(err);
+	err = NULL;
+	assert_null(sv);
+	free(nb.where);
+	free(nb.user);
+	free(nb.secret);
+	memset(&nb, 0, sizeof(nb));
 	assert_int_equal(nats_url_split(&nb, "tls://u:pw@h:1,v@h2:2", &sv, &n, &err), -1);
 	assert_non_null(strstr(err, "user@..."));
 	assert_null(strstr(err, "pw"));
