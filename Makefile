@@ -219,7 +219,7 @@ bench: madf
 # `make fuzz-seeds` runs each over its seeds once.
 FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme \
               serve_request serve_agents serve_tokens serve_limits serve_convlog \
-              serve_headers nats review_request review_tools events
+              serve_headers nats review_request review_tools events mcp_server
 FUZZ_DIR   := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(CSTD) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -I. $(PKG_CFLAGS)
