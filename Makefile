@@ -213,8 +213,8 @@ bench: madf
 # key specs and theme files; madf serve's request body, agents file, token
 # file, limits snapshot and journal, recorded conversations and request
 # headers; the review crew's request and checklist and the analyzers'
-# output; the NATS bus URL, timestamps and stream records; events in news
-# text (not in `make test`). `make fuzz` runs each for FUZZ_SECONDS (60)
+# output; what an MCP client sends madf mcp; the NATS bus URL, timestamps
+# and stream records; events in news text (not in `make test`). `make fuzz` runs each for FUZZ_SECONDS (60)
 # from its seeds tests/fuzz/corpus_NAME; `make fuzz-build` only builds;
 # `make fuzz-seeds` runs each over its seeds once.
 FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme \
