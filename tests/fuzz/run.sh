@@ -51,8 +51,8 @@ for name in "$@"; do
 			-artifact_prefix="$dir/" "$dir/corpus_$name" "$seeds" >"$log" 2>&1
 	fi
 	rc=$?
-	execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-	[ -n "$execs" ] || execs=$(grep -Eo '^(#[0-9]+|Done [0-9]+ runs)' "$log" | tail -1 | grep -o '[0-9]*')
+	execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+	[ -n "$execs" ] || execs=$(grep -a -Eo '^(#[0-9]+|Done [0-9]+ runs)' "$log" | tail -1 | grep -o '[0-9]*')
 	if [ $rc -ne 0 ]; then
 		fails=$((fails + 1))
 		summary="$summary
