@@ -210,11 +210,16 @@ bench: madf
 # libFuzzer (clang, ASan + UBSan) over the exact calls the code makes on
 # outside input: bus messages, SSE, the config/.env reader, .mcp.json, MCP
 # frames (stdio lines, HTTP bodies, event streams), RSS/Atom, the ECB CSV,
-# key specs, theme files and the bus URL's percent-escapes (not in `make
-# test`). `make fuzz` runs each for FUZZ_SECONDS (60) from its seeds
-# tests/fuzz/corpus_NAME; `make fuzz-build` only builds; `make fuzz-seeds`
-# runs each over its seeds once.
-FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme pct
+# key specs, theme files and the bus URL's percent-escapes; madf serve's request body, agents file, token
+# file, limits snapshot and journal, recorded conversations and request
+# headers; the review crew's request and checklist and the analyzers'
+# output; what an MCP client sends madf mcp; the NATS bus URL, timestamps
+# and stream records; events in news text (not in `make test`). `make fuzz` runs each for FUZZ_SECONDS (60)
+# from its seeds tests/fuzz/corpus_NAME; `make fuzz-build` only builds;
+# `make fuzz-seeds` runs each over its seeds once.
+FUZZ_NAMES := message sse config mcp_config mcp_wire rss ecb_csv keys theme \
+              serve_request serve_agents serve_tokens serve_limits serve_convlog \
+              serve_headers nats review_request review_tools events mcp_server pct
 FUZZ_DIR   := build/fuzz
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = $(CSTD) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -I. $(PKG_CFLAGS)
@@ -229,8 +234,15 @@ $(FUZZ_DIR)/libmadf.a: $(FUZZ_OBJ)
 	@rm -f $@
 	$(call say,AR,$@)ar rcs $@ $^
 
-$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libmadf.a
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_DIR)/libmadf.a
 	$(call say,CCLD,$@)clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_DIR)/libmadf.a $(LIBS)
+
+# The analyzers fuzz_review_tools runs: its input as their output.
+$(FUZZ_DIR)/tool_out: tests/fuzz/tool_out.c
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)$(CC) $(CSTD) -O2 -o $@ $<
+
+$(FUZZ_DIR)/fuzz_review_tools: $(FUZZ_DIR)/tool_out
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -73,7 +73,7 @@ static const char *const *part_checks(enum review_part p)
 }
 
 /* 0, or 400 with *err naming the field and the rule. */
-static int input_check(enum review_part part, const cJSON *input, char **err)
+int review_input_check(enum review_part part, const cJSON *input, char **err)
 {
 	struct msg_errors e = { 0 };
 	int n = schema_validate(&input_schema, input, "", &e);
@@ -539,7 +539,7 @@ int review_part_run(enum review_part part, struct tools *tools, const char *agen
 		    char **err)
 {
 	*result = NULL;
-	int st = input_check(part, input, err);
+	int st = review_input_check(part, input, err);
 	if (st)
 		return st;
 	if (part == REVIEW_DOCUMENTATION)

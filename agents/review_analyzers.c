@@ -16,6 +16,7 @@
 #include "agents/review_priv.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,11 +522,12 @@ static void gcc_parse(struct tu_run *r, const char *file, const char *out, int s
 		const cJSON *caret = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d, "locations"), 0), "caret");
 		const char *fl = review_str(caret, "file");
-		long line = (long)jnum(caret, "line", 0);
+		long line = 0, cwe = 0; /* a number out of range (outside input): none */
+		jint(caret, "line", 1, INT_MAX, &line);
 		if (!*fl || line < 1 || fl[0] == '/')
 			continue; /* in a system header */
-		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(d, "metadata");
-		add_item(r, opt, fl, line, msg, (int)jnum(meta, "cwe", 0));
+		jint(cJSON_GetObjectItemCaseSensitive(d, "metadata"), "cwe", 1, INT_MAX, &cwe);
+		add_item(r, opt, fl, line, msg, (int)cwe);
 	}
 	if (status && (first_error || !j)) {
 		r->failed++;

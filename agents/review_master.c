@@ -419,15 +419,18 @@ static void request_check(const cJSON *obj, const char *prefix, struct vctx *v)
 			i++;
 		}
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(p, "checklist");
+	char *clp = json_path_join(pp, "checklist");
 	if (cJSON_IsObject(cl))
 		cJSON_ArrayForEach(c, cl) {
-			char *path = xasprintf("%s.checklist.%s", pp, c->string);
+			/* the key quoted and escaped when it is not plain */
+			char *path = json_path_join(clp, c->string);
 			if (review_part_from_name(c->string) < 0)
 				schema_error(v, path, "not allowed (the keys are the agents: documentation, debt, improvement, critical)");
 			else if (!cJSON_IsArray(c))
 				schema_error(v, path, "must be an array");
 			free(path);
 		}
+	free(clp);
 	free(pp);
 }
 
@@ -436,6 +439,11 @@ static const struct field_spec request_fields[] = {
 	{ "params", FK_OBJ, OPT,              0, 0, NULL, NULL },
 };
 static const struct schema request_schema = SCHEMA_CLOSED(request_fields, request_check);
+
+int review_request_check(const cJSON *input, struct msg_errors *e)
+{
+	return schema_validate(&request_schema, input, "", e);
+}
 
 static cJSON *error_new(int status, const char *text)
 {
@@ -630,7 +638,7 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 	}
 }
 
-static cJSON *worker_input(const cJSON *scan, const cJSON *params, enum review_part part)
+cJSON *review_worker_input(const cJSON *scan, const cJSON *params, enum review_part part)
 {
 	cJSON *in = cJSON_CreateObject();
 	cJSON_AddStringToObject(in, "root", jstr_or(scan, "root", ""));
@@ -799,7 +807,7 @@ static cJSON *changed_since(const char *root, const char *rev, char **err)
 }
 
 /* Applies include, exclude and since to scan's files; 0, or 400 (*err). */
-static int scan_filter(cJSON *scan, const cJSON *params, char **err)
+int review_scan_filter(cJSON *scan, const cJSON *params, char **err)
 {
 	const cJSON *inc = cJSON_GetObjectItemCaseSensitive(params, "include");
 	const cJSON *exc = cJSON_GetObjectItemCaseSensitive(params, "exclude");
@@ -884,7 +892,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 			review_ctx_sync(&x, "reviewing");
 	}
 	struct msg_errors e = { 0 };
-	if (schema_validate(&request_schema, input, "", &e)) {
+	if (review_request_check(input, &e)) {
 		char *why = msg_errors_join(&e);
 		msg_errors_release(&e);
 		*error = error_new(400, why);
@@ -923,7 +931,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 		run_end(&x, NULL, *error);
 		return st;
 	}
-	if ((st = scan_filter(scan, params, &err)) != 0) {
+	if ((st = review_scan_filter(scan, params, &err)) != 0) {
 		*error = error_new(st, err ? err : "?");
 		log_write(m->log, LOG_ERRORS, LOG_WARN, "review_rejected", *error, "%d %s", st,
 			  err ? err : "?");
@@ -953,7 +961,7 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	for (int i = 0; i < REVIEW_NPARTS; i++) {
 		if (!tasks[i].wanted)
 			continue;
-		inputs[i] = worker_input(scan, params, (enum review_part)i);
+		inputs[i] = review_worker_input(scan, params, (enum review_part)i);
 		if (send_task(m, &tasks[i], inputs[i], timeout_s, &err) < 0) {
 			attempt_failed(m, &tasks[i], 500, err ? err : "send failed", true, p);
 			free(err);

@@ -50,6 +50,21 @@ void review_attempt_failed(struct review_ctx *x, struct task *t, int status, con
 void review_progress_say(const struct review_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The request's check, {"id", "params"?} (seed 001's input; the params'
+ * fields, agents and checklist keys): the number of errors, added to *e. */
+int review_request_check(const cJSON *input, struct msg_errors *e);
+/* Applies params' include, exclude and since to scan's files (review_scan's
+ * object, changed): 0, or 400 with *err. */
+int review_scan_filter(cJSON *scan, const cJSON *params, char **err);
+/* The input of part's agent (new): scan's root and files, params' checklist
+ * of the part and max_findings. */
+cJSON *review_worker_input(const cJSON *scan, const cJSON *params, enum review_part part);
+
+/* agents/review_agents.c */
+/* An agent's input checked ({"root", "files", "checklist"?,
+ * "max_findings"?}): 0, or 400 with *err naming the field and the rule. */
+int review_input_check(enum review_part part, const cJSON *input, char **err);
+
 /* agents/review_control.c */
 /* The run's tasks made to say what x's tasks are, then saved (a failure
  * logged). status (may be NULL) the run's new status. */

@@ -8,6 +8,7 @@
 #include "agents/review_flow.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <regex.h>
@@ -60,6 +61,17 @@ static const char *rel(const char *p)
 	while (p[0] == '.' && p[1] == '/')
 		p += 2;
 	return p;
+}
+
+/* An analyzer's text (a file name, a message) into o at k made valid
+ * UTF-8 without control characters (util_sanitize): a file name or a
+ * tool's output is outside input, and the findings travel in bus
+ * messages, which must be strict JSON. */
+static void add_text(cJSON *o, const char *k, const char *s)
+{
+	char *clean = util_sanitize(s, strlen(s), false);
+	cJSON_AddStringToObject(o, k, clean);
+	free(clean);
 }
 
 /* argv = head... then "./file" for each file (owned strings in *hold). */
@@ -203,11 +215,11 @@ cJSON *review_raw_new(const char *tool, const char *rule, int level, const char 
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "tool", tool);
-	cJSON_AddStringToObject(o, "rule", rule);
+	add_text(o, "rule", rule);
 	cJSON_AddNumberToObject(o, "level", level);
-	cJSON_AddStringToObject(o, "file", rel(file));
+	add_text(o, "file", rel(file));
 	cJSON_AddNumberToObject(o, "line", (double)(line > 0 ? line : 1));
-	cJSON_AddStringToObject(o, "message", message);
+	add_text(o, "message", message);
 	if (cwe && *cwe)
 		cJSON_AddStringToObject(o, "cwe", cwe);
 	else
@@ -402,10 +414,13 @@ static int tool_flawfinder(void *ctx, const cJSON *args, cJSON **result, char **
 		char *rule = colon ? xstrndup(msg->valuestring, (size_t)(colon - msg->valuestring))
 				   : xstrdup("flawfinder");
 		char *cwe = first_cwe(msg->valuestring);
-		int level = cJSON_IsNumber(rank) ? (int)lround(rank->valuedouble * 5) : 1;
+		/* rank 0..1; a number out of range (outside input) is clamped */
+		int level = cJSON_IsNumber(rank) ?
+			    (int)lround(fmin(fmax(rank->valuedouble, 0.0), 1.0) * 5) : 1;
+		long ln = 0; /* none, or past an int: review_raw_new's 1 */
+		jint(cJSON_GetObjectItemCaseSensitive(loc, "region"), "startLine", 1, INT_MAX, &ln);
 		cJSON_AddItemToArray(items, review_raw_new("flawfinder", rule, level, uri->valuestring,
-						    (long)line->valuedouble,
-						    colon ? colon + 1 : msg->valuestring, cwe));
+						    ln, colon ? colon + 1 : msg->valuestring, cwe));
 		free(rule);
 		free(cwe);
 	}
@@ -441,12 +456,14 @@ static int tool_shellcheck(void *ctx, const cJSON *args, cJSON **result, char **
 		    !cJSON_IsNumber(code) || !cJSON_IsString(msg))
 			continue;
 		char rule[32];
-		snprintf(rule, sizeof(rule), "SC%d", (int)code->valuedouble);
+		snprintf(rule, sizeof(rule), "SC%.0f", trunc(code->valuedouble));
+		long ln = 0;
+		jint(c, "line", 1, INT_MAX, &ln);
 		int level = !strcmp(lvl->valuestring, "error") ? 4 :
 			    !strcmp(lvl->valuestring, "warning") ? 3 :
 			    !strcmp(lvl->valuestring, "info") ? 2 : 1;
 		cJSON_AddItemToArray(items, review_raw_new("shellcheck", rule, level, file->valuestring,
-						    (long)line->valuedouble, msg->valuestring, NULL));
+						    ln, msg->valuestring, NULL));
 	}
 	cJSON_Delete(j);
 	*result = items_result(items);
@@ -466,8 +483,8 @@ static void ctags_line(cJSON *items, char *ln)
 	if (cJSON_IsString(kind) && !strcmp(kind->valuestring, "function") &&
 	    cJSON_IsString(name) && cJSON_IsString(path) && cJSON_IsNumber(line)) {
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", name->valuestring);
-		cJSON_AddStringToObject(o, "file", rel(path->valuestring));
+		add_text(o, "name", name->valuestring);
+		add_text(o, "file", rel(path->valuestring));
 		cJSON_AddNumberToObject(o, "line", line->valuedouble);
 		cJSON_AddNumberToObject(o, "end", cJSON_IsNumber(end) ? end->valuedouble
 								    : line->valuedouble);
@@ -507,8 +524,8 @@ static int tool_cloc(void *ctx, const cJSON *args, cJSON **result, char **err)
 		    !cJSON_IsNumber(code) || !cJSON_IsString(lang))
 			continue;
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "file", rel(e->string));
-		cJSON_AddStringToObject(o, "language", lang->valuestring);
+		add_text(o, "file", rel(e->string));
+		add_text(o, "language", lang->valuestring);
 		cJSON_AddNumberToObject(o, "code", code->valuedouble);
 		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(e, "comment");
 		cJSON_AddNumberToObject(o, "comment", cJSON_IsNumber(cm) ? cm->valuedouble : 0);
@@ -534,9 +551,9 @@ static void pmccabe_line(cJSON *items, char *ln)
 		return;
 	char *file = xstrndup(loc, (size_t)(paren - loc));
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "file", rel(file));
+	add_text(o, "file", rel(file));
 	cJSON_AddNumberToObject(o, "line", (double)first);
-	cJSON_AddStringToObject(o, "name", colon + 3);
+	add_text(o, "name", colon + 3);
 	cJSON_AddNumberToObject(o, "complexity", (double)trad);
 	cJSON_AddNumberToObject(o, "lines", (double)nlines);
 	cJSON_AddItemToArray(items, o);

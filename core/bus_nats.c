@@ -130,7 +130,7 @@ static int prefix_valid(const char *p)
  * percent-decoded as RFC 3986 writes userinfo (p%40ss is "p@ss"; ':' is
  * %3A, '%' is %25): bus_nats_open gives them to the connection's options.
  * A bad escape is an error naming the part, never quoting it. */
-static int url_split(struct natsbus *nb, const char *url, char ***servers,
+int nats_url_split(struct natsbus *nb, const char *url, char ***servers,
 		     int *n, char **err)
 {
 	const char *sep = strstr(url, "://");
@@ -171,10 +171,13 @@ static int url_split(struct natsbus *nb, const char *url, char ***servers,
 		if (ts)
 			hp = ts + 3;
 		if (!*hp || strchr(hp, '@') || strchr(hp, '/')) {
+			/* shown on a terminal: the URL's control bytes stripped */
+			char *clean = util_sanitize(hp, strlen(hp), false);
 			r = err_set(err, "invalid NATS server \"%s\" in the bus URL: "
-					 "expected host:port%s", strchr(hp, '@') ? "user@..." : hp,
+					 "expected host:port%s", strchr(hp, '@') ? "user@..." : clean,
 				    strchr(hp, '@') ? " (in a user name or password, '@' is "
 						      "written %40, ':' %3A and '%' %25)" : "");
+			free(clean);
 			break;
 		}
 		*servers = xrealloc(*servers, sizeof(**servers) * (size_t)(*n + 1));
@@ -302,7 +305,7 @@ int bus_nats_open(struct bus *b, char **err)
 	util_strlcpy(nb->prefix, pfx, sizeof(nb->prefix));
 	char **servers = NULL;
 	int n = 0;
-	int r = url_split(nb, b->cfg.url, &servers, &n, err);
+	int r = nats_url_split(nb, b->cfg.url, &servers, &n, err);
 	natsStatus s = NATS_OK;
 	if (r == 0) {
 		s = natsOptions_Create(&nb->opts);
@@ -312,7 +315,7 @@ int bus_nats_open(struct bus *b, char **err)
 		if (s == NATS_OK)
 			s = natsOptions_SetServers(nb->opts, sv, n);
 		free(sv);
-		/* the URL's credentials, decoded (url_split), for every server */
+		/* the URL's credentials, decoded (nats_url_split), for every server */
 		if (s == NATS_OK && nb->user && nb->secret)
 			s = natsOptions_SetUserInfo(nb->opts, nb->user, nb->secret);
 		else if (s == NATS_OK && nb->user)

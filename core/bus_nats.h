@@ -110,6 +110,14 @@ int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
 natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq);
 const char *nats_hdr(natsMsg *m, const char *key); /* borrowed, or NULL */
 int64_t nats_parse_time(const char *s);             /* RFC 3339, ns */
+/* Splits url, "scheme://[user[:pass]@]host:port[,host:port...]" (a
+ * bus_nats_url), into full server URLs (*servers, each with the scheme and
+ * user; caller frees), nb->where (the shown form, without user or
+ * password), nb->user and nb->secret. 0, or -1 with *err. */
+int nats_url_split(struct natsbus *nb, const char *url, char ***servers, int *n, char **err);
+/* The seq of an event line read back from the conversations' stream (the
+ * number after its last "seq":), 0 when it has none. */
+long nats_line_seq(const char *p, size_t len);
 /* The transport's send (bus_nats_publish.c): m (its JSON text json) to
  * its inbox, deduplicated by its id. */
 int nats_send(struct bus *b, const struct msg *m, const char *json, size_t len,

@@ -5,6 +5,7 @@
  * conversation recorded by another. */
 #include "core/bus_nats.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,9 @@ int nats_events_publish(struct bus *b, const char *session, long seq, const char
 }
 
 /* The number after the last "seq": of an event line: its data's seq
- * (timestamp, seq and sessionId are data's last members). 0 if none. */
-static long line_seq(const char *p, size_t len)
+ * (timestamp, seq and sessionId are data's last members). 0 if none, or
+ * if it is more than a long holds. */
+long nats_line_seq(const char *p, size_t len)
 {
 	static const char key[] = "\"seq\":";
 	const char *last = NULL;
@@ -81,8 +83,11 @@ static long line_seq(const char *p, size_t len)
 	if (!last)
 		return 0;
 	long v = 0;
-	for (; last < p + len && *last >= '0' && *last <= '9'; last++)
+	for (; last < p + len && *last >= '0' && *last <= '9'; last++) {
+		if (v > (LONG_MAX - 9) / 10)
+			return 0; /* not a seq of ours (nor a long) */
 		v = v * 10 + (*last - '0');
+	}
 	return v;
 }
 
@@ -127,7 +132,7 @@ int nats_events_fetch(struct bus *b, const char *session, long after,
 		uint64_t got = sq ? strtoull(sq, NULL, 10) : 0;
 		const char *data = natsMsg_GetData(m);
 		size_t len = (size_t)natsMsg_GetDataLength(m);
-		long ev = line_seq(data, len);
+		long ev = nats_line_seq(data, len);
 		int stop = got < seq ? 1 : ev > after ? fn(ctx, ev, data, len) : 0;
 		natsMsg_Destroy(m);
 		if (stop)

@@ -225,7 +225,10 @@ int64_t nats_parse_time(const char *s)
 		return 0;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
-	int64_t ns = (int64_t)timegm(&tm) * NS_PER_S;
+	time_t t = timegm(&tm);
+	if (t >= INT64_MAX / NS_PER_S || t <= INT64_MIN / NS_PER_S)
+		return 0; /* past 2262 (or before 1677): not a time in ns */
+	int64_t ns = (int64_t)t * NS_PER_S;
 	const char *p = s + used;
 	if (*p == '.') {
 		int64_t frac = 0, scale = 100000000;

@@ -166,7 +166,7 @@ static enum MHD_Result refuse(struct req *q, struct MHD_Connection *conn, int st
 }
 
 /* Whether the comma-separated list has item (case-insensitive). */
-static bool in_list(const char *list, const char *item, size_t n)
+bool serve_in_list(const char *list, const char *item, size_t n)
 {
 	for (const char *p = list; p && *p;) {
 		const char *e = strchr(p, ',');
@@ -190,12 +190,12 @@ static bool host_ok(const struct server *s, const char *host)
 	for (size_t i = 0; i < s->nhosts; i++)
 		if (!strcasecmp(host, s->hosts[i]))
 			return true;
-	if (in_list(s->extra_hosts, host, strlen(host)))
+	if (serve_in_list(s->extra_hosts, host, strlen(host)))
 		return true;
 	char suffix[16];
 	snprintf(suffix, sizeof(suffix), ":%u", s->port);
 	size_t n = strlen(host), k = strlen(suffix);
-	return n > k && !strcasecmp(host + n - k, suffix) && in_list(s->extra_hosts, host, n - k);
+	return n > k && !strcasecmp(host + n - k, suffix) && serve_in_list(s->extra_hosts, host, n - k);
 }
 
 static bool origin_ok(const struct server *s, const char *origin)
@@ -206,7 +206,7 @@ static bool origin_ok(const struct server *s, const char *origin)
 	size_t sl = strlen(scheme);
 	if (!strncasecmp(origin, scheme, sl) && host_ok(s, origin + sl))
 		return true;
-	return in_list(s->origins, origin, strlen(origin));
+	return serve_in_list(s->origins, origin, strlen(origin));
 }
 
 /* The token file as last read: reread only when its lstat changes (a
@@ -301,7 +301,7 @@ static bool authenticate(struct server *s, struct req *q, struct MHD_Connection 
 	return true;
 }
 
-static bool json_type(const char *ct)
+bool serve_json_type(const char *ct)
 {
 	if (!ct)
 		return false;
@@ -314,7 +314,7 @@ static bool json_type(const char *ct)
 /* The session of API_PATH/{sessionId}/WHAT (24 hex digits, as conv_start
  * makes them; a pointer into a static copy per thread) with *what
  * "cancel" or "events", or NULL. */
-static const char *session_of(const char *url, const char **what)
+const char *serve_session_of(const char *url, const char **what)
 {
 	static _Thread_local char id[25];
 	size_t n = strlen(API_PATH);
@@ -336,9 +336,8 @@ static const char *session_of(const char *url, const char **what)
 
 /* Last-Event-ID: 0 when absent, the id, or -1 when it is not a number
  * of this server's (digits, at most 18). */
-static long last_event_id(struct MHD_Connection *conn)
+long serve_last_event_id(const char *v)
 {
-	const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Last-Event-ID");
 	if (!v)
 		return 0;
 	while (*v == ' ')
@@ -383,7 +382,8 @@ static enum MHD_Result send_stream(struct req *q, struct MHD_Connection *conn,
 static enum MHD_Result resume(struct server *s, struct req *q, struct MHD_Connection *conn,
 			      const char *session)
 {
-	long last = last_event_id(conn);
+	long last = serve_last_event_id(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Last-Event-ID"));
 	if (last < 0)
 		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format",
 			      "Last-Event-ID", "Last-Event-ID must be an event's id (its seq)");
@@ -481,7 +481,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return refuse(q, conn, 403, "FORBIDDEN", "Origin not allowed", "Origin",
 			      "this Origin is not allowed (MADF_SERVE_ORIGINS lists more)");
 	const char *what = NULL;
-	const char *session = session_of(url, &what);
+	const char *session = serve_session_of(url, &what);
 	bool events = session && !strcmp(what, "events");
 	bool metrics = !strcmp(url, METRICS_PATH);
 	if (strcmp(url, API_PATH) && !session && !metrics)
@@ -515,7 +515,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						     MHD_HTTP_HEADER_CONTENT_TYPE);
-	if (!json_type(ct))
+	if (!serve_json_type(ct))
 		return refuse(q, conn, 400, "VALIDATION_ERROR", "Invalid request format",
 			      "Content-Type", "the body must be application/json");
 	if (q->too_big) {

@@ -491,7 +491,7 @@ static bool valid_id(const cJSON *id)
 }
 
 /* One line from the client. */
-static void handle_line(struct mcp *s, const char *line, size_t len)
+void cli_mcp_handle_line(struct mcp *s, const char *line, size_t len)
 {
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 		len--;
@@ -606,7 +606,7 @@ static void on_stdin(struct loop *l, int fd, int mask, void *ctx)
 		if (v->discarding)
 			v->discarding = false;
 		else
-			handle_line(v->s, in->data + start, end - start);
+			cli_mcp_handle_line(v->s, in->data + start, end - start);
 		start = nl ? end + 1 : end;
 	}
 	if (start) {

@@ -45,6 +45,10 @@ struct mcp {
 	struct mcp_review *review_queue; /* the ones waiting for it */
 };
 
+/* One line from the client (len bytes, without its newline): answered
+ * on s->out (tests/fuzz/fuzz_mcp_server.c calls it too). */
+void cli_mcp_handle_line(struct mcp *s, const char *line, size_t len);
+
 /* cli_mcp.c: the end asked for, and the output. */
 extern volatile sig_atomic_t cli_mcp_term;
 void cli_mcp_write(struct mcp *s, cJSON *msg);

@@ -23,6 +23,23 @@ struct serve_options {
 	int verbose;
 };
 
+/* The request's fields as server/http.c reads them (exposed for
+ * tests/fuzz/fuzz_serve_headers.c):
+ * serve_in_list: whether the comma-separated list (MADF_SERVE_HOSTS,
+ *   MADF_SERVE_ORIGINS; NULL: empty) has item's n bytes (case-insensitive,
+ *   blanks before an element ignored);
+ * serve_json_type: whether a Content-Type is application/json;
+ * serve_session_of: the session of /api/chat/multi/{sessionId}/WHAT (24
+ *   hex digits; a pointer to a copy per thread) with *what "cancel" or
+ *   "events", or NULL;
+ * serve_last_event_id: a Last-Event-ID value (NULL: absent): 0 when absent
+ *   or blank, the id, or -1 when it is not a number of this server's
+ *   (digits, at most 18, blanks around). */
+bool serve_in_list(const char *list, const char *item, size_t n);
+bool serve_json_type(const char *ct);
+const char *serve_session_of(const char *url, const char **what);
+long serve_last_event_id(const char *v);
+
 /* Runs the server until SIGTERM or SIGINT, then drains: every open stream
  * gets a final recoverable `error` event and closes. The port is printed
  * on stdout's first line. Returns an exit code (EXIT_OK, or with *err). */

@@ -1,5 +1,5 @@
 /* libFuzzer target: util_pct_decode (core/util.c) on the user, password or
- * token of a NATS bus URL, as url_split (core/bus_nats.c) calls it: the
+ * token of a NATS bus URL, as nats_url_split (core/bus_nats.c) calls it: the
  * bytes given (not NUL-terminated). It succeeds exactly when every '%'
  * starts an escape of two hex digits that is not %00; the output is the
  * input less two bytes per escape; and the output, every byte written as
