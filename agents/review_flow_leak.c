@@ -129,6 +129,34 @@ static bool call_allocates(struct lk *k, const struct flow_tok *t, size_t i, int
 
 static bool fn_kept(struct lk *k, int g, int param);
 
+/* The function a local function pointer of f names: declared
+ * "T (*name)(...) = fn;" and never assigned again; -1 when not so. */
+static int fp_target(struct lk *k, const struct fn *f, const struct flow_tok *name)
+{
+	const struct flow_tok *t = k->c->files[f->fi].t;
+	int g = -1;
+	for (size_t j = f->body + 2; j + 2 < f->end; j++) {
+		if (!same(&t[j], name))
+			continue;
+		if (is_p(&t[j + 1], "="))
+			return -1; /* assigned again */
+		if (!is_p(&t[j - 1], "*") || !is_p(&t[j - 2], "(") || !is_p(&t[j + 1], ")") ||
+		    !is_p(&t[j + 2], "("))
+			continue;
+		size_t e = j + 2;
+		int d = 0;
+		for (; e < f->end; e++) {
+			d += is_p(&t[e], "(") - is_p(&t[e], ")");
+			if (!d)
+				break;
+		}
+		if (e + 3 < f->end && is_p(&t[e + 1], "=") && t[e + 2].k == FT_ID &&
+		    is_p(&t[e + 3], ";"))
+			g = fn_at(k, &t[e + 2], f->fi);
+	}
+	return g;
+}
+
 /* How the use of the variable at t[i] (in function f) treats its block;
  * callee and param: the function of the files it is handed to (U_PASS). */
 static enum use use_at(struct lk *k, const struct fn *f, size_t i, int *callee, int *param)
@@ -182,6 +210,8 @@ static enum use use_at(struct lk *k, const struct fn *f, size_t i, int *callee, 
 			return j >= 2 && (stmt_start(&t[j - 2]) || is_p(&t[j - 2], ")") ||
 					  flow_is(&t[j - 2], "else")) ? U_NONE : U_ESCAPE;
 		int g = fn_at(k, name, f->fi);
+		if (g < 0)
+			g = fp_target(k, f, name);
 		if (g < 0 || argn >= k->c->fns[g].nparams || fn_kept(k, g, argn))
 			return U_ESCAPE;
 		*callee = g;
