@@ -167,6 +167,8 @@ static enum use use_at(struct lk *k, const struct fn *f, size_t i, int *callee, 
 		return U_NONE; /* a member of the same name */
 	if (is_ptr_decl(t, f->body, i))
 		return U_NONE;
+	if (is_p(pv, "&"))
+		return U_ESCAPE; /* &v, &v[i], &v->x: a pointer to it or into the block */
 	if (is_p(nx, "[") || is_p(nx, "->") || is_p(nx, "==") || is_p(nx, "!=") ||
 	    is_p(pv, "==") || is_p(pv, "!=") || is_p(pv, "!"))
 		return U_NONE;
@@ -292,7 +294,9 @@ static size_t rhs_call(const struct flow_tok *t, size_t i, size_t end)
 	return j + 1 < end && t[j].k == FT_ID && is_p(&t[j + 1], "(") ? j : 0;
 }
 
-/* Whether function g returns a block it allocates. */
+/* Whether function g returns a block it allocates, and nothing else: each
+ * return is an allocation, or the same local pointer, every value of which
+ * is an allocation and which goes nowhere else (a new-like wrapper). */
 static bool fn_fresh(struct lk *k, int g)
 {
 	signed char *m = &k->fresh[g];
@@ -304,23 +308,49 @@ static bool fn_fresh(struct lk *k, int g)
 	k->depth++;
 	const struct fn *f = &k->c->fns[g];
 	const struct flow_tok *t = k->c->files[f->fi].t;
-	bool fresh = false;
-	for (size_t i = f->body; i < f->end && !fresh; i++) {
-		if (!flow_is(&t[i], "return") || t[i].k != FT_ID)
+	const struct flow_tok *v = NULL;
+	bool fresh = true;
+	int returns = 0;
+	for (size_t i = f->body; i < f->end && fresh; i++) {
+		if (t[i].k != FT_ID || !flow_is(&t[i], "return"))
 			continue;
+		returns++;
 		size_t j = rhs_call(t, i + 1, f->end);
-		if (j && call_allocates(k, t, j, f->fi)) {
-			fresh = true;
-		} else if (t[i + 1].k == FT_ID && is_p(&t[i + 2], ";")) {
-			/* return v; where v = alloc(...) in the function */
-			for (size_t a = f->body; a < i && !fresh; a++) {
-				if (!same(&t[a], &t[i + 1]) || !is_p(&t[a + 1], "="))
-					continue;
-				size_t cj = rhs_call(t, a + 2, f->end);
-				fresh = cj && call_allocates(k, t, cj, f->fi);
-			}
-		}
+		if (j && call_allocates(k, t, j, f->fi))
+			continue;
+		if (t[i + 1].k == FT_ID && is_p(&t[i + 2], ";") && (!v || same(v, &t[i + 1])))
+			v = &t[i + 1];
+		else
+			fresh = false;
 	}
+	if (v && fresh) {
+		/* a local, or a parameter whose first use, in the body's own
+		 * block, gives it an allocation (the caller's value never returns) */
+		bool local = false, first = true;
+		int depth = 0;
+		for (size_t i = f->body + 1; i < f->end && fresh; i++) {
+			depth += is_p(&t[i], "{") - is_p(&t[i], "}");
+			if (!same(&t[i], v) || is_p(&t[i - 1], ".") || is_p(&t[i - 1], "->"))
+				continue;
+			if (is_ptr_decl(t, f->body, i))
+				local = true;
+			if (first && !depth && stmt_start(&t[i - 1]) && is_p(&t[i + 1], "="))
+				local = true;
+			first = false;
+			if (is_p(&t[i + 1], "=")) {
+				size_t j = rhs_call(t, i + 2, f->end);
+				fresh = j && call_allocates(k, t, j, f->fi);
+				continue;
+			}
+			if (flow_is(&t[i - 1], "return"))
+				continue;
+			int cg = -1, cp = -1;
+			enum use u = use_at(k, f, i, &cg, &cp);
+			fresh = u == U_NONE || u == U_PASS;
+		}
+		fresh = fresh && local;
+	}
+	fresh = fresh && returns > 0;
 	k->depth--;
 	*m = fresh;
 	return fresh;
@@ -349,13 +379,34 @@ static void leak_report(struct lk *k, int fi, int line, const char *alloc, const
 	free(msg);
 }
 
+/* Whether function f never returns: no return, and its last statement
+ * ends the process (exit, _exit, abort). */
+static bool fn_noreturn(const struct flow_tok *t, const struct fn *f)
+{
+	static const char *const ends[] = { "exit", "_exit", "abort", NULL };
+	for (size_t i = f->body; i < f->end; i++)
+		if (t[i].k == FT_ID && flow_is(&t[i], "return"))
+			return false;
+	size_t e = f->end - 1; /* its '}' */
+	if (e < f->body + 4 || !is_p(&t[e - 1], ";") || !is_p(&t[e - 2], ")"))
+		return false;
+	int d = 0;
+	size_t i = e - 2;
+	for (; i > f->body; i--) {
+		d += is_p(&t[i], ")") - is_p(&t[i], "(");
+		if (!d)
+			break;
+	}
+	return i > f->body && flow_tok_is_name(&t[i - 1], ends) && stmt_start(&t[i - 2]);
+}
+
 /* The allocations of function f's local pointers. */
 static void fn_leaks(struct lk *k, const struct fn *f)
 {
 	const struct flow_tok *t = k->c->files[f->fi].t;
 	for (size_t i = f->body + 1; i + 2 < f->end; i++) {
-		if (t[i].k != FT_ID || !is_p(&t[i + 1], "=") || !(stmt_start(&t[i - 1]) ||
-								    is_p(&t[i - 1], "*")))
+		if (t[i].k != FT_ID || !is_p(&t[i + 1], "=") ||
+		    !(stmt_start(&t[i - 1]) || is_ptr_decl(t, f->body, i)))
 			continue;
 		size_t j = rhs_call(t, i + 2, f->end);
 		if (!j || !call_allocates(k, t, j, f->fi))
@@ -399,7 +450,10 @@ static void fn_leaks(struct lk *k, const struct fn *f)
 		int lf = -1, lp = -1;
 		if (var_escapes(k, f, &t[i], from, &lf, &lp))
 			continue;
-		/* lost at the end of f, or of the function its last use hands it to */
+		/* lost at the end of f, or of the function its last use hands it to
+		 * (not when f ends the process there) */
+		if (lf < 0 && fn_noreturn(t, f))
+			continue;
 		const struct fn *at = f;
 		for (int hops = 0; lf >= 0 && hops < FLOW_DEPTH; hops++) {
 			at = &k->c->fns[lf];

@@ -255,6 +255,9 @@ static void test_leak_twins(void **state)
 		   "    char *d = strdup(\"x\");\n    p->buf = d;\n}\n", NULL), "");
 	expect(run(NULL, "u.c", "void f(void)\n{\n    char *d = malloc(8);\n"
 		   "    register_buffer(d);\n}\n", NULL), "");
+	/* the process ends there: nothing is lost */
+	expect(run(NULL, "x.c", "void child(int n)\n{\n    char *d = malloc(n);\n    d[0] = 1;\n"
+		   "    _exit(d[0]);\n}\n", NULL), "");
 	/* not an allocation */
 	expect(run(NULL, "a.c", "void f(void)\n{\n    char buf[8];\n    char *d = buf;\n"
 		   "    d[0] = 1;\n}\n", NULL), "");
