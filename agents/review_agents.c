@@ -280,7 +280,7 @@ static const struct {
 	{ "clang-analyzer", "review.clang_analyzer", "clang's path-sensitive checks (memory, NULL, "
 	  "bounds, tainted format strings and commands)", "c", false },
 	{ "madf-flow", "review.flow", "madf's own finder (outside input followed to commands and "
-	  "format strings across functions and files)", "c", false },
+	  "format strings across functions and files; memory leaks)", "c", false },
 };
 #define NCRIT (sizeof(crit_tools) / sizeof(crit_tools[0]))
 

@@ -94,6 +94,7 @@ static const struct track {
 	/* madf's own finder (review.flow), measured the same way */
 	{ "madf-flow", "tainted-command", "command injection", 75, 0 },
 	{ "madf-flow", "tainted-format", "format string", 75, 0 },
+	{ "madf-flow", "memory-leak", "leak", 15, 0 },
 };
 
 static const struct track *track_of(const char *tool, const char *rule, const char *cls)

@@ -149,5 +149,8 @@ void flow_copy_into(struct ctx *c, const struct val *to, const struct val *from,
 struct val flow_lib_call(struct ctx *c, const struct flow_tok *name, const struct ev *a, int na,
 			 int line);
 bool flow_is_source_name(const struct flow_tok *t);
+/* The memory-leak finder (agents/review_flow_leak.c): CWE-401 findings
+ * over the functions found, appended to c->items. */
+void flow_leaks(struct ctx *c);
 
 #endif

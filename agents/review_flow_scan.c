@@ -178,6 +178,7 @@ void flow_analyze(struct flow_file *files, size_t n, cJSON *items)
 		c.fr = NULL;
 		flow_call_user(&c, (int)k, args, na);
 	}
+	flow_leaks(&c);
 	flow_store_free(&c.s);
 	flow_store_free(&c.init);
 	for (size_t i = 0; i < c.nsrc; i++)

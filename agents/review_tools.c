@@ -802,7 +802,7 @@ int review_tools_register(struct tools *t, char **err)
 		{ "review.secrets", "hard-coded keys and tokens by well-known patterns and entropy", FILES_SCHEMA, NULL, NULL, tool_secrets },
 		{ "review.markers", "TODO, FIXME, XXX and HACK comments", FILES_SCHEMA, NULL, NULL, tool_markers },
 		{ "review.flow", "madf's own finder: outside input followed to commands (CWE-78) and "
-		  "format strings (CWE-134) across functions and files", FILES_SCHEMA, NULL, NULL,
+		  "format strings (CWE-134) across functions and files; memory leaks (CWE-401)", FILES_SCHEMA, NULL, NULL,
 		  review_flow_tool },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(defs); i++)

@@ -1,7 +1,8 @@
 /* review.flow, madf's own finder: outside input followed to commands
  * (CWE-78) and format strings (CWE-134) in small C snippets; each flow
  * found at its exact line, each safe twin (a constant, a literal format, a
- * dead branch, an overwrite) not found. */
+ * dead branch, an overwrite) not found; memory leaks (CWE-401) found at the
+ * line the block is lost, their twins (freed, returned, kept) not found. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,6 +215,96 @@ static void test_garbage(void **state)
 	expect(run(NULL, "g.c", "", NULL), "");
 }
 
+/* ---- memory leaks (CWE-401) ---- */
+
+static const char LEAK[] =
+	"#include <stdlib.h>\n"                        /* 1 */
+	"void use(int n)\n"                            /* 2 */
+	"{\n"                                          /* 3 */
+	"    char *data = malloc(n);\n"                /* 4 */
+	"    if (data == NULL)\n"                      /* 5 */
+	"        return;\n"                            /* 6 */
+	"    memset(data, 'A', n);\n"                  /* 7 */
+	"    data[0] = strlen(data) > 3;\n"            /* 8 */
+	"}\n";                                         /* 9 */
+
+/* Found at the function's end, the allocation's line in the message. */
+static void test_leak_at_end(void **state)
+{
+	(void)state;
+	char *msgs = NULL;
+	expect(run(&msgs, "l.c", LEAK, NULL), "l.c:9:CWE-401");
+	assert_non_null(strstr(msgs, "memory allocated by malloc() at line 4 is lost at line 9"));
+	free(msgs);
+}
+
+/* The twins: freed on every path, returned, kept in a global or a
+ * parameter's struct, handed to a function the files do not define. */
+static void test_leak_twins(void **state)
+{
+	(void)state;
+	expect(run(NULL, "f.c",
+		   "void f(int n)\n{\n    char *d = malloc(n);\n    if (n > 4)\n"
+		   "        free(d);\n    else {\n        d[0] = 1;\n        free(d);\n    }\n}\n",
+		   NULL), "");
+	expect(run(NULL, "r.c", "char *f(int n)\n{\n    char *d = calloc(n, 1);\n"
+		   "    strcpy(d, \"x\");\n    return d;\n}\n", NULL), "");
+	expect(run(NULL, "g.c", "char *keep;\nvoid f(int n)\n{\n    char *d = malloc(n);\n"
+		   "    keep = d;\n}\n", NULL), "");
+	expect(run(NULL, "s.c", "struct s { char *buf; };\nvoid f(struct s *p)\n{\n"
+		   "    char *d = strdup(\"x\");\n    p->buf = d;\n}\n", NULL), "");
+	expect(run(NULL, "u.c", "void f(void)\n{\n    char *d = malloc(8);\n"
+		   "    register_buffer(d);\n}\n", NULL), "");
+	/* the process ends there: nothing is lost */
+	expect(run(NULL, "x.c", "void child(int n)\n{\n    char *d = malloc(n);\n    d[0] = 1;\n"
+		   "    _exit(d[0]);\n}\n", NULL), "");
+	/* not an allocation */
+	expect(run(NULL, "a.c", "void f(void)\n{\n    char buf[8];\n    char *d = buf;\n"
+		   "    d[0] = 1;\n}\n", NULL), "");
+}
+
+/* Handed to a function of another file: lost at that function's end when
+ * it neither frees nor keeps it; not found when it frees it. */
+static void test_leak_across_files(void **state)
+{
+	(void)state;
+	const char *sink_a = "void sink(int *data);\nvoid bad(void)\n{\n    int *data;\n"
+			     "    data = (int *)malloc(40);\n    data[0] = 5;\n    sink(data);\n}\n";
+	char *msgs = NULL;
+	expect(run(&msgs, "a.c", sink_a, "b.c",
+		   "void sink(int *data)\n{\n    data[1] = 2;\n}\n", NULL), "b.c:4:CWE-401");
+	assert_non_null(strstr(msgs, "malloc() at a.c:5 is lost at line 4"));
+	free(msgs);
+	expect(run(NULL, "a.c", sink_a, "b.c", "void sink(int *data)\n{\n    free(data);\n}\n",
+		   NULL), "");
+	/* through a local function pointer */
+	expect(run(NULL, "a.c",
+		   "void bad(void)\n{\n    void (*fp)(int *) = sink;\n    int *data = malloc(8);\n"
+		   "    fp(data);\n}\n", "b.c", "void sink(int *data)\n{\n    data[1] = 2;\n}\n", NULL),
+	       "b.c:4:CWE-401");
+	/* a wrapper that returns malloc's block: the caller's allocation */
+	expect(run(NULL, "w.c",
+		   "static char *make(int n)\n{\n    char *p = malloc(n);\n    return p;\n}\n"
+		   "void f(void)\n{\n    char *d = make(4);\n    d[0] = 0;\n}\n", NULL),
+	       "w.c:10:CWE-401");
+}
+
+/* p = realloc(p, ...) loses p's block when realloc fails; through a
+ * temporary it does not. */
+static void test_leak_realloc(void **state)
+{
+	(void)state;
+	char *msgs = NULL;
+	expect(run(&msgs, "r.c",
+		   "void f(void)\n{\n    char *d = malloc(10);\n    if (!d) return;\n"
+		   "    d = realloc(d, 100);\n    free(d);\n}\n", NULL), "r.c:5:CWE-401");
+	assert_non_null(strstr(msgs, "malloc() at line 3 is lost at line 5"));
+	free(msgs);
+	expect(run(NULL, "r.c",
+		   "void f(void)\n{\n    char *d = malloc(10);\n    char *t;\n    if (!d) return;\n"
+		   "    t = realloc(d, 100);\n    if (t)\n        d = t;\n    free(d);\n}\n", NULL), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +316,10 @@ int main(void)
 		cmocka_unit_test(test_parameter_buffer),
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_leak_at_end),
+		cmocka_unit_test(test_leak_twins),
+		cmocka_unit_test(test_leak_across_files),
+		cmocka_unit_test(test_leak_realloc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
