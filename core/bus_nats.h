@@ -148,6 +148,9 @@ int nats_log_agents(struct bus *b, char ***out, size_t *n, char **err);
 /* In bus_nats_events.c: madf serve's conversation event logs. */
 int nats_events_publish(struct bus *b, const char *session, long seq, const char *data,
 			size_t len, bool sync, char **err);
+/* The last meta record of session (*meta, new string): 0, 1 when the
+ * stream or the session is not there, -1 with *err on the bus's failure. */
+int nats_conv_meta(struct natsbus *nb, const char *session, char **meta, char **err);
 int nats_events_fetch(struct bus *b, const char *session, long after,
 		      int (*fn)(void *ctx, long seq, const char *line, size_t len), void *ctx,
 		      char **meta, char **err);

@@ -91,15 +91,11 @@ long nats_line_seq(const char *p, size_t len)
 	return v;
 }
 
-int nats_events_fetch(struct bus *b, const char *session, long after,
-		      int (*fn)(void *ctx, long seq, const char *line, size_t len), void *ctx,
-		      char **meta, char **err)
+int nats_conv_meta(struct natsbus *nb, const char *session, char **meta, char **err)
 {
-	struct natsbus *nb = NB(b);
 	*meta = NULL;
-	char name[NATS_NAME_MAX], evs[NATS_NAME_MAX], ms[NATS_NAME_MAX];
+	char name[NATS_NAME_MAX], ms[NATS_NAME_MAX];
 	conv_stream(nb, name, sizeof(name));
-	snprintf(evs, sizeof(evs), "%s.conv.%s.ev", nb->prefix, session);
 	snprintf(ms, sizeof(ms), "%s.conv.%s.meta", nb->prefix, session);
 	jsDirectGetMsgOptions d;
 	memset(&d, 0, sizeof(d));
@@ -112,6 +108,23 @@ int nats_events_fetch(struct bus *b, const char *session, long after,
 		return nats_fail(nb, err, s, 0, "cannot read the meta of session %s", session);
 	*meta = xstrndup(natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
 	natsMsg_Destroy(m);
+	return 0;
+}
+
+int nats_events_fetch(struct bus *b, const char *session, long after,
+		      int (*fn)(void *ctx, long seq, const char *line, size_t len), void *ctx,
+		      char **meta, char **err)
+{
+	struct natsbus *nb = NB(b);
+	int r = nats_conv_meta(nb, session, meta, err);
+	if (r != 0)
+		return r;
+	char name[NATS_NAME_MAX], evs[NATS_NAME_MAX];
+	conv_stream(nb, name, sizeof(name));
+	snprintf(evs, sizeof(evs), "%s.conv.%s.ev", nb->prefix, session);
+	jsDirectGetMsgOptions d;
+	natsMsg *m;
+	natsStatus s;
 	/* the events in order, from the first of the session's subject */
 	uint64_t seq = 1;
 	for (;;) {

@@ -64,22 +64,7 @@ int bus_events_meta(struct bus *b, const char *session, char **meta, char **err)
 	*meta = NULL;
 	if (!carries(b) || !util_valid_agent_name(session))
 		return 1;
-	struct natsbus *nb = NB(b);
-	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX];
-	snprintf(name, sizeof(name), "%s_conv", nb->prefix);
-	snprintf(subj, sizeof(subj), "%s.conv.%s.meta", nb->prefix, session);
-	jsDirectGetMsgOptions d;
-	memset(&d, 0, sizeof(d));
-	d.LastBySubject = subj;
-	natsMsg *m = NULL;
-	natsStatus s = js_DirectGetMsg(&m, nb->js, name, NULL, &d);
-	if (s == NATS_NOT_FOUND)
-		return 1;
-	if (s != NATS_OK)
-		return nats_fail(nb, err, s, 0, "cannot read the meta of session %s", session);
-	*meta = xstrndup(natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
-	natsMsg_Destroy(m);
-	return 0;
+	return nats_conv_meta(NB(b), session, meta, err);
 }
 
 int bus_events_read(struct bus *b, const char *session, uint64_t *pos, size_t max,

@@ -68,4 +68,18 @@ wait_for() {
 	done
 	fail "$d" "timed out after ${s}s: $*"
 }
+# bg_port NAME CMD...: runs CMD in the background (it prints its port on
+# stdout's first line: madf serve, the replay server), adds its pid to
+# $PIDS, sets $bport and $bpid; NAME names $T/NAME.port and $T/NAME.err.
+bg_port() {
+	_n=$1; shift
+	"$@" >"$T/$_n.port" 2>"$T/$_n.err" &
+	bpid=$!
+	PIDS="$PIDS $bpid"
+	bport=
+	for _ in $(seq 1 600); do bport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$bport" ] && break; sleep 0.05; done
+	[ -n "$bport" ] || fail "$_n starts" "$(cat "$T/$_n.err")"
+}
+# sid_of FILE: the sessionId of the SSE stream saved in FILE (its first event)
+sid_of() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n")[0][6:])["data"]["sessionId"])' "$1"; }
 done_testing() { echo "# $n_ok passed, $n_fail failed"; [ "$n_fail" -eq 0 ]; }

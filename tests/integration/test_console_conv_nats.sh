@@ -20,16 +20,6 @@ KEY=sk-madf-convnats-test-0123456789
 B=$T/b/data
 mkdir -p "$B"
 
-bg_port() {
-	_n=$1; shift
-	"$@" >"$T/$_n.port" 2>"$T/$_n.err" &
-	bpid=$!
-	PIDS="$PIDS $bpid"
-	bport=
-	for _ in $(seq 1 600); do bport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$bport" ] && break; sleep 0.05; done
-	[ -n "$bport" ] || fail "$_n starts" "$(cat "$T/$_n.err")"
-}
-sid_of() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n")[0][6:])["data"]["sessionId"])' "$1"; }
 # con SCRIPT: the console on host B (scripted, attached), its screen in $T/screen
 con() {
 	printf '%s\n' "$1" >"$T/script"

@@ -22,17 +22,6 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; cleanup'
 KEY=sk-madf-convview-test-0123456789
 L=$T/logs
 
-# bg_port NAME CMD...: CMD in the background, its port on stdout's first
-# line: $bport, $bpid.
-bg_port() {
-	_n=$1; shift
-	"$@" >"$T/$_n.port" 2>"$T/$_n.err" &
-	bpid=$!
-	PIDS="$PIDS $bpid"
-	bport=
-	for _ in $(seq 1 400); do bport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$bport" ] && break; sleep 0.05; done
-	[ -n "$bport" ] || fail "$_n starts" "$(cat "$T/$_n.err")"
-}
 con() { printf '%s\n' "$1" >"$T/script"; "$MADF" --log-dir "$L" console --attach --script "$T/script" --dump-screen "$T/screen" 2>"$T/con.err"; }
 # last TYPE CODE of an SSE body
 last_event() {

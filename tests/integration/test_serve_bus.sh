@@ -17,15 +17,6 @@ PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; for p in $PIDS; do wait "$p" 2>/dev/null; done; for _p in $nats_pids; do kill "$_p" 2>/dev/null; wait "$_p" 2>/dev/null; done; cleanup' EXIT
 KEY=sk-madf-servebus-test-0123456789
 
-bg_port() {
-	_n=$1; shift
-	"$@" >"$T/$_n.port" 2>"$T/$_n.err" &
-	bpid=$!
-	PIDS="$PIDS $bpid"
-	bport=
-	for _ in $(seq 1 600); do bport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$bport" ] && break; sleep 0.05; done
-	[ -n "$bport" ] || fail "$_n starts" "$(cat "$T/$_n.err")"
-}
 # events FILE: "SEQ TYPE" of each data block of an SSE body (id: = seq)
 events() {
 	python3 - "$1" <<'PY'
@@ -46,7 +37,6 @@ import json, sys
 for l in open(sys.argv[1]):
     e = json.loads(l)
     print(e["data"]["seq"], e["type"])' "$1"; }
-sid_of() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n")[0][6:])["data"]["sessionId"])' "$1"; }
 
 "$MADF" serve token add alice >"$T/ta" 2>/dev/null; TA=$(cat "$T/ta")
 "$MADF" serve token add bob >"$T/tb" 2>/dev/null; TB=$(cat "$T/tb")

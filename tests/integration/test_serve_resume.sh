@@ -24,17 +24,6 @@ PIDS=
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; cleanup' EXIT
 KEY=sk-madf-resume-test-0123456789
 
-# bg_port NAME CMD...: runs CMD in the background (its port on stdout's
-# first line), sets $bport and $bpid.
-bg_port() {
-	_n=$1; shift
-	"$@" >"$T/$_n.port" 2>"$T/$_n.err" &
-	bpid=$!
-	PIDS="$PIDS $bpid"
-	bport=
-	for _ in $(seq 1 400); do bport=$(head -1 "$T/$_n.port" 2>/dev/null); [ -n "$bport" ] && break; sleep 0.05; done
-	[ -n "$bport" ] || fail "$_n starts" "$(cat "$T/$_n.err")"
-}
 # srv NAME MODEL-PORT [ENV...]: madf serve on the Anthropic-style model at
 # MODEL-PORT; $sp its port, $spid its pid, $U its API URL.
 srv() {
