@@ -267,32 +267,42 @@ int flow_bind_add(struct ctx *c, const struct flow_tok *name, int cell, int file
 	return cell;
 }
 
+static bool bind_is(const struct bind *b, const struct flow_tok *name)
+{
+	return b->len == name->len && !memcmp(b->name, name->s, (size_t)name->len);
+}
+
+/* A global binding i of name: this file's static one ends the search
+ * (returns true with its cell in *cell); a shared one is kept in *any. */
+static bool global_pick(const struct ctx *c, size_t i, int *any, int *cell)
+{
+	if (c->b[i].file == c->fi) {
+		*cell = c->b[i].cell;
+		return true;
+	}
+	if (c->b[i].file < 0 && *any < 0)
+		*any = c->b[i].cell;
+	return false;
+}
+
 /* The cell of a name: the frame's, then the globals (a static one of this
  * file first); -1 when unknown. */
 int flow_lookup(struct ctx *c, const struct flow_tok *name)
 {
 	size_t base = c->fr ? c->fr->bbase : c->nglobal;
 	for (size_t i = c->nb; i-- > base;)
-		if (c->b[i].len == name->len && !memcmp(c->b[i].name, name->s, (size_t)name->len))
+		if (bind_is(&c->b[i], name))
 			return c->b[i].cell;
-	int any = -1;
+	int any = -1, cell;
 	if (c->hg.cap) {
 		for (int i = hidx_first(&c->hg, name); i >= 0; i = c->hg.next[i])
-			if (c->b[i].len == name->len && !memcmp(c->b[i].name, name->s, (size_t)name->len)) {
-				if (c->b[i].file == c->fi)
-					return c->b[i].cell;
-				if (c->b[i].file < 0 && any < 0)
-					any = c->b[i].cell;
-			}
+			if (bind_is(&c->b[i], name) && global_pick(c, (size_t)i, &any, &cell))
+				return cell;
 		return any;
 	}
 	for (size_t i = c->nglobal; i-- > 0;)
-		if (c->b[i].len == name->len && !memcmp(c->b[i].name, name->s, (size_t)name->len)) {
-			if (c->b[i].file == c->fi)
-				return c->b[i].cell;
-			if (c->b[i].file < 0 && any < 0)
-				any = c->b[i].cell;
-		}
+		if (bind_is(&c->b[i], name) && global_pick(c, i, &any, &cell))
+			return cell;
 	return any;
 }
 

@@ -86,18 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mkdir(dir, 0700);
 	snprintf(mp, sizeof(mp), "%s/" SESSION ".json", dir);
 	snprintf(ep, sizeof(ep), "%s/" SESSION ".jsonl", dir);
-	unlink(mp);
-	unlink(ep);
-	size_t nm = size, ne = 0;
-	const uint8_t *nul = memchr(data, '\0', size), *ev = NULL;
-	if (nul) {
-		nm = (size_t)(nul - data);
-		ev = nul + 1;
-		ne = size - nm - 1;
-		fuzz_write(ep, ev, ne, 0600);
-	}
-	if (nm)
-		fuzz_write(mp, data, nm, 0600);
+	size_t nm = fuzz_write_split(data, size, mp, ep);
+	const uint8_t *nul = nm < size ? data + nm : NULL, *ev = nul ? nul + 1 : NULL;
+	size_t ne = nul ? size - nm - 1 : 0;
 	/* What the meta says, as madf reads it. */
 	cJSON *meta = json_parse_strict((const char *)data, nm, NULL);
 	const char *owner = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(meta, "user"));

@@ -53,18 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char sp[160], jp[160];
 	snprintf(sp, sizeof(sp), "%s/%s", dir, SERVE_LIMITS_FILE);
 	snprintf(jp, sizeof(jp), "%s/%s", dir, SERVE_LIMITS_JOURNAL);
-	unlink(sp);
-	unlink(jp);
-	size_t ns = size, nj = 0;
-	const uint8_t *nul = memchr(data, '\0', size), *j = NULL;
-	if (nul) {
-		ns = (size_t)(nul - data);
-		j = nul + 1;
-		nj = size - ns - 1;
-		fuzz_write(jp, j, nj, 0600);
-	}
-	if (ns)
-		fuzz_write(sp, data, ns, 0600);
+	size_t ns = fuzz_write_split(data, size, sp, jp);
 	struct serve_limits *l = NULL;
 	char *err = NULL;
 	if (serve_limits_open(dir, &p, &l, &err) < 0) {

@@ -82,6 +82,23 @@ __attribute__((unused)) static void fuzz_write(const char *path, const void *dat
 	close(fd);
 }
 
+/* Two files from one input: the bytes before its first NUL to first (none
+ * written when empty), the rest after the NUL to second (written only when
+ * there is a NUL). Returns the length of the first part. */
+__attribute__((unused)) static size_t fuzz_write_split(const uint8_t *data, size_t size,
+						       const char *first, const char *second)
+{
+	unlink(first);
+	unlink(second);
+	const uint8_t *nul = memchr(data, '\0', size);
+	size_t n = nul ? (size_t)(nul - data) : size;
+	if (nul)
+		fuzz_write(second, nul + 1, size - n - 1, 0600);
+	if (n)
+		fuzz_write(first, data, n, 0600);
+	return n;
+}
+
 /* An error shown to an operator or a client: one line, no control
  * characters (the input's are stripped). */
 __attribute__((unused)) static void fuzz_check_text(const char *what, const char *s)
