@@ -46,6 +46,9 @@ struct reader {
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
 	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
+	bool dated[EVENTS_MAX];     /* its clause named its day */
+	bool cur_dated;             /* the clause being read names its act's day */
+	int32_t title_month_end;    /* "... RISE IN MAY" early in June: May's end; 0 none */
 	const char *title_country; /* the one country the title names */
 	const char *named[8];    /* the central banks named so far */
 	size_t nnamed;
@@ -323,6 +326,7 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 			if (r->vague_day[i] && !vague) {
 				s->acts[i].day = day;
 				r->vague_day[i] = false;
+				r->dated[i] = r->cur_dated;
 			}
 			return;
 		}
@@ -337,6 +341,7 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 	a->mode = mode;
 	a->day = day;
 	r->vague_day[s->n - 1] = vague;
+	r->dated[s->n - 1] = r->cur_dated;
 	a->in_title = c->title;
 	snprintf(a->cue, sizeof(a->cue), "%s", cue ? cue : "");
 	add_ccy(a, b ? b->ccy : NULL);
@@ -592,6 +597,12 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
+	if (c->title) {
+		bool o, va, lw, dt;
+		int32_t td = events_clause_day_at(c, c->n, r->pub_day, &o, &va, &lw, &dt);
+		if (dt && va && !o && td < r->pub_day)
+			r->title_month_end = td;
+	}
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
 	bool old = false, vague = false;
@@ -976,8 +987,14 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (presup && mode == EV_MODE_EXPECTED)
 			mode = EV_MODE_FACT, cue[0] = 0;
 		/* Of several dates in the clause, the one nearest the verb. */
-		day = events_clause_day_near(c, v, r->pub_day, &old, &vague, &last_week);
+		bool dated = false;
+		day = events_clause_day_at(c, v, r->pub_day, &old, &vague, &last_week, &dated);
 		int32_t d = presup && now ? r->pub_day : day;
+		/* "recent intervention" in a story of the figures of the month
+		 * just ended ("RESERVES SHOW RECORD RISE IN MAY"): that month. */
+		if (presup && !now && !dated && r->title_month_end)
+			d = r->title_month_end, dated = true;
+		r->cur_dated = dated || (presup && now);
 		if (mode == EV_MODE_FACT &&
 		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
@@ -1074,6 +1091,44 @@ static void read_text(struct reader *r, const char *text, bool title)
 	}
 }
 
+/* A body's fact whose clause names no day, told after a mention of the
+ * same bank's act of the same kind that does name a past day ("its
+ * discount rate cut on February 23 ... The Bank cut the rate to 2.5 pct
+ * from three"), retells that act: it takes that day, and is background
+ * when the day is before the week. */
+static void redate_retold(struct reader *r)
+{
+	struct ev_story *s = r->out;
+	for (size_t i = 0; i < s->n; i++) {
+		struct ev_act *a = &s->acts[i];
+		if (a->mode != EV_MODE_FACT || a->in_title || r->dated[i])
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			const struct ev_act *e = &s->acts[j];
+			if (!r->dated[j] || e->in_title || strcmp(e->bank, a->bank) ||
+			    e->kind != a->kind || e->day >= r->pub_day - 1)
+				continue;
+			a->day = e->day;
+			r->dated[i] = true;
+			if (a->day < r->pub_day - EVENTS_RECENT_DAYS)
+				a->mode = EV_MODE_BACKGROUND;
+			break;
+		}
+		/* One act per (bank, kind, mode): a retelling now background
+		 * may repeat one. */
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(s->acts[j].bank, a->bank) && s->acts[j].kind == a->kind &&
+			    s->acts[j].mode == a->mode) {
+				memmove(&s->acts[i], &s->acts[i + 1], (s->n - i - 1) * sizeof(*a));
+				memmove(&r->dated[i], &r->dated[i + 1], (s->n - i - 1) * sizeof(bool));
+				memmove(&r->vague_day[i], &r->vague_day[i + 1],
+					(s->n - i - 1) * sizeof(bool));
+				s->n--, i--;
+				break;
+			}
+	}
+}
+
 void events_extract(const char *title, const char *body, int32_t pub_day,
 		    struct ev_story *out)
 {
@@ -1105,6 +1160,7 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 		}
 	free(t);
 	free(b);
+	redate_retold(&r);
 	out->bank = r.story_bank;
 	out->kind = EV_NONE;
 	for (size_t i = 0; i < out->n; i++)

@@ -91,13 +91,20 @@
  * - Date: the act's day is the publication day (also for "today", "this
  *   afternoon"), moved by "yesterday", a weekday ("on Wednesday"), "last
  *   week" (the Wednesday before), or a date ("on January 28", "February
- *   23"), the one nearest the verb when the clause names several; "in
- *   the past two weeks" is the period's middle; "last week" in a weekend
+ *   23"), the one nearest the verb when the clause names several (not
+ *   one dating another verb: "said last week that ... bought", a leading
+ *   "After ... last week," clause); "in the past two weeks" and "in the
+ *   last ten days of March" are the period's middle; "last week" in a weekend
  *   story is the week just ended; "current" and "has carried out" date
  *   a noun intervention on the publication day; a month named in the
  *   first week of the next one is its last
  *   weekday; "last month", "last year", "two months after", "earlier this
- *   year", "this year" or an earlier year make it background. A fact more than
+ *   year", "this year" or an earlier year make it background. A body's
+ *   fact with no day of its own, told after a mention of the same bank's
+ *   act of that kind with a past day, retells it and takes that day;
+ *   "recent" intervention in a story whose title names the month just
+ *   ended ("RISE IN MAY" early in June) is dated that month's last
+ *   weekday. A fact more than
  *   EVENTS_RECENT_DAYS before publication (other than "last week") is
  *   background: reported as fact, but not an act of the story's week.
  * - Currencies: the bank's own, and for an intervention those named in

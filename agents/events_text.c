@@ -194,6 +194,31 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 		*last_week = *vague = true;
 		return *out = (pub - 7 * n / 2), true;
 	}
+	/* "in the last ten days (of March)": the period's middle. */
+	if ((is(c, i, "past") || is(c, i, "last")) && is(c, i + 2, "days")) {
+		static const char *const nums[] = { "two", "three", "four", "five", "six", "seven",
+			"eight", "nine", "ten" };
+		int n = isdigit((unsigned char)c->w[i + 1].w[0]) ? atoi(c->w[i + 1].w) : 0;
+		for (size_t k = 0; k < ARRAY_SIZE(nums); k++)
+			if (is(c, i + 1, nums[k]))
+				n = (int)k + 2;
+		if (n < 1 || n > 31)
+			return false;
+		int32_t end = pub;
+		for (int m = 0; m < 12 && is(c, i + 3, "of"); m++) {
+			if (!is(c, i + 4, months[m]))
+				continue;
+			int y = py - (m + 1 > pm);
+			end = (m == 11 ? days_from_civil(y + 1, 1, 1) : days_from_civil(y, m + 2, 1)) - 1;
+			if (end > pub)
+				end = pub;
+		}
+		*vague = true;
+		*out = end - n / 2;
+		*last_week = *out >= pub - 2 * EVENTS_RECENT_DAYS;
+		*old = !*last_week;
+		return true;
+	}
 	/* "two months after", "three months ago". */
 	if ((is(c, i, "months") || is(c, i, "years")) && i > 0 && events_number_word(c, i - 1)) {
 		*old = true;
@@ -270,15 +295,48 @@ int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 	return events_clause_day_near(c, c->n, pub, old, vague, last_week);
 }
 
+/* A date phrase at word i, before the verb at v, that dates another verb:
+ * the saying in "said last week that ... bought", or a leading
+ * subordinate clause ("After stifling pressure last week, the
+ * authorities sanctioned ..."). */
+static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
+{
+	static const char *const say[] = { "said", "says", "say", "reported", "announced",
+		"stated", "disclosed", "revealed", "confirmed", "told", NULL };
+	static const char *const sub[] = { "after", "before", "following", "since", "while",
+		"when", "although", "though", NULL };
+	if (v >= c->n || i >= v)
+		return false;
+	if (i > 0 && is_any(c, i - 1, say))
+		for (size_t t = i + 1; t < v; t++)
+			if (is(c, t, "that"))
+				return true;
+	if (is_any(c, 0, sub)) {
+		bool before = false;
+		for (size_t t = 1; t <= i && !before; t++)
+			before = comma_before(c, t);
+		for (size_t t = i + 1; t <= v && !before; t++)
+			if (comma_before(c, t))
+				return true;
+	}
+	return false;
+}
+
 int32_t events_clause_day_near(const struct clause *c, size_t v, int32_t pub, bool *old,
 			       bool *vague, bool *last_week)
+{
+	return events_clause_day_at(c, v, pub, old, vague, last_week, NULL);
+}
+
+int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool *old,
+			     bool *vague, bool *last_week, bool *dated)
 {
 	int32_t best = pub, d;
 	size_t dist = (size_t)-1;
 	*old = *vague = *last_week = false;
 	for (size_t i = 0; i < c->n; i++) {
 		bool o = false, va = false, lw = false;
-		if (!day_at(c, i, pub, &o, &va, &lw, &d))
+		if (!day_at(c, i, pub, &o, &va, &lw, &d) || dates_other_verb(c, i, v))
 			continue;
 		/* The first phrase for the clause, the nearest for a verb. */
 		size_t k = v >= c->n ? 0 : i > v ? i - v : v - i;
@@ -286,5 +344,7 @@ int32_t events_clause_day_near(const struct clause *c, size_t v, int32_t pub, bo
 			continue;
 		dist = k, best = d, *old = o, *vague = va, *last_week = lw;
 	}
+	if (dated)
+		*dated = dist != (size_t)-1;
 	return best;
 }

@@ -85,6 +85,13 @@ int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *
 int32_t events_clause_day_near(const struct clause *c, size_t v, int32_t pub, bool *old,
 			       bool *vague, bool *last_week);
 
+/* As events_clause_day_near, *dated (when not NULL) telling whether the
+ * clause named the act's day at all (false: pub by default). A phrase
+ * that dates another verb is passed over: "said last week that the
+ * authorities bought", "After stifling pressure last week, ...". */
+int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool *old,
+			     bool *vague, bool *last_week, bool *dated);
+
 /* The one country (by name or adjective: "DANISH", "Japan") a title names,
  * as the code of its central bank; NULL for none or several. */
 const char *events_title_country(const char *title);

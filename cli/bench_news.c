@@ -45,7 +45,15 @@ static void json_counts(const char *name, const struct eval_counts *c, bool last
 	printf("}%s", last ? "" : ", ");
 }
 
-/* Lists the stories of a split where the extractor and the labels differ. */
+static void day_str(int32_t day, char *buf, size_t size)
+{
+	int y, m, d;
+	market_day_to_ymd(day, &y, &m, &d);
+	snprintf(buf, size, "%04d-%02d-%02d", y, m, d);
+}
+
+/* Lists the stories of a split where the extractor and the labels differ:
+ * an act missed or extra, or found on a day more than one off the label's. */
 static void list_errors(const struct eval_set *set, const struct news_list *arch,
 			const char *split)
 {
@@ -68,8 +76,25 @@ static void list_errors(const struct eval_set *set, const struct news_list *arch
 			for (size_t f = 0; f < st->nfacts; f++)
 				ok = ok || (!strcmp(st->facts[f].bank, got[g].bank) &&
 					    st->facts[f].kind == got[g].kind);
-			if (!ok)
+			if (!ok) {
 				sbuf_addf(&b, " extra %s %s;", got[g].bank, events_kind_name(got[g].kind));
+				continue;
+			}
+			/* Right act, wrong day: a wrong event by event. */
+			const struct eval_fact *near = NULL;
+			for (size_t f = 0; f < st->nfacts; f++)
+				if (!strcmp(st->facts[f].bank, got[g].bank) &&
+				    st->facts[f].kind == got[g].kind &&
+				    (!near || abs(st->facts[f].day - got[g].day) <
+						      abs(near->day - got[g].day)))
+					near = &st->facts[f];
+			if (near && abs(near->day - got[g].day) > 1) {
+				char gd[16], ld[16];
+				day_str(got[g].day, gd, sizeof(gd));
+				day_str(near->day, ld, sizeof(ld));
+				sbuf_addf(&b, " %s %s dated %s, labelled %s;", got[g].bank,
+					  events_kind_name(got[g].kind), gd, ld);
+			}
 		}
 		for (size_t f = 0; f < st->nfacts; f++) {
 			if (st->facts[f].background)
@@ -200,7 +225,8 @@ static const struct cli_opt bench_news_options[] = {
 	  .help = "the news archive (default: ../shared/data/news/reuters21578.jsonl)" },
 	{ .name = "--errors", .arg = "SPLIT",
 	  .help = "list the stories of SPLIT (dev, held-out, named-week) where the "
-		  "extractor and the labels differ" },
+		  "extractor and the labels differ: an act missed or extra, or dated "
+		  "more than a day off the label's" },
 	{ .name = "--json", .help = "print the figures as JSON" },
 	{ 0 },
 };

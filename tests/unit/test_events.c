@@ -466,6 +466,69 @@ static void test_events_authorities_and_countries(void **state)
 	assert_int_equal(a->day, day_of("1987-03-04"));
 }
 
+/* Dates that belong elsewhere: a phrase dating the saying or a leading
+ * subordinate clause; a retelling of a dated act; "the last ten days of
+ * March"; "recent" intervention in a story of the month just ended. */
+static void test_events_date_elsewhere(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	/* The subordinate clause's "last week" is not the act's day, whatever
+	 * the words' distance to the verb. */
+	events_extract(NULL, "The Bank of England sold a bond tranche. After stifling pressure "
+			     "for a rate cut last week, the authorities sanctioned a base rate "
+			     "reduction on Monday, following it with the issue.",
+		       day_of("1987-03-11"), &s);
+	const struct ev_act *a = act_of(&s, "BoE", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-09"));
+	/* "said last week that ... bought ... during the February-April
+	 * period": the purchases are months old, background. */
+	events_extract(NULL, "The Federal Reserve said last week that the U.S. monetary "
+			     "authorities bought four billion dlrs during the February-April period.",
+		       day_of("1987-06-01"), &s);
+	a = act_of(&s, "Fed", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
+	/* A retelling without a day takes the day of the act told before. */
+	events_extract(NULL, "The Bank of Japan is expected to support its discount rate cut "
+			     "on February 23. The Bank cut the rate to 2.5 pct from three.",
+		       day_of("1987-03-19"), &s);
+	a = NULL;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.acts[i].kind == EV_CUT && s.acts[i].mode == EV_MODE_BACKGROUND)
+			a = &s.acts[i];
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-02-23"));
+	assert_null(events_find_fact(&s, "BOJ", EV_CUT));
+	/* Not when the later act names its own day. */
+	events_extract(NULL, "The Bank of Japan cut its discount rate on February 23. "
+			     "Today the Bank cut the rate again, to 2.0 pct.",
+		       day_of("1987-03-19"), &s);
+	a = events_find_fact(&s, "BOJ", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-19"));
+	/* "in the last ten days of March", read on April 1: the period's
+	 * middle. */
+	events_extract(NULL, "The Bank of Japan bought as much as 10 billion dlrs in the last "
+			     "10 days of March.", day_of("1987-04-01"), &s);
+	a = events_find_fact(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-26"));
+	events_extract(NULL, "The Bank of Japan bought as much as ten billion dlrs in the last "
+			     "ten days of January.", day_of("1987-04-01"), &s);
+	a = act_of(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_BACKGROUND);
+	/* The figures of May, read on June 2: "recent" intervention is May's. */
+	events_extract("U.K. RESERVES SHOW RECORD RISE IN MAY",
+		       "The rise reflects recent Bank of England intervention to curb sterling.",
+		       day_of("1987-06-02"), &s);
+	a = events_find_fact(&s, "BoE", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-05-29"));
+}
+
 /* Of several dates in a clause, the one nearest the verb dates the act;
  * "last week" in a Sunday story is the week just ended. */
 static void test_events_nearest_date(void **state)
@@ -542,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_events_presupposed),
 		cmocka_unit_test(test_events_authorities_and_countries),
 		cmocka_unit_test(test_events_nearest_date),
+		cmocka_unit_test(test_events_date_elsewhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
