@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -574,6 +575,27 @@ static struct task *task_of(struct task *tasks, const struct msg *msg)
 	return NULL;
 }
 
+int review_report_status(const cJSON *content, char **err)
+{
+	const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(content, "context");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(ctx, "status");
+	if (!st)
+		return 500;
+	long v = 0;
+	/* not cast as it comes: a number out of int's range is no int */
+	if (jint(ctx, "status", 100, 599, &v) && (double)v == st->valuedouble)
+		return (int)v;
+	char *text = cJSON_PrintUnformatted(st);
+	size_t n = text ? strlen(text) : 0;
+	/* cut first: what is shown is whole characters, without escapes */
+	char *clean = util_sanitize(text ? text : "", n > 40 ? 40 : n, false);
+	err_set(err, "context.status: must be a whole number from 100 to 599 (an HTTP status), "
+		"not %s%s", clean, n > 40 ? "..." : "");
+	free(clean);
+	free(text);
+	return -1;
+}
+
 static void on_message(struct agent *m, struct task *tasks, const struct msg *msg,
 		       const struct review_progress *p)
 {
@@ -589,7 +611,9 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 		 * operator's approval has none until it resumes */
 		t->paused = !strcmp(jstr_or(msg->content, "status", ""), "awaiting_approval");
 		t->accepted = true;
-		t->pct = (int)jnum(msg->content, "percent_complete", t->pct);
+		long pct;
+		if (jint(msg->content, "percent_complete", 0, 100, &pct))
+			t->pct = (int)pct;
 		t->deadline_ns = t->paused ? 0 : util_now_ns() + t->timeout_s * 1000000000LL;
 		if (t->paused)
 			review_progress_say(p, "%s: paused, %s (task %s: a task_assignment of task_type %s or %s "
@@ -626,15 +650,25 @@ static void on_message(struct agent *m, struct task *tasks, const struct msg *ms
 		}
 		msg_errors_release(&e);
 	} else if (msg->type == MSG_ERROR_REPORT) {
-		const cJSON *st = cJSON_GetObjectItemCaseSensitive(
-			cJSON_GetObjectItemCaseSensitive(msg->content, "context"), "status");
-		int status = cJSON_IsNumber(st) ? (int)st->valuedouble : 500;
+		char *serr = NULL;
+		int status = review_report_status(msg->content, &serr);
 		const char *text = jstr_or(msg->content, "error_message", "");
+		char *why = NULL;
+		if (status < 0) {
+			/* a report no worker of ours sends: the attempt failed
+			 * all the same, as an internal error */
+			why = xasprintf("%s's error_report: %s; its error_message: %s", who,
+					serr ? serr : "?", text);
+			status = 500;
+		}
+		free(serr);
 		const cJSON *rt = cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(msg->content, "context"), "retryable");
 		bool retry = cJSON_IsBool(rt) ? cJSON_IsTrue(rt) :
-			     status != 400 && status < 600 && (status >= 500 || status == 429 || status == 408);
-		attempt_failed(m, t, status == 400 ? 400 : 500, text, retry && status != 400, p);
+			     status != 400 && (status >= 500 || status == 429 || status == 408);
+		attempt_failed(m, t, status == 400 ? 400 : 500, why ? why : text,
+			       retry && status != 400, p);
+		free(why);
 	}
 }
 
@@ -953,9 +987,12 @@ int review_master_run(struct agent *m, const cJSON *input, const struct review_p
 	cJSON_ArrayForEach(c, ag)
 		tasks[review_part_from_name(c->valuestring)].wanted = true;
 	/* a run that had attempts (a task retried after it ended) counts on */
-	for (int i = 0; x.run && i < REVIEW_NPARTS; i++)
-		tasks[i].attempts = (int)jnum(review_run_task(x.run, review_part_name(tasks[i].part)),
-					      "attempts", 0);
+	for (int i = 0; x.run && i < REVIEW_NPARTS; i++) {
+		long at; /* the run's file may have been edited: no cast of any number */
+		if (jint(review_run_task(x.run, review_part_name(tasks[i].part)), "attempts", 0,
+			 INT_MAX / 2, &at))
+			tasks[i].attempts = (int)at;
+	}
 	review_progress_say(p, "%d files, %.0f bytes", cJSON_GetArraySize(cJSON_GetObjectItem(scan, "files")),
 		 cJSON_GetObjectItem(scan, "bytes")->valuedouble);
 	for (int i = 0; i < REVIEW_NPARTS; i++) {

@@ -49,6 +49,10 @@ void review_attempt_failed(struct review_ctx *x, struct task *t, int status, con
 			   bool retryable);
 void review_progress_say(const struct review_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The HTTP status a worker's error_report (its content) gives in
+ * context.status: 500 when it gives none; -1 with *err naming the field
+ * when it is not a whole number from 100 to 599. */
+int review_report_status(const cJSON *content, char **err);
 
 /* The request's check, {"id", "params"?} (seed 001's input; the params'
  * fields, agents and checklist keys): the number of errors, added to *e. */

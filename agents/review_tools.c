@@ -12,9 +12,11 @@
 #include <math.h>
 #include <pthread.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/tools.h"
@@ -665,17 +667,143 @@ struct secrets_ctx {
 	cJSON *items;
 };
 
-static bool names_secret(const char *line)
+/* Where the first word that says key, secret, token, password or
+ * credential ends in the n bytes at s (any case), or SIZE_MAX: none. */
+static size_t secret_word_end(const char *s, size_t n)
 {
 	static const char *const words[] = { "key", "secret", "token", "passw", "credential", NULL };
-	char *low = xstrdup(line);
-	for (char *p = low; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	bool hit = false;
-	for (size_t i = 0; words[i] && !hit; i++)
-		hit = strstr(low, words[i]) != NULL;
-	free(low);
-	return hit;
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		for (size_t w = 0; words[w]; w++) {
+			size_t k = strlen(words[w]);
+			if (i + k <= n && i + k < best && !strncasecmp(s + i, words[w], k))
+				best = i + k;
+		}
+	return best;
+}
+
+/* Whether the n bytes at s name a variable rather than hold a value: words
+ * of one case joined by underscores (MADF_LLM_API_KEY, aws_secret_key), or
+ * a reference to one (${API_KEY}, $TOKEN, "$D/serve-tokens"). */
+static bool is_var_name(const char *s, size_t n)
+{
+	if (n >= 2 && s[0] == '$') {
+		if (s[1] == '{')
+			return true;
+		size_t i = 1;
+		while (i < n && (isupper((unsigned char)s[i]) || isdigit((unsigned char)s[i]) ||
+				 s[i] == '_'))
+			i++;
+		return i > 1 && !isdigit((unsigned char)s[1]) && (i == n || s[i] == '/');
+	}
+	if (!n || !isalpha((unsigned char)s[0]) || s[n - 1] == '_')
+		return false;
+	bool upper = false, lower = false, under = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '_')
+			under = true;
+		else if (isupper(c))
+			upper = true;
+		else if (islower(c))
+			lower = true;
+		else if (!isdigit(c))
+			return false;
+	}
+	return under && !(upper && lower);
+}
+
+/* Whether the n bytes at s are the NAME of a "NAME=VALUE": a variable's
+ * name, or one upper-case word (TOKEN). */
+static bool is_env_name(const char *s, size_t n)
+{
+	if (is_var_name(s, n))
+		return s[0] != '$';
+	for (size_t i = 0; i < n; i++)
+		if (!isupper((unsigned char)s[i]) && (!i || !isdigit((unsigned char)s[i])))
+			return false;
+	return n > 0;
+}
+
+/* Whether the literal opening at q (in line) is the first argument of a
+ * call whose name says env (getenv, secure_getenv, setenv, env_get,
+ * os.environ.get, os.environ[...]): the name of a variable. */
+static bool env_argument(const char *line, const char *q)
+{
+	const char *p = q;
+	while (p > line && isspace((unsigned char)p[-1]))
+		p--;
+	if (p == line || (p[-1] != '(' && p[-1] != '['))
+		return false;
+	p--;
+	while (p > line && isspace((unsigned char)p[-1]))
+		p--;
+	const char *end = p;
+	while (p > line && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.'))
+		p--;
+	for (; p + 3 <= end; p++)
+		if (tolower((unsigned char)p[0]) == 'e' && tolower((unsigned char)p[1]) == 'n' &&
+		    tolower((unsigned char)p[2]) == 'v')
+			return true;
+	return false;
+}
+
+/* The entropy of the string literal between q and e (its quotes) on line
+ * when it is a hard-coded secret's value, or 0: 16 or more characters with
+ * no space, 3.5 bits per character or more, assigned to a name that says
+ * key, secret, token or password (the line before it; or NAME in a
+ * "NAME=VALUE" literal, whose VALUE is the value). A variable's name (a
+ * getenv() argument, MADF_LLM_API_KEY, ${API_KEY}) is no value, nor is a
+ * regular expression (a bracket expression with its count), nor text with
+ * a quote or a control character in it (the value read with its escapes:
+ * "\"published_at\"" is 14 characters). */
+static double literal_secret(const char *line, size_t word_end, const char *q, const char *e)
+{
+	const char *v = q + 1;
+	size_t n = (size_t)(e - v);
+	bool named = word_end <= (size_t)(q - line);
+	const char *eq = memchr(v, '=', n);
+	if (eq && eq > v && eq + 1 < e && eq[1] != '=' && is_env_name(v, (size_t)(eq - v))) {
+		named = named || secret_word_end(v, (size_t)(eq - v)) != SIZE_MAX;
+		n -= (size_t)(eq + 1 - v);
+		v = eq + 1;
+	} else if (env_argument(line, q)) {
+		return 0;
+	}
+	/* ${NAME:-DEFAULT} (or :=): the default is a value */
+	const char *close = n > 2 && v[0] == '$' && v[1] == '{' ? memchr(v, '}', n) : NULL;
+	for (const char *d = v + 2; close && d + 1 < close; d++)
+		if (d[0] == ':' && (d[1] == '-' || d[1] == '=')) {
+			v = d + 2;
+			n = (size_t)(close - v);
+			break;
+		}
+	if (n < 16 || !named || is_var_name(v, n))
+		return 0;
+	/* the value as the program has it: \" is ", \n a line break */
+	char *val = xmalloc(n + 1);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = v[i];
+		if (ch == '\\' && i + 1 < n && strchr("ntrvfab0", v[i + 1])) {
+			m = 0;
+			break; /* a control character: text, no key */
+		}
+		if (ch == '\\' && i + 1 < n)
+			ch = v[++i];
+		/* a space or a quote: text (a message, JSON); no key */
+		if (isspace((unsigned char)ch) || ch == '"') {
+			m = 0;
+			break;
+		}
+		val[m++] = ch;
+	}
+	bool regex = false;
+	for (size_t i = 0; i + 1 < m && !regex; i++)
+		regex = val[i] == ']' && memchr("{+*?", val[i + 1], 4);
+	double h = m >= 16 && !regex ? entropy(val, m) : 0;
+	free(val);
+	return h >= 3.5 ? h : 0;
 }
 
 static void secrets_line(void *c, const char *file, long line, const char *text)
@@ -691,24 +819,27 @@ static void secrets_line(void *c, const char *file, long line, const char *text)
 			return;
 		}
 	}
-	if (!names_secret(text))
-		return;
-	/* a string literal of 16+ characters with high entropy */
-	for (const char *q = strchr(text, '"'); q; q = strchr(q + 1, '"')) {
-		const char *e = strchr(q + 1, '"');
-		if (!e)
+	size_t word_end = secret_word_end(text, strlen(text));
+	if (word_end == SIZE_MAX)
+		return; /* nothing here names a secret */
+	/* each string literal in double quotes (a \" within is no end) */
+	for (const char *q = strchr(text, '"'); q; ) {
+		const char *e = q + 1;
+		while (*e && *e != '"')
+			e += e[0] == '\\' && e[1] ? 2 : 1;
+		if (!*e)
 			break;
-		size_t n = (size_t)(e - q - 1);
-		if (n >= 16 && !memchr(q + 1, ' ', n) && entropy(q + 1, n) >= 3.5) {
+		double h = literal_secret(text, word_end, q, e);
+		if (h > 0) {
 			char *m = xasprintf("hard-coded secret: a high-entropy string (%.1f bits per "
 					    "character) assigned to a name that says key, secret, "
-					    "token or password (the value is withheld)", entropy(q + 1, n));
+					    "token or password (the value is withheld)", h);
 			cJSON_AddItemToArray(sc->items, review_raw_new("secrets", "entropy", 4, file, line, m,
 								"CWE-798"));
 			free(m);
 			return;
 		}
-		q = e;
+		q = strchr(e + 1, '"');
 	}
 }
 

@@ -121,17 +121,33 @@ int bus_events_put_meta(struct bus *b, const char *session, const char *json, si
 /* ---- a copy brought up to date ---- */
 
 struct fetch {
+	const char *session;
 	int fd;
 	long have;     /* lines in the copy */
 	bool failed;
 	int err_no;
+	char *refused; /* why an event was not copied (the copy stops before it) */
 };
 
+/* Appends event seq (the next one) to the copy: one line each. An event
+ * with a line break of its own (a raw \n or \r; ours never have one:
+ * their JSON escapes it) would be two lines in the copy, every event
+ * after it one line off, and two on the wire of a stream (each line goes
+ * out as "data: LINE"): it is refused whole, and the copy stops before it. */
 static int fetch_line(void *ctx, long seq, const char *line, size_t len)
 {
 	struct fetch *f = ctx;
 	if (seq != f->have + 1)
 		return 0; /* one it has (or a gap: the next comes in order) */
+	for (size_t i = 0; i < len; i++)
+		if (line[i] == '\n' || line[i] == '\r') {
+			f->refused = xasprintf("session %s: event %ld on the bus is not one line "
+					       "(a raw %s at byte %zu of %zu): not copied, nor any "
+					       "after it (this host's copy keeps the %ld before it)",
+					       f->session, seq, line[i] == '\n' ? "newline" :
+					       "carriage return", i + 1, len, f->have);
+			return 1;
+		}
 	if (write_all(f->fd, line, len) < 0 || write_all(f->fd, "\n", 1) < 0) {
 		f->failed = true;
 		f->err_no = errno;
@@ -182,7 +198,8 @@ int bus_events_fetch(struct bus *b, const char *session, char **err)
 	free(dir);
 	if (rc < 0)
 		goto out;
-	struct fetch f = { .fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	struct fetch f = { .session = session,
+			   .fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 				      0600) };
 	if (f.fd < 0) {
 		rc = err_set(err, "cannot open %s: %s", path, strerror(errno));
@@ -194,6 +211,9 @@ int bus_events_fetch(struct bus *b, const char *session, char **err)
 	rc = b->t->events_fetch(b, session, f.have, fetch_line, &f, &meta, err);
 	if (rc == 0 && f.failed)
 		rc = err_set(err, "cannot write to %s: %s", path, strerror(f.err_no));
+	else if (rc == 0 && f.refused)
+		rc = err_set(err, "%s", f.refused);
+	free(f.refused);
 	close(f.fd);
 	if (rc == 1 && !had && !local)
 		unlink(path); /* made for nothing */

@@ -8,7 +8,10 @@
  *   tool registry with fake analyzers on PATH: a file name that is not
  *   UTF-8 comes out valid (it made the findings' message invalid, so the
  *   agent's result could not be sent), and a line or CWE number out of
- *   range is none (it was a float-to-integer overflow). */
+ *   range is none (it was a float-to-integer overflow);
+ * - a worker's error_report (review_report_status, as the master reads
+ *   it): a context.status out of int's range, or no HTTP status, is an
+ *   error naming the field (it was cast to int as it came). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,6 +71,60 @@ static void test_request_check(void **state)
 	why = check("{\"id\":\"madf\",\"params\":{\"checklist\":{\"debt\":\"markers\"}}}");
 	assert_non_null(strstr(why, "params.checklist.debt: must be an array"));
 	free(why);
+}
+
+/* review_report_status over an error_report's content (JSON text). */
+static int report_status(const char *text, char **err)
+{
+	cJSON *c = cJSON_Parse(text);
+	assert_non_null(c);
+	*err = NULL;
+	int r = review_report_status(c, err);
+	cJSON_Delete(c);
+	return r;
+}
+
+/* A worker's error_report: its context.status out of int's range (or not
+ * an HTTP status) is an error naming the field; it was cast to int as it
+ * came (undefined for 1e300). */
+static void test_report_status(void **state)
+{
+	(void)state;
+	char *err;
+	assert_int_equal(report_status("{\"context\":{\"status\":429}}", &err), 429);
+	assert_null(err);
+	assert_int_equal(report_status("{\"context\":{\"status\":599}}", &err), 599);
+	assert_int_equal(report_status("{\"context\":{\"retryable\":true}}", &err), 500);
+	assert_int_equal(report_status("{\"error_message\":\"x\"}", &err), 500);
+	assert_null(err);
+	static const struct {
+		const char *in, *shown;
+	} bad[] = {
+		{ "{\"context\":{\"status\":1e300}}", "1e+300" },
+		{ "{\"context\":{\"status\":-1e300}}", "-1e+300" },
+		{ "{\"context\":{\"status\":2147483648}}", "2147483648" },
+		{ "{\"context\":{\"status\":-2147483649}}", "-2147483649" },
+		{ "{\"context\":{\"status\":404.5}}", "404.5" },
+		{ "{\"context\":{\"status\":99}}", "99" },
+		{ "{\"context\":{\"status\":600}}", "600" },
+		{ "{\"context\":{\"status\":\"500\"}}", "\"500\"" },
+		{ "{\"context\":{\"status\":null}}", "null" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(report_status(bad[i].in, &err), -1);
+		assert_non_null(err);
+		char *want = xasprintf("context.status: must be a whole number from 100 to 599 (an "
+				       "HTTP status), not %s", bad[i].shown);
+		assert_string_equal(err, want);
+		free(want);
+		free(err);
+	}
+	/* a long or hostile value is cut short and shown without its escapes */
+	assert_int_equal(report_status("{\"context\":{\"status\":\"\\u001b[2J0123456789012345678901"
+				       "234567890123456789\"}}", &err), -1);
+	assert_null(strchr(err, '\033'));
+	assert_non_null(strstr(err, "..."));
+	free(err);
 }
 
 struct fake {
@@ -202,6 +259,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request_check),
+		cmocka_unit_test(test_report_status),
 		cmocka_unit_test(test_tool_output),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
