@@ -123,6 +123,15 @@ static cJSON *series_json(const struct fx_series *s, int32_t start, int32_t end)
 		cJSON_AddItemToArray(pt, cJSON_CreateNumber(s->close[i]));
 		cJSON_AddItemToArray(pts, pt);
 	}
+	/* The whole series' first and last days: a window without points
+	 * can say why (EUR/USD before 1999). */
+	if (s->n) {
+		char day[16];
+		market_day_format(s->days[0], day, sizeof(day));
+		cJSON_AddStringToObject(o, "first", day);
+		market_day_format(s->days[s->n - 1], day, sizeof(day));
+		cJSON_AddStringToObject(o, "last", day);
+	}
 	return o;
 }
 

@@ -1,7 +1,8 @@
 /* The built-in data tools, registered in the tool registry: every data
  * access of the agents goes through them.
  *   fx_rates     {"pair", "start", "end"} -> {"pair", "source", "simulated",
- *                "points": [["YYYY-MM-DD", close], ...]}
+ *                "points": [["YYYY-MM-DD", close], ...], "first"?, "last"?
+ *                (the whole series' first and last days, when it has any)}
  *   news_search  {"start", "end", "topics": [...]?, "limit"?} -> {"source",
  *                "simulated", "total", "stories": [{"id", "title",
  *                "published_at", "topics", "body"}]}

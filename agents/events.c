@@ -49,6 +49,7 @@ struct reader {
 	bool dated[EVENTS_MAX];     /* its clause named its day */
 	bool cur_dated;             /* the clause being read names its act's day */
 	int32_t title_month_end;    /* "... RISE IN MAY" early in June: May's end; 0 none */
+	struct ev_act story_ccys;   /* the currencies the story names, first first */
 	const char *title_country; /* the one country the title names */
 	const char *named[8];    /* the central banks named so far */
 	size_t nnamed;
@@ -597,6 +598,7 @@ static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
+	clause_ccys(c, &r->story_ccys);
 	if (c->title) {
 		bool o, va, lw, dt;
 		int32_t td = events_clause_day_at(c, c->n, r->pub_day, &o, &va, &lw, &dt);
@@ -1161,6 +1163,16 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 	free(t);
 	free(b);
 	redate_retold(&r);
+	/* The Fed's own dollar is in every pair: its intervention concerns
+	 * the other currencies the story names ("concerted intervention"
+	 * in a story of the dollar's fall against the yen: USD/JPY). */
+	for (size_t i = 0; i < out->n; i++) {
+		struct ev_act *a = &out->acts[i];
+		if (a->kind != EV_INTERVENTION || a->nccy != 1 || strcmp(a->ccys[0], "USD"))
+			continue;
+		for (size_t k = 0; k < r.story_ccys.nccy; k++)
+			add_ccy(a, r.story_ccys.ccys[k]);
+	}
 	out->bank = r.story_bank;
 	out->kind = EV_NONE;
 	for (size_t i = 0; i < out->n; i++)

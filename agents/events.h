@@ -108,7 +108,8 @@
  *   EVENTS_RECENT_DAYS before publication (other than "last week") is
  *   background: reported as fact, but not an act of the story's week.
  * - Currencies: the bank's own, and for an intervention those named in
- *   the same sentence.
+ *   the same sentence; a Fed intervention whose sentence names no other
+ *   currency takes those the story names (the dollar is in every pair).
  *
  * Only acts with mode EV_MODE_FACT are events; the others are context. */
 #ifndef MADF_EVENTS_H

@@ -231,7 +231,18 @@ int market_window_check(const struct fx_series *s, int32_t start, int32_t end, c
 	char d0[16], d1[16];
 	market_day_format(start, d0, sizeof(d0));
 	market_day_format(end, d1, sizeof(d1));
-	return err_set(err, "no data for %s in %.*s between %s and %s", s->pair, n, src, d0, d1);
+	/* Say why when the pair has quotes, only not in the window: a pair
+	 * that starts later (EUR/USD before 1999) or stopped. */
+	char dq[16], why[48] = "";
+	if (s->n && s->days[0] > end) {
+		market_day_format(s->days[0], dq, sizeof(dq));
+		snprintf(why, sizeof(why), " (its first quote is on %s)", dq);
+	} else if (s->n && s->days[s->n - 1] < start) {
+		market_day_format(s->days[s->n - 1], dq, sizeof(dq));
+		snprintf(why, sizeof(why), " (its last quote is on %s)", dq);
+	}
+	return err_set(err, "no data for %s in %.*s between %s and %s%s", s->pair, n, src, d0, d1,
+		       why);
 }
 
 /* Quotes collected while reading, one list per column or pair. */

@@ -354,12 +354,28 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 		cJSON_Delete(res);
 		return -1;
 	}
-	cJSON_Delete(res);
 	cJSON_AddItemToArray(sources, cJSON_CreateString(s.source));
 	if (market_window_check(&s, ws, we, err) < 0) {
+		/* The tool sends the window's points only; it names the
+		 * series' first and last days. */
+		const char *first = jstr(res, "first"), *last = jstr(res, "last");
+		char wend[16], wstart[16];
+		market_day_format(we, wend, sizeof(wend));
+		market_day_format(ws, wstart, sizeof(wstart));
+		char *more = NULL;
+		if (!s.n && first && strlen(first) == 10 && strcmp(first, wend) > 0)
+			more = xasprintf("%s (its first quote is on %s)", *err, first);
+		else if (!s.n && last && strlen(last) == 10 && strcmp(last, wstart) < 0)
+			more = xasprintf("%s (its last quote is on %s)", *err, last);
+		if (more) {
+			free(*err);
+			*err = more;
+		}
+		cJSON_Delete(res);
 		market_series_release(&s);
 		return -2; /* no quote in the window: permanent */
 	}
+	cJSON_Delete(res);
 	struct fx_stats st;
 	char *serr = NULL;
 	if (analytics_fx_stats(&s, ws, we, &st, &serr) < 0) {

@@ -78,6 +78,11 @@ for e in r['events']:
 fed = [e for e in r['events'] if e['bank'] == 'Fed' and e['date'] == '1987-03-27']
 if len(fed) != 1 or fed[0]['pairs'] != ['USD/JPY']:
     errs.append('the Fed of 03-27 is under %s' % [e['pairs'] for e in fed])
+# The concerted intervention of 9764 (no currency in its sentence, a story
+# of the dollar's fall against the yen): the Fed's is USD/JPY's only.
+fed26 = [e for e in r['events'] if e['bank'] == 'Fed' and e['date'] == '1987-03-26']
+if len(fed26) != 1 or fed26[0]['pairs'] != ['USD/JPY']:
+    errs.append('the Fed of 03-26 is under %s' % [e['pairs'] for e in fed26])
 for ent in ('&lt;', '&gt;', '&amp;', '&quot;'):
     if ent in md:
         errs.append('an HTML entity in the report: ' + ent)

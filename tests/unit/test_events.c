@@ -529,6 +529,34 @@ static void test_events_date_elsewhere(void **state)
 	assert_int_equal(a->day, day_of("1987-05-29"));
 }
 
+/* The Fed's dollar is in every pair: its intervention with no other
+ * currency in its sentence takes those the story names; another bank's
+ * does not. */
+static void test_events_fed_story_currencies(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract("DOLLAR FALLS BELOW 150 YEN",
+		       "The dollar fell against the yen. Dealers said the market challenged the "
+		       "authorities despite intervention by the Federal Reserve and the Bank of "
+		       "England.", day_of("1987-03-26"), &s);
+	const struct ev_act *a = events_find_fact(&s, "Fed", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->nccy, 2);
+	assert_string_equal(a->ccys[0], "USD");
+	assert_string_equal(a->ccys[1], "JPY");
+	a = events_find_fact(&s, "BoE", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->nccy, 1);
+	assert_string_equal(a->ccys[0], "GBP");
+	/* A story naming no other currency leaves the Fed's dollar alone. */
+	events_extract(NULL, "The Federal Reserve intervened to support the dollar, dealers said.",
+		       day_of("1987-03-27"), &s);
+	a = events_find_fact(&s, "Fed", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->nccy, 1);
+}
+
 /* Of several dates in a clause, the one nearest the verb dates the act;
  * "last week" in a Sunday story is the week just ended. */
 static void test_events_nearest_date(void **state)
@@ -606,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_events_authorities_and_countries),
 		cmocka_unit_test(test_events_nearest_date),
 		cmocka_unit_test(test_events_date_elsewhere),
+		cmocka_unit_test(test_events_fed_story_currencies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,13 +243,13 @@ static void test_window_check(void **state)
 	err = NULL;
 	assert_int_equal(market_window_check(&s[1], ws, we, &err), -1);
 	assert_string_equal(err, "no data for EUR/USD in fred-daily-1971-2017.csv between "
-			    "1987-03-20 and 1987-03-27");
+			    "1987-03-20 and 1987-03-27 (its first quote is on 1999-01-04)");
 	free(err);
 	err = NULL;
 	/* A cross's source names its columns; the message names the file. */
 	assert_int_equal(market_window_check(&s[2], ws, we, &err), -1);
 	assert_string_equal(err, "no data for EUR/JPY in fred-daily-1971-2017.csv between "
-			    "1987-03-20 and 1987-03-27");
+			    "1987-03-20 and 1987-03-27 (its first quote is on 1999-01-04)");
 	free(err);
 	err = NULL;
 	assert_int_equal(market_window_check(&s[3], ws, we, &err), 0);
@@ -258,6 +258,12 @@ static void test_window_check(void **state)
 	 * one ending the day before does not. */
 	assert_int_equal(market_window_check(&s[1], D(1998, 12, 28), D(1999, 1, 4), NULL), 0);
 	assert_int_equal(market_window_check(&s[1], D(1998, 12, 28), D(1999, 1, 3), NULL), -1);
+	/* After the file's last quote: that day is named. */
+	assert_int_equal(market_window_check(&s[3], D(2018, 1, 2), D(2018, 1, 9), &err), -1);
+	assert_string_equal(err, "no data for USD/JPY in fred-daily-1971-2017.csv between "
+			    "2018-01-02 and 2018-01-09 (its last quote is on 2017-12-01)");
+	free(err);
+	err = NULL;
 	/* A weekend alone has no quote. */
 	assert_int_equal(market_window_check(&s[3], D(1987, 3, 21), D(1987, 3, 22), NULL), -1);
 	market_series_release_all(s, ARRAY_SIZE(pairs));
