@@ -331,6 +331,19 @@ static cJSON *num_or_null(double v, bool ok)
 	return ok && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+/* A market finding's data beyond the first: the window it was computed
+ * over, for the validator to compute it again. */
+static cJSON *stats_data(int32_t ws, int32_t we)
+{
+	char a[16], b[16];
+	market_day_format(ws, a, sizeof(a));
+	market_day_format(we, b, sizeof(b));
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "window_start", a);
+	cJSON_AddStringToObject(d, "window_end", b);
+	return d;
+}
+
 /* Market figures of one pair over the window: 0, -1 with *err, or -2 with
  * *err when the data has no quote for the pair in the window (a permanent
  * error: "no data for PAIR in SOURCE between START and END"). */
@@ -459,9 +472,13 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	else
 		text = xasprintf("%s traded between %.4g (%s) and %.4g (%s).", pair, st.low, ld,
 				 st.high, hd);
-	data = cJSON_CreateObject();
+	data = stats_data(ws, we);
 	cJSON_AddNumberToObject(data, "high", st.high);
+	cJSON_AddStringToObject(data, "high_date", hd);
 	cJSON_AddNumberToObject(data, "low", st.low);
+	cJSON_AddStringToObject(data, "low_date", ld);
+	if (st.vol_ok)
+		cJSON_AddNumberToObject(data, "vol_pct", st.vol_pct);
 	srcs = cJSON_CreateArray();
 	cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
 	add_finding(findings, id, "market", pair, text, srcs, data);
@@ -471,9 +488,11 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 		text = xasprintf("The week's move is a z-score of %.2f against the %zu weekly "
 				 "moves of the previous three months%s.", st.zscore, st.z_samples,
 				 fabs(st.zscore) >= 2 ? ": unusually large" : "");
+		data = stats_data(ws, we);
+		cJSON_AddNumberToObject(data, "zscore", st.zscore);
 		srcs = cJSON_CreateArray();
 		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
-		add_finding(findings, id, "market", pair, text, srcs, NULL);
+		add_finding(findings, id, "market", pair, text, srcs, data);
 		free(text);
 	}
 	if (st.trend != FX_TREND_NONE) {
@@ -484,17 +503,23 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 				 "(the drift over four weeks, not the week's move).", st.ma_short,
 				 st.trend == FX_TREND_UP ? "above" : st.trend == FX_TREND_DOWN ? "below" :
 				 "level with", st.ma_long);
+		data = stats_data(ws, we);
+		cJSON_AddNumberToObject(data, "ma_short", st.ma_short);
+		cJSON_AddNumberToObject(data, "ma_long", st.ma_long);
 		srcs = cJSON_CreateArray();
 		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
-		add_finding(findings, id, "market", pair, text, srcs, NULL);
+		add_finding(findings, id, "market", pair, text, srcs, data);
 		free(text);
 	}
 	if (st.max_move_ok) {
 		snprintf(id, sizeof(id), "%s-M5", code);
 		text = xasprintf("Largest daily move: %+.2f%% on %s.", st.max_move_pct, md);
+		data = stats_data(ws, we);
+		cJSON_AddNumberToObject(data, "max_move_pct", st.max_move_pct);
+		cJSON_AddStringToObject(data, "max_move_date", md);
 		srcs = cJSON_CreateArray();
 		cJSON_AddItemToArray(srcs, cJSON_CreateString(src));
-		add_finding(findings, id, "market", pair, text, srcs, NULL);
+		add_finding(findings, id, "market", pair, text, srcs, data);
 		free(text);
 	}
 	if (st.freshness_days > 3) {

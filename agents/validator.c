@@ -11,6 +11,7 @@
 #include "agents/llm_agent.h"
 #include "agents/runtime.h"
 #include "agents/validator_evidence.h"
+#include "agents/validator_market.h"
 #include "agents/workflow.h"
 #include "core/json_out.h"
 #include "core/util.h"
@@ -52,6 +53,13 @@ static const char *check_market(struct agent *a, const cJSON *f, cJSON *issues, 
 {
 	const cJSON *d = cJSON_GetObjectItem(f, "data");
 	const char *pair = jstr(f, "pair");
+	if (d && pair && jstr(d, "window_start") && !jstr(d, "start_date")) {
+		int r = validator_market_recheck(a, pair, d, why);
+		if (r == 0)
+			add_issue(issues, "conflict", "high", *why, affected(f, NULL, NULL),
+				  "use the recomputed figures", 0.95);
+		return r > 0 ? "confirmed" : r == 0 ? "disputed" : "unverified";
+	}
 	if (!d || !pair || !jstr(d, "start_date") || !jstr(d, "end_date")) {
 		*why = xstrdup("no figures to check against the price data");
 		return "unverified";

@@ -22,6 +22,11 @@ check "window is 1987-03-20..1987-03-27" $CHK "$J" window 1987-03-20 1987-03-27
 check "USD/JPY start, end and change match the CSV" $CHK "$J" pair USD/JPY 1987-03-20 151.70 1987-03-27 147.72 -2.6236
 check "every pair has its figures" $CHK "$J" all_pairs_have_figures $PAIRS
 check "findings cite real Reuters stories inside the window" $CHK "$J" findings_cite_window_stories "$NEWS" 1987-03-20 1987-03-27
+eq "every market figure of USD/JPY (closes, range and volatility, z-score, averages, largest move) confirmed by the validator's own computation" \
+	"$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(sorted((f["id"], f.get("verdict")) for f in r["findings"] if f["id"].startswith("USDJPY-M")))' "$J")" \
+	"[('USDJPY-M1', 'confirmed'), ('USDJPY-M2', 'confirmed'), ('USDJPY-M3', 'confirmed'), ('USDJPY-M4', 'confirmed'), ('USDJPY-M5', 'confirmed')]"
 check "every finding has a verdict" $CHK "$J" verdicts
 check "validation done" $CHK "$J" validation done
 check "no finding twice" $CHK "$J" no_duplicate_findings
