@@ -98,11 +98,12 @@ static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
 }
 
 /* A claim's LEASE: the time left until its lease runs out, in at most
- * QCOL_LEASE columns ("58s", "4m58s", "2h05m"); "out" once it ran out
- * (its handler renews it no more: held past MADF_LEASE_MAX_S, or its
- * consumer died or stopped), "-" when not known (on NATS before its first
- * renewal). A handler at work keeps it near MADF_LEASE_S; one that hangs
- * has it run down to "out" MADF_LEASE_MAX_S after its claim. */
+ * QCOL_LEASE columns ("58s", "4m58s", "2h05m"); "over" once it ran out (as
+ * madf ls processing says: its handler renews it no more, held past
+ * MADF_LEASE_MAX_S, or its consumer died or stopped), "-" when not known
+ * (on NATS before its first renewal). A handler at work keeps it near
+ * MADF_LEASE_S; once one has held its claim MADF_LEASE_MAX_S (hung), it
+ * runs down to "over" and the message is delivered again. */
 static void queues_lease(int64_t lease_ns, int64_t now, char *buf, size_t size)
 {
 	if (!lease_ns) {
@@ -111,7 +112,7 @@ static void queues_lease(int64_t lease_ns, int64_t now, char *buf, size_t size)
 	}
 	int64_t s = (lease_ns - now) / 1000000000LL;
 	if (lease_ns <= now)
-		snprintf(buf, size, "out");
+		snprintf(buf, size, "over");
 	else if (s < 60)
 		snprintf(buf, size, "%llds", (long long)s);
 	else if (s < 3600)

@@ -31,7 +31,7 @@ cap() { tm capture-pane -p -t "$1"; }
 on_screen() { cap "$1" | grep -qF -- "$2"; }
 keys() { t=$1; shift; tm send-keys -t "$t" "$@"; }
 # the LEASE of the heartbeat's row in the processing view, in seconds
-# ("58s", "9m58s", "2h05m"; "out" and "-" as they are)
+# ("58s", "9m58s", "2h05m"; "over" and "-" as they are)
 lease_shown() {
 	cap main | awk '$2 == "heartbeat" { print $NF; exit }' | python3 -c '
 import re, sys
