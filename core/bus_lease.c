@@ -180,8 +180,10 @@ void bus_lease_hold(struct bus *b, struct bus_consumer *c, struct bus_delivery *
 	}
 	/* The keeper waits for the earliest renewal due, never later than
 	 * this one's (each is due a third of the lease after the last): it
-	 * needs waking only when it waits for nothing. */
-	if (!k->list)
+	 * needs waking only when it waits for nothing (no lease, or only
+	 * capped ones), or when this one's cap may come first (a maximum
+	 * shorter than a third of the lease). */
+	if (k->n == k->ncapped || l->due_ns < l->since_ns + every_ns(b))
 		pthread_cond_signal(&k->cv);
 	l->next = k->list;
 	k->list = l;

@@ -400,6 +400,39 @@ static void test_hung_every_time_ends_dead(void **state)
 	free(id);
 }
 
+/* A capped claim still held (its handler hung on) does not stop the
+ * keeper: a claim made after it is renewed as ever. Before, the keeper,
+ * having only capped claims to look at, waited to be woken, and nothing
+ * woke it: the new claim's lease ran out while its handler worked. */
+static void test_capped_claim_does_not_stop_the_others(void **state)
+{
+	struct fx *f = *state;
+	char *id1 = send_hb(f->bus, "worker", 30, PRIO_HIGH);
+	char *id2 = send_hb(f->bus, "worker", 31, PRIO_NORMAL);
+	struct bus_consumer *c = NULL;
+	char *err = NULL;
+	assert_int_equal(bus_consumer_open(f->bus, "worker", &c, &err), 0);
+	struct bus_delivery *d1 = NULL, *d2 = NULL;
+	assert_int_equal(bus_claim(c, &d1, &err), 1);
+	assert_string_equal(d1->msg->id, id1);
+	wait_capped(f->bus, 1);
+	uint64_t before = 0, after = 0;
+	assert_int_equal(bus_lease_held(f->bus, &before, NULL), 0);
+	assert_int_equal(bus_claim(c, &d2, &err), 1);
+	assert_string_equal(d2->msg->id, id2);
+	assert_int_equal(bus_lease_held(f->bus, NULL, NULL), 1);
+	/* renewed a third of the lease after its claim: wait for it */
+	int64_t end = util_mono_ns() + WAIT_MAX_S * 1000000000LL;
+	while (bus_lease_held(f->bus, &after, NULL), after == before && util_mono_ns() < end)
+		usleep(20 * 1000);
+	assert_true(after > before);
+	bus_delivery_free(&d2);
+	bus_delivery_free(&d1);
+	bus_consumer_free(&c);
+	free(id1);
+	free(id2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +444,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hung_handler_loses_its_message, setup_cap,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hung_every_time_ends_dead, setup_cap, teardown),
+		cmocka_unit_test_setup_teardown(test_capped_claim_does_not_stop_the_others, setup_cap,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
