@@ -63,7 +63,7 @@ lease_cases() {
 	out=$($MADF ls processing $W)
 	has "[$tr] madf ls processing shows a LEASE column" "$(echo "$out" | head -1)" "LEASE"
 	eq "[$tr] its row: the id, the time left (at most 2 s), 0 attempts" \
-		"$(echo "$out" | awk -v id="$id" '$1 == id { sub(/s$/, "", $7); print ($7 > 0 && $7 <= 2) ? "ok " $8 : "lease " $7 }')" "ok 0"
+		"$(echo "$out" | awk -v id="$id" '$1 == id { sub(/s$/, "", $7); v = $7 + 0; print (v > 0 && v <= 2) ? "ok " $8 : "lease " $7 }')" "ok 0"
 	wait_for "[$tr] the handler ends" 60 grep -q "^end $id\$" "$T/a.$tr" "$T/b.$tr"
 	wait_for "[$tr] and its message is acked" 30 sh -c "[ \"\$($MADF status --json | python3 -c 'import json,sys; j=json.load(sys.stdin); i=j[\"inboxes\"][\"$W\"]; print(i[\"processing\"]+i[\"depth\"]+i[\"retry\"])')\" = 0 ]"
 	stop_agents $pa $pb
