@@ -48,7 +48,7 @@ void bus_config_init(struct bus_config *cfg, const char *data_dir)
 	cfg->retry_base_ms = env_long("MADF_RETRY_BASE_MS", 1000, 0, 86400000);
 	cfg->retry_max_ms = env_long("MADF_RETRY_MAX_MS", 300000, 0, 86400000);
 	cfg->lease_s = env_long("MADF_LEASE_S", 300, 1, 86400 * 7);
-	cfg->lease_max_s = env_long("MADF_LEASE_MAX_S", 1800, 1, 86400 * 7);
+	cfg->lease_max_s = env_long("MADF_LEASE_MAX_S", 7200, 1, 86400 * 7);
 	cfg->poll_interval_s = 1.0;
 	const char *pi = getenv("MESSAGE_POLL_INTERVAL");
 	if (pi && *pi) {
