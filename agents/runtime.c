@@ -215,6 +215,26 @@ static void on_dead(void *ctx, const char *agent, const char *name,
 	a->errors_today++;
 }
 
+/* On the bus's lease thread (core/bus_lease.c): log_write only, which is
+ * thread-safe; the agent's counters are its own thread's. */
+static void on_lease_max(void *ctx, const char *agent, const char *message_id,
+			 int64_t held_ms, int64_t max_s)
+{
+	struct agent *a = ctx;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "error_type", "lease_max");
+	cJSON_AddStringToObject(f, "message_id", message_id);
+	cJSON_AddNumberToObject(f, "held_s", (double)(held_ms / 1000));
+	cJSON_AddNumberToObject(f, "lease_max_s", (double)max_s);
+	log_write(a->log, LOG_ERRORS, LOG_WARN, "lease_max", f,
+		  "%s held message %s for %lld.%03lld s, over the lease maximum of %lld s "
+		  "(MADF_LEASE_MAX_S): its handler seems stuck; the lease is renewed no more, "
+		  "the message will be delivered again once it runs out, and this "
+		  "handler's answer will be refused", agent, message_id, (long long)(held_ms / 1000),
+		  (long long)(held_ms % 1000), (long long)max_s);
+	cJSON_Delete(f);
+}
+
 int agent_open(const struct agent_role *role, struct agent_env *env,
 	       struct agent **out, char **err)
 {
@@ -230,6 +250,8 @@ int agent_open(const struct agent_role *role, struct agent_env *env,
 		goto fail;
 	a->bus->on_dead = on_dead;
 	a->bus->on_dead_ctx = a;
+	a->bus->on_lease_max = on_lease_max;
+	a->bus->on_lease_max_ctx = a;
 	if (bus_carries_logs(a->bus))
 		agent_log_set_sink(a->log, bus_log_sink, a->bus); /* logs travel too */
 	if (bus_consumer_open(a->bus, a->name, &a->cons, err) < 0)

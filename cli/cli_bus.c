@@ -564,7 +564,7 @@ static int cmd_show(struct cli *cli, int argc, char **argv)
 		if (e.queue == BUS_Q_PROCESSING && e.lease_ns) {
 			char at[40];
 			util_iso8601(e.lease_ns, at, sizeof(at));
-			printf("lease:    until %s (renewed while its handler runs)\n", at);
+			printf("lease:    until %s (renewed while its handler runs, for MADF_LEASE_MAX_S at most)\n", at);
 		}
 		if (e.queue == BUS_Q_DEAD) {
 			printf("reason:   %s\nerror:    ", e.reason ? e.reason : "unknown");

@@ -48,6 +48,7 @@ void bus_config_init(struct bus_config *cfg, const char *data_dir)
 	cfg->retry_base_ms = env_long("MADF_RETRY_BASE_MS", 1000, 0, 86400000);
 	cfg->retry_max_ms = env_long("MADF_RETRY_MAX_MS", 300000, 0, 86400000);
 	cfg->lease_s = env_long("MADF_LEASE_S", 300, 1, 86400 * 7);
+	cfg->lease_max_s = env_long("MADF_LEASE_MAX_S", 7200, 1, 86400 * 7);
 	cfg->poll_interval_s = 1.0;
 	const char *pi = getenv("MESSAGE_POLL_INTERVAL");
 	if (pi && *pi) {
@@ -256,10 +257,15 @@ void bus_delivery_free(struct bus_delivery **d)
 }
 
 /* Each answer stops the renewal first: none is under way when the
- * transport answers. */
+ * transport answers. A handler that held its delivery past the lease's
+ * maximum lost it: its answer is refused, the transport never sees it (on
+ * NATS a late ack would take the message from its next holder). */
 int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
-	bus_lease_drop(*d);
+	if (bus_lease_end(*d, err) < 0) {
+		bus_delivery_free(d);
+		return -1;
+	}
 	int r = CB(c)->t->ack(c, *d, err);
 	bus_delivery_free(d);
 	return r;
@@ -268,7 +274,10 @@ int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err)
 int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 	     const char *error, bool permanent, char **err)
 {
-	bus_lease_drop(*d);
+	if (bus_lease_end(*d, err) < 0) {
+		bus_delivery_free(d);
+		return -1;
+	}
 	int r = CB(c)->t->nack(c, *d, error, permanent, err);
 	bus_delivery_free(d);
 	return r;
@@ -276,7 +285,10 @@ int bus_nack(struct bus_consumer *c, struct bus_delivery **d,
 
 int bus_giveback(struct bus_consumer *c, struct bus_delivery **d, char **err)
 {
-	bus_lease_drop(*d);
+	if (bus_lease_end(*d, err) < 0) {
+		bus_delivery_free(d);
+		return -1;
+	}
 	int r = CB(c)->t->release(c, *d, err);
 	bus_delivery_free(d);
 	return r;

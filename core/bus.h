@@ -24,12 +24,15 @@ struct bus_config {
 	int64_t lease_s;         /* a claim not renewed for this long is
 				    given back, default 300 (claims are
 				    renewed while held: see bus_claim) */
+	int64_t lease_max_s;     /* renewed only until its handler has held
+				    a claim this long, default 1800 */
 	double poll_interval_s;  /* MESSAGE_POLL_INTERVAL, default 1.0 */
 	bool force_poll;         /* never use inotify (NFS) */
 };
 
 /* Defaults, then MAX_RETRY_ATTEMPTS, MESSAGE_POLL_INTERVAL,
- * MADF_INBOX_LIMIT, MADF_RETRY_BASE_MS, MADF_LEASE_S, MADF_NO_FSYNC,
+ * MADF_INBOX_LIMIT, MADF_RETRY_BASE_MS, MADF_LEASE_S, MADF_LEASE_MAX_S,
+ * MADF_NO_FSYNC,
  * MADF_FORCE_POLL, and the transport URL from MADF_BUS (else BUS_URL,
  * else "file:") from the environment. data_dir is copied. */
 void bus_config_init(struct bus_config *cfg, const char *data_dir);
@@ -108,6 +111,11 @@ struct bus_delivery {
 /* What a consumer or a sweep did with a message it could not deliver. */
 typedef void (*bus_dead_fn)(void *ctx, const char *agent, const char *name,
 			    const char *reason, const char *error);
+/* A claim whose handler has held it lease_max_s: its renewal stopped (see
+ * bus_claim). Called on the bus's lease thread, not the consumer's: it may
+ * only do what is safe there (log_write is). held_ms: how long it was held. */
+typedef void (*bus_lease_max_fn)(void *ctx, const char *agent, const char *message_id,
+				 int64_t held_ms, int64_t max_s);
 
 struct bus;
 struct bus_consumer;
@@ -199,6 +207,8 @@ struct bus {
 	struct bus_config cfg;
 	bus_dead_fn on_dead;
 	void *on_dead_ctx;
+	bus_lease_max_fn on_lease_max;
+	void *on_lease_max_ctx;
 	void *impl;
 	struct bus_keeper *keeper; /* renews claims (core/bus_lease.c) */
 };
@@ -224,9 +234,16 @@ int bus_send(struct bus *b, const struct msg *m, char **err);
  * again (one more attempt). While a delivery is held (from bus_claim until
  * bus_ack, bus_nack, bus_giveback or bus_delivery_free), a thread of the
  * bus's own renews its lease every third of lease_s, whatever the
- * consumer's thread does meanwhile (a handler may block it for hours). A
+ * consumer's thread does meanwhile (a handler may block it for a long time),
+ * but only until the handler has held it lease_max_s (MADF_LEASE_MAX_S):
+ * then the renewal stops (bus->on_lease_max is told), so that a hung
+ * handler does not keep its message for ever: its lease runs out (at most
+ * lease_s later) and it is delivered again as one more attempt, to the
+ * dead letters after max_attempts. The handler has lost it: its bus_ack,
+ * bus_nack or bus_giveback fails ("lost the claim"), answering nothing. A
  * consumer that dies (kill -9) or stops (SIGSTOP) renews nothing, so its
- * claims come back after the lease. */
+ * claims come back after the lease (on the file bus, a claim of this very
+ * process's whose lease ran out too). */
 int bus_consumer_open(struct bus *b, const char *agent,
 		      struct bus_consumer **out, char **err);
 void bus_consumer_free(struct bus_consumer **c);
@@ -241,7 +258,8 @@ int bus_consumer_wait(struct bus_consumer *c, int timeout_ms);
  * drains the fd; a polling consumer rescans), then claim. */
 int bus_consumer_timeout(struct bus_consumer *c);
 int bus_claim(struct bus_consumer *c, struct bus_delivery **d, char **err);
-/* Done: the message moves to processed/. Frees *d. */
+/* Done: the message moves to processed/. Frees *d. Each answer fails,
+ * answering nothing, when the handler held d past lease_max_s (above). */
 int bus_ack(struct bus_consumer *c, struct bus_delivery **d, char **err);
 /* Failed: retried with backoff, or dead-lettered after max_attempts (at
  * once when permanent). Frees *d. */
@@ -257,6 +275,9 @@ int bus_lease_renew(struct bus_consumer *c, const struct bus_delivery *d, char *
 /* How many deliveries of b are being renewed now; *renewed and *failed
  * (may be NULL) count the renewals done and failed since b opened. */
 size_t bus_lease_held(struct bus *b, uint64_t *renewed, uint64_t *failed);
+/* How many deliveries of b had their renewal stopped since b opened, held
+ * past lease_max_s. */
+uint64_t bus_lease_capped(struct bus *b);
 /* Frees *d (and stops renewing it) without answering: the claim stays
  * until its lease runs out, as a dead consumer's would. */
 void bus_delivery_free(struct bus_delivery **d);

@@ -229,18 +229,26 @@ void fsbus_recover_claims(struct bus *b, const char *agent)
 			continue;
 		char owner[64];
 		snprintf(owner, sizeof(owner), "%.*s", (int)(at - de->d_name), de->d_name);
-		if (!strcmp(owner, fs->owner))
-			continue;
+		/* This process's own claims too, when their lease ran out:
+		 * its lease thread renews every claim held, so one not renewed
+		 * is one given up (held past MADF_LEASE_MAX_S, or freed
+		 * unanswered), which nobody else may be there to recover. */
+		bool mine = !strcmp(owner, fs->owner);
 		char *src = xasprintf("%s/%s", pdir, de->d_name);
 		struct stat st;
 		char *why = NULL;
-		if (fsbus_owner_dead(fs, owner))
+		if (!mine && fsbus_owner_dead(fs, owner))
 			why = xasprintf("consumer %s died while handling it", owner);
 		else if (lstat(src, &st) == 0 &&
 			 now - ((int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec) >
 				 b->cfg.lease_s * NS_PER_S)
-			why = xasprintf("lease of consumer %s expired after %lld s",
-					owner, (long long)b->cfg.lease_s);
+			why = mine ? xasprintf("lease of consumer %s (this process) expired after "
+					       "%lld s: renewed no more, its handler held it past "
+					       "the lease maximum (%lld s) or left it unanswered",
+					       owner, (long long)b->cfg.lease_s,
+					       (long long)b->cfg.lease_max_s) :
+				     xasprintf("lease of consumer %s expired after %lld s",
+					       owner, (long long)b->cfg.lease_s);
 		if (!why) {
 			free(src);
 			continue;

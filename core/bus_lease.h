@@ -12,6 +12,11 @@ void bus_lease_hold(struct bus *b, struct bus_consumer *c, struct bus_delivery *
 /* Stops renewing d (nothing when it is not renewed); when this returns, no
  * renewal of d is under way. */
 void bus_lease_drop(struct bus_delivery *d);
+/* The same for an answer to d: 0, or -1 with *err (caller frees) when its
+ * handler held it past the lease's maximum and lost it (its renewal had
+ * stopped; the message is, or will be, delivered again): the answer must
+ * not reach the transport. */
+int bus_lease_end(struct bus_delivery *d, char **err);
 /* Stops renewing every delivery of c (its consumer is being freed). */
 void bus_lease_forget_consumer(struct bus *b, struct bus_consumer *c);
 /* Stops b's keeper: its thread joined, every renewal stopped. */

@@ -66,6 +66,18 @@ void nats_lease_fill(struct natsbus *nb, const char *agent, uint64_t seq, struct
 {
 	char name[NATS_NAME_MAX], subj[NATS_NAME_MAX + 24];
 	lease_stream(nb, name, sizeof(name));
+	if (!atomic_load(&nb->lease_ready)) {
+		/* No record before the stream is made (at the first renewal on
+		 * this bus): asked first, since a direct get from a stream that
+		 * does not exist waits for the API's time-out (5 s) each time,
+		 * and the console lists the claims every few seconds. */
+		jsStreamInfo *si = NULL;
+		natsStatus s = js_GetStreamInfo(&si, nb->js, name, NULL, NULL);
+		jsStreamInfo_Destroy(si);
+		if (s != NATS_OK)
+			return;
+		atomic_store(&nb->lease_ready, true);
+	}
 	lease_subject(nb, agent, seq, subj, sizeof(subj));
 	jsDirectGetMsgOptions d;
 	memset(&d, 0, sizeof(d));

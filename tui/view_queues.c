@@ -51,6 +51,7 @@ static void queue_title(enum queue_kind kind, const char *agent, const char *tra
 #define QCOL_PRIO 6
 #define QCOL_TRIES 5
 #define QCOL_AGE 5
+#define QCOL_LEASE 6 /* processing: the time left on the lease */
 #define QCOL_WHERE 22 /* trash: where it was deleted from */
 
 /* The id column's width for a screen cols wide. */
@@ -58,7 +59,8 @@ static int queues_idw(enum queue_kind kind, int cols)
 {
 	int rest = kind == QUEUE_DEAD ? 2 + 1 + QCOL_TYPE + 1 + QCOL_ORIG + 1 + QCOL_FROM + 1 + QCOL_AGE :
 		   kind == QUEUE_TRASH ? 1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_WHERE + 1 + QCOL_AGE :
-		   1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_PRIO + 1 + QCOL_TRIES + 1 + QCOL_AGE;
+		   1 + QCOL_TYPE + 1 + QCOL_FROM + 1 + QCOL_PRIO + 1 + QCOL_TRIES + 1 + QCOL_AGE +
+			   (kind == QUEUE_PROCESSING ? 1 + QCOL_LEASE : 0);
 	int w = cols - 1 - rest;
 	return w > QCOL_ID_MAX ? QCOL_ID_MAX : w < QCOL_ID_MIN ? QCOL_ID_MIN : w;
 }
@@ -86,9 +88,39 @@ static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
 	else if (kind == QUEUE_TRASH)
 		snprintf(buf, size, " %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE, "TYPE",
 			 QCOL_FROM, "FROM", QCOL_WHERE, "DELETED FROM", "AGO");
+	else if (kind == QUEUE_PROCESSING)
+		snprintf(buf, size, " %-*s %-*s %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID",
+			 QCOL_TYPE, "TYPE", QCOL_FROM, "FROM", QCOL_PRIO, "PRIO", QCOL_TRIES, "TRIES",
+			 QCOL_AGE, "AGE", "LEASE");
 	else
 		snprintf(buf, size, " %-*s %-*s %-*s %-*s %-*s %s", idw, "MESSAGE ID", QCOL_TYPE,
 			 "TYPE", QCOL_FROM, "FROM", QCOL_PRIO, "PRIO", QCOL_TRIES, "TRIES", "AGE");
+}
+
+/* A claim's LEASE: the time left until its lease runs out, in at most
+ * QCOL_LEASE columns ("58s", "4m58s", "2h05m"); "over" once it ran out (as
+ * madf ls processing says: its handler renews it no more, held past
+ * MADF_LEASE_MAX_S, or its consumer died or stopped), "-" when not known
+ * (on NATS before its first renewal). A handler at work keeps it near
+ * MADF_LEASE_S; once one has held its claim MADF_LEASE_MAX_S (hung), it
+ * runs down to "over" and the message is delivered again. */
+static void queues_lease(int64_t lease_ns, int64_t now, char *buf, size_t size)
+{
+	if (!lease_ns) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	int64_t s = (lease_ns - now) / 1000000000LL;
+	if (lease_ns <= now)
+		snprintf(buf, size, "over");
+	else if (s < 60)
+		snprintf(buf, size, "%llds", (long long)s);
+	else if (s < 3600)
+		snprintf(buf, size, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+	else if (s < 100 * 3600LL)
+		snprintf(buf, size, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+	else
+		snprintf(buf, size, "%lldd", (long long)(s / 86400));
 }
 
 /* The last listing, so that the view re-reads the bus only when it
@@ -103,6 +135,8 @@ static void queues_header(enum queue_kind kind, int idw, char *buf, size_t size)
  * queue) on each cursor move. Directory, reason, error and original inbox
  * repeat across rows: they are interned in the listing's pool. */
 #define QUEUES_RELIST_S 60
+/* The claimed messages, every few seconds: their LEASE column counts down. */
+#define QUEUES_RELIST_PROCESSING_S 3
 
 
 static uint64_t dl_hash(const char *s)
@@ -391,10 +425,18 @@ static void ls_build(struct bus *bus, enum queue_kind kind, const char *agent, i
 			console_age(now - e->enqueued_ns, age, sizeof(age));
 		const char *id = e->message_id ? e->message_id : e->name;
 		queues_mid(id, idw, shown, sizeof(shown));
+		/* AGE last, or AGE and LEASE for the claimed messages */
+		char tail[40], lease[16];
+		if (kind == QUEUE_PROCESSING) {
+			queues_lease(e->lease_ns, now, lease, sizeof(lease));
+			snprintf(tail, sizeof(tail), "%-*s %s", QCOL_AGE, age, lease);
+		} else {
+			snprintf(tail, sizeof(tail), "%s", age);
+		}
 		snprintf(text, sizeof(text), "%-*s %-*.*s %-*.*s %-*s %-*d %s", idw, shown, QCOL_TYPE,
 			 QCOL_TYPE, e->type ? e->type : "?", QCOL_FROM, QCOL_FROM,
 			 e->from ? e->from : "?", QCOL_PRIO, msg_priority_name(e->priority),
-			 QCOL_TRIES, e->attempts, age);
+			 QCOL_TRIES, e->attempts, tail);
 		dl_row(res, id, SLOT_NORMAL, text);
 		struct queues_row *qr = &res->q[res->n - 1];
 		size_t plen = e->path ? strlen(e->path) : 0, nlen = e->name ? strlen(e->name) : 0;
@@ -718,7 +760,8 @@ static unsigned queues_refresh(struct console *c, struct view *v, bool shown)
 	    q->ql.kind == q->kind && !strcmp(q->ql.agent, q->agent) &&
 	    /* the dead letters are listed again only when they changed */
 	    (q->kind == QUEUE_DEAD ? q->ql.dead_gen == c->stats.dead_gen : q->ql.gen == c->bus_gen) &&
-	    util_mono_ns() - q->ql.at_ns < QUEUES_RELIST_S * 1000000000LL) {
+	    util_mono_ns() - q->ql.at_ns < (q->kind == QUEUE_PROCESSING ? QUEUES_RELIST_PROCESSING_S :
+					    QUEUES_RELIST_S) * 1000000000LL) {
 		/* the same data: only the filter or the view may have changed
 		 * (they reset the hash) */
 		return r->hash ? 0 : console_rows_done(c, r);

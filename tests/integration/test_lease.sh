@@ -7,7 +7,12 @@
 # - an agent killed with SIGKILL mid-handler: the message is delivered
 #   again, to the other agent;
 # - an agent stopped with SIGSTOP mid-handler (alive, renewing nothing):
-#   the message comes back after the lease and the other agent handles it.
+#   the message comes back after the lease and the other agent handles it;
+# - a handler that hangs (20 s) past the lease's maximum (MADF_LEASE_MAX_S
+#   of 3 s): its claim is renewed no more, another agent gets the message
+#   as a second attempt and acks it, the hung agent's log warns lease_max
+#   (its id, the time held, the maximum), and when the hung handler ends
+#   its ack is refused ("lost the claim"): the message is processed once.
 . tests/integration/lib.sh
 . tests/integration/nats.sh
 
@@ -58,7 +63,7 @@ lease_cases() {
 	out=$($MADF ls processing $W)
 	has "[$tr] madf ls processing shows a LEASE column" "$(echo "$out" | head -1)" "LEASE"
 	eq "[$tr] its row: the id, the time left (at most 2 s), 0 attempts" \
-		"$(echo "$out" | awk -v id="$id" '$1 == id { sub(/s$/, "", $7); print ($7 > 0 && $7 <= 2) ? "ok " $8 : "lease " $7 }')" "ok 0"
+		"$(echo "$out" | awk -v id="$id" '$1 == id { sub(/s$/, "", $7); v = $7 + 0; print (v > 0 && v <= 2) ? "ok " $8 : "lease " $7 }')" "ok 0"
 	wait_for "[$tr] the handler ends" 60 grep -q "^end $id\$" "$T/a.$tr" "$T/b.$tr"
 	wait_for "[$tr] and its message is acked" 30 sh -c "[ \"\$($MADF status --json | python3 -c 'import json,sys; j=json.load(sys.stdin); i=j[\"inboxes\"][\"$W\"]; print(i[\"processing\"]+i[\"depth\"]+i[\"retry\"])')\" = 0 ]"
 	stop_agents $pa $pb
@@ -103,6 +108,38 @@ lease_cases() {
 	if [ "$tr" = file ]; then
 		out=$($MADF show "$sid" --json)
 		eq "[$tr] as a second attempt" "$(jget "$out" 'j["queue"]+" "+str(j["attempts"])')" "processed 1"
+	fi
+
+	# --- a hung handler, past the lease's maximum -------------------------
+	H=lh_$tr
+	MADF_LEASE_MAX_S=3 $LA $H 20 >"$T/h1.$tr" 2>"$T/h1.$tr.err" & p1=$!
+	wait_for "[$tr] the agent to hang runs" 60 grep -q ready "$T/h1.$tr"
+	hid=$($MADF send --new-agent --to $H --type heartbeat --content "$HB")
+	wait_for "[$tr] its handler begins (and hangs)" 30 grep -q "^begin $hid\$" "$T/h1.$tr"
+	$LA $H 0 >"$T/h2.$tr" 2>"$T/h2.$tr.err" & p2=$!
+	wait_for "[$tr] held past the maximum: another agent gets it" 60 \
+		grep -q "^end $hid\$" "$T/h2.$tr"
+	wait_for "[$tr] and acks it" 30 sh -c "[ \"\$($MADF status --json | python3 -c 'import json,sys; j=json.load(sys.stdin); i=j[\"inboxes\"][\"$H\"]; print(i[\"processing\"]+i[\"depth\"]+i[\"retry\"])')\" = 0 ]"
+	hlog=$MADF_DATA_DIR/logs/agents/$H/errors
+	warn=$(cat "$hlog"/*.jsonl 2>/dev/null | python3 -c '
+import json, sys
+for l in sys.stdin:
+    j = json.loads(l)
+    if j.get("event") == "lease_max":
+        print(j["level"], j["agent"], j["message_id"], j["held_s"] >= 3, j["lease_max_s"])' 2>&1)
+	eq "[$tr] the hung agent's log warns: lease_max, the agent, the message, held 3 s or more of 3" \
+		"$warn" "warn $H $hid True 3"
+	wait_for "[$tr] the hung handler ends" 60 grep -q "^end $hid\$" "$T/h1.$tr"
+	wait_for "[$tr] and its ack is refused: lost the claim" 30 \
+		sh -c "cat '$hlog'/*.jsonl | grep bus_error | grep 'lost the claim on $hid' | grep -q MADF_LEASE_MAX_S"
+	stop_agents $p1 $p2
+	eq "[$tr] handled by each agent once" "$(begins "$hid" "$T/h1.$tr") $(begins "$hid" "$T/h2.$tr")" "1 1"
+	eq "[$tr] nothing left of it to deliver" \
+		"$(jget "$($MADF status --json)" 'j["inboxes"]["'$H'"]["processing"]+j["inboxes"]["'$H'"]["depth"]+j["inboxes"]["'$H'"]["retry"]')" 0
+	eq "[$tr] no dead letter" "$(jget "$($MADF status --json)" 'j["dead_letter"]')" 0
+	if [ "$tr" = file ]; then
+		out=$($MADF show "$hid" --json)
+		eq "[$tr] processed once, as a second attempt" "$(jget "$out" 'j["queue"]+" "+str(j["attempts"])')" "processed 1"
 	fi
 }
 
