@@ -206,11 +206,12 @@ int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 	natsStatus s = NATS_OK;
 	/* Asked again while the answer says "wait": another process creating
 	 * the same stream at this moment ("subjects overlap", 10065, until
-	 * that creation is done; or, on a cluster, "stream not found", 10059,
-	 * when the server turns our create into an info request for a stream
-	 * it has placed but not yet started: then ours finds it there, OK, or
-	 * 10058 below), or a cluster electing a leader (a node just died: a
-	 * timeout, no responders or 10008, nats_transient). For up to
+	 * that creation is done; or, on a cluster, "stream not found", 10059:
+	 * the server answers a create whose stream it has placed already with
+	 * that stream's info, not found until a replica runs it, as seen right
+	 * after a node restarted; then ours finds it there, OK, or 10058
+	 * below), or a cluster electing a leader (a node just died: a timeout,
+	 * no responders or 10008, nats_transient). For up to
 	 * MADF_NATS_ELECTION_S, as a publish is. */
 	int64_t until = nats_retry_until(nb);
 	for (int i = 0;; i++) {
