@@ -102,6 +102,9 @@ after=$(( $(cat "$T"/out.* | wc -l) - before ))
 eq "delivery resumed after the kill" "$([ "$after" -gt 0 ] && echo yes || echo "no: $after")" yes
 st=$(nats_stream_state "$live" madf_in_$A)
 eq "the inbox is empty on the new leader" "${st#* }" 0
+# A publish retried through the election keeps its Nats-Msg-Id: stored
+# once (the first message, then the N sends).
+eq "each send stored once through the kill (the inbox's last sequence)" "${st% *}" $((N + 1))
 sed "s/^/# recv: /" "$T/recv.err" | head -5
 echo "# $(cat "$T"/out.* | wc -l | tr -d ' ') deliveries printed for $(grep -c . "$T/got.ids") messages; recv errors: $(wc -l <"$T/recv.err")"
 # A pull or an ack that times out or finds no responders while the
