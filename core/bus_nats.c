@@ -203,36 +203,41 @@ int64_t nats_replicas(void)
 int nats_add_stream(struct natsbus *nb, jsStreamConfig *sc, char **err)
 {
 	jsErrCode jerr = 0;
-	jsStreamInfo *si = NULL;
-	natsStatus s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
+	natsStatus s = NATS_OK;
 	/* Asked again while the answer says "wait": another process creating
 	 * the same stream at this moment ("subjects overlap", 10065, until
-	 * that creation is done; then ours finds it there: OK, or 10058
+	 * that creation is done; or, on a cluster, "stream not found", 10059:
+	 * the server answers a create whose stream it has placed already with
+	 * that stream's info, not found until a replica runs it, as seen right
+	 * after a node restarted; then ours finds it there, OK, or 10058
 	 * below), or a cluster electing a leader (a node just died: a timeout,
-	 * no responders or "JetStream system temporarily unavailable", 10008,
-	 * for a few seconds). For up to 20 s, as a publish is. */
-	int64_t until = util_mono_ns() + 20 * 1000000000LL;
-	while (s != NATS_OK && util_mono_ns() < until &&
-	       (jerr == 10065 || jerr == 10008 || s == NATS_TIMEOUT || s == NATS_NO_RESPONDERS)) {
-		struct timespec ts = { 0, jerr == 10065 ? 20000000 : 250000000 };
-		nanosleep(&ts, NULL);
-		jsStreamInfo_Destroy(si);
-		si = NULL;
+	 * no responders or 10008, nats_transient). For up to
+	 * MADF_NATS_ELECTION_S, as a publish is. */
+	int64_t until = nats_retry_until(nb);
+	for (int i = 0;; i++) {
+		jsStreamInfo *si = NULL;
 		jerr = 0;
 		s = js_AddStream(&si, nb->js, sc, NULL, &jerr);
+		if (s != NATS_OK && jerr == 10058) {
+			/* exists with another configuration (another limit); not
+			 * found (10059) if it went meanwhile: created again */
+			jsStreamInfo_Destroy(si);
+			si = NULL;
+			jerr = 0;
+			s = js_UpdateStream(&si, nb->js, sc, NULL, &jerr);
+		}
+		jsStreamInfo_Destroy(si);
+		if (s == NATS_OK)
+			break;
+		bool busy = jerr == 10065 || jerr == 10059;
+		if (busy ? !nats_retry_wait(until, i) : !nats_retry_again(s, jerr, until, i))
+			break;
 	}
-	if (s != NATS_OK && jerr == 10058) {
-		/* exists with another configuration (another limit) */
-		jerr = 0;
-		s = js_UpdateStream(&si, nb->js, sc, NULL, &jerr);
-	}
-	jsStreamInfo_Destroy(si);
 	if (s != NATS_OK)
 		return nats_fail(nb, err, s, jerr, "cannot set up the NATS stream %s",
 				 sc->Name);
 	return 0;
 }
-
 
 int nats_add_record_stream(struct natsbus *nb, const char *name, const char *subj,
 			   int max_age_days, int64_t max_msgs, int32_t max_size, char **err)
@@ -303,6 +308,12 @@ int bus_nats_open(struct bus *b, char **err)
 				    "[A-Za-z0-9_-]", pfx, NATS_PREFIX_MAX);
 	}
 	util_strlcpy(nb->prefix, pfx, sizeof(nb->prefix));
+	if (nats_election_setup(nb, err) < 0) {
+		pthread_mutex_destroy(&nb->lock);
+		free(nb);
+		b->impl = NULL;
+		return -1;
+	}
 	char **servers = NULL;
 	int n = 0;
 	int r = nats_url_split(nb, b->cfg.url, &servers, &n, err);
@@ -524,15 +535,25 @@ int nats_ensure_inbox(struct bus *b, const char *agent, char **err)
 		cc.AckWait = b->cfg.lease_s * NS_PER_S;
 		cc.MaxDeliver = b->cfg.max_attempts + 1;
 		cc.MaxAckPending = (int64_t)b->cfg.inbox_limit + 1000;
-		jsConsumerInfo *ci = NULL;
 		jsErrCode jerr = 0;
-		natsStatus s = js_AddConsumer(&ci, nb->js, name, &cc, NULL, &jerr);
-		if (s != NATS_OK) {
-			/* exists with another lease or attempt limit */
+		natsStatus s = NATS_OK;
+		int64_t until = nats_retry_until(nb);
+		for (int i = 0;; i++) {
+			jsConsumerInfo *ci = NULL;
 			jerr = 0;
-			s = js_UpdateConsumer(&ci, nb->js, name, &cc, NULL, &jerr);
+			s = js_AddConsumer(&ci, nb->js, name, &cc, NULL, &jerr);
+			if (s != NATS_OK && !nats_transient(s, jerr)) {
+				/* exists with another lease or attempt limit */
+				jsConsumerInfo_Destroy(ci);
+				ci = NULL;
+				jerr = 0;
+				s = js_UpdateConsumer(&ci, nb->js, name, &cc, NULL, &jerr);
+			}
+			jsConsumerInfo_Destroy(ci);
+			/* the stream or the consumer electing a leader */
+			if (!nats_retry_again(s, jerr, until, i))
+				break;
 		}
-		jsConsumerInfo_Destroy(ci);
 		if (s != NATS_OK)
 			return nats_fail(nb, err, s, jerr, "cannot set up the NATS consumer "
 					 "%s of %s", durable, name);
@@ -557,7 +578,14 @@ int nats_agents(struct bus *b, char ***out, size_t *n, char **err)
 			return -1;
 	jsStreamNamesList *list = NULL;
 	jsErrCode jerr = 0;
-	natsStatus s = js_StreamNames(&list, nb->js, NULL, &jerr);
+	natsStatus s = NATS_OK;
+	int64_t until = nats_retry_until(nb);
+	for (int i = 0;; i++) {
+		jerr = 0;
+		s = js_StreamNames(&list, nb->js, NULL, &jerr);
+		if (!nats_retry_again(s, jerr, until, i))
+			break;
+	}
 	if (s != NATS_OK && s != NATS_NOT_FOUND)
 		return nats_fail(nb, err, s, jerr, "cannot list the NATS streams");
 	char pfx[NATS_NAME_MAX];
@@ -638,7 +666,14 @@ static int nats_forget(struct bus *b, const char *agent, char **err)
 	nats_stream_name(nb, agent, name, sizeof(name));
 	jsStreamInfo *si = NULL;
 	jsErrCode jerr = 0;
-	natsStatus s = js_GetStreamInfo(&si, nb->js, name, NULL, &jerr);
+	natsStatus s = NATS_OK;
+	int64_t until = nats_retry_until(nb);
+	for (int i = 0;; i++) {
+		jerr = 0;
+		s = js_GetStreamInfo(&si, nb->js, name, NULL, &jerr);
+		if (!nats_retry_again(s, jerr, until, i))
+			break;
+	}
 	if (s == NATS_NOT_FOUND || jerr == 10059) {
 		jsStreamInfo_Destroy(si);
 		return 0;
@@ -651,8 +686,14 @@ static int nats_forget(struct bus *b, const char *agent, char **err)
 	jsStreamInfo_Destroy(si);
 	if (!empty)
 		return 0;
-	jerr = 0;
-	s = js_DeleteStream(nb->js, name, NULL, &jerr);
+	/* asked again after a timeout: "not found" then, as it went */
+	until = nats_retry_until(nb);
+	for (int i = 0;; i++) {
+		jerr = 0;
+		s = js_DeleteStream(nb->js, name, NULL, &jerr);
+		if (!nats_retry_again(s, jerr, until, i))
+			break;
+	}
 	if (s != NATS_OK && s != NATS_NOT_FOUND && jerr != 10059)
 		return nats_fail(nb, err, s, jerr, "cannot delete the NATS stream %s", name);
 	pthread_mutex_lock(&nb->lock);
@@ -715,9 +756,17 @@ static int answer(struct bus_consumer *c, const char *reply, const char *what,
 	struct natsbus *nb = NB(c->bus);
 	natsStatus s;
 	if (sync) {
-		natsMsg *r = NULL;
-		s = natsConnection_RequestString(&r, nb->nc, reply, what, API_WAIT_MS);
-		natsMsg_Destroy(r);
+		/* An ack is idempotent: asked again through the consumer's
+		 * leader election (the new leader takes it), as the first try
+		 * may have been taken before its answer was lost. */
+		int64_t until = nats_retry_until(nb);
+		for (int i = 0;; i++) {
+			natsMsg *r = NULL;
+			s = natsConnection_RequestString(&r, nb->nc, reply, what, API_WAIT_MS);
+			natsMsg_Destroy(r);
+			if (!nats_retry_again(s, 0, until, i))
+				break;
+		}
 	} else {
 		s = natsConnection_PublishString(nb->nc, reply, what);
 		if (s == NATS_OK)
@@ -823,9 +872,18 @@ static int pull(struct bus_consumer *c, int p, natsMsg **out, char **err)
 	snprintf(subj, sizeof(subj), "$JS.API.CONSUMER.MSG.NEXT.%s.%s_%s", c->stream,
 		 c->agent, nats_prio_tok[p]);
 	natsMsg *m = NULL;
-	natsStatus s = natsConnection_RequestString(&m, nb->nc, subj,
-						    "{\"batch\":1,\"no_wait\":true}",
-						    API_WAIT_MS);
+	natsStatus s = NATS_OK;
+	/* The consumer's leader gone (no responders) or not answering (a
+	 * timeout): asked again through the election. A pull that reached a
+	 * leader whose answer was lost leaves at most one message claimed
+	 * until its lease ends, then delivered again: at least once. */
+	int64_t until = nats_retry_until(nb);
+	for (int i = 0;; i++) {
+		s = natsConnection_RequestString(&m, nb->nc, subj,
+						 "{\"batch\":1,\"no_wait\":true}", API_WAIT_MS);
+		if (!nats_retry_again(s, 0, until, i))
+			break;
+	}
 	if (s != NATS_OK)
 		return nats_fail(nb, err, s, 0, "cannot pull from the inbox of %s",
 				 c->agent);

@@ -57,6 +57,7 @@ struct natsbus {
 	atomic_bool log_sent; /* a log line was published asynchronously */
 	atomic_bool conv_ready; /* the conversations' stream is set up */
 	atomic_bool lease_ready; /* the lease records' stream is set up */
+	int64_t election_ns;  /* MADF_NATS_ELECTION_S: how long a call is retried */
 };
 
 /* A consumer's doorbell: the inbox stream republishes the headers of each
@@ -67,6 +68,28 @@ struct nats_bell {
 	int efd;
 };
 #define NB(b) ((struct natsbus *)(b)->impl)
+
+/* In bus_nats_retry.c: riding through a JetStream leader election (a
+ * stream's, a consumer's or the meta group's, some 5 s after a node dies
+ * or stops) or a reconnect. A call that times out, finds no responders
+ * (503) or is told "JetStream system temporarily unavailable" (10008) is
+ * asked again with backoff (100 ms doubling to 1 s, jittered) until
+ * nb->election_ns after its first attempt, then fails. Only calls that are
+ * safe to repeat are retried: a publish with its Nats-Msg-Id (stored once),
+ * a no-wait pull (at worst a claim held until its lease ends, as a lost
+ * reply would), an ack, stream and consumer set-up.
+ * nats_election_setup reads MADF_NATS_ELECTION_S (seconds, 0 to 3600,
+ * default 20): 0, or -1 with *err naming the variable. */
+int nats_election_setup(struct natsbus *nb, char **err);
+bool nats_transient(natsStatus s, jsErrCode jerr);
+/* The deadline of a call starting now (monotonic ns). */
+int64_t nats_retry_until(const struct natsbus *nb);
+/* Sleeps the backoff before attempt+1 (never past until): false, without
+ * sleeping, when until has passed. */
+bool nats_retry_wait(int64_t until, int attempt);
+/* nats_transient(s, jerr) && nats_retry_wait(until, attempt): the loop's
+ * test after each attempt. */
+bool nats_retry_again(natsStatus s, jsErrCode jerr, int64_t until, int attempt);
 
 /* Names: stream of agent's inbox, its subjects, dead letters. */
 void nats_stream_name(const struct natsbus *nb, const char *agent, char *buf,

@@ -58,9 +58,17 @@ int nats_events_publish(struct bus *b, const char *session, long seq, const char
 	if (sync) {
 		/* after the events published before it on this connection: when
 		 * it is stored, they are */
-		jsPubAck *pa = NULL;
-		s = js_Publish(&pa, nb->js, subj, data, (int)len, &po, &jerr);
-		jsPubAck_Destroy(pa);
+		int64_t until = nats_retry_until(nb);
+		for (int i = 0;; i++) {
+			/* through an election; an event asked again keeps its id,
+			 * a meta record is read as the session's last one */
+			jsPubAck *pa = NULL;
+			jerr = 0;
+			s = js_Publish(&pa, nb->js, subj, data, (int)len, &po, &jerr);
+			jsPubAck_Destroy(pa);
+			if (!nats_retry_again(s, s == NATS_NO_RESPONDERS ? 0 : jerr, until, i))
+				break;
+		}
 	} else {
 		atomic_store(&nb->log_sent, true); /* the bus's close waits for them */
 		s = js_PublishAsync(nb->js, subj, data, (int)len, &po);

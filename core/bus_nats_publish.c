@@ -5,7 +5,6 @@
 #include "core/bus_nats.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,6 @@
 #include "core/banned.h"
 
 #define NS_PER_S 1000000000LL
-#define PUBLISH_RETRY_S 20
 
 /* ---- publishing ------------------------------------------------------- */
 
@@ -28,12 +26,15 @@ static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr
 	struct natsbus *nb = NB(b);
 	jsPubOptions po;
 	jsPubOptions_Init(&po);
+	/* Nats-Msg-Id: a publish asked again after a timeout whose first
+	 * attempt was stored is a duplicate within the server's window (2
+	 * minutes, far longer than MADF_NATS_ELECTION_S), stored once */
 	po.MsgId = dedup;
 	natsStatus s = NATS_OK;
 	/* A timeout or no responders: a leader election (in a cluster, some
 	 * 5 s after the stream leader dies) or a reconnect. Retried with the
-	 * same id (stored once) for up to PUBLISH_RETRY_S. */
-	int64_t end = util_mono_ns() + PUBLISH_RETRY_S * NS_PER_S;
+	 * same id (stored once) for up to MADF_NATS_ELECTION_S. */
+	int64_t until = nats_retry_until(nb);
 	for (int i = 0;; i++) {
 		jsPubAck *pa = NULL;
 		*jerr = 0;
@@ -41,9 +42,10 @@ static int publish(struct bus *b, natsMsg *m, const char *dedup, jsErrCode *jerr
 		if (s == NATS_OK && dup)
 			*dup = pa && pa->Duplicate;
 		jsPubAck_Destroy(pa);
-		if ((s != NATS_TIMEOUT && s != NATS_NO_RESPONDERS) || util_mono_ns() >= end)
+		/* 10076 "JetStream not enabled" comes with no responders: not
+		 * the server's answer (cnats 3.4.1 sets it), the election's */
+		if (!nats_retry_again(s, s == NATS_NO_RESPONDERS ? 0 : *jerr, until, i))
 			break;
-		poll(NULL, 0, i < 4 ? 200 * (i + 1) : 1000);
 	}
 	*st = s;
 	return s == NATS_OK ? 0 : -1;
