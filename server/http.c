@@ -70,6 +70,7 @@ struct req {
 	bool too_big;
 	char user[SERVE_USER_MAX + 1]; /* once authenticated */
 	long retry_after;              /* a 429's Retry-After */
+	char *admitted;                /* the RateLimit its admission left (owned) */
 	const char *allow;             /* a 405's Allow */
 	int64_t trace[TR_N];           /* MADF_SERVE_TRACE's marks (0: none) */
 };
@@ -112,13 +113,18 @@ static void slog(const char *fmt, ...)
 }
 
 /* The rate-limit fields every response carries: the policy always, the
- * user's remaining quota once the request is authenticated. */
+ * user's remaining quota once the request is authenticated; for an
+ * admitted conversation, what its admission left (q->admitted): its set-up
+ * runs meanwhile, and a set-up that failed at once has refunded it
+ * already. */
 static void add_limit_headers(const struct req *q, struct MHD_Response *r)
 {
 	char *v = serve_limits_policy_header(q->s->limits);
 	MHD_add_response_header(r, "RateLimit-Policy", v);
 	free(v);
-	if (q->user[0]) {
+	if (q->admitted) {
+		MHD_add_response_header(r, "RateLimit", q->admitted);
+	} else if (q->user[0]) {
 		v = serve_limits_header(q->s->limits, q->user, util_now_ns() / 1000000000LL);
 		MHD_add_response_header(r, "RateLimit", v);
 		free(v);
@@ -540,7 +546,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	const char *which = NULL;
 	char *err = NULL;
 	int a = serve_limits_admit(s->limits, q->user, rq.rounds, util_now_ns() / 1000000000LL,
-				   &resv, &which, &q->retry_after, &err);
+				   &resv, &which, &q->retry_after, &q->admitted, &err);
 	if (a != 0) {
 		serve_request_release(&rq);
 		if (a < 0) {
@@ -570,6 +576,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!st) {
 		slog("%s", err);
 		free(err);
+		/* refunded: the refusal says what is left now */
+		free(q->admitted);
+		q->admitted = NULL;
 		return refuse(q, conn, 500, "INTERNAL_ERROR", "Internal server error", NULL,
 			      "the conversation cannot be recorded (see the server's log)");
 	}
@@ -586,6 +595,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct req *q = *con_cls;
 	if (q) {
 		sbuf_release(&q->body);
+		free(q->admitted);
 		free(q);
 		*con_cls = NULL;
 	}

@@ -369,9 +369,34 @@ void serve_limits_free(struct serve_limits **lp)
 	*lp = NULL;
 }
 
-int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int64_t now,
-		       long *resv, const char **which, long *retry_after, char **err)
+/* The RateLimit value of u at now (caller frees). Under l->mu. */
+static char *header_locked(const struct serve_limits *l, struct user_limits *u, int64_t now)
 {
+	user_prune(u, now);
+	/* t: seconds until the window's oldest entry leaves it (the whole
+	 * window when it is empty). */
+	int64_t th = HOUR, td = DAY;
+	for (size_t i = 0; i < u->nstarts; i++)
+		if (u->starts[i] + HOUR - now < th)
+			th = u->starts[i] + HOUR - now;
+	for (size_t i = 0; i < u->nrounds; i++)
+		if (u->rounds[i].t + DAY - now < td)
+			td = u->rounds[i].t + DAY - now;
+	long rh = l->p.conv_per_hour - (long)u->nstarts;
+	long rc = l->p.concurrent - u->active;
+	long rd = l->p.rounds_per_day - rounds_used(u);
+	return xasprintf("\"conv-hour\";r=%ld;t=%lld, \"concurrent\";r=%ld, "
+			 "\"rounds-day\";r=%ld;t=%lld",
+			 rh < 0 ? 0 : rh, (long long)th, rc < 0 ? 0 : rc, rd < 0 ? 0 : rd,
+			 (long long)td);
+}
+
+int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int64_t now,
+		       long *resv, const char **which, long *retry_after, char **header,
+		       char **err)
+{
+	if (header)
+		*header = NULL;
 	pthread_mutex_lock(&l->mu);
 	struct user_limits *u = user_get(l, user, true);
 	user_prune(u, now);
@@ -417,6 +442,13 @@ int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int
 		u->active++;
 		l->dirty = true;
 		rc = 0;
+		/* What this admission left, in the same step: by the time the
+		 * caller answers, the conversation may have ended (its set-up
+		 * failed at once) and been refunded, or another of the user's
+		 * been admitted or ended, and a value read then would not say
+		 * what this admission took. */
+		if (header)
+			*header = header_locked(l, u, now);
 	}
 	if (rc == 1 && *retry_after < 1)
 		*retry_after = 1;
@@ -430,6 +462,10 @@ int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int
 	if (jr == 0)
 		return 0;
 	/* Not recorded: not counted. */
+	if (header) {
+		free(*header);
+		*header = NULL;
+	}
 	pthread_mutex_lock(&l->mu);
 	u = user_get(l, user, false);
 	for (size_t i = 0; u && i < u->nrounds; i++)
@@ -500,24 +536,7 @@ char *serve_limits_policy_header(const struct serve_limits *l)
 char *serve_limits_header(struct serve_limits *l, const char *user, int64_t now)
 {
 	pthread_mutex_lock(&l->mu);
-	struct user_limits *u = user_get(l, user, true);
-	user_prune(u, now);
-	/* t: seconds until the window's oldest entry leaves it (the whole
-	 * window when it is empty). */
-	int64_t th = HOUR, td = DAY;
-	for (size_t i = 0; i < u->nstarts; i++)
-		if (u->starts[i] + HOUR - now < th)
-			th = u->starts[i] + HOUR - now;
-	for (size_t i = 0; i < u->nrounds; i++)
-		if (u->rounds[i].t + DAY - now < td)
-			td = u->rounds[i].t + DAY - now;
-	long rh = l->p.conv_per_hour - (long)u->nstarts;
-	long rc = l->p.concurrent - u->active;
-	long rd = l->p.rounds_per_day - rounds_used(u);
-	char *s = xasprintf("\"conv-hour\";r=%ld;t=%lld, \"concurrent\";r=%ld, "
-			    "\"rounds-day\";r=%ld;t=%lld",
-			    rh < 0 ? 0 : rh, (long long)th, rc < 0 ? 0 : rc, rd < 0 ? 0 : rd,
-			    (long long)td);
+	char *s = header_locked(l, user_get(l, user, true), now);
 	pthread_mutex_unlock(&l->mu);
 	return s;
 }

@@ -162,11 +162,15 @@ void serve_limits_free(struct serve_limits **l);
 /* The policy from the environment (defaults for unset or bad values). */
 void serve_limits_policy_env(struct serve_limits_policy *p);
 /* Admits a conversation of rounds for user at now: 0 with *resv (its
- * reservation), or 1 when a limit is reached, with *which ("conv-hour",
- * "concurrent" or "rounds-day") and *retry_after (seconds, >= 1). -1 with
- * *err when the journal cannot be written (nothing is counted then). */
+ * reservation) and, when header is not NULL, *header the RateLimit value
+ * this admission left, taken in the same step (its reservation counted,
+ * whatever ends or admissions follow; caller frees), or 1 when a limit is
+ * reached, with *which ("conv-hour", "concurrent" or "rounds-day") and
+ * *retry_after (seconds, >= 1). -1 with *err when the journal cannot be
+ * written (nothing is counted then). *header is NULL unless 0. */
 int serve_limits_admit(struct serve_limits *l, const char *user, int rounds, int64_t now,
-		       long *resv, const char **which, long *retry_after, char **err);
+		       long *resv, const char **which, long *retry_after, char **header,
+		       char **err);
 /* The conversation of resv ended at now having started rounds_used rounds:
  * the rest is refunded, and it no longer runs. */
 void serve_limits_end(struct serve_limits *l, const char *user, long resv, int rounds_used,

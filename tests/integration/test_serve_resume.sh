@@ -284,7 +284,12 @@ eq "still another user's: 404" "$st" 404
 
 # The set-up cannot make the events file (serve-sessions is not a directory
 # now): the client has conversation_start already; its stream ends with one
-# error, and the conversation's rounds are refunded.
+# error, and the conversation's rounds are refunded. The POST's RateLimit
+# is what its admission left, taken in the same step (the set-up may
+# have failed and refunded it before the handler answers).
+rounds_left() { sed -n 's/.*"rounds-day";r=\([0-9]*\);t=.*/\1/p' "$1" | head -1; }
+curl -s -o /dev/null -D "$T/h6" "http://127.0.0.1:$sp/api/metrics" -H "$AUTH"
+before=$(rounds_left "$T/h6") cbefore=$(concurrent_left "$T/h6")
 mv "$D/serve-sessions" "$D/serve-sessions.moved"
 : >"$D/serve-sessions"
 curl -s -N -o "$T/p7.txt" -D "$T/p7.h" -X POST "$U" -H "$AUTH" -H 'Content-Type: application/json' \
@@ -298,9 +303,11 @@ b = [x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")
 d = json.loads(b[6:])["data"]; print(d["code"], d["recoverable"])' "$T/p7.txt")" \
 	"200 conversation_start error AGENT_EXECUTION_FAILED False"
 has "the server's log says why" "$(cat "$T/s5.err")" "cannot record its events:"
-left=$(hdr "$T/p7.h" RateLimit | sed -n 's/.*"rounds-day";r=\([0-9]*\).*/\1/p')
-wait_for "its round is refunded (the day's quota one more than its admission left)" 30 sh -c \
-	"curl -s -o /dev/null -D '$T/h7' 'http://127.0.0.1:$sp/api/metrics' -H '$AUTH'; grep -q '\"rounds-day\";r=$((left + 1))' '$T/h7'"
+eq "its RateLimit is what its admission left: its round reserved, it running" \
+	"$(rounds_left "$T/p7.h") $(concurrent_left "$T/p7.h")" "$((before - 1)) $((cbefore - 1))"
+wait_for "its round is refunded: the day's quota exactly as before its admission" 30 sh -c \
+	"curl -s -o /dev/null -D '$T/h7' 'http://127.0.0.1:$sp/api/metrics' -H '$AUTH'; grep -q '\"rounds-day\";r=$before;t=' '$T/h7'"
+eq "and it no longer runs" "$(concurrent_left "$T/h7")" "$cbefore"
 stop "$spid"; rc=$?
 eq "and the server stops cleanly" "$rc" 0
 

@@ -325,10 +325,10 @@ static void test_limits(void **state)
 	long r1 = 0, r2 = 0, r3 = 0, ra = 0;
 	const char *which = NULL;
 	int64_t t0 = 1700000000;
-	assert_int_equal(serve_limits_admit(l, "u", 4, t0, &r1, &which, &ra, &err), 0);
-	assert_int_equal(serve_limits_admit(l, "u", 4, t0 + 10, &r2, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 4, t0, &r1, &which, &ra, NULL, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 4, t0 + 10, &r2, &which, &ra, NULL, &err), 0);
 	/* 2 running: the 3rd at once is refused */
-	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 20, &r3, &which, &ra, &err), 1);
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 20, &r3, &which, &ra, NULL, &err), 1);
 	assert_string_equal(which, "concurrent");
 	assert_int_equal(ra, 30);
 	char *h = serve_limits_header(l, "u", t0 + 20);
@@ -340,21 +340,42 @@ static void test_limits(void **state)
 	assert_string_equal(h, "\"conv-hour\";r=1;t=3570, \"concurrent\";r=1, \"rounds-day\";r=5;t=86370");
 	free(h);
 	/* 6 rounds do not fit in 5: 1 more is free when r1's 1 round leaves */
-	assert_int_equal(serve_limits_admit(l, "u", 6, t0 + 40, &r3, &which, &ra, &err), 1);
+	assert_int_equal(serve_limits_admit(l, "u", 6, t0 + 40, &r3, &which, &ra, NULL, &err), 1);
 	assert_string_equal(which, "rounds-day");
 	assert_int_equal(ra, 86400 - 40);
 	/* 9 rounds: r1's and r2's have to leave */
-	assert_int_equal(serve_limits_admit(l, "u", 9, t0 + 40, &r3, &which, &ra, &err), 1);
+	assert_int_equal(serve_limits_admit(l, "u", 9, t0 + 40, &r3, &which, &ra, NULL, &err), 1);
 	assert_int_equal(ra, 86400 + 10 - 40);
-	assert_int_equal(serve_limits_admit(l, "u", 5, t0 + 50, &r3, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 5, t0 + 50, &r3, &which, &ra, NULL, &err), 0);
 	serve_limits_end(l, "u", r2, 4, t0 + 60);
 	serve_limits_end(l, "u", r3, 5, t0 + 60);
 	/* the hour's 3 are used: free again when the first leaves the hour */
-	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 100, &r3, &which, &ra, &err), 1);
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 100, &r3, &which, &ra, NULL, &err), 1);
 	assert_string_equal(which, "conv-hour");
 	assert_int_equal(ra, 3500);
-	/* another user has their own */
-	assert_int_equal(serve_limits_admit(l, "v", 1, t0 + 100, &r3, &which, &ra, &err), 0);
+	/* another user has their own; what an admission left is taken with
+	 * it: its conversation ending (refunded) before the answer goes out,
+	 * or another's admission, does not change it */
+	char *at = NULL;
+	assert_int_equal(serve_limits_admit(l, "v", 1, t0 + 100, &r3, &which, &ra, &at, &err), 0);
+	assert_non_null(at);
+	serve_limits_end(l, "v", r3, 0, t0 + 100);
+	long r4 = 0;
+	char *at2 = NULL;
+	assert_int_equal(serve_limits_admit(l, "v", 2, t0 + 101, &r4, &which, &ra, &at2, &err), 0);
+	assert_string_equal(at, "\"conv-hour\";r=2;t=3600, \"concurrent\";r=1, \"rounds-day\";r=9;t=86400");
+	assert_string_equal(at2, "\"conv-hour\";r=1;t=3599, \"concurrent\";r=1, \"rounds-day\";r=8;t=86400");
+	free(at);
+	free(at2);
+	h = serve_limits_header(l, "v", t0 + 101);
+	assert_string_equal(h, "\"conv-hour\";r=1;t=3599, \"concurrent\";r=1, \"rounds-day\";r=8;t=86400");
+	free(h);
+	serve_limits_end(l, "v", r4, 2, t0 + 102);
+	/* refused: no value */
+	char not_set[] = "x";
+	at = not_set;
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 102, &r4, &which, &ra, &at, &err), 1);
+	assert_null(at);
 	serve_limits_free(&l);
 	assert_null(l);
 	/* reopened: the counts are kept (running ones are not) */
@@ -366,7 +387,7 @@ static void test_limits(void **state)
 	h = serve_limits_header(l, "u", t0 + 3600 + 50);
 	assert_string_equal(h, "\"conv-hour\";r=3;t=3600, \"concurrent\";r=2, \"rounds-day\";r=0;t=82750");
 	free(h);
-	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 86400 + 50, &r3, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 1, t0 + 86400 + 50, &r3, &which, &ra, NULL, &err), 0);
 	h = serve_limits_policy_header(l);
 	assert_string_equal(h, "\"conv-hour\";q=3;w=3600, \"concurrent\";q=2;qu=\"concurrent-requests\", "
 			       "\"rounds-day\";q=10;w=86400;madf-unit=\"rounds\"");
@@ -422,8 +443,8 @@ static void test_limits_journal(void **state)
 	long r1 = 0, r2 = 0, ra = 0;
 	const char *which = NULL;
 	int64_t t0 = 1700000000;
-	assert_int_equal(serve_limits_admit(l, "u", 4, t0, &r1, &which, &ra, &err), 0);
-	assert_int_equal(serve_limits_admit(l, "u", 3, t0 + 1, &r2, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 4, t0, &r1, &which, &ra, NULL, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "u", 3, t0 + 1, &r2, &which, &ra, NULL, &err), 0);
 	serve_limits_end(l, "u", r1, 1, t0 + 2);
 	const char *want = "\"conv-hour\";r=1;t=3590, \"concurrent\";r=2, \"rounds-day\";r=6;t=86390";
 	/* killed now: serve-limits.json is the open's (no users), the journal
@@ -479,10 +500,13 @@ static void test_limits_journal(void **state)
 	small.rlim_cur = 10;
 	void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-	int r = serve_limits_admit(l, "w", 2, t0 + 10, &r1, &which, &ra, &err);
+	char not_set[] = "x";
+	char *at = not_set;
+	int r = serve_limits_admit(l, "w", 2, t0 + 10, &r1, &which, &ra, &at, &err);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &fs), 0);
 	signal(SIGXFSZ, old);
 	assert_int_equal(r, -1);
+	assert_null(at);
 	assert_non_null(strstr(err, "serve-limits.journal"));
 	free(err);
 	err = NULL;
@@ -491,7 +515,7 @@ static void test_limits_journal(void **state)
 	free(h);
 	/* the next one is recorded (a crash now: the torn piece is skipped,
 	 * the next line read whole) */
-	assert_int_equal(serve_limits_admit(l, "w", 2, t0 + 11, &r1, &which, &ra, &err), 0);
+	assert_int_equal(serve_limits_admit(l, "w", 2, t0 + 11, &r1, &which, &ra, NULL, &err), 0);
 	copy_file(sa, sb);
 	copy_file(ja, jb);
 	assert_int_equal(serve_limits_open(b, &p, &l2, &err), 0);
