@@ -333,6 +333,7 @@ static int start_locked(struct mcp_client *c, const struct mcp_call_opts *o, cha
 		if (mcp_stdio_spawn(c, err) < 0)
 			return -1;
 	} else {
+		mcp_http_listen_stop(c); /* the old session's */
 		free(c->session);
 		c->session = NULL;
 		c->get_stream = 0;
@@ -508,6 +509,7 @@ void mcp_client_free(struct mcp_client **cp)
 		free(how);
 	}
 	mcp_http_end_session(c);
+	mcp_http_listen_stop(c);
 	http_multi_free(&c->m);
 	free(c->session);
 	free(c->last_event_id);

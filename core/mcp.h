@@ -1,10 +1,11 @@
 /* A Model Context Protocol client (JSON-RPC 2.0): servers over stdio
  * (spawned, newline-delimited messages, their stderr into the log) or
  * Streamable HTTP (POST, JSON or SSE answers, Mcp-Session-Id,
- * MCP-Protocol-Version; the server's own GET event stream listened to
- * during each call, since calls block: opened beside the call's POST,
- * stopped when it ends, opened again with Last-Event-ID by the next call,
- * not tried again in a session after a 405; the session ended by DELETE),
+ * MCP-Protocol-Version; the server's own GET event stream, one a
+ * session: opened by its first request, kept between calls and read while
+ * they run (calls block), opened again with Last-Event-ID after the
+ * server's retry time when the server closes it, not tried again in a
+ * session after a 405; the session ended by DELETE),
  * version negotiation, tools/list with pagination,
  * tools/call, notifications at any time, server requests answered,
  * per-call timeouts and cancellation, restart of a crashed server. No UI.

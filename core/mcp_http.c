@@ -17,7 +17,11 @@
 #include "core/banned.h"
 
 #define MCP_DELETE_TIMEOUT_MS 2000L /* ending a session at exit */
-#define MCP_GET_SETTLE_MS 1000 /* a GET stream's answer awaited after its call */
+#define MCP_GET_SETTLE_MS 1000 /* the GET stream's first answer awaited at the end */
+#define MCP_GET_CONNECT_TIMEOUT_MS 10000L
+#define MCP_GET_RETRY_MS 1000L      /* before opening it again, without "retry:" */
+#define MCP_GET_RETRY_MAX_MS 60000L /* the longest "retry:" we wait */
+#define MCP_GET_CLOSES_MAX 5        /* ended in a row with nothing sent: given up */
 #define MCP_EVENT_ID_MAX 256        /* longest Last-Event-ID we send back */
 
 /* ---- http transport --------------------------------------------------- */
@@ -211,6 +215,8 @@ static char *body_snippet(const struct sbuf *b)
 	return s;
 }
 
+static int http_run(struct mcp_client *c, const bool *done, bool settle, char **err);
+
 /* A notification over HTTP, waited for (202 expected). */
 int mcp_http_notify(struct mcp_client *c, const char *text, char **err)
 {
@@ -219,7 +225,7 @@ int mcp_http_notify(struct mcp_client *c, const char *text, char **err)
 	sbuf_init(&x.body);
 	int r = http_start(c, text, MCP_NOTIFY_TIMEOUT_MS, NULL, &x, err);
 	if (r == 0)
-		r = http_multi_run(c->m, err);
+		r = http_run(c, &x.done, false, err);
 	if (r == 0 && (x.outcome != HTTP_DONE || x.status < 200 || x.status >= 300)) {
 		if (x.outcome == HTTP_DONE)
 			r = err_set(err, "HTTP %ld", x.status);
@@ -232,18 +238,28 @@ int mcp_http_notify(struct mcp_client *c, const char *text, char **err)
 
 /* ---- the GET stream and the end of a session -------------------------- */
 
-/* The GET stream of one call: server notifications and requests outside
- * the call's own answer. It runs beside the call's POST on the same multi
- * and is stopped when the call ends; the next call opens it again with
- * Last-Event-ID, so that a server keeping its events can send what the
+/* The session's GET stream: server notifications and requests outside a
+ * call's own answer. There is one a session (the spec lets a server send
+ * each message on one stream only, and a server may close, or keep only
+ * the newest of, streams a client opens again and again): the first
+ * request after initialization opens it, it stays on the client's multi
+ * between calls (read whenever a request of the session runs) and ends
+ * with the session. When the server closes it, it is opened again with
+ * Last-Event-ID after the server's "retry:" time (MCP_GET_RETRY_MS when
+ * it gave none), so that a server keeping its events sends what the
  * client had not received. */
 struct get_stream {
 	struct mcp_client *c;
-	const struct mcp_call_opts *o;
+	const struct mcp_call_opts *o; /* the running call's; NULL between calls */
 	struct sse_parser sp;
 	volatile sig_atomic_t stop;
-	bool running, sse, opened;
-	bool answered; /* its status line and a header arrived */
+	bool running;  /* queued or under way on c->m */
+	bool ending;   /* being stopped: not opened again */
+	bool sse, opened;
+	bool answered; /* some connection's status line and a header arrived */
+	bool heard;    /* an event arrived on this connection */
+	int closes;    /* connections ended in a row without an event */
+	long retry_ms; /* the server's last "retry:", -1 when none */
 	long status;
 };
 
@@ -263,6 +279,7 @@ static int get_event(void *ctx, const struct sse_event *ev, char **err)
 	struct get_stream *g = ctx;
 	struct mcp_client *c = g->c;
 	size_t idlen = ev->id ? strlen(ev->id) : 0;
+	g->heard = true;
 	if (idlen && (!c->last_event_id || strcmp(c->last_event_id, ev->id))) {
 		/* Sent back as a header: printable ASCII, bounded, or not at all. */
 		bool ok = idlen <= MCP_EVENT_ID_MAX;
@@ -307,23 +324,93 @@ static int get_data(void *ctx, long status, const char *buf, size_t len)
 	return 0;
 }
 
+static void get_done(void *ctx, const struct http_result *res);
+
+/* Starts a connection of g at start_at_ns (0: now), with Last-Event-ID
+ * when an event had an id. Returns 0, or -1 (logged; the session's stream
+ * is given up). */
+static int get_start(struct get_stream *g, int64_t start_at_ns)
+{
+	struct mcp_client *c = g->c;
+	sse_release(&g->sp);
+	sse_init(&g->sp, MCP_MESSAGE_MAX, get_event, g);
+	g->stop = 0;
+	g->sse = g->opened = g->heard = false;
+	g->status = 0;
+	char *own[3];
+	size_t nown;
+	const char **h = http_headers(c, HTTP_LISTEN, own, &nown);
+	struct http_request_opts ro = {
+		.url = c->cfg.url,
+		.headers = h,
+		.connect_timeout_ms = MCP_GET_CONNECT_TIMEOUT_MS,
+		.start_at_ns = start_at_ns,
+		.cancel = &g->stop,
+		.on_header = get_header,
+		.on_data = get_data,
+		.on_done = get_done,
+		.ctx = g,
+	};
+	char *e = NULL;
+	int r = http_multi_start(c->m, &ro, &e);
+	if (r < 0) {
+		mcp_log(c, "warn", "GET stream: %s; not tried again in this session", e);
+		free(e);
+		c->get_stream = -1;
+	} else {
+		g->running = true;
+	}
+	for (size_t i = 0; i < nown; i++)
+		free(own[i]);
+	free(h);
+	return r;
+}
+
+/* The server closed the stream (or its connection broke: why names the
+ * error): it is opened again after the server's retry time, unless it
+ * keeps closing it with nothing sent. */
+static void get_reopen(struct get_stream *g, const char *why)
+{
+	struct mcp_client *c = g->c;
+	if (g->sp.retry_ms >= 0)
+		g->retry_ms = g->sp.retry_ms > MCP_GET_RETRY_MAX_MS ? MCP_GET_RETRY_MAX_MS
+								    : g->sp.retry_ms;
+	g->closes = g->heard ? 0 : g->closes + 1;
+	if (g->closes >= MCP_GET_CLOSES_MAX) {
+		mcp_log(c, "info", "GET stream: ended %d times in a row without an event; not "
+			"tried again in this session", g->closes);
+		c->get_stream = -1;
+		return;
+	}
+	long ms = g->retry_ms >= 0 ? g->retry_ms : MCP_GET_RETRY_MS;
+	const char *resume = c->last_event_id ? " (Last-Event-ID)" : "";
+	if (why)
+		mcp_log(c, "warn", "GET stream: %s: opening it again in %ld ms%s", why, ms,
+			resume);
+	else
+		mcp_log(c, "info", "GET stream closed by the server: opening it again in "
+			"%ld ms%s", ms, resume);
+	get_start(g, util_mono_ns() + (int64_t)ms * 1000000);
+}
+
 static void get_done(void *ctx, const struct http_result *res)
 {
 	struct get_stream *g = ctx;
 	struct mcp_client *c = g->c;
 	g->running = false;
 	long st = res->status ? res->status : g->status;
-	if (res->outcome == HTTP_CANCELLED && st != 405)
-		return; /* stopped by us at the end of the call */
+	if (g->ending || (res->outcome == HTTP_CANCELLED && st != 405))
+		return; /* stopped by us: the session ends */
 	if (st == 405) {
 		mcp_log(c, "info", "the server offers no stream of its own (GET: HTTP 405)");
 		c->get_stream = -1;
-	} else if (st == 404) { /* an expired session: the call's POST sees it too */
+	} else if (st == 404) { /* an expired session: its POSTs see it too */
 		mcp_log(c, "info", "GET stream: HTTP 404; not tried again in this session");
 		c->get_stream = -1;
-	} else if (st >= 200 && st < 300 && g->sse && res->outcome != HTTP_FAILED &&
-		   res->outcome != HTTP_ABORTED) {
-		c->get_stream = 1; /* the server closed it: the next call opens it again */
+	} else if (st >= 200 && st < 300 && g->sse &&
+		   (res->outcome == HTTP_DONE || (res->outcome == HTTP_FAILED && g->opened))) {
+		get_reopen(g, res->outcome == HTTP_DONE ? NULL
+			   : res->error && *res->error ? res->error : "failed");
 	} else {
 		if (res->outcome == HTTP_FAILED)
 			mcp_log(c, "warn", "GET stream: %s; not tried again in this session",
@@ -338,63 +425,57 @@ static void get_done(void *ctx, const struct http_result *res)
 	}
 }
 
-/* Opens the GET stream g for a call when the server may offer one. It has
- * no timeout of its own: it ends with the call. */
-static void get_open(struct mcp_client *c, struct get_stream *g, long timeout_ms,
-		     const struct mcp_call_opts *o)
+/* Opens the session's GET stream, unless it is open (or queued to open
+ * again) already, or the server offers none. */
+static void get_open(struct mcp_client *c)
 {
-	memset(g, 0, sizeof(*g));
-	g->c = c;
-	g->o = o;
-	sse_init(&g->sp, MCP_MESSAGE_MAX, get_event, g);
-	if (c->get_stream < 0 || !c->ready)
+	if (c->get_stream < 0 || !c->ready || (c->get && c->get->running))
 		return;
-	char *own[3];
-	size_t nown;
-	const char **h = http_headers(c, HTTP_LISTEN, own, &nown);
-	struct http_request_opts ro = {
-		.url = c->cfg.url,
-		.headers = h,
-		.connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000,
-		.cancel = &g->stop,
-		.on_header = get_header,
-		.on_data = get_data,
-		.on_done = get_done,
-		.ctx = g,
-	};
-	char *e = NULL;
-	if (http_multi_start(c->m, &ro, &e) < 0) {
-		mcp_log(c, "warn", "GET stream: %s", e);
-		free(e);
-		c->get_stream = -1;
-	} else {
-		g->running = true;
+	if (!c->get) {
+		c->get = xcalloc(1, sizeof(*c->get));
+		c->get->c = c;
+		c->get->retry_ms = -1;
+		sse_init(&c->get->sp, MCP_MESSAGE_MAX, get_event, c->get);
 	}
-	for (size_t i = 0; i < nown; i++)
-		free(own[i]);
-	free(h);
+	get_start(c->get, 0);
 }
 
-/* Runs c's requests until *done (the call's POST ended) and every other
- * request is over: the GET stream g (may be NULL) is stopped once *done
- * and its answer has begun (waiting at most MCP_GET_SETTLE_MS for that, so
- * that a 405 is learnt once per session however fast the call was),
- * replies sent meanwhile are let finish. Returns 0, or -1 with *err when
- * poll() fails. */
-static int http_run(struct mcp_client *c, const bool *done, struct get_stream *g,
-		    char **err)
+/* Stops the session's GET stream and frees it (the session ends). */
+void mcp_http_listen_stop(struct mcp_client *c)
+{
+	struct get_stream *g = c->get;
+	if (!g)
+		return;
+	g->ending = true;
+	if (g->running) {
+		g->stop = 1;
+		while (g->running && c->m && http_multi_pending(c->m) > 0)
+			http_multi_dispatch(c->m, NULL, 0);
+	}
+	sse_release(&g->sp);
+	free(g);
+	c->get = NULL;
+}
+
+/* Runs c's requests until *done (the request waited for ended) and no
+ * reply sent meanwhile is left; the session's GET stream runs on beside
+ * them and stays. With settle, also until that stream's first answer has
+ * begun (at most MCP_GET_SETTLE_MS), so that the session learns (and
+ * logs) a 405 however fast its calls were. Returns 0, or -1 with *err
+ * when poll() fails. */
+static int http_run(struct mcp_client *c, const bool *done, bool settle, char **err)
 {
 	struct pollfd *fds = NULL;
 	size_t cap = 0;
 	int rc = 0;
-	int64_t settle = -1;
-	while (http_multi_pending(c->m) > 0) {
-		if (*done && g && g->running && !g->stop) {
-			if (settle < 0)
-				settle = util_mono_ns() / 1000000 + MCP_GET_SETTLE_MS;
-			if (g->answered || util_mono_ns() / 1000000 >= settle)
-				g->stop = 1;
-		}
+	int64_t until = settle ? util_mono_ns() / 1000000 + MCP_GET_SETTLE_MS : -1;
+	for (;;) {
+		struct get_stream *g = c->get;
+		size_t others = http_multi_pending(c->m) - (g && g->running ? 1 : 0);
+		bool settling = until >= 0 && g && g->running && !g->answered &&
+				util_mono_ns() / 1000000 < until;
+		if (*done && !others && !settling)
+			break;
 		size_t n = http_multi_fds(c->m, fds, cap);
 		if (n > cap) {
 			cap = n;
@@ -404,7 +485,7 @@ static int http_run(struct mcp_client *c, const bool *done, struct get_stream *g
 		int t = http_multi_timeout(c->m);
 		if (t < 0 || t > 1000) /* a cancel flag is noticed within a second */
 			t = 1000;
-		if (settle >= 0 && g && !g->stop && t > 50)
+		if (settling && t > 50)
 			t = 50; /* the GET's answer is looked for often meanwhile */
 		int r = poll(fds, n, t);
 		if (r < 0 && errno != EINTR) {
@@ -414,16 +495,13 @@ static int http_run(struct mcp_client *c, const bool *done, struct get_stream *g
 		http_multi_dispatch(c->m, fds, r > 0 ? n : 0);
 	}
 	free(fds);
-	if (rc < 0 && g && g->running) { /* g lives on our caller's stack */
-		g->stop = 1;
-		while (g->running && http_multi_pending(c->m) > 0)
-			http_multi_dispatch(c->m, NULL, 0);
-	}
 	return rc;
 }
 
 /* Ends the HTTP session (DELETE with its id), waiting at most
- * MCP_DELETE_TIMEOUT_MS; a server that does not allow it answers 405. */
+ * MCP_DELETE_TIMEOUT_MS; a server that does not allow it answers 405.
+ * The session's GET stream is stopped first (after its first answer, if
+ * it had none yet). */
 void mcp_http_end_session(struct mcp_client *c)
 {
 	if (c->cfg.transport != MCP_HTTP || !c->session)
@@ -434,6 +512,13 @@ void mcp_http_end_session(struct mcp_client *c)
 		free(e);
 		return;
 	}
+	bool now = true;
+	if (c->get && http_run(c, &now, true, &e) < 0) {
+		mcp_log(c, "warn", "GET stream: %s", e);
+		free(e);
+		e = NULL;
+	}
+	mcp_http_listen_stop(c);
 	struct http_xfer x = { .c = c, .want_id = -1 };
 	sse_init(&x.sp, MCP_MESSAGE_MAX, xfer_event, &x);
 	sbuf_init(&x.body);
@@ -455,7 +540,7 @@ void mcp_http_end_session(struct mcp_client *c)
 		free(own[i]);
 	free(h);
 	if (r == 0)
-		r = http_multi_run(c->m, &e);
+		r = http_run(c, &x.done, false, &e);
 	if (r < 0)
 		mcp_log(c, "warn", "cannot end the session: %s", e);
 	else if (x.outcome == HTTP_DONE && x.status >= 200 && x.status < 300)
@@ -505,12 +590,15 @@ int mcp_http_exchange(struct mcp_client *c, const char *method, const char *text
 	sse_init(&x.sp, MCP_MESSAGE_MAX, xfer_event, &x);
 	sbuf_init(&x.body);
 	bool had_session = c->session != NULL;
-	struct get_stream g = { 0 };
 	int r = http_start(c, text, timeout_ms, o, &x, err);
 	if (r == 0) {
 		if (id >= 0)
-			get_open(c, &g, timeout_ms, o);
-		r = http_run(c, &x.done, id >= 0 ? &g : NULL, err);
+			get_open(c);
+		if (c->get)
+			c->get->o = o;
+		r = http_run(c, &x.done, false, err);
+		if (c->get)
+			c->get->o = NULL;
 	}
 	if (r < 0)
 		goto out;
@@ -573,7 +661,6 @@ int mcp_http_exchange(struct mcp_client *c, const char *method, const char *text
 		r = err_set(err, "server \"%s\": %s: no answer to request %lld", c->cfg.name,
 			    method, (long long)id);
 out:
-	sse_release(&g.sp);
 	xfer_release(&x);
 	return r;
 }

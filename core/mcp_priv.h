@@ -34,6 +34,9 @@ struct mcp_client {
 	/* The GET stream for server messages outside requests: 0 not tried in
 	 * this session, 1 offered, -1 not (HTTP 405 or another failure). */
 	int get_stream;
+	/* That stream: one a session, opened by its first request and kept
+	 * open across calls until the session ends (NULL until then). */
+	struct get_stream *get;
 	char *last_event_id; /* of its last event: Last-Event-ID next time */
 };
 
@@ -64,10 +67,12 @@ int mcp_stdio_exchange(struct mcp_client *c, const char *method, const char *tex
 		       cJSON **resp, char **err);
 
 /* mcp_http.c: a message sent without waiting (either transport), a
- * notification, the end of a session; one exchange. */
+ * notification, the end of a session, the session's GET stream stopped;
+ * one exchange. */
 int mcp_send_message(struct mcp_client *c, const char *text);
 int mcp_http_notify(struct mcp_client *c, const char *text, char **err);
 void mcp_http_end_session(struct mcp_client *c);
+void mcp_http_listen_stop(struct mcp_client *c);
 int mcp_http_exchange(struct mcp_client *c, const char *method, const char *text,
 		      int64_t id, long timeout_ms, const struct mcp_call_opts *o,
 		      cJSON **resp, char **err);

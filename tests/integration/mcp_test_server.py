@@ -20,8 +20,12 @@ HTTP: Mcp-Session-Id from initialize, required afterwards (400 without,
 (400), tools/call of notify answered as an SSE stream, everything else as
 JSON. GET opens the session's own event stream (events with ids 1, 2, ...;
 Last-Event-ID resumes after the one named, else the events not yet sent
-are sent; a new GET retires the session's stream before); the background tool sends a notifications/message and a ping on
-it and waits for the pong. DELETE ends the session. Besides the messages,
+are sent; a new GET retires the session's stream before, and a stream the
+server closes gets a "retry: 100" first); the background tool sends a
+notifications/message and a ping on it and waits for the pong; with
+{"drop": true} it closes the stream once the notification is written and
+queues the ping after, which only a client opening the stream again (with
+Last-Event-ID) receives. DELETE ends the session. Besides the messages,
 the log has {"http": "session", "session": ID} for each session made,
 {"http": "GET", "session": ID, "last_event_id": ID-or-null} and
 {"http": "DELETE", "session": ID}.
@@ -159,11 +163,15 @@ def call_tool(mid, params, send, session=None):
             if args.no_get:
                 return result(mid, text_result("no GET stream here", True))
             send = lambda m: stream_put(session, m)  # noqa: E731
+        elif a.get("drop"):
+            return result(mid, text_result("no GET stream to drop", True))
         if send is None:
             return result(mid, text_result("nowhere to send", True))
         send({"jsonrpc": "2.0", "method": "notifications/message",
               "params": {"level": "info", "logger": "test",
                          "data": "background work started"}})
+        if a.get("drop"):
+            stream_drop(session)
         ev = threading.Event()
         pid = "bgping-%s" % mid
         with state_lock:
@@ -280,6 +288,21 @@ def stream_put(sid, m):
         st["cond"].notify_all()
 
 
+def stream_drop(sid):
+    """Waits (at most 10 s) until every queued event was written on the
+    session's GET stream, then closes that stream."""
+    with state_lock:
+        st = streams.get(sid)
+    if st is None:
+        return
+    end = time.time() + 10
+    with st["cond"]:
+        while st["sent"] < len(st["events"]) and time.time() < end:
+            st["cond"].wait(0.1)
+        st["gen"] += 1  # as a new GET does: the stream's loop ends
+        st["cond"].notify_all()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -387,6 +410,11 @@ class Handler(BaseHTTPRequestHandler):
                 if pos >= len(st["events"]):
                     cond.wait(0.5)
                 if st["gen"] != gen or self.client_gone():
+                    try:  # SSE "retry": when to reconnect, in ms
+                        self.wfile.write(b"retry: 100\n\n")
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError, OSError):
+                        pass
                     break
                 with state_lock:
                     if sid not in sessions:

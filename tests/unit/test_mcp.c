@@ -392,10 +392,12 @@ static void http_server_stop(pid_t pid)
 		;
 }
 
-/* The GET stream over HTTP, in one process: the server's notification and
- * ping on it during a call, its last event id sent back as Last-Event-ID
- * when the next call opens it again, and the session ended with a DELETE
- * at mcp_client_free. */
+/* The GET stream over HTTP, in one process: one stream for the session,
+ * opened by its first request and kept across calls (the server's
+ * notification and ping on it during a call); when the server closes it
+ * during a call (background with drop: after event 3, before the ping) it
+ * is opened again with Last-Event-ID 3 and the ping is replayed on it;
+ * the session ended with a DELETE at mcp_client_free. */
 static void test_http_get_stream_and_delete(void **state)
 {
 	struct fixture *f = *state;
@@ -416,12 +418,22 @@ static void test_http_get_stream_and_delete(void **state)
 	t = call(c, "echo", "next", NULL, &err);
 	assert_string_equal(t, "next");
 	free(t);
+	cJSON *args = cJSON_CreateObject(), *res = NULL;
+	cJSON_AddBoolToObject(args, "drop", true);
+	if (mcp_call_tool(c, "background", args, NULL, &res, &err) < 0)
+		fail_msg("background with drop: %s", err);
+	cJSON_Delete(args);
+	t = mcp_content_text(res);
+	cJSON_Delete(res);
+	assert_string_equal(t, "background; pong received");
+	free(t);
 	char *mlog = xstrdup(mcp_client_log_path(c));
 	mcp_client_free(&c);
 	char *text = NULL;
 	size_t len;
 	assert_int_equal(util_read_file(log, 1 << 20, &text, &len, NULL), 0);
-	/* the first GET without, the second with the id of the ping (event 2) */
+	/* two GETs: the session's (without Last-Event-ID), kept through the
+	 * first two calls, and the one opened again after event 3 */
 	char *g1 = strstr(text, "\"http\": \"GET\"");
 	assert_non_null(g1);
 	char *nl = strchr(g1, '\n');
@@ -429,8 +441,9 @@ static void test_http_get_stream_and_delete(void **state)
 	assert_true(strstr(g1, "\"last_event_id\": null") < nl);
 	char *g2 = strstr(nl, "\"http\": \"GET\"");
 	assert_non_null(g2);
-	if (!strstr(g2, "\"last_event_id\": \"2\"}"))
-		fail_msg("the second GET did not resume after event 2: %s", g2);
+	if (!strstr(g2, "\"last_event_id\": \"3\"}"))
+		fail_msg("the second GET did not resume after event 3: %s", g2);
+	assert_null(strstr(g2 + 1, "\"http\": \"GET\""));
 	/* the last line is the DELETE of the session made */
 	char *sess = strstr(text, "{\"http\": \"session\", \"session\": \"");
 	assert_non_null(sess);
@@ -444,6 +457,8 @@ static void test_http_get_stream_and_delete(void **state)
 	free(text);
 	assert_int_equal(util_read_file(mlog, 1 << 20, &text, &len, NULL), 0);
 	assert_non_null(strstr(text, "message [info] test: background work started"));
+	assert_non_null(strstr(text, "info GET stream closed by the server: opening it again "
+				     "in 100 ms (Last-Event-ID)"));
 	assert_non_null(strstr(text, "info session ended (DELETE: HTTP 200)"));
 	assert_null(strstr(text, " warn "));
 	free(text);
