@@ -123,26 +123,42 @@ struct act_news {
 	/* the request being validated, for progress while the work is long */
 	const struct msg *req;
 	int done, total;
-	int64_t said; /* monotonic time of the last progress sent */
+	int64_t said;  /* monotonic time of the last progress sent */
+	char what[64]; /* the step under way ("" for none), said in the progress */
 };
 
-static void validation_progress(struct agent *a, const struct msg *m, int done, int total);
+static void validation_progress(struct agent *a, const struct msg *m, int done, int total,
+				const char *what);
 
-/* At most one progress a second: the product_manager moves the deadline on. */
-static void act_progress(struct agent *a, struct act_news *an)
+/* The validation's deadline is at least 20 s (agents/pm.c): a progress
+ * every 5 s while the work goes on keeps it well ahead, without a message
+ * a second on the bus. */
+#define VALIDATION_PROGRESS_NS (5 * 1000000000LL)
+
+/* A progress when a long step begins (now), else at most one every
+ * VALIDATION_PROGRESS_NS while it goes on: each moves the
+ * product_manager's deadline on. */
+static void act_progress(struct agent *a, struct act_news *an, bool now)
 {
-	if (an->req && util_mono_ns() - an->said > 1000000000LL) {
-		validation_progress(a, an->req, an->done, an->total);
+	if (an->req && (now || util_mono_ns() - an->said > VALIDATION_PROGRESS_NS)) {
+		validation_progress(a, an->req, an->done, an->total, an->what);
 		an->said = util_mono_ns();
 	}
 }
 
+/* Drops the news only: the request and its progress clock stay, so that
+ * reading the news of another window still says the validation works on
+ * (clearing them silenced every progress after the first act checked). */
 static void act_news_release(struct act_news *an)
 {
 	cJSON_Delete(an->res);
 	free(an->st);
 	free(an->ev);
-	memset(an, 0, sizeof(*an));
+	an->res = NULL;
+	an->st = NULL;
+	an->ev = NULL;
+	an->n = 0;
+	an->start = an->end = 0;
 }
 
 static bool story_view(const cJSON *s, struct vev_story *v)
@@ -173,6 +189,10 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	char s0[16], s1[16];
 	market_day_format(from, s0, sizeof(s0));
 	market_day_format(to, s1, sizeof(s1));
+	/* The longest step (a scan of every story of the window): it says so
+	 * as it begins, then while it lasts. */
+	snprintf(an->what, sizeof(an->what), "reading the news of %s..%s", s0, s1);
+	act_progress(a, an, true);
 	cJSON *args = cJSON_CreateObject();
 	cJSON_AddStringToObject(args, "start", s0);
 	cJSON_AddStringToObject(args, "end", s1);
@@ -192,13 +212,14 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	an->ev = xcalloc(cap, sizeof(*an->ev));
 	cJSON_ArrayForEach(s, arr) {
 		struct vev_story *v = &an->st[an->n];
-		act_progress(a, an);
+		act_progress(a, an, false);
 		if (!story_view(s, v))
 			continue;
 		events_extract(v->title, v->body, v->pub_day, &an->ev[an->n]);
 		v->ev = &an->ev[an->n];
 		an->n++;
 	}
+	an->what[0] = '\0';
 }
 
 /* The closes of pair from ten days before day to the run's window end
@@ -599,12 +620,14 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
  * product_manager takes it as a sign of life and moves the validation's
  * deadline on, so that checking many findings against independent
  * evidence does not look like a validator that died. */
-static void validation_progress(struct agent *a, const struct msg *m, int done, int total)
+static void validation_progress(struct agent *a, const struct msg *m, int done, int total,
+				const char *what)
 {
 	cJSON *p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "task_id", m->id);
 	cJSON_AddNumberToObject(p, "percent_complete", total > 0 ? 100.0 * done / total : 0);
-	char *step = xasprintf("checked %d of %d findings", done, total);
+	char *step = xasprintf("checked %d of %d findings%s%s", done, total,
+			       what && *what ? "; " : "", what ? what : "");
 	cJSON_AddStringToObject(p, "current_step", step);
 	free(step);
 	cJSON_AddStringToObject(p, "status", "in_progress");
@@ -683,7 +706,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 		if (!id)
 			continue;
 		an.done = n;
-		act_progress(a, &an); /* a long validation says it works on */
+		act_progress(a, &an, false); /* a long validation says it works on */
 		char *why = NULL;
 		const char *v;
 		if (kind && !strcmp(kind, "market"))

@@ -100,6 +100,21 @@ for l in sys.stdin:
     print(r.get("outcome"), r.get("notes", "")[:32], len(json.loads(l)["content"]["verdicts"]) > 0)')
 eq "anthropic: the validation result has the model's review notes, and the verdicts" "$out" \
 	"done Replay analysis: fx_rates return True"
+# Reading the news around the acts is the validation's longest step: the
+# validator says so as it begins (then every 5 s while it lasts), a
+# task_progress in_progress that moves the validation's deadline on, so a
+# slow machine does not fail a validation that works on.
+out=$(messages "$D1" task_progress | py '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    c = m["content"]
+    if m["from"] == "validator_agent" and c.get("status") == "in_progress" \
+       and "reading the news" in c.get("current_step", ""):
+        print(c["current_step"], c.get("items_done"), c.get("items_total"))
+        break')
+eq "anthropic: the validator said it was reading the news of the acts (task_progress in_progress)" \
+	"$out" "checked 5 of 14 findings; reading the news of 1987-03-12..1987-03-29 5 14"
 # Drafts as the narrative streams: a draft shows part of it while it is written.
 out=$(messages "$D1" task_assignment | py '
 import json, sys
@@ -252,9 +267,14 @@ for l in sys.stdin:
 eq "... the result says the model stopped at the step limit, with a warning" "$out" "step_limit True"
 
 # --- the budget cap: paused for approval, approved, cancelled ----------------------------
+# The task timeout: a task must reach its pause before it (a deadline is for
+# work in progress: a task still loading the news archive on a loaded
+# machine past it is reassigned, as it should be); the waits below go past
+# it for real.
+TT=30
 D3=$T/budget
 L3=$T/logs-budget
-$A MADF_TASK_TOKEN_BUDGET=100 MADF_DATA_DIR=$D3 LOG_DIR=$L3 "$MADF" $RUN --task-timeout 3 \
+$A MADF_TASK_TOKEN_BUDGET=100 MADF_DATA_DIR=$D3 LOG_DIR=$L3 "$MADF" $RUN --task-timeout $TT \
 	>"$T/b.out" 2>"$T/b.err" &
 run_pid=$!
 # paused N: the product_manager's state has N tasks awaiting approval.
@@ -269,13 +289,23 @@ n = sum(1 for r in s.get("runs", {}).values() for t in r.get("tasks", [])
         if t.get("status") == "awaiting_approval")
 print(n)' "$D3/state/product_manager-state.json")" = "$1" ]
 }
-wait_for "budget: both USD/JPY tasks pause for approval once they reach 100 tokens" 60 paused 2
+wait_for "budget: both USD/JPY tasks pause for approval once they reach 100 tokens" 300 paused 2
 wait_for "budget: madf run shows the tasks awaiting approval" 30 \
 	grep -q "awaiting approval: USDJPY-market USDJPY-news" "$T/b.err"
 RID=$(py '
 import json, sys
 print(next(iter(json.load(open(sys.argv[1]))["runs"])))' "$D3/state/product_manager-state.json")
-sleep 4 # past the 3 s task deadline: a paused task is neither reassigned nor failed
+# past EPOCH: the clock is 2 s past EPOCH (the product_manager checks its
+# deadlines four times a second).
+past() { py 'import sys, time; sys.exit(0 if time.time() > float(sys.argv[1]) + 2 else 1)' "$1"; }
+# The latest deadline the product_manager gave a research assignment.
+task_deadline=$(messages "$D3" task_assignment | py '
+import json, sys
+from datetime import datetime
+print(max(datetime.fromisoformat(c["deadline"].replace("Z", "+00:00")).timestamp()
+          for c in (json.loads(l)["content"] for l in sys.stdin)
+          if c.get("task_type") in ("market_data", "news_analysis")))')
+wait_for "budget: the tasks' deadlines pass while they are paused" $((TT + 30)) past "$task_deadline"
 check "budget: still paused after its deadline" paused 2
 out=$(py '
 import json, sys
@@ -327,16 +357,30 @@ print(" ".join(r.get("status", "-") for r in s.get("runs", {}).values()))' \
 }
 # The validator's LLM review reaches its budget after one call: the
 # validation waits for the operator, and so does the report.
-wait_for "budget: the validation pauses for approval at its budget" 60 \
+wait_for "budget: the validation pauses for approval at its budget" 300 \
 	stage_is "$D3" validation awaiting_approval
 wait_for "budget: madf run shows the validation awaiting approval" 30 \
 	grep -q "awaiting approval: validation" "$T/b.err"
-sleep 4 # past the 3 s deadline: a paused validation does not fail
+# decided LOG_DIR EVENT TASK: the product_manager logged that decision.
+decided() { grep -q "\"event\":\"$2\".*\"task_id\":\"$3\"" "$1"/agents/product_manager/decisions/*.jsonl; }
+# Every deadline the validation had was set (on its request, on each
+# progress) before it paused, to then + max(TT, 20) s: past that, a paused
+# validation must still wait for the operator.
+validation_deadline=$(py '
+import glob, json, sys
+from datetime import datetime
+for f in sorted(glob.glob(sys.argv[1] + "/agents/product_manager/decisions/*.jsonl")):
+    for l in open(f):
+        j = json.loads(l)
+        if j.get("event") == "awaiting_approval" and j.get("task_id") == "validation":
+            print(datetime.fromisoformat(j["ts"].replace("Z", "+00:00")).timestamp() +
+                  max(int(sys.argv[2]), 20))
+            sys.exit()' "$L3" "$TT")
+wait_for "budget: the validation's deadline passes while it is paused" $((TT + 60)) \
+	past "$validation_deadline"
 check "budget: the validation is still paused after its deadline" \
 	stage_is "$D3" validation awaiting_approval
 check "budget: no report is finalized while the validation is paused" no_report "$D3"
-# decided LOG_DIR EVENT TASK: the product_manager logged that decision.
-decided() { grep -q "\"event\":\"$2\".*\"task_id\":\"$3\"" "$1"/agents/product_manager/decisions/*.jsonl; }
 check "budget: the pause is in the product_manager's decisions" decided "$L3" awaiting_approval validation
 MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_assignment \
 	--content "$(control skip_llm "$RID" narrative)" >/dev/null 2>&1
@@ -355,7 +399,7 @@ MADF_DATA_DIR=$D3 "$MADF" send --from operator --to product_manager --type task_
 	--content "$(control approve_budget "$RID" validation)" >/dev/null 2>&1
 # The narrative's one call would pass the cap on its input alone: it is
 # not made, and the report waits again.
-wait_for "budget: after approve_budget the narrative pauses for approval" 60 \
+wait_for "budget: after approve_budget the narrative pauses for approval" 300 \
 	stage_is "$D3" narrative awaiting_approval
 check "budget: the validation finished with the resumed review" stage_is "$D3" validation done
 check "budget: no report is finalized while the narrative is paused" no_report "$D3"
@@ -408,12 +452,12 @@ eq "budget: the API key is nowhere in the data, the logs or the output" "$leaks"
 # --- the budget cap: the LLM parts skipped (skip_llm) or cancelled ----------------------
 D4=$T/skip
 L4=$T/logs-skip
-$A MADF_TASK_TOKEN_BUDGET=100 MADF_DATA_DIR=$D4 LOG_DIR=$L4 "$MADF" $RUN --task-timeout 3 \
+$A MADF_TASK_TOKEN_BUDGET=100 MADF_DATA_DIR=$D4 LOG_DIR=$L4 "$MADF" $RUN --task-timeout $TT \
 	>"$T/k.out" 2>"$T/k.err" &
 run_pid=$!
 D3_SAVE=$D3
 D3=$D4 # paused() reads $D3
-wait_for "skip: both USD/JPY tasks pause for approval" 60 paused 2
+wait_for "skip: both USD/JPY tasks pause for approval" 300 paused 2
 D3=$D3_SAVE
 RID4=$(py '
 import json, sys
@@ -424,10 +468,10 @@ send4() {
 }
 send4 skip_llm USDJPY-market
 send4 skip_llm USDJPY-news
-wait_for "skip: the validation pauses for approval" 60 stage_is "$D4" validation awaiting_approval
+wait_for "skip: the validation pauses for approval" 300 stage_is "$D4" validation awaiting_approval
 check "skip: no report while the validation is paused" no_report "$D4"
 send4 cancel validation
-wait_for "skip: then the narrative pauses for approval" 60 stage_is "$D4" narrative awaiting_approval
+wait_for "skip: then the narrative pauses for approval" 300 stage_is "$D4" narrative awaiting_approval
 check "skip: no report while the narrative is paused" no_report "$D4"
 send4 skip_llm narrative
 wait "$run_pid"; rc=$?
@@ -468,7 +512,7 @@ check "skip: the skip of the narrative is a decision" decided "$L4" skip_llm nar
 # --- MADF_LLM_CONTINUE_AT_LIMIT=1: at the cap the LLM part is skipped -----------------
 D5=$T/cont
 $A MADF_TASK_TOKEN_BUDGET=100 MADF_LLM_CONTINUE_AT_LIMIT=1 MADF_DATA_DIR=$D5 LOG_DIR=$T/logs-cont \
-	"$MADF" $RUN --task-timeout 3 >"$T/c.out" 2>"$T/c.err"; rc=$?
+	"$MADF" $RUN --task-timeout $TT >"$T/c.out" 2>"$T/c.err"; rc=$?
 eq "continue at limit: the run completes without the operator" "$rc" 0
 has "continue at limit: madf run says so" "$(cat "$T/c.err")" "MADF_LLM_CONTINUE_AT_LIMIT"
 J5=$(tail -1 "$T/c.out"); J5=${J5%.md}.json
