@@ -779,14 +779,45 @@ static void run(struct conv *c)
 	cJSON_Delete(names);
 }
 
+/* c's files (its events file with the events kept in memory so far, its
+ * meta): 0, or -1 after ending it (the error goes to the client from
+ * memory; its rounds refunded; the set-up's reference dropped). */
+static int conv_make_files(struct conv *c)
+{
+	char *err = NULL;
+	int r = convlog_create(c, &err);
+	convlog_journal_done();
+	conv_trace_mark(c, TR_FILES);
+	if (r == 0)
+		return 0;
+	conv_log(c, "cannot record its events: %s", err ? err : "?");
+	free(err);
+	emit_error(c, "AGENT_EXECUTION_FAILED", "the server cannot record the "
+		   "conversation's events (see its log)", NULL, 0, false);
+	serve_limits_end(c->lim, c->user, c->resv, 0, util_now_ns() / 1000000000LL);
+	conv_unref(c);
+	return -1;
+}
+
+/* A conversation's thread: its files first (its own set-up, beside the
+ * other conversations' rather than queued behind them), then it runs,
+ * unless it ended before (cancelled, or the server stopping). */
 static void *conv_thread(void *arg)
 {
 	pthread_setname_np(pthread_self(), "serve-conv"); /* top -H, /proc/PID/task/TID/comm */
 	struct conv *c = arg;
-	run(c);
-	/* Whatever happened, the conversation ends: a terminal event if none yet. */
-	emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0, false);
-	convbus_end(c, c->outcome ? c->outcome : "unknown");
+	if (conv_make_files(c) < 0)
+		return NULL;
+	pthread_mutex_lock(&c->mu);
+	bool ran = !c->finished;
+	pthread_mutex_unlock(&c->mu);
+	if (ran) {
+		run(c);
+		/* Whatever happened, the conversation ends: a terminal event if none yet. */
+		emit_error(c, "AGENT_EXECUTION_FAILED", "the conversation was cancelled", NULL, 0,
+			   false);
+		convbus_end(c, c->outcome ? c->outcome : "unknown");
+	}
 	convlog_finish(c);
 	serve_limits_end(c->lim, c->user, c->resv, c->rounds_started, util_now_ns() / 1000000000LL);
 	conv_unref(c);
@@ -844,7 +875,8 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 	convlog_paths(c, env->dir);
 	/* Its first event now, kept in memory and journalled: the client has
 	 * it at once, and a restart before its files are made still has it.
-	 * The files and the thread are the set-up's (server/conv_setup.c). */
+	 * Its thread is started by the set-up (server/conv_setup.c), and makes
+	 * the files. */
 	cJSON *d = cJSON_CreateObject();
 	cJSON *names = cJSON_AddArrayToObject(d, "agents");
 	for (size_t i = 0; i < c->req.nagents; i++)
@@ -875,44 +907,31 @@ void conv_trace_mark(struct conv *c, int m)
 	if (!c->trace || m < 0 || m >= TR_N)
 		return;
 	pthread_mutex_lock(&c->mu);
-	bool was = c->trace[TR_SENT] && c->trace[TR_BUS];
+	bool was = c->trace[TR_SENT] && c->trace[TR_FILES];
 	if (!c->trace[m])
 		c->trace[m] = util_mono_ns();
-	bool now = c->trace[TR_SENT] && c->trace[TR_BUS];
+	bool now = c->trace[TR_SENT] && c->trace[TR_FILES];
 	pthread_mutex_unlock(&c->mu);
 	if (now && !was)
 		serve_trace_write(c->session, c->trace);
 }
 
-void conv_run(struct conv *c, bool ok, const char *err)
+void conv_run(struct conv *c)
 {
-	conv_trace_mark(c, TR_FILES);
-	if (!ok) {
-		/* No file: the error goes to the client from memory. */
-		conv_log(c, "cannot record its events: %s", err ? err : "?");
-		emit_error(c, "AGENT_EXECUTION_FAILED", "the server cannot record the "
-			   "conversation's events (see its log)", NULL, 0, false);
-		serve_limits_end(c->lim, c->user, c->resv, 0, util_now_ns() / 1000000000LL);
-		conv_unref(c);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	conv_trace_mark(c, TR_BUS); /* before: the thread may end (and free c) at once */
+	int r = pthread_create(&t, &at, conv_thread, c);
+	pthread_attr_destroy(&at);
+	if (r == 0)
 		return;
-	}
-	pthread_mutex_lock(&c->mu);
-	bool finished = c->finished;
-	pthread_mutex_unlock(&c->mu);
-	if (!finished) {
-		pthread_t t;
-		pthread_attr_t at;
-		pthread_attr_init(&at);
-		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		conv_trace_mark(c, TR_BUS); /* before: the thread may end (and free c) at once */
-		int r = pthread_create(&t, &at, conv_thread, c);
-		pthread_attr_destroy(&at);
-		if (r == 0)
-			return;
-		emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread",
-			   NULL, 0, false);
-	}
-	/* Ended before it ran (cancelled, or the server stopping). */
+	/* No thread: its files here, and it ends. */
+	if (conv_make_files(c) < 0)
+		return;
+	emit_error(c, "AGENT_EXECUTION_FAILED", "cannot start the conversation's thread", NULL, 0,
+		   false);
 	convlog_finish(c);
 	serve_limits_end(c->lim, c->user, c->resv, 0, util_now_ns() / 1000000000LL);
 	conv_unref(c);

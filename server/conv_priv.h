@@ -35,11 +35,12 @@ struct conv_usage {
  * at its admission, and a terminal error when it ends before its set-up. */
 #define CONV_MEM_LINES 4
 
-/* A conversation: running (listed in the alive list; its thread once its
- * files are made), or a recorded one opened to be replayed (no thread, not
- * listed). Its events are lines of <data_dir>/serve-sessions/SESSION.jsonl,
- * event seq N on line N; ends[N-1] is the byte offset just past line N.
- * Until its set-up has made that file (server/conv_setup.c), its events
+/* A conversation: running (listed in the alive list; its thread, started
+ * by the set-up, makes its files first), or a recorded one opened to be
+ * replayed (no thread, not listed). Its events are lines of
+ * <data_dir>/serve-sessions/SESSION.jsonl, event seq N on line N;
+ * ends[N-1] is the byte offset just past line N.
+ * Until its thread has made that file (server/conv_setup.c), its events
  * are kept in mem (seq 1..nmem, the file's first lines when it is made; a
  * line, once there, never changes or moves). Readers wait on cv. */
 struct conv {
@@ -59,7 +60,7 @@ struct conv {
 	size_t ends_cap;
 	char *mem[CONV_MEM_LINES]; /* the events recorded before its file was made */
 	long nmem;
-	bool setup;          /* its set-up ran: its events go to the file (c->ev) */
+	bool setup;          /* its files are made: its events go to the file (c->ev) */
 	struct conv *next_setup; /* in the set-up queue (server/conv_setup.c) */
 	struct bus_events *ev; /* its events on the bus, appending (NULL: none) */
 	char *events_path;
@@ -111,24 +112,25 @@ int conv_cancel_by(const char *session, const char *who, char **detail);
 void conv_refresh_all(long refresh_ms);
 
 /* Mark m of c's trace (MADF_SERVE_TRACE; each set once), its line written
- * when both its first event is sent and its thread started. */
+ * when both its first event is sent and its files are made. */
 void conv_trace_mark(struct conv *c, int m);
 
 /* ---- the set-up off the request path (server/conv_setup.c) ---- */
 
-/* Queues running conversation c (a reference taken over) for its set-up:
- * its events file and meta made (convlog_create), then its thread
- * (conv_run). Done by the set-up's threads, in the order admitted. */
+/* Queues running conversation c (a reference taken over) for its start
+ * (conv_run), by the set-up's thread, in the order admitted. */
 void conv_setup_queue(struct conv *c);
 /* Its threads started (before the first request; else at the first
  * conv_setup_queue). */
 void conv_setup_start(void);
-/* Conversations admitted and not yet set up. */
+/* Conversations admitted and whose thread is not yet started. */
 size_t conv_setup_pending(void);
-/* After c's set-up (ok: its files are made; else err says why): its
- * thread starts, or it ends (a terminal event already recorded, or an
- * error now). Takes over the queue's reference. (server/conv.c) */
-void conv_run(struct conv *c, bool ok, const char *err);
+/* Starts admitted conversation c's thread, which makes its files
+ * (convlog_create; when it cannot, it ends with an error) and runs it
+ * unless it ended already (a terminal event recorded); without a thread,
+ * its files are made here and it ends with an error. Takes over the
+ * queue's reference. (server/conv.c) */
+void conv_run(struct conv *c);
 
 /* ---- recorded sessions (server/convlog.c) ---- */
 

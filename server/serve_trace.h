@@ -1,6 +1,6 @@
 /* madf serve's admission trace: with MADF_SERVE_TRACE=FILE, each
  * conversation started by a POST appends one line to FILE once its first
- * event went out and its thread started:
+ * event went out and its thread made its files:
  *   SESSION at=T accept=0 headers=US body=US ...
  * (T: the accept's CLOCK_MONOTONIC time in microseconds),
  * each mark the microseconds (CLOCK_MONOTONIC) since its connection was
@@ -24,8 +24,8 @@ enum serve_trace_mark {
 	TR_QUEUED,  /* the response queued */
 	TR_EMIT,    /* conversation_start recorded (in memory) */
 	TR_SENT,    /* its first bytes handed to the connection */
-	TR_FILES,   /* its events file and meta made (its set-up) */
-	TR_BUS,     /* its thread started */
+	TR_FILES,   /* its events file and meta made (by its thread, after TR_BUS) */
+	TR_BUS,     /* its thread started (by the set-up) */
 	TR_N
 };
 

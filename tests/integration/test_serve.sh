@@ -746,6 +746,31 @@ kill -TERM "$lpid"; wait "$lpid"; rc=$?
 eq "the server stops cleanly after a cancel" "$rc" 0
 hasnt "no sanitizer report" "$(cat "$T/k1.err")" "Sanitizer"
 
+# --- MADF_SERVE_TRACE: a line per conversation, its marks in order --------------------------------
+# Its files are made by the conversation's own thread, after the set-up
+# started it (made by the set-up before, the 1,000 of a burst queued
+# behind each other there, and the last conversations started seconds
+# late: bench serve's events per second fell).
+"$MADF" serve token add hank >"$T/tok8" 2>/dev/null; TOK8=$(cat "$T/tok8")
+lserve tr "$rport" MADF_SERVE_TRACE="$T/trace.txt"
+curl -s -N -o "$T/tr1.txt" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK8" \
+	-H 'Content-Type: application/json' --data-binary "$GOOD"
+eq "the traced conversation runs to conversation_complete" "$(last_event "$T/tr1.txt")" conversation_complete
+wait_for "its trace line is written" 30 grep -q . "$T/trace.txt"
+eq "one line, for its session" "$(awk '{print $1}' "$T/trace.txt")" "$(sid_of "$T/tr1.txt")"
+eq "every mark reached, in order: the admission's steps, its first event sent; its thread started after its admission, then its files made (by that thread)" \
+	"$(python3 -c '
+import sys
+f = sys.stdin.read().split()
+m = dict(x.split("=") for x in f[2:])
+m = {k: int(v) for k, v in m.items()}
+print(all(v >= 0 for v in m.values()),
+      m["accept"] <= m["headers"] <= m["body"] <= m["auth"] <= m["valid"] <= m["admit"] <= m["emit"] <= m["start"] <= m["queued"] <= m["sent"],
+      m["admit"] <= m["bus"] < m["files"])' <"$T/trace.txt")" "True True True"
+kill -TERM "$lpid"; wait "$lpid"; rc=$?
+eq "the traced server stops cleanly" "$rc" 0
+hasnt "no sanitizer report" "$(cat "$T/tr.err")" "Sanitizer"
+
 # --- a stream waiting for its conversation holds no thread (epoll, suspended) --------------------
 lserve w0 "$hport" MADF_SERVE_CONCURRENT=4 MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_PING_MS=100
 # threads by name (pthread_setname_np): serve-conv one per conversation,
