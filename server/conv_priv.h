@@ -180,9 +180,10 @@ int convlog_open(const char *dir, const char *session, const char *user, struct 
 		 char **err);
 /* At the server's start: every session with no terminal event (the server
  * stopped under it) gets one, a recoverable error SERVER_SHUTDOWN, on the
- * bus too; the local copies older than keep_days are removed. Problems are
- * logged. */
-void convlog_recover(const char *dir, long keep_days);
+ * bus too, and the rounds its reservation in lim (NULL: none) holds beyond
+ * those it started go back to its user; the local copies older than
+ * keep_days are removed. Problems are logged. */
+void convlog_recover(const char *dir, long keep_days, struct serve_limits *lim);
 /* Whether an event line of this type ends a stream. */
 bool convlog_terminal(const char *type);
 /* Each recorded session's meta (a JSON object, borrowed during fn). */

@@ -92,6 +92,9 @@ static char *meta_text(struct conv *c, bool ended)
 	for (size_t i = 0; i < c->req.nagents; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(c->req.agents[i]->name));
 	cJSON_AddNumberToObject(o, "rounds", c->req.rounds);
+	/* Its rounds' reservation in the limits: a restart after a crash
+	 * refunds the rounds it did not start. */
+	cJSON_AddNumberToObject(o, "reservation", (double)c->resv);
 	char ts[40];
 	util_iso8601(c->created_ns, ts, sizeof(ts));
 	cJSON_AddStringToObject(o, "created", ts);
@@ -539,7 +542,30 @@ static void journal_recover(struct bus *b, const char *dir)
 
 /* Appends a terminal error to a session whose events stop without one,
  * through the bus b (NATS carries it too), and says so in its meta. */
-static void recover_one(struct bus *b, const char *dir, const char *session, cJSON *m)
+/* The rounds a recorded conversation started: its round_start lines. */
+static int rounds_started(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	char *err = NULL;
+	if (util_read_file(path, (size_t)256 << 20, &buf, &len, &err) < 0) {
+		free(err);
+		return -1;
+	}
+	int n = 0;
+	static const char key[] = "{\"type\":\"round_start\"";
+	for (size_t at = 0; at < len;) {
+		if (len - at >= sizeof(key) - 1 && !memcmp(buf + at, key, sizeof(key) - 1))
+			n++;
+		char *nl = memchr(buf + at, '\n', len - at);
+		at = nl ? (size_t)(nl - buf) + 1 : len;
+	}
+	free(buf);
+	return n;
+}
+
+static void recover_one(struct bus *b, struct serve_limits *lim, const char *dir,
+			const char *session, cJSON *m)
 {
 	char *ep = xasprintf("%s/%s.jsonl", dir, session);
 	int fd = open(ep, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -588,6 +614,17 @@ static void recover_one(struct bus *b, const char *dir, const char *session, cJS
 			free(err);
 		}
 		free(s);
+		/* The rounds it reserved and never started go back to its user. */
+		const cJSON *rv = cJSON_GetObjectItemCaseSensitive(m, "reservation");
+		const char *user = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "user"));
+		int used = rounds_started(ep);
+		if (lim && user && cJSON_IsNumber(rv) && rv->valuedouble >= 1 &&
+		    rv->valuedouble < 9e15 && used >= 0) {
+			serve_limits_end(lim, user, (long)rv->valuedouble, used,
+					 util_now_ns() / 1000000000LL);
+			fprintf(stderr, "madf: serve: session %s: its unstarted rounds are refunded "
+				"(%d started)\n", session, used);
+		}
 	}
 	free(last);
 	free(tmp.ends);
@@ -596,7 +633,7 @@ static void recover_one(struct bus *b, const char *dir, const char *session, cJS
 	free(ep);
 }
 
-void convlog_recover(const char *dir, long keep_days)
+void convlog_recover(const char *dir, long keep_days, struct serve_limits *lim)
 {
 	if (access(dir, F_OK) < 0)
 		return;
@@ -661,7 +698,7 @@ void convlog_recover(const char *dir, long keep_days)
 			const char *state = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "state"));
 			const char *mh = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "host"));
 			if (m && (!state || strcmp(state, "ended")) && (!mh || !strcmp(mh, host)))
-				recover_one(b, dir, session, m);
+				recover_one(b, lim, dir, session, m);
 			cJSON_Delete(m);
 			free(err);
 		}

@@ -801,7 +801,7 @@ int serve_run(const struct serve_options *o, char **err)
 	}
 	/* Sessions the last server left without a final event get one; old
 	 * ones go. */
-	convlog_recover(s.sessions_dir, env_long("MADF_SERVE_KEEP_DAYS", 7, 1, 3650));
+	convlog_recover(s.sessions_dir, env_long("MADF_SERVE_KEEP_DAYS", 7, 1, 3650), s.limits);
 	if (convlog_journal_open(s.sessions_dir, err) < 0) {
 		server_release(&s);
 		return EXIT_FAIL;

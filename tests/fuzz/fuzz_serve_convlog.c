@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *ln0 = before ? last_line(before, n0, &l0) : NULL;
 	bool stopped = cJSON_IsObject(meta) && !ended && !other_host && nul &&
 		       (!ln0 || !maybe_final(ln0, l0));
-	convlog_recover(dir, 3650);
+	convlog_recover(dir, 3650, NULL);
 	if (stopped) {
 		size_t n1 = 0, n2 = 0;
 		char *after = read_back(ep, &n1);

@@ -221,7 +221,12 @@ import json, sys
 b = [x for x in open(sys.argv[1]).read().split("\n\n") if x.startswith("data: ")][-1]
 d = json.loads(b.split("\n")[0][6:])["data"]; print(d["code"], d["recoverable"])' "$T/r8.txt")" "SERVER_SHUTDOWN True"
 rm -f "$T/gate"
-curl -s -N -o "$T/p5.txt" -X POST "$U" -H "$AUTH" -H 'Content-Type: application/json' --data-binary "$R1" &
+# Three rounds reserved; the server is killed in the first: the restart
+# gives the two it never started back.
+curl -s -o /dev/null -D "$T/h5" "http://127.0.0.1:$sp/api/metrics" -H "$AUTH"
+before5=$(sed -n 's/.*"rounds-day";r=\([0-9]*\);t=.*/\1/p' "$T/h5" | head -1)
+curl -s -N -o "$T/p5.txt" -X POST "$U" -H "$AUTH" -H 'Content-Type: application/json' \
+	--data-binary '{"agents":["data-steward"],"rounds":3,"messages":[{"role":"user","content":"find prospects"}]}' &
 c6=$!
 wait_for "a fifth conversation waits mid-turn" 30 grep -q 'part one' "$T/p5.txt"
 SID5=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n")[0][6:])["data"]["sessionId"])' "$T/p5.txt")
@@ -231,6 +236,11 @@ n5=$(wc -l <"$D/serve-sessions/$SID5.jsonl" | tr -d ' ')
 srv s4 "$gport"
 has "the restart gives the killed server's conversation its final event (logged)" "$(cat "$T/s4.err")" \
 	"session $SID5 had no final event (the server stopped under it): SERVER_SHUTDOWN recorded"
+has "and gives back the two rounds it never started (logged)" "$(cat "$T/s4.err")" \
+	"session $SID5: its unstarted rounds are refunded (1 started)"
+curl -s -o /dev/null -D "$T/h5b" "http://127.0.0.1:$sp/api/metrics" -H "$AUTH"
+eq "the day's quota is one round less than before its admission (3 reserved, 1 started)" \
+	"$(sed -n 's/.*"rounds-day";r=\([0-9]*\);t=.*/\1/p' "$T/h5b" | head -1)" "$((before5 - 1))"
 curl -s -N -o "$T/r9.txt" "$U/$SID5/events" -H "$AUTH" -H "Last-Event-ID: 2"
 eq "resuming it after the restart: events 3 to the recorded end, then the SERVER_SHUTDOWN error" \
 	"$(seqs "$T/r9.txt")" "$(seq 3 $((n5 + 1)) | tr '\n' ' ' | sed 's/ $//')"
@@ -251,7 +261,7 @@ python3 - "$D/serve-sessions" "$SID5" "$SID6" <<'PY'
 import json, sys
 d, old, new = sys.argv[1:]
 meta = json.load(open(f"{d}/{old}.json"))
-for k in ("ended", "outcome", "events", "usage"):
+for k in ("ended", "outcome", "events", "usage", "reservation"):
     meta.pop(k, None)
 meta.update(sessionId=new, state="running")
 line = json.loads(open(f"{d}/{old}.jsonl").readline())
