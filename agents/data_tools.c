@@ -183,6 +183,16 @@ static int tool_fx_rates(void *ctx, const cJSON *args, cJSON **result, char **er
 	return r;
 }
 
+int data_fx_rates(struct agent *a, const char *pair, const char *start, const char *end,
+		  cJSON **res, char **err)
+{
+	cJSON *args = cJSON_CreateObject();
+	cJSON_AddStringToObject(args, "pair", pair);
+	cJSON_AddStringToObject(args, "start", start);
+	cJSON_AddStringToObject(args, "end", end);
+	return data_call(a, "fx_rates", args, res, err);
+}
+
 int data_points_to_series(const cJSON *res, struct fx_series *out, char **err)
 {
 	memset(out, 0, sizeof(*out));

@@ -40,6 +40,10 @@ bool data_source_is_live(const char *spec);
 int data_call(struct agent *a, const char *tool, cJSON *args, cJSON **res,
 	      char **err);
 
+/* data_call of fx_rates for pair from start to end (YYYY-MM-DD). */
+int data_fx_rates(struct agent *a, const char *pair, const char *start, const char *end,
+		  cJSON **res, char **err);
+
 /* A tool result's points back into a series (caller releases). */
 int data_points_to_series(const cJSON *res, struct fx_series *out, char **err);
 

@@ -355,12 +355,8 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	market_day_format(ws - 140, d0, sizeof(d0));
 	market_day_format(we, d1, sizeof(d1));
 	pair_code(pair, code, sizeof(code));
-	cJSON *args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "pair", pair);
-	cJSON_AddStringToObject(args, "start", d0);
-	cJSON_AddStringToObject(args, "end", d1);
 	cJSON *res;
-	if (data_call(a, "fx_rates", args, &res, err) < 0)
+	if (data_fx_rates(a, pair, d0, d1, &res, err) < 0)
 		return -1;
 	struct fx_series s;
 	if (data_points_to_series(res, &s, err) < 0) {
@@ -783,13 +779,9 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 	}
 	/* Price check: does the tone agree with the move? */
 	double change = NAN;
-	cJSON *pargs = cJSON_CreateObject();
-	cJSON_AddStringToObject(pargs, "pair", pair);
-	cJSON_AddStringToObject(pargs, "start", d0);
-	cJSON_AddStringToObject(pargs, "end", d1);
 	cJSON *pres = NULL;
 	char *perr = NULL;
-	if (data_call(a, "fx_rates", pargs, &pres, &perr) == 0) {
+	if (data_fx_rates(a, pair, d0, d1, &pres, &perr) == 0) {
 		const cJSON *pts = cJSON_GetObjectItem(pres, "points");
 		int n = cJSON_GetArraySize(pts);
 		if (n >= 2) {

@@ -64,13 +64,9 @@ static const char *check_market(struct agent *a, const cJSON *f, cJSON *issues, 
 		*why = xstrdup("no figures to check against the price data");
 		return "unverified";
 	}
-	cJSON *args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "pair", pair);
-	cJSON_AddStringToObject(args, "start", jstr(d, "start_date"));
-	cJSON_AddStringToObject(args, "end", jstr(d, "end_date"));
 	cJSON *res = NULL;
 	char *err = NULL;
-	if (data_call(a, "fx_rates", args, &res, &err) < 0) {
+	if (data_fx_rates(a, pair, jstr(d, "start_date"), jstr(d, "end_date"), &res, &err) < 0) {
 		*why = xasprintf("price data unavailable: %s", err);
 		free(err);
 		return "unverified";
@@ -241,11 +237,8 @@ static size_t prices_around(struct agent *a, const char *pair, int32_t day, cons
 		end = day + 3;
 	market_day_format(day - 10, from, sizeof(from));
 	market_day_format(end, to, sizeof(to));
-	cJSON *args = cJSON_CreateObject(), *px = NULL;
-	cJSON_AddStringToObject(args, "pair", pair);
-	cJSON_AddStringToObject(args, "start", from);
-	cJSON_AddStringToObject(args, "end", to);
-	if (data_call(a, "fx_rates", args, &px, &err) < 0) {
+	cJSON *px = NULL;
+	if (data_fx_rates(a, pair, from, to, &px, &err) < 0) {
 		log_write(a->log, LOG_ERRORS, LOG_WARN, "evidence_unavailable", NULL,
 			  "%s around %s: %s", pair, from, err);
 		free(err);

@@ -33,12 +33,8 @@ static int closes_fetch(struct agent *a, const char *pair, int32_t from, int32_t
 	char d0[16], d1[16];
 	market_day_format(from, d0, sizeof(d0));
 	market_day_format(to, d1, sizeof(d1));
-	cJSON *args = cJSON_CreateObject();
-	cJSON_AddStringToObject(args, "pair", pair);
-	cJSON_AddStringToObject(args, "start", d0);
-	cJSON_AddStringToObject(args, "end", d1);
 	cJSON *res = NULL;
-	if (data_call(a, "fx_rates", args, &res, err) < 0)
+	if (data_fx_rates(a, pair, d0, d1, &res, err) < 0)
 		return -1;
 	const cJSON *pts = cJSON_GetObjectItem(res, "points");
 	size_t cap = (size_t)cJSON_GetArraySize(pts);

@@ -82,4 +82,12 @@ bg_port() {
 }
 # sid_of FILE: the sessionId of the SSE stream saved in FILE (its first event)
 sid_of() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().split("\n")[0][6:])["data"]["sessionId"])' "$1"; }
+# test_helper NAME: the path of the helper program NAME (tests/helpers/,
+# built by make testbins beside the unit tests); false when not built.
+test_helper() {
+	for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
+		if [ -n "$_d" ] && [ -x "$_d/$1" ]; then echo "$_d/$1"; return 0; fi
+	done
+	return 1
+}
 done_testing() { echo "# $n_ok passed, $n_fail failed"; [ "$n_fail" -eq 0 ]; }

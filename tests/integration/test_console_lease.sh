@@ -10,15 +10,7 @@
 # One tmux -L socket of this test's own, a fixed size, polling the screen.
 . tests/integration/lib.sh
 command -v tmux >/dev/null || { echo "not ok - tmux is not installed"; exit 1; }
-LA=
-for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
-	if [ -n "$_d" ] && [ -x "$_d/lease_agent" ]; then LA=$_d/lease_agent; break; fi
-done
-if [ -z "$LA" ]; then
-	fail "the lease agent is built (make testbins)"
-	done_testing
-	exit 1
-fi
+LA=$(test_helper lease_agent) || { fail "the lease agent is built (make testbins)"; done_testing; exit 1; }
 S=madf-console-lease-$$
 pa=
 trap 'tmux -L "$S" kill-server 2>/dev/null; [ -n "$pa" ] && { kill -9 "$pa" 2>/dev/null; wait "$pa" 2>/dev/null; }; cleanup' EXIT

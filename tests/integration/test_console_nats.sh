@@ -8,11 +8,7 @@
 . tests/integration/nats.sh
 command -v tmux >/dev/null || { echo "not ok - tmux is not installed"; exit 1; }
 
-DRV=
-for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
-	if [ -n "$_d" ] && [ -x "$_d/bus_driver" ]; then DRV=$_d/bus_driver; break; fi
-done
-[ -n "$DRV" ] || { echo "not ok - the bus driver is built (make testbins)"; exit 1; }
+DRV=$(test_helper bus_driver) || { fail "the bus driver is built (make testbins)"; done_testing; exit 1; }
 
 nats_start
 export MADF_BUS=$NATS_URL

@@ -7,15 +7,7 @@
 . tests/integration/lib.sh
 . tests/integration/nats.sh
 
-DRV=
-for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
-	if [ -n "$_d" ] && [ -x "$_d/bus_driver" ]; then DRV=$_d/bus_driver; break; fi
-done
-if [ -z "$DRV" ]; then
-	fail "the bus driver is built (make testbins)"
-	done_testing
-	exit 1
-fi
+DRV=$(test_helper bus_driver) || { fail "the bus driver is built (make testbins)"; done_testing; exit 1; }
 
 jget() { printf '%s' "$1" | python3 -c "import json,sys; j=json.load(sys.stdin); print($2)" 2>&1; }
 

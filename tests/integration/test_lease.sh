@@ -16,15 +16,7 @@
 . tests/integration/lib.sh
 . tests/integration/nats.sh
 
-LA=
-for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
-	if [ -n "$_d" ] && [ -x "$_d/lease_agent" ]; then LA=$_d/lease_agent; break; fi
-done
-if [ -z "$LA" ]; then
-	fail "the lease agent is built (make testbins)"
-	done_testing
-	exit 1
-fi
+LA=$(test_helper lease_agent) || { fail "the lease agent is built (make testbins)"; done_testing; exit 1; }
 
 export MADF_LEASE_S=2 MESSAGE_POLL_INTERVAL=0.2 MAX_RETRY_ATTEMPTS=5
 HB='{"status":"idle","uptime_seconds":0,"active_tasks":0}'

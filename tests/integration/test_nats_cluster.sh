@@ -9,15 +9,7 @@
 . tests/integration/lib.sh
 . tests/integration/nats.sh
 
-DRV=
-for _d in "${UNIT_DIR:-}" "$(dirname "$MADF")/tests" "$TOP/build/san/tests" "$TOP/build/rel/tests"; do
-	if [ -n "$_d" ] && [ -x "$_d/bus_driver" ]; then DRV=$_d/bus_driver; break; fi
-done
-if [ -z "$DRV" ]; then
-	fail "the bus driver is built (make testbins)"
-	done_testing
-	exit 1
-fi
+DRV=$(test_helper bus_driver) || { fail "the bus driver is built (make testbins)"; done_testing; exit 1; }
 
 # --- three nodes, every port distinct ---
 nats_cluster_start
