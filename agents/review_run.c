@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +389,14 @@ static cJSON *findings_by_severity(const cJSON *agg)
 
 /* s as Markdown text on one line: control characters gone, the characters
  * Markdown would read escaped. */
+/* A whole number of the run file in [min, max], or def (the file is the
+ * data directory's: a value out of range is not cast as it comes). */
+static int num_of(const cJSON *o, const char *k, long min, long max, int def)
+{
+	long v;
+	return jint(o, k, min, max, &v) ? (int)v : def;
+}
+
 static void md_text(struct sbuf *b, const char *s)
 {
 	char *clean = util_sanitize(s, strlen(s), false);
@@ -413,11 +422,11 @@ char *review_run_markdown(const cJSON *run, bool final)
 		sbuf_addf(&b, ", finished %s", jstr(run, "finished_at"));
 	sbuf_addstr(&b, ".\n");
 	if (rv) {
-		sbuf_addf(&b, "%d files, %.0f bytes reviewed.\n", (int)jnum(rv, "files", 0),
+		sbuf_addf(&b, "%d files, %.0f bytes reviewed.\n", num_of(rv, "files", 0, INT_MAX, 0),
 			  jnum(rv, "bytes", 0));
 	}
 	if (jget(run, "error")) {
-		sbuf_addf(&b, "\nError %d: ", (int)jnum(jget(run, "error"), "status", 500));
+		sbuf_addf(&b, "\nError %d: ", num_of(jget(run, "error"), "status", 100, 599, 500));
 		md_text(&b, jstr_or(jget(run, "error"), "error", ""));
 		sbuf_addch(&b, '\n');
 	}
@@ -433,7 +442,7 @@ char *review_run_markdown(const cJSON *run, bool final)
 			snprintf(n, sizeof(n), "%d files", cJSON_GetArraySize(fl));
 		sbuf_addf(&b, "| %s | %s | %s | %d | %s |\n", jstr_or(t, "task_id", ""),
 			  jstr_or(t, "assignee", ""), jstr_or(t, "status", ""),
-			  (int)jnum(t, "attempts", 0), n);
+			  num_of(t, "attempts", 0, INT_MAX, 0), n);
 	}
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(run, "tasks"))
 		if (!strcmp(jstr_or(t, "status", ""), "cancelled") ||

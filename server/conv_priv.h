@@ -123,8 +123,6 @@ void conv_setup_queue(struct conv *c);
 /* Its threads started (before the first request; else at the first
  * conv_setup_queue). */
 void conv_setup_start(void);
-/* Conversations admitted and whose thread is not yet started. */
-size_t conv_setup_pending(void);
 /* Starts admitted conversation c's thread, which makes its files
  * (convlog_create; when it cannot, it ends with an error) and runs it
  * unless it ended already (a terminal event recorded); without a thread,

@@ -44,7 +44,6 @@ static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cv; /* CLOCK_MONOTONIC (setup_once) */
 static pthread_once_t q_once = PTHREAD_ONCE_INIT;
 static struct conv *q_head, **q_tail = &q_head;
-static size_t q_pending;  /* queued or being started */
 static int64_t q_last_ns; /* the last admission queued (monotonic) */
 
 static void *setup_main(void *arg)
@@ -71,17 +70,12 @@ static void *setup_main(void *arg)
 		q_head = NULL;
 		q_tail = &q_head;
 		pthread_mutex_unlock(&q_mu);
-		size_t n = 0;
 		while (c) {
 			struct conv *next = c->next_setup;
 			c->next_setup = NULL;
 			conv_run(c); /* c may be gone once it returns */
 			c = next;
-			n++;
 		}
-		pthread_mutex_lock(&q_mu);
-		q_pending -= n;
-		pthread_mutex_unlock(&q_mu);
 	}
 	return NULL;
 }
@@ -114,17 +108,9 @@ void conv_setup_queue(struct conv *c)
 	c->next_setup = NULL;
 	*q_tail = c;
 	q_tail = &c->next_setup;
-	q_pending++;
 	q_last_ns = util_mono_ns();
 	if (q_head == c) /* else the thread waits for a time it will see again */
 		pthread_cond_signal(&q_cv);
 	pthread_mutex_unlock(&q_mu);
 }
 
-size_t conv_setup_pending(void)
-{
-	pthread_mutex_lock(&q_mu);
-	size_t n = q_pending;
-	pthread_mutex_unlock(&q_mu);
-	return n;
-}
