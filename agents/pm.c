@@ -1060,10 +1060,6 @@ static int64_t pm_tick(struct agent *a)
 				char *why = xasprintf("%s missed the deadline (%lld s)",
 						      jstr(t, "assignee"),
 						      (long long)a->env->task_timeout_s);
-				/* The late researcher drops it if it has not begun
-				 * or paused it for approval: no model calls spent
-				 * on an attempt nobody waits for. */
-				pm_cancel_current(a, run, t);
 				reassign(a, run, t, why);
 				free(why);
 				return 0;
