@@ -61,6 +61,11 @@ void analytics_iso_week_format(int32_t day, char *buf, size_t size);
  *   all).
  */
 #define ANALYTICS_Z_LOOKBACK_DAYS 91
+/* The days before a window whose closes its figures need (the z-score's
+ * lookback, the 20-day average), with room: the researcher and the
+ * validator ask the data for the same range, so one answers from the
+ * other's cache (a live source is asked once). */
+#define ANALYTICS_HISTORY_DAYS 140
 #define ANALYTICS_Z_MIN_SAMPLES 5
 #define ANALYTICS_MA_SHORT 5
 #define ANALYTICS_MA_LONG 20

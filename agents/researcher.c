@@ -352,7 +352,7 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 		       int *points, double *freshness_h, double *confidence, char **err)
 {
 	char d0[16], d1[16], code[16];
-	market_day_format(ws - 140, d0, sizeof(d0));
+	market_day_format(ws - ANALYTICS_HISTORY_DAYS, d0, sizeof(d0));
 	market_day_format(we, d1, sizeof(d1));
 	pair_code(pair, code, sizeof(code));
 	cJSON *res;

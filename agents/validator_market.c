@@ -253,8 +253,8 @@ int validator_market_recheck(struct agent *a, const char *pair, const cJSON *d, 
 	double *v;
 	size_t n;
 	char *err = NULL;
-	/* Back far enough for the z-score's lookback and the 20-day average. */
-	if (closes_fetch(a, pair, ws - ANALYTICS_Z_LOOKBACK_DAYS - 60, we, &day, &v, &n, &err) < 0) {
+	/* The researcher's range: its cache answers. */
+	if (closes_fetch(a, pair, ws - ANALYTICS_HISTORY_DAYS, we, &day, &v, &n, &err) < 0) {
 		*why = xasprintf("price data unavailable: %s", err);
 		free(err);
 		return -1;
