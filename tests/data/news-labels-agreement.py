@@ -15,7 +15,12 @@ Only the stories of SECOND are compared (FIRST may hold more). Measures:
 - each (story, bank, action) that the two readings put in different
   classes: F fact (not background), B background fact only, S speculated,
   - none; and the acts both read as fact but dated more than a day apart.
---list prints every disagreement, one line each.
+- apart from those totals: days of an act both read as fact (with some
+  days within a day of each other) that one reading has and the other has
+  not within a day ("for the third successive day": 03-25, 03-26, 03-27
+  against 03-27 alone gives 03-25).
+--list prints every disagreement, one line each ("extra day" for the last
+kind).
 """
 import json
 import sys
@@ -60,6 +65,10 @@ def near(a, b):
     return any(abs((day(x) - day(y)).days) <= 1 for x in a for y in b)
 
 
+def ratio(a, b):
+    return f"{a / b:.3f}" if b else "n/a (no acts)"
+
+
 def kappa(pairs):
     n = len(pairs)
     po = sum(1 for a, b in pairs if a == b) / n
@@ -81,7 +90,7 @@ def main(argv):
 
     n = len(second)
     same_story = 0
-    acts1 = acts2 = both = both_dated = both_day = 0
+    acts1 = acts2 = both = both_dated = both_day = extra_days = 0
     pairs = []
     kinds = Counter()
     lines = []
@@ -100,6 +109,11 @@ def main(argv):
                 both_day += 1
             if near(t1[k], t2[k]):
                 both_dated += 1
+                x1 = sorted(d for d in t1[k] if not near({d}, t2[k]))
+                x2 = sorted(d for d in t2[k] if not near({d}, t1[k]))
+                if x1 or x2:
+                    extra_days += len(x1) + len(x2)
+                    lines.append(f"{sid}\t{k[0]} {k[1]}\tF {sorted(t1[k])}\tF {sorted(t2[k])}\textra day")
             else:
                 kinds["F/F date > 1 day"] += 1
                 lines.append(f"{sid}\t{k[0]} {k[1]}\tF {sorted(t1[k])}\tF {sorted(t2[k])}\tdate")
@@ -121,13 +135,15 @@ def main(argv):
     print(f"kappa on 'reports a non-background act as fact': observed {po:.3f}, kappa {k:.3f}"
           f" (both yes {n11}, first only {n10}, second only {n01}, both no {n - n11 - n10 - n01})")
     print(f"by act (bank, action): first {acts1}, second {acts2}, in both {both};"
-          f" agreement 2*both/(first+second) = {2 * both / (acts1 + acts2):.3f}")
+          f" agreement 2*both/(first+second) = {ratio(2 * both, acts1 + acts2)}")
     print(f"by act with the date within a day: in both {both_dated};"
-          f" agreement = {2 * both_dated / (acts1 + acts2):.3f}; on the same day {both_day}")
+          f" agreement = {ratio(2 * both_dated, acts1 + acts2)}; on the same day {both_day}")
     print("disagreements (first/second; F fact, B background only, S speculated, - none):")
     for kind, c in sorted(kinds.items(), key=lambda x: (-x[1], x[0])):
         print(f"  {kind:18s} {c}")
-    print(f"  total {sum(kinds.values())}, in {len({l.split(chr(9))[0] for l in lines})} stories")
+    print(f"  total {sum(kinds.values())}, in"
+          f" {len({l.split(chr(9))[0] for l in lines if not l.endswith('extra day')})} stories")
+    print(f"days of an act both read as fact that only one reading has (not in the total): {extra_days}")
     if listing:
         print("story\tact\tfirst\tsecond")
         for l in lines:
