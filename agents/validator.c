@@ -257,6 +257,18 @@ static size_t prices_around(struct agent *a, const char *pair, int32_t day, cons
 	return n;
 }
 
+/* The prices vev_check asks for, through the data tools. */
+struct prices_ctx {
+	struct agent *a;
+	const char *wend;
+};
+
+static size_t prices_fetch(void *ctx, const char *pair, int32_t day, struct vev_point **out)
+{
+	const struct prices_ctx *pc = ctx;
+	return prices_around(pc->a, pair, day, pc->wend, out);
+}
+
 /* A policy act (hike, cut, hold, intervention) checked against evidence
  * the researcher's reading of its cited stories did not give: every
  * report of the act around its day by dateline and day, denials, the
@@ -289,8 +301,6 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 		if (!dup)
 			st[n++] = v;
 	}
-	struct vev_point *pts = NULL;
-	size_t npts = prices_around(a, pair, day, wend, &pts);
 	size_t nc = 0;
 	const char **ids = xcalloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(f, "sources")) + 1,
 				   sizeof(*ids));
@@ -300,22 +310,9 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 	struct vev_claim c = { .bank = bank, .kind = kind, .day = day, .pair = pair,
 			       .cited = ids, .ncited = nc };
 	struct vev_result *r = xmalloc(sizeof(*r));
-	vev_judge(&c, st, n, pts, npts, r);
-	/* The price of the act's own currencies: dollars bought for yen,
-	 * reported under USD/CHF, are judged on USD/JPY. */
+	struct prices_ctx pc = { a, wend };
 	char own[8];
-	const char *x = !strcmp(r->firmer, "USD") ? r->weaker : !strcmp(r->weaker, "USD") ?
-			r->firmer : "";
-	if (pair && strlen(x) == 3 && strcmp(x, "DEM") && !strstr(pair, x)) {
-		bool base = !strcmp(x, "GBP") || !strcmp(x, "AUD") || !strcmp(x, "NZD") ||
-			    !strcmp(x, "EUR");
-		snprintf(own, sizeof(own), base ? "%s/USD" : "USD/%s", x);
-		free(pts);
-		pts = NULL;
-		npts = prices_around(a, own, day, wend, &pts);
-		c.pair = own;
-		vev_judge(&c, st, n, pts, npts, r);
-	}
+	vev_check(&c, st, n, prices_fetch, &pc, own, r);
 	char *reason = vev_reason(&c, r);
 	const char *v = vev_verdict_name(r->verdict);
 	*why = xasprintf("%s: %s", v, reason);
@@ -325,7 +322,6 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 	free(reason);
 	free(r);
 	free(ids);
-	free(pts);
 	free(st);
 	return v;
 }

@@ -353,6 +353,29 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 		out->verdict = VEV_UNVERIFIED;
 }
 
+void vev_check(struct vev_claim *c, const struct vev_story *st, size_t n, vev_prices_fn prices,
+	       void *ctx, char own[8], struct vev_result *out)
+{
+	struct vev_point *pts = NULL;
+	size_t npts = c->pair ? prices(ctx, c->pair, c->day, &pts) : 0;
+	vev_judge(c, st, n, pts, npts, out);
+	free(pts);
+	/* The price of the act's own currencies: dollars bought for yen,
+	 * reported under USD/CHF, are judged on USD/JPY. */
+	const char *x = !strcmp(out->firmer, "USD") ? out->weaker :
+			!strcmp(out->weaker, "USD") ? out->firmer : "";
+	if (c->pair && strlen(x) == 3 && strcmp(x, "DEM") && !strstr(c->pair, x)) {
+		bool base = !strcmp(x, "GBP") || !strcmp(x, "AUD") || !strcmp(x, "NZD") ||
+			    !strcmp(x, "EUR");
+		snprintf(own, 8, base ? "%s/USD" : "USD/%s", x);
+		c->pair = own;
+		pts = NULL;
+		npts = prices(ctx, own, c->day, &pts);
+		vev_judge(c, st, n, pts, npts, out);
+		free(pts);
+	}
+}
+
 static void day_md(int32_t day, char *buf, size_t size)
 {
 	char d[16];

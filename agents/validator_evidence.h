@@ -91,6 +91,20 @@ struct vev_result {
 void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 	       const struct vev_point *pts, size_t npts, struct vev_result *out);
 
+/* The closes of pair from ten days before day on (ascending), into *out
+ * (caller frees; NULL when none); how many. ctx is the caller's. */
+typedef size_t (*vev_prices_fn)(void *ctx, const char *pair, int32_t day,
+				struct vev_point **out);
+
+/* The validator's check of one claim, as the validator agent runs it and
+ * `madf bench news` measures it: vev_judge on the claim's pair with the
+ * prices fetched through prices(ctx, ...), then, when the reports say the
+ * bank bought or sold dollars against a currency the pair lacks (dollars
+ * bought for yen, reported under USD/CHF), again on that currency's dollar
+ * pair; c->pair then points to own (the pair judged). */
+void vev_check(struct vev_claim *c, const struct vev_story *st, size_t n, vev_prices_fn prices,
+	       void *ctx, char own[8], struct vev_result *out);
+
 /* The reason a verdict was given, naming the evidence used. Caller frees. */
 char *vev_reason(const struct vev_claim *c, const struct vev_result *r);
 
