@@ -317,7 +317,7 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 	const char *v = vev_verdict_name(r->verdict);
 	*why = xasprintf("%s: %s", v, reason);
 	if (r->verdict == VEV_DISPUTED)
-		add_issue(issues, "conflict", "high", *why, affected(f, NULL, NULL),
+		add_issue(issues, "conflict", r->severity, *why, affected(f, NULL, NULL),
 			  "report the act as unconfirmed or drop it", 0.8);
 	free(reason);
 	free(r);

@@ -70,6 +70,7 @@ struct bnv_act {
 	int32_t day;
 	char pair[8];
 	const char **cited;
+	size_t *at;            /* the cited stories' places in the archive */
 	size_t ncited;
 	int cls; /* 1 right, 0 wrong, -1 background only */
 };
@@ -188,6 +189,8 @@ static size_t acts_collect(const struct eval_set *set, const struct news_list *a
 				continue;
 			struct bnv_act *a = act_get(&v, &n, &cap, split, &ev->acts[k]);
 			a->cited = xrealloc(a->cited, (a->ncited + 1) * sizeof(*a->cited));
+			a->at = xrealloc(a->at, (a->ncited + 1) * sizeof(*a->at));
+			a->at[a->ncited] = (size_t)(*hit - arch->items);
 			a->cited[a->ncited++] = (*hit)->id;
 		}
 	}
@@ -247,6 +250,14 @@ static size_t story_at(const int32_t *days, size_t n, int32_t day)
 	return lo;
 }
 
+static struct vev_story story_of(const struct news_list *arch, const int32_t *days,
+				 struct ev_story *const *evs, size_t k)
+{
+	const struct news_item *it = &arch->items[k];
+	return (struct vev_story){ .id = it->id, .title = it->title, .body = it->body,
+				   .dateline = it->dateline, .pub_day = days[k], .ev = evs[k] };
+}
+
 int bench_news_vev_run(const struct eval_set *set, const struct news_list *arch,
 		       const char *market_path, const char *const *splits, size_t nsplits,
 		       const char *list, struct bnv_table *out, char **err)
@@ -279,6 +290,8 @@ int bench_news_vev_run(const struct eval_set *set, const struct news_list *arch,
 		for (size_t k = story_at(days, arch->n, from);
 		     k < arch->n && days[k] <= acts[i].day + 2; k++)
 			need[k] = true;
+		for (size_t k = 0; k < acts[i].ncited; k++)
+			need[acts[i].at[k]] = true;
 	}
 	struct ev_story *empty = xcalloc(1, sizeof(*empty));
 	struct ev_story **evs = xcalloc(arch->n + 1, sizeof(*evs));
@@ -299,13 +312,14 @@ int bench_news_vev_run(const struct eval_set *set, const struct news_list *arch,
 		struct bnv_act *a = &acts[i];
 		bool rate = a->kind == EV_HIKE || a->kind == EV_CUT;
 		int32_t from = a->day - (rate ? VEV_PLAUSIBLE_DAYS + 1 : 1), to = a->day + 2;
-		size_t n = 0;
-		for (size_t k = story_at(days, arch->n, from); k < arch->n && days[k] <= to; k++) {
-			const struct news_item *it = &arch->items[k];
-			st[n++] = (struct vev_story){ .id = it->id, .title = it->title,
-						      .body = it->body, .dateline = it->dateline,
-						      .pub_day = days[k], .ev = evs[k] };
-		}
+		/* Those of the window, then the cited ones outside it (as the
+		 * validator adds the stories it fetched by id). */
+		size_t n = 0, lo = story_at(days, arch->n, from), hi = lo;
+		for (; hi < arch->n && days[hi] <= to; hi++)
+			st[n++] = story_of(arch, days, evs, hi);
+		for (size_t k = 0; k < a->ncited; k++)
+			if (a->at[k] < lo || a->at[k] >= hi)
+				st[n++] = story_of(arch, days, evs, a->at[k]);
 		struct vev_claim c = { .bank = a->bank, .kind = a->kind, .day = a->day,
 				       .pair = a->pair, .cited = a->cited, .ncited = a->ncited };
 		struct vev_result r;
@@ -340,8 +354,10 @@ int bench_news_vev_run(const struct eval_set *set, const struct news_list *arch,
 	free(need);
 	free(st);
 	free(days);
-	for (size_t i = 0; i < nacts; i++)
+	for (size_t i = 0; i < nacts; i++) {
 		free(acts[i].cited);
+		free(acts[i].at);
+	}
 	free(acts);
 	market_series_release_all(m.s, m.n);
 	free(m.data);
