@@ -793,6 +793,8 @@ enum llm_agent_outcome llm_agent_task_run(struct agent *a, struct llm_agent_task
 		sbuf_init(&turn.text);
 		sbuf_addstr(&turn.text, "");
 		char *err = NULL;
+		if (t->on_call)
+			t->on_call(t->ctx, t->steps + 1);
 		int64_t t0 = util_mono_ns();
 		call_model(a, &cfg, &req, &turn, &err);
 		free(msgs);

@@ -122,6 +122,9 @@ struct llm_agent_task {
 					* client retries 408, 409, 429, 5xx and
 					* network errors); 0: the client's 4 */
 	void (*on_text)(void *ctx, const char *text, size_t len);
+	/* Before each model call (step: its number, from 1); may be NULL. A
+	 * slow model's task says it works on (a validator's progress). */
+	void (*on_call)(void *ctx, int step);
 	void *ctx;
 	/* out */
 	char *text;                    /* the final answer (or what came) */

@@ -448,7 +448,35 @@ static cJSON *review_json(const struct llm_agent_settings *s, const char *outcom
  * "extra_tokens" and "extra_cost_usd", and while it is paused the
  * "conversation" and "paused_because". Returns the review, or NULL when it
  * is paused for the operator's approval. prompt may be NULL on a resume. */
-static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, cJSON *l)
+/* The review's progress (req: the validation request; NULL on a resume,
+ * when the validation waits for no deadline). */
+struct review_progress {
+	struct agent *a;
+	struct act_news an;
+};
+
+/* Before each model call: the review says it works on, as the news read
+ * does, so that a slow model does not miss the validation's deadline. */
+static void review_on_call(void *ctx, int step)
+{
+	struct review_progress *rp = ctx;
+	snprintf(rp->an.what, sizeof(rp->an.what), "reviewing the verdicts with the model "
+		 "(call %d)", step);
+	act_progress(rp->a, &rp->an, true);
+}
+
+/* While a long answer streams: at most one progress every
+ * VALIDATION_PROGRESS_NS. */
+static void review_on_text(void *ctx, const char *text, size_t len)
+{
+	(void)text;
+	(void)len;
+	struct review_progress *rp = ctx;
+	act_progress(rp->a, &rp->an, false);
+}
+
+static cJSON *llm_review(struct agent *a, const struct msg *req, int nfindings, const char *vid,
+			 const char *prompt, cJSON *l)
 {
 	const struct llm_agent_settings *s = a->env->llm;
 	char *system = xasprintf("You are %s, the validator of madf's weekly Asia/G10 FX report. "
@@ -458,6 +486,13 @@ static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, c
 			       .prompt = prompt, .all_tools = true,
 			       .extra_tokens = (long)jnum(l, "extra_tokens", 0),
 			       .extra_cost = jnum(l, "extra_cost_usd", 0) };
+	struct review_progress rp = { .a = a, .an = { .req = req, .done = nfindings,
+						      .total = nfindings, .said = util_mono_ns() } };
+	if (req) {
+		lt.on_call = review_on_call;
+		lt.on_text = review_on_text;
+		lt.ctx = &rp;
+	}
 	llm_agent_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
 	cJSON *conv = cJSON_DetachItemFromObject(l, "conversation");
 	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
@@ -592,7 +627,7 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
 		log_write(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
 			  "validation %s resumes its review: %s approved %.0f more tokens and $%.4f",
 			  vid, m->from, xt, xc);
-		r = llm_review(a, vid, NULL, l);
+		r = llm_review(a, NULL, 0, vid, NULL, l);
 	}
 	if (!r) {
 		validation_pause(a, seen, vid, to, corr, c, l);
@@ -749,7 +784,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	if (a->env->llm) {
 		char *prompt = review_prompt(m, verdicts);
 		cJSON *l = cJSON_CreateObject();
-		cJSON *r = llm_review(a, m->id, prompt, l);
+		cJSON *r = llm_review(a, m, n, m->id, prompt, l);
 		free(prompt);
 		if (r) {
 			cJSON_Delete(l);
