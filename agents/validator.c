@@ -465,12 +465,10 @@ static void review_on_call(void *ctx, int step)
 	act_progress(rp->a, &rp->an, true);
 }
 
-/* While a long answer streams: at most one progress every
- * VALIDATION_PROGRESS_NS. */
-static void review_on_text(void *ctx, const char *text, size_t len)
+/* While a call waits for the model (or its answer streams): at most one
+ * progress every VALIDATION_PROGRESS_NS. */
+static void review_on_wait(void *ctx)
 {
-	(void)text;
-	(void)len;
 	struct review_progress *rp = ctx;
 	act_progress(rp->a, &rp->an, false);
 }
@@ -490,7 +488,7 @@ static cJSON *llm_review(struct agent *a, const struct msg *req, int nfindings, 
 						      .total = nfindings, .said = util_mono_ns() } };
 	if (req) {
 		lt.on_call = review_on_call;
-		lt.on_text = review_on_text;
+		lt.on_wait = review_on_wait;
 		lt.ctx = &rp;
 	}
 	llm_agent_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
