@@ -174,6 +174,13 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 /* True for a hike, cut, hold or intervention reported as done. */
 bool events_is_policy_fact(const struct ev_act *a);
 
+/* True when the act concerns the pair BASE/QUOTE (b, q): it names both
+ * currencies (the Bank of France buying dollars for yen: USD/JPY), or the
+ * pair holds the bank's own currency (ccys[0]) and the act names no other
+ * (a BOJ cut: JPY pairs; the BOJ buying dollars: USD/JPY, not EUR/USD).
+ * The Bundesbank's mark stands for the euro. */
+bool events_act_touches(const struct ev_act *a, const char *b, const char *q);
+
 /* The act for (bank, kind) with mode fact, or NULL. */
 const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
 				      enum ev_kind kind);

@@ -49,6 +49,32 @@ bool events_is_policy_fact(const struct ev_act *a)
 					   a->kind == EV_HOLD || a->kind == EV_INTERVENTION);
 }
 
+/* The Bundesbank's mark stands for the euro. */
+static bool ccy_same(const char *act_ccy, const char *pair_ccy)
+{
+	return !strcmp(act_ccy, pair_ccy) || (!strcmp(act_ccy, "DEM") && !strcmp(pair_ccy, "EUR"));
+}
+
+static bool act_has(const struct ev_act *ev, const char *pair_ccy)
+{
+	for (size_t i = 0; i < ev->nccy; i++)
+		if (ccy_same(ev->ccys[i], pair_ccy))
+			return true;
+	return false;
+}
+
+bool events_act_touches(const struct ev_act *ev, const char *b, const char *q)
+{
+	if (act_has(ev, b) && act_has(ev, q))
+		return true;
+	if (ev->nccy == 0)
+		return false;
+	const char *other = ccy_same(ev->ccys[0], b) ? q : ccy_same(ev->ccys[0], q) ? b : NULL;
+	if (!other)
+		return false;
+	return ev->nccy == 1;
+}
+
 const struct ev_act *events_find_fact(const struct ev_story *s, const char *bank,
 				      enum ev_kind kind)
 {

@@ -398,6 +398,7 @@ struct turn {
 	struct llm_result res;  /* strings copied below */
 	char *stop_reason, *error_type, *error;
 	void (*on_text)(void *ctx, const char *text, size_t len);
+	void (*on_wait)(void *ctx);
 	void *ctx;
 };
 
@@ -637,6 +638,8 @@ static void call_model(struct agent *a, const struct llm_config *cfg,
 		if (atomic_load(&a->env->stop))
 			cancel = 1;
 		http_multi_dispatch(m, fds, n);
+		if (turn->on_wait)
+			turn->on_wait(turn->ctx);
 	}
 	free(fds);
 	http_multi_free(&m);
@@ -789,10 +792,12 @@ enum llm_agent_outcome llm_agent_task_run(struct agent *a, struct llm_agent_task
 			.temperature = -1, .tools = tools,
 			.ntools = ntools,
 		};
-		struct turn turn = { .on_text = t->on_text, .ctx = t->ctx };
+		struct turn turn = { .on_text = t->on_text, .on_wait = t->on_wait, .ctx = t->ctx };
 		sbuf_init(&turn.text);
 		sbuf_addstr(&turn.text, "");
 		char *err = NULL;
+		if (t->on_call)
+			t->on_call(t->ctx, t->steps + 1);
 		int64_t t0 = util_mono_ns();
 		call_model(a, &cfg, &req, &turn, &err);
 		free(msgs);

@@ -122,6 +122,12 @@ struct llm_agent_task {
 					* client retries 408, 409, 429, 5xx and
 					* network errors); 0: the client's 4 */
 	void (*on_text)(void *ctx, const char *text, size_t len);
+	/* Before each model call (step: its number, from 1), and about ten
+	 * times a second while a call waits for the model's answer; either
+	 * may be NULL. A slow model's task says it works on (the validator's
+	 * progress moves its deadline on). */
+	void (*on_call)(void *ctx, int step);
+	void (*on_wait)(void *ctx);
 	void *ctx;
 	/* out */
 	char *text;                    /* the final answer (or what came) */

@@ -530,39 +530,6 @@ static int work_market(struct agent *a, const char *pair, int32_t ws, int32_t we
 	return 0;
 }
 
-/* An act concerns a pair when one of its currencies is the pair's (the
- * Bundesbank's mark stands for the euro). */
-static bool ccy_same(const char *act_ccy, const char *pair_ccy)
-{
-	return !strcmp(act_ccy, pair_ccy) || (!strcmp(act_ccy, "DEM") && !strcmp(pair_ccy, "EUR"));
-}
-
-static bool act_has(const struct ev_act *ev, const char *pair_ccy)
-{
-	for (size_t i = 0; i < ev->nccy; i++)
-		if (ccy_same(ev->ccys[i], pair_ccy))
-			return true;
-	return false;
-}
-
-/* An act concerns a pair when it names both of the pair's currencies (the
- * Bank of France buying dollars for yen: USD/JPY), or when the pair holds
- * the bank's own currency (ccys[0]) and the act names no other currency
- * than the pair's other one (a BOJ cut: JPY pairs; the BOJ buying dollars:
- * USD/JPY, not EUR/USD). The Bundesbank's mark stands for the euro. */
-static bool act_touches(const struct ev_act *ev, const char *b, const char *q)
-{
-	if (act_has(ev, b) && act_has(ev, q))
-		return true;
-	if (ev->nccy == 0)
-		return false;
-	const char *other = ccy_same(ev->ccys[0], b) ? q : ccy_same(ev->ccys[0], q) ? b : NULL;
-	if (!other)
-		return false;
-	return ev->nccy == 1;
-}
-
-
 /* A story's classification and sentiment, computed once per process: the
  * news tasks of every pair read the same stories of the week. Keyed by the
  * story id and a hash of its text (two sources may reuse an id). */
@@ -704,7 +671,7 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		for (size_t k = 0; k < sm.ev.n; k++) {
 			const struct ev_act *ev = &sm.ev.acts[k];
 			if (!events_is_policy_fact(ev) || ev->day < ws - 1 || ev->day > we ||
-			    !act_touches(ev, b, q))
+			    !events_act_touches(ev, b, q))
 				continue;
 			char day[16];
 			market_day_format(ev->day, day, sizeof(day));

@@ -257,6 +257,18 @@ static size_t prices_around(struct agent *a, const char *pair, int32_t day, cons
 	return n;
 }
 
+/* The prices vev_check asks for, through the data tools. */
+struct prices_ctx {
+	struct agent *a;
+	const char *wend;
+};
+
+static size_t prices_fetch(void *ctx, const char *pair, int32_t day, struct vev_point **out)
+{
+	const struct prices_ctx *pc = ctx;
+	return prices_around(pc->a, pair, day, pc->wend, out);
+}
+
 /* A policy act (hike, cut, hold, intervention) checked against evidence
  * the researcher's reading of its cited stories did not give: every
  * report of the act around its day by dateline and day, denials, the
@@ -289,8 +301,6 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 		if (!dup)
 			st[n++] = v;
 	}
-	struct vev_point *pts = NULL;
-	size_t npts = prices_around(a, pair, day, wend, &pts);
 	size_t nc = 0;
 	const char **ids = xcalloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(f, "sources")) + 1,
 				   sizeof(*ids));
@@ -300,32 +310,18 @@ static const char *check_act(struct agent *a, struct act_news *an, const cJSON *
 	struct vev_claim c = { .bank = bank, .kind = kind, .day = day, .pair = pair,
 			       .cited = ids, .ncited = nc };
 	struct vev_result *r = xmalloc(sizeof(*r));
-	vev_judge(&c, st, n, pts, npts, r);
-	/* The price of the act's own currencies: dollars bought for yen,
-	 * reported under USD/CHF, are judged on USD/JPY. */
+	struct prices_ctx pc = { a, wend };
 	char own[8];
-	const char *x = !strcmp(r->firmer, "USD") ? r->weaker : !strcmp(r->weaker, "USD") ?
-			r->firmer : "";
-	if (pair && strlen(x) == 3 && strcmp(x, "DEM") && !strstr(pair, x)) {
-		bool base = !strcmp(x, "GBP") || !strcmp(x, "AUD") || !strcmp(x, "NZD") ||
-			    !strcmp(x, "EUR");
-		snprintf(own, sizeof(own), base ? "%s/USD" : "USD/%s", x);
-		free(pts);
-		pts = NULL;
-		npts = prices_around(a, own, day, wend, &pts);
-		c.pair = own;
-		vev_judge(&c, st, n, pts, npts, r);
-	}
+	vev_check(&c, st, n, prices_fetch, &pc, own, r);
 	char *reason = vev_reason(&c, r);
 	const char *v = vev_verdict_name(r->verdict);
 	*why = xasprintf("%s: %s", v, reason);
 	if (r->verdict == VEV_DISPUTED)
-		add_issue(issues, "conflict", "high", *why, affected(f, NULL, NULL),
+		add_issue(issues, "conflict", r->severity, *why, affected(f, NULL, NULL),
 			  "report the act as unconfirmed or drop it", 0.8);
 	free(reason);
 	free(r);
 	free(ids);
-	free(pts);
 	free(st);
 	return v;
 }
@@ -452,7 +448,33 @@ static cJSON *review_json(const struct llm_agent_settings *s, const char *outcom
  * "extra_tokens" and "extra_cost_usd", and while it is paused the
  * "conversation" and "paused_because". Returns the review, or NULL when it
  * is paused for the operator's approval. prompt may be NULL on a resume. */
-static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, cJSON *l)
+/* The review's progress (req: the validation request; NULL on a resume,
+ * when the validation waits for no deadline). */
+struct review_progress {
+	struct agent *a;
+	struct act_news an;
+};
+
+/* Before each model call: the review says it works on, as the news read
+ * does, so that a slow model does not miss the validation's deadline. */
+static void review_on_call(void *ctx, int step)
+{
+	struct review_progress *rp = ctx;
+	snprintf(rp->an.what, sizeof(rp->an.what), "reviewing the verdicts with the model "
+		 "(call %d)", step);
+	act_progress(rp->a, &rp->an, true);
+}
+
+/* While a call waits for the model (or its answer streams): at most one
+ * progress every VALIDATION_PROGRESS_NS. */
+static void review_on_wait(void *ctx)
+{
+	struct review_progress *rp = ctx;
+	act_progress(rp->a, &rp->an, false);
+}
+
+static cJSON *llm_review(struct agent *a, const struct msg *req, int nfindings, const char *vid,
+			 const char *prompt, cJSON *l)
 {
 	const struct llm_agent_settings *s = a->env->llm;
 	char *system = xasprintf("You are %s, the validator of madf's weekly Asia/G10 FX report. "
@@ -462,6 +484,13 @@ static cJSON *llm_review(struct agent *a, const char *vid, const char *prompt, c
 			       .prompt = prompt, .all_tools = true,
 			       .extra_tokens = (long)jnum(l, "extra_tokens", 0),
 			       .extra_cost = jnum(l, "extra_cost_usd", 0) };
+	struct review_progress rp = { .a = a, .an = { .req = req, .done = nfindings,
+						      .total = nfindings, .said = util_mono_ns() } };
+	if (req) {
+		lt.on_call = review_on_call;
+		lt.on_wait = review_on_wait;
+		lt.ctx = &rp;
+	}
 	llm_agent_usage_from_json(cJSON_GetObjectItem(l, "usage"), &lt.used);
 	cJSON *conv = cJSON_DetachItemFromObject(l, "conversation");
 	lt.conversation = cJSON_IsArray(conv) ? conv : NULL;
@@ -596,7 +625,7 @@ static void validation_resume(struct agent *a, const struct msg *m, bool skip)
 		log_write(a->log, LOG_DECISIONS, LOG_INFO, "budget_approved", NULL,
 			  "validation %s resumes its review: %s approved %.0f more tokens and $%.4f",
 			  vid, m->from, xt, xc);
-		r = llm_review(a, vid, NULL, l);
+		r = llm_review(a, NULL, 0, vid, NULL, l);
 	}
 	if (!r) {
 		validation_pause(a, seen, vid, to, corr, c, l);
@@ -753,7 +782,7 @@ static int validator_handle(struct agent *a, const struct msg *m, char **err)
 	if (a->env->llm) {
 		char *prompt = review_prompt(m, verdicts);
 		cJSON *l = cJSON_CreateObject();
-		cJSON *r = llm_review(a, m->id, prompt, l);
+		cJSON *r = llm_review(a, m, n, m->id, prompt, l);
 		free(prompt);
 		if (r) {
 			cJSON_Delete(l);

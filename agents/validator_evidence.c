@@ -281,15 +281,20 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 	out->prev_pct = NAN;
 	enum ev_kind opposite = c->kind == EV_HIKE ? EV_CUT : c->kind == EV_CUT ? EV_HIKE : EV_NONE;
 	int dir_votes = 0;
+	struct vev_group dg[VEV_MAX_GROUPS]; /* the denials' cities and days */
+	size_t ndg = 0;
 	struct ev_story *own = xmalloc(sizeof(*own));
 	for (size_t i = 0; i < n; i++) {
 		const struct vev_story *s = &st[i];
 		if (!s->id)
 			continue;
 		bool near = s->pub_day >= c->day - 1 && s->pub_day <= c->day + 2;
+		/* The claim's own stories report it whenever they came out
+		 * (a story of Monday on Wednesday's intervention). */
+		bool reports = near || (s->pub_day >= c->day - 1 && cited(c, s->id));
 		bool before = opposite != EV_NONE && s->pub_day >= c->day - VEV_PLAUSIBLE_DAYS &&
 			      s->pub_day < c->day + 1;
-		if (!near && !before)
+		if (!reports && !before)
 			continue;
 		const struct ev_story *es = s->ev;
 		if (!es) {
@@ -297,7 +302,7 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 			es = own;
 		}
 		const struct ev_act *f = story_act(es, c->bank, c->kind, EV_MODE_FACT);
-		if (near && f && f->day == c->day) {
+		if (reports && f && f->day == c->day) {
 			group_add(out, c, s);
 			if (c->kind == EV_INTERVENTION && cited(c, s->id) && dir_votes < 3) {
 				char fi[4] = "", we[4] = "";
@@ -325,6 +330,17 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 		if (near && d && d->day >= c->day - 1 && d->day <= c->day + 1 && !f) {
 			ids_add(out->denials, sizeof(out->denials), s->id);
 			out->ndenials++;
+			/* One desk's updates (or the same story twice) are
+			 * one denial, as they are one report. */
+			char city[24];
+			story_city(s, city);
+			bool seen = false;
+			for (size_t k = 0; k < ndg && !seen; k++)
+				seen = !strcmp(dg[k].city, city) && dg[k].pub_day == s->pub_day;
+			if (!seen && ndg < VEV_MAX_GROUPS) {
+				snprintf(dg[ndg].city, sizeof(dg[ndg].city), "%s", city);
+				dg[ndg++].pub_day = s->pub_day;
+			}
 		}
 		const struct ev_act *o = opposite != EV_NONE ?
 			story_act(es, c->bank, opposite, EV_MODE_FACT) : NULL;
@@ -337,6 +353,7 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 		}
 	}
 	free(own);
+	out->denial_groups = (unsigned)ndg;
 	const char *home = events_bank_ccy(c->bank);
 	if (home && c->kind == EV_HIKE)
 		snprintf(out->firmer, sizeof(out->firmer), "%s", home);
@@ -344,13 +361,45 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 		snprintf(out->weaker, sizeof(out->weaker), "%s", home);
 	if (c->kind != EV_HOLD)
 		judge_price(c, pts, npts, out);
+	/* The price corroborates, never refutes: central banks buy a
+	 * currency because it falls (and an expected cut can see it firm).
+	 * A dispute needs a story denying the act or an earlier opposite
+	 * act; it is high when the act is implausible or its denials
+	 * (by city and day, as reports) outnumber its reports, medium when
+	 * they balance. */
 	size_t g = out->ngroups;
-	if (g < 2 && (out->ndenials || out->implausible[0] || out->price == VEV_PRICE_AGAINST))
+	out->severity = "";
+	if (g < 2 && (out->ndenials || out->implausible[0])) {
 		out->verdict = VEV_DISPUTED;
-	else if ((g >= 2 && out->price != VEV_PRICE_AGAINST) || g >= 3)
+		out->severity = out->implausible[0] || out->denial_groups > g ? "high" : "medium";
+	} else if (g >= 2) {
 		out->verdict = VEV_CONFIRMED;
-	else
+	} else {
 		out->verdict = VEV_UNVERIFIED;
+	}
+}
+
+void vev_check(struct vev_claim *c, const struct vev_story *st, size_t n, vev_prices_fn prices,
+	       void *ctx, char own[8], struct vev_result *out)
+{
+	struct vev_point *pts = NULL;
+	size_t npts = c->pair ? prices(ctx, c->pair, c->day, &pts) : 0;
+	vev_judge(c, st, n, pts, npts, out);
+	free(pts);
+	/* The price of the act's own currencies: dollars bought for yen,
+	 * reported under USD/CHF, are judged on USD/JPY. */
+	const char *x = !strcmp(out->firmer, "USD") ? out->weaker :
+			!strcmp(out->weaker, "USD") ? out->firmer : "";
+	if (c->pair && strlen(x) == 3 && strcmp(x, "DEM") && !strstr(c->pair, x)) {
+		bool base = !strcmp(x, "GBP") || !strcmp(x, "AUD") || !strcmp(x, "NZD") ||
+			    !strcmp(x, "EUR");
+		snprintf(own, 8, base ? "%s/USD" : "USD/%s", x);
+		c->pair = own;
+		pts = NULL;
+		npts = prices(ctx, own, c->day, &pts);
+		vev_judge(c, st, n, pts, npts, out);
+		free(pts);
+	}
 }
 
 static void day_md(int32_t day, char *buf, size_t size)

@@ -20,11 +20,18 @@
  *   previous VEV_PLAUSIBLE_DAYS days (or a cut after a hike) with no
  *   second report of the reversal is implausible.
  *
- * Verdict: disputed when, with fewer than two independent reports, a story
- * denies the act, the act is implausible, or the price moved against it;
- * confirmed with at least two independent reports and a price that is not
- * against (three reports when it is); unverified otherwise. The reason
- * names every piece of evidence and the story ids. */
+ * The claim's cited stories count as reports whatever their publication
+ * day; other stories when published from the day before the act to the
+ * day after next.
+ *
+ * Verdict: the price corroborates but never refutes (central banks buy a
+ * currency because it is falling; an expected cut can see the currency
+ * firm): disputed when, with fewer than two independent reports, a story
+ * denies the act or the act is implausible, severity high when it is
+ * implausible or the denials (grouped by city and day, as reports)
+ * outnumber the reports, medium when they balance; confirmed with at least two independent reports, whatever
+ * the price; unverified otherwise. The reason names every piece of
+ * evidence and the story ids. */
 #ifndef MADF_VALIDATOR_EVIDENCE_H
 #define MADF_VALIDATOR_EVIDENCE_H
 
@@ -76,12 +83,14 @@ struct vev_result {
 	size_t ngroups;
 	char denials[400];    /* ids of stories denying the act */
 	unsigned ndenials;
+	unsigned denial_groups; /* the denials by city and day, as reports */
 	enum vev_price price;
 	char firmer[4];       /* the currency the act should firm ("" if none) */
 	char weaker[4];
 	int32_t d0, d1;       /* the closes compared */
 	double c0, c1, pct, prev_pct;
 	char implausible[200]; /* the earlier opposite act, "" if none */
+	const char *severity;  /* a dispute's: "high" or "medium"; "" otherwise */
 };
 
 /* Judges the claim from the stories around the act (those of the act's
@@ -90,6 +99,20 @@ struct vev_result {
  * on or after the act's day). Caller owns everything. */
 void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 	       const struct vev_point *pts, size_t npts, struct vev_result *out);
+
+/* The closes of pair from ten days before day on (ascending), into *out
+ * (caller frees; NULL when none); how many. ctx is the caller's. */
+typedef size_t (*vev_prices_fn)(void *ctx, const char *pair, int32_t day,
+				struct vev_point **out);
+
+/* The validator's check of one claim, as the validator agent runs it and
+ * `madf bench news` measures it: vev_judge on the claim's pair with the
+ * prices fetched through prices(ctx, ...), then, when the reports say the
+ * bank bought or sold dollars against a currency the pair lacks (dollars
+ * bought for yen, reported under USD/CHF), again on that currency's dollar
+ * pair; c->pair then points to own (the pair judged). */
+void vev_check(struct vev_claim *c, const struct vev_story *st, size_t n, vev_prices_fn prices,
+	       void *ctx, char own[8], struct vev_result *out);
 
 /* The reason a verdict was given, naming the evidence used. Caller frees. */
 char *vev_reason(const struct vev_claim *c, const struct vev_result *r);

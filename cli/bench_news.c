@@ -12,6 +12,8 @@
 #include "agents/events_eval.h"
 #include "agents/market.h"
 #include "agents/news.h"
+#include "agents/validator_evidence.h"
+#include "cli/bench_news_vev.h"
 #include "core/banned.h"
 #include "core/util.h"
 
@@ -43,6 +45,23 @@ static void json_counts(const char *name, const struct eval_counts *c, bool last
 	else
 		printf("%.4f", r);
 	printf("}%s", last ? "" : ", ");
+}
+
+static const char *const verdict_names[3] = { "confirmed", "disputed", "unverified" };
+
+static void json_verdicts(const char *name, const unsigned v[3], bool last)
+{
+	printf("\"%s\": {", name);
+	for (int i = 0; i < 3; i++)
+		printf("\"%s\": %u%s", verdict_names[i], v[i], i < 2 ? ", " : "");
+	printf("}%s", last ? "" : ", ");
+}
+
+static void print_verdicts(const char *name, const unsigned v[3])
+{
+	unsigned n = v[0] + v[1] + v[2];
+	printf("  %-13s %5u %9u %9u %10u\n", name, n, v[VEV_CONFIRMED], v[VEV_DISPUTED],
+	       v[VEV_UNVERIFIED]);
 }
 
 static void day_str(int32_t day, char *buf, size_t size)
@@ -122,7 +141,8 @@ static int bench_news(struct cli *cli, int argc, char **argv)
 	struct cli_opts o = { argc, argv, 2, "bench", &cmd_bench_news_entry, 0 };
 	const char *labels = "tests/data/news-labels.jsonl";
 	const char *news = "../shared/data/news/reuters21578.jsonl";
-	const char *errors = NULL;
+	const char *market = "../shared/data/fx/fred-daily-1971-2017.csv";
+	const char *errors = NULL, *verdicts = NULL;
 	bool json = false;
 	const char *name, *val;
 	int r;
@@ -135,6 +155,10 @@ static int bench_news(struct cli *cli, int argc, char **argv)
 			labels = val;
 		else if (!strcmp(name, "--news"))
 			news = val;
+		else if (!strcmp(name, "--market"))
+			market = val;
+		else if (!strcmp(name, "--verdicts"))
+			verdicts = val;
 		else
 			errors = val;
 	}
@@ -159,6 +183,20 @@ static int bench_news(struct cli *cli, int argc, char **argv)
 	}
 	if (errors) {
 		list_errors(&set, &arch, errors);
+		news_list_release(&arch);
+		eval_set_release(&set);
+		return EXIT_OK;
+	}
+	struct bnv_table vt[ARRAY_SIZE(splits)];
+	if (bench_news_vev_run(&set, &arch, market, splits, ARRAY_SIZE(splits), verdicts, vt,
+			       &err) < 0) {
+		int rc = cli_fail(EXIT_FAIL, "bench", "%s", err);
+		free(err);
+		news_list_release(&arch);
+		eval_set_release(&set);
+		return rc;
+	}
+	if (verdicts) {
 		news_list_release(&arch);
 		eval_set_release(&set);
 		return EXIT_OK;
@@ -192,6 +230,10 @@ static int bench_news(struct cli *cli, int argc, char **argv)
 						    &res[k].event[a], a == EVAL_ACTIONS);
 				printf("}}");
 			}
+			printf(", \"validator\": {");
+			json_verdicts("right", vt[s].right, false);
+			json_verdicts("wrong", vt[s].wrong, false);
+			printf("\"background\": %u}", vt[s].background);
 			printf("}");
 		} else {
 			printf("\n%s: %zu stories, %zu acts reported as fact%s\n", splits[s],
@@ -208,6 +250,11 @@ static int bench_news(struct cli *cli, int argc, char **argv)
 				printf("  %-13s %-30s %-30s | new %-30s old %s\n", action_names[a], n1, o1,
 				       n2, o2);
 			}
+			printf("  validator's verdicts on the new acts, by event (%u matching only a "
+			       "background fact left out):\n  %-13s %5s %9s %9s %10s\n",
+			       vt[s].background, "acts", "n", "confirmed", "disputed", "unverified");
+			print_verdicts("right", vt[s].right);
+			print_verdicts("wrong", vt[s].wrong);
 		}
 		first = false;
 	}
@@ -223,6 +270,12 @@ static const struct cli_opt bench_news_options[] = {
 	  .help = "the labelled stories (default: tests/data/news-labels.jsonl)" },
 	{ .name = "--news", .arg = "PATH",
 	  .help = "the news archive (default: ../shared/data/news/reuters21578.jsonl)" },
+	{ .name = "--market", .arg = "PATH",
+	  .help = "the FRED daily closes the validator's check reads (default: "
+		  "../shared/data/fx/fred-daily-1971-2017.csv)" },
+	{ .name = "--verdicts", .arg = "SPLIT",
+	  .help = "list each act the extractor reports as done in SPLIT, right or wrong "
+		  "by the labels, with the validator's verdict and its reason" },
 	{ .name = "--errors", .arg = "SPLIT",
 	  .help = "list the stories of SPLIT (dev, held-out, named-week) where the "
 		  "extractor and the labels differ: an act missed or extra, or dated "
@@ -235,6 +288,7 @@ const struct cli_cmd cmd_bench_news_entry = {
 	.name = "news",
 	.opts = bench_news_options,
 	.summary = "precision and recall of the news agent's central-bank events on the "
-		   "hand-labelled stories, beside the previous keyword rules",
+		   "hand-labelled stories, beside the previous keyword rules, and the "
+		   "validator's verdicts on them",
 	.run = bench_news,
 };

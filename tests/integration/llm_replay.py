@@ -30,8 +30,9 @@ With --recorded FILE, recorded answers come first: FILE is
 {"rules": [{"name", "system": SUBSTRING, "prompt"?: SUBSTRING,
 "responses": [R, ...]}]}; a request whose system prompt (and last user
 message) holds the substrings gets the rule's next response (the last one
-once they are used up): {"text": T, "usage"?: [IN, OUT]} streamed as a
-complete answer, or {"status": N, "retry_after"?: S} as an API error. The
+once they are used up): {"text": T, "usage"?: [IN, OUT], "delay"?: S}
+streamed as a complete answer (S seconds after the request: a slow
+model), or {"status": N, "retry_after"?: S} as an API error. The
 log line names the rule ("rule") and the response's index ("response").
 
 The first two retry cases fail once per case and provider, then succeed.
@@ -334,6 +335,7 @@ class Handler(BaseHTTPRequestHandler):
                 extra = [("retry-after", str(r["retry_after"]))] if "retry_after" in r else []
                 return self.send_json(r["status"], {"type": "error", "error": err}
                                       if provider == "anthropic" else {"error": err}, extra)
+            time.sleep(float(r.get("delay", 0)))
             stream = anthropic_stream if provider == "anthropic" else openai_stream
             text = r["text"]
             parts = [text[i:i + 40] for i in range(0, len(text), 40)] or [""]

@@ -115,6 +115,20 @@ for l in sys.stdin:
         break')
 eq "anthropic: the validator said it was reading the news of the acts (task_progress in_progress)" \
 	"$out" "checked 5 of 14 findings; reading the news of 1987-03-12..1987-03-29 5 14"
+# The model's review of the verdicts says it works on too, before each
+# model call: a slow model moves the validation's deadline on instead of
+# missing it (before, the review sent no progress at all).
+out=$(messages "$D1" task_progress | py '
+import json, sys
+for l in sys.stdin:
+    m = json.loads(l)
+    c = m["content"]
+    if m["from"] == "validator_agent" and c.get("status") == "in_progress" \
+       and "reviewing the verdicts" in c.get("current_step", ""):
+        print(c["current_step"], c.get("items_done") == c.get("items_total"))
+        break')
+eq "anthropic: the validator said it was reviewing the verdicts with the model (task_progress in_progress)" \
+	"$out" "checked 14 of 14 findings; reviewing the verdicts with the model (call 1) True"
 # Drafts as the narrative streams: a draft shows part of it while it is written.
 out=$(messages "$D1" task_assignment | py '
 import json, sys

@@ -93,9 +93,10 @@ static void test_same_desk_is_one_report(void **state)
 	assert_int_equal(r.verdict, VEV_UNVERIFIED);
 }
 
-/* One report and a dollar that fell further than the day before:
- * disputed, the price named. A fall smaller than the day before is
- * "damped" (leaning against the wind), not against. */
+/* One report and a dollar that fell further than the day before: the
+ * price is against, named in the reason, but the act stays unverified
+ * (the price corroborates, never refutes). A fall smaller than the day
+ * before is "damped" (leaning against the wind), not against. */
 static void test_price_against_and_damped(void **state)
 {
 	(void)state;
@@ -109,7 +110,8 @@ static void test_price_against_and_damped(void **state)
 	struct vev_result r;
 	vev_judge(&c, st, 1, p, np, &r);
 	assert_int_equal(r.price, VEV_PRICE_AGAINST);
-	assert_int_equal(r.verdict, VEV_DISPUTED);
+	assert_int_equal(r.verdict, VEV_UNVERIFIED);
+	assert_string_equal(r.severity, "");
 	char *why = vev_reason(&c, &r);
 	assert_non_null(strstr(why, "-2.00% after -1.12% the day before, against"));
 	free(why);
@@ -139,6 +141,9 @@ static void test_denial(void **state)
 	assert_string_equal(r.denials, "n1");
 	assert_int_equal(r.price, VEV_PRICE_FLAT);
 	assert_int_equal(r.verdict, VEV_DISPUTED);
+	/* One report against one denial: they balance. */
+	assert_int_equal(r.denial_groups, 1);
+	assert_string_equal(r.severity, "medium");
 	char *why = vev_reason(&c, &r);
 	assert_non_null(strstr(why, "denied by n1"));
 	free(why);
@@ -167,6 +172,7 @@ static void test_plausibility_and_rate_direction(void **state)
 	/* USD/EUR up is a weaker mark: against a hike. */
 	assert_int_equal(r.price, VEV_PRICE_AGAINST);
 	assert_int_equal(r.verdict, VEV_DISPUTED);
+	assert_string_equal(r.severity, "high");
 	char *why = vev_reason(&c, &r);
 	assert_non_null(strstr(why, "plausibility: follows Bundesbank cut on 1987-03-20 (c1)"));
 	free(why);
