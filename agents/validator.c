@@ -179,8 +179,10 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 	const char *ws = jstr(d, "window_start"), *we = jstr(d, "window_end");
 	if (ws && market_day_parse(ws, strlen(ws), &w) == 0 && w - VEV_PLAUSIBLE_DAYS - 1 < from)
 		from = w - VEV_PLAUSIBLE_DAYS - 1;
-	if (we && market_day_parse(we, strlen(we), &w) == 0 && w + 2 > to)
-		to = w + 2;
+	/* Never past the window's end: a report as of that day cannot have
+	 * read the stories of the days after it (no look-ahead). */
+	if (we && market_day_parse(we, strlen(we), &w) == 0 && to > w)
+		to = w;
 	act_news_release(an);
 	char s0[16], s1[16];
 	market_day_format(from, s0, sizeof(s0));
