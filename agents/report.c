@@ -478,24 +478,29 @@ static void md_issues(struct md *m)
 
 /* Freshness and warnings. */
 
-static void freshness_item(struct md *m, const char *pair)
+/* What a pair's freshness line says after its name, e.g. ": last quote
+ * 1987-03-27, 0 days before the window end." (new string). */
+static char *freshness_text(struct md *m, const char *pair)
 {
 	const cJSON *f = report_pair_figures(m->run, pair);
 	double days;
-	add(m, "- ");
-	put_lead(m, pair, "");
+	struct md t = { .run = m->run, .final = m->final };
+	sbuf_init(&t.b);
 	if (!f) {
-		add(m, m->final ? ": no data.\n" : ": _pending_.\n");
-		return;
+		add(&t, m->final ? ": no data.\n" : ": _pending_.\n");
+		return sbuf_detach(&t.b);
 	}
-	add(m, ": last quote ");
-	put(m, jstr(jget(f, "end"), "date"), "on an unknown date");
+	add(&t, ": last quote ");
+	put(&t, jstr(jget(f, "end"), "date"), "on an unknown date");
 	if (jnum_get(f, "freshness_days", &days))
-		sbuf_addf(&m->b, ", %.0f %s before the window end%s", days,
+		sbuf_addf(&t.b, ", %.0f %s before the window end%s", days,
 			  days == 1 ? "day" : "days", days > STALE_DAYS ? " (stale)" : "");
-	add(m, ".\n");
+	add(&t, ".\n");
+	return sbuf_detach(&t.b);
 }
 
+/* One line per distinct state, naming every pair in it: ten pairs quoted
+ * to the window's last day are one line, not ten alike. */
 static void md_freshness(struct md *m)
 {
 	const cJSON *pairs = jget(m->run, "pairs"), *p;
@@ -504,9 +509,37 @@ static void md_freshness(struct md *m)
 	if (!cJSON_IsArray(pairs) || !cJSON_GetArraySize(pairs)) {
 		missing(m);
 	} else {
+		size_t n = (size_t)cJSON_GetArraySize(pairs), k = 0;
+		const char **name = xcalloc(n, sizeof(*name));
+		char **text = xcalloc(n, sizeof(*text));
 		cJSON_ArrayForEach(p, pairs)
-			if (cJSON_IsString(p))
-				freshness_item(m, p->valuestring);
+			if (cJSON_IsString(p) && k < n) {
+				name[k] = p->valuestring;
+				text[k++] = freshness_text(m, p->valuestring);
+			}
+		for (size_t i = 0; i < k; i++) {
+			bool first = true;
+			for (size_t j = 0; j < i; j++)
+				first = first && strcmp(text[j], text[i]);
+			if (!first)
+				continue;
+			add(m, "- ");
+			for (size_t j = i, c = 0; j < k; j++) {
+				if (strcmp(text[j], text[i]))
+					continue;
+				if (c++) {
+					add(m, ", ");
+					put(m, name[j], "");
+				} else {
+					put_lead(m, name[j], "");
+				}
+			}
+			add(m, text[i]);
+		}
+		for (size_t i = 0; i < k; i++)
+			free(text[i]);
+		free(text);
+		free((void *)name);
 		add(m, "\n");
 	}
 	add(m, "### Warnings\n\n");

@@ -266,9 +266,25 @@ static void test_pairs_table(void **state)
 	assert_non_null(strstr(sec, "- no quotes for EUR/USD in the window (no rows)\n"));
 	free(sec);
 	sec = section(md, "### Freshness");
-	assert_non_null(strstr(sec, "- USD/JPY: last quote 1987-03-27, 0 days before the window "
-				    "end.\n"));
-	assert_non_null(strstr(sec, "- EUR/USD: no data.\n"));
+	/* Pairs alike share one line, not one line each. */
+	assert_string_equal(sec, "### Freshness\n\n"
+				 "- USD/JPY, GBP/USD, AUD/USD: last quote 1987-03-27, 0 days "
+				 "before the window end.\n"
+				 "- EUR/USD: no data.\n");
+	free(sec);
+	free(md);
+	/* A stale pair stands apart. */
+	cJSON *gbp = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "market"), "GBP/USD");
+	cJSON_ReplaceItemInObject(gbp, "freshness_days", cJSON_CreateNumber(4));
+	set_string(cJSON_GetObjectItem(gbp, "end"), "date", "1987-03-23");
+	md = report_markdown(run, true);
+	sec = section(md, "### Freshness");
+	assert_string_equal(sec, "### Freshness\n\n"
+				 "- USD/JPY, AUD/USD: last quote 1987-03-27, 0 days before the "
+				 "window end.\n"
+				 "- EUR/USD: no data.\n"
+				 "- GBP/USD: last quote 1987-03-23, 4 days before the window end "
+				 "(stale).\n");
 	free(sec);
 	free(md);
 	cJSON_Delete(run);
