@@ -1,9 +1,12 @@
 /* The report writer's rendering, its parts (private to agents/report*.c):
  * report.c holds the snapshot helpers, the Markdown text primitives, the
- * numbers and dates, the sections from the pairs table to the provenance,
+ * numbers and dates, the sections from the pairs table to the provenance
+ * (but Key events),
  * and report_markdown; report_summary.c the title, the executive summary
- * and the narrative; report_json.c the JSON twin, the file name and the
- * sparkline. All pure: they read the run snapshot (agents/report.h). */
+ * and the narrative; report_events.c the Key events, the sentiment by
+ * currency and the summary's sentence on the acts; report_json.c the JSON
+ * twin, the file name and the sparkline. All pure: they read the run
+ * snapshot (agents/report.h). */
 #ifndef MADF_REPORT_PRIV_H
 #define MADF_REPORT_PRIV_H
 
