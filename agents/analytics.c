@@ -964,14 +964,20 @@ void analytics_sentiment_add(struct fx_sentiment *s, const char *text)
 	sentiment_finish(s, before);
 }
 
-void analytics_sentiment_add_item(struct fx_sentiment *s,
-				  const struct news_item *it)
+void analytics_sentiment_add_story(struct fx_sentiment *s, const char *title,
+				   const char *body)
 {
 	unsigned before[ANALYTICS_NCCY];
 	sentiment_start(s, before);
-	if (it->title)
-		sentiment_scan(s, it->title);
-	if (it->body)
-		sentiment_scan(s, it->body);
+	if (title)
+		sentiment_scan(s, title);
+	if (body)
+		sentiment_scan(s, body);
 	sentiment_finish(s, before);
+}
+
+void analytics_sentiment_add_item(struct fx_sentiment *s,
+				  const struct news_item *it)
+{
+	analytics_sentiment_add_story(s, it->title, it->body);
 }

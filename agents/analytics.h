@@ -223,7 +223,11 @@ struct fx_sentiment {
 void analytics_sentiment_init(struct fx_sentiment *s);
 /* Adds the counts of one text (NULL is ignored) and updates the scores. */
 void analytics_sentiment_add(struct fx_sentiment *s, const char *text);
-/* Title and body of a story. */
+/* Title and body of one story (either may be NULL): each currency they
+ * discuss counts the story once in its "stories". */
+void analytics_sentiment_add_story(struct fx_sentiment *s, const char *title,
+				   const char *body);
+/* The same for a news item. */
 void analytics_sentiment_add_item(struct fx_sentiment *s,
 				  const struct news_item *it);
 /* The entry for a code ("JPY"), NULL for a currency not tracked. */

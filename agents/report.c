@@ -135,7 +135,7 @@ void report_md_put_flags(struct sbuf *b, const char *s, unsigned flags)
 }
 
 /* Joins the strings of a JSON array with ", " (escaped). */
-static void put_list(struct md *m, const cJSON *arr, const char *none)
+void report_put_list(struct md *m, const cJSON *arr, const char *none)
 {
 	const cJSON *j;
 	size_t n = 0;
@@ -169,7 +169,7 @@ void report_fmt_price(char *buf, size_t size, double v)
 }
 
 /* A signed figure to two decimals; "0.00" when it rounds to zero. */
-static void fmt_signed(char *buf, size_t size, double v)
+void report_fmt_signed(char *buf, size_t size, double v)
 {
 	double r = round(v * 100) / 100;
 	if (r == 0)
@@ -254,7 +254,7 @@ static void cell_fixed(struct md *m, const cJSON *f, const char *k, bool sign)
 		return;
 	}
 	if (sign)
-		fmt_signed(buf, sizeof(buf), v);
+		report_fmt_signed(buf, sizeof(buf), v);
 	else
 		fmt_fixed(buf, sizeof(buf), v, 2, false);
 	sbuf_addf(&m->b, " %s |", buf);
@@ -327,69 +327,6 @@ static void md_pairs(struct md *m)
 	add(m, "the sparkline plots the window's closes.\n\n");
 }
 
-/* Key events and sentiment. */
-
-static void md_sentiment(struct md *m)
-{
-	const cJSON *s = jget(m->run, "sentiment"), *c;
-	size_t n = 0;
-	cJSON_ArrayForEach(c, s) {
-		double score, stories;
-		if (!c->string || !jnum_get(c, "score", &score))
-			continue;
-		add(m, n++ ? "; " : "News sentiment by currency (score from -1 to +1): ");
-		char buf[32];
-		fmt_signed(buf, sizeof(buf), score);
-		put(m, c->string, "");
-		sbuf_addf(&m->b, " %s", buf);
-		if (jnum_get(c, "stories", &stories))
-			sbuf_addf(&m->b, " (%.0f %s)", stories, stories == 1 ? "story" : "stories");
-	}
-	if (n)
-		add(m, ".\n\n");
-}
-
-static void md_events(struct md *m)
-{
-	const cJSON *events = jget(m->run, "events");
-	heading(m, "Key events");
-	if (!cJSON_IsArray(events)) {
-		missing(m);
-		return;
-	}
-	size_t n;
-	struct ev_ref *r = report_events_sorted(events, &n, report_ev_cmp_date);
-	for (size_t i = 0; i < n; i++) {
-		const cJSON *e = r[i].e;
-		add(m, "- ");
-		put_lead(m, jstr(e, "date"), "undated");
-		add(m, " — ");
-		report_put_event_label(m, e);
-		add(m, ": ");
-		/* The words that report the act, then the story they are
-		 * from: a headline alone ("BUNDESBANK BUYS DOLLARS") does not
-		 * show why the Bank of England's act is in it. */
-		const cJSON *ev = cJSON_GetArrayItem(jget(e, "evidence"), 0);
-		const char *title = jstr(e, "title");
-		if (cJSON_IsString(ev) && *ev->valuestring &&
-		    (!title || strcasecmp(ev->valuestring, title))) {
-			add(m, "\"");
-			put(m, ev->valuestring, "");
-			add(m, "\" (");
-			put(m, title, "(no title)");
-			add(m, ")");
-		} else {
-			put(m, title, "(no title)");
-		}
-		add(m, " [sources: ");
-		put_list(m, jget(e, "sources"), "none cited");
-		add(m, "]\n");
-	}
-	add(m, n ? "\n" : "No central-bank events were found in the news for the window.\n\n");
-	free(r);
-	md_sentiment(m);
-}
-
 /* Findings. */
 
 static void finding_item(struct md *m, const cJSON *f, bool not_validated)
@@ -406,7 +343,7 @@ static void finding_item(struct md *m, const cJSON *f, bool not_validated)
 	add(m, " — by ");
 	put(m, jstr(f, "agent"), "an unknown agent");
 	add(m, "; sources: ");
-	put_list(m, jget(f, "sources"), "none cited");
+	report_put_list(m, jget(f, "sources"), "none cited");
 	if (jstr(f, "id")) {
 		add(m, "; finding ");
 		put(m, jstr(f, "id"), "");
@@ -541,24 +478,29 @@ static void md_issues(struct md *m)
 
 /* Freshness and warnings. */
 
-static void freshness_item(struct md *m, const char *pair)
+/* What a pair's freshness line says after its name, e.g. ": last quote
+ * 1987-03-27, 0 days before the window end." (new string). */
+static char *freshness_text(struct md *m, const char *pair)
 {
 	const cJSON *f = report_pair_figures(m->run, pair);
 	double days;
-	add(m, "- ");
-	put_lead(m, pair, "");
+	struct md t = { .run = m->run, .final = m->final };
+	sbuf_init(&t.b);
 	if (!f) {
-		add(m, m->final ? ": no data.\n" : ": _pending_.\n");
-		return;
+		add(&t, m->final ? ": no data.\n" : ": _pending_.\n");
+		return sbuf_detach(&t.b);
 	}
-	add(m, ": last quote ");
-	put(m, jstr(jget(f, "end"), "date"), "on an unknown date");
+	add(&t, ": last quote ");
+	put(&t, jstr(jget(f, "end"), "date"), "on an unknown date");
 	if (jnum_get(f, "freshness_days", &days))
-		sbuf_addf(&m->b, ", %.0f %s before the window end%s", days,
+		sbuf_addf(&t.b, ", %.0f %s before the window end%s", days,
 			  days == 1 ? "day" : "days", days > STALE_DAYS ? " (stale)" : "");
-	add(m, ".\n");
+	add(&t, ".\n");
+	return sbuf_detach(&t.b);
 }
 
+/* One line per distinct state, naming every pair in it: ten pairs quoted
+ * to the window's last day are one line, not ten alike. */
 static void md_freshness(struct md *m)
 {
 	const cJSON *pairs = jget(m->run, "pairs"), *p;
@@ -567,9 +509,37 @@ static void md_freshness(struct md *m)
 	if (!cJSON_IsArray(pairs) || !cJSON_GetArraySize(pairs)) {
 		missing(m);
 	} else {
+		size_t n = (size_t)cJSON_GetArraySize(pairs), k = 0;
+		const char **name = xcalloc(n, sizeof(*name));
+		char **text = xcalloc(n, sizeof(*text));
 		cJSON_ArrayForEach(p, pairs)
-			if (cJSON_IsString(p))
-				freshness_item(m, p->valuestring);
+			if (cJSON_IsString(p) && k < n) {
+				name[k] = p->valuestring;
+				text[k++] = freshness_text(m, p->valuestring);
+			}
+		for (size_t i = 0; i < k; i++) {
+			bool first = true;
+			for (size_t j = 0; j < i; j++)
+				first = first && strcmp(text[j], text[i]);
+			if (!first)
+				continue;
+			add(m, "- ");
+			for (size_t j = i, c = 0; j < k; j++) {
+				if (strcmp(text[j], text[i]))
+					continue;
+				if (c++) {
+					add(m, ", ");
+					put(m, name[j], "");
+				} else {
+					put_lead(m, name[j], "");
+				}
+			}
+			add(m, text[i]);
+		}
+		for (size_t i = 0; i < k; i++)
+			free(text[i]);
+		free(text);
+		free((void *)name);
 		add(m, "\n");
 	}
 	add(m, "### Warnings\n\n");
@@ -781,7 +751,7 @@ char *report_markdown(const cJSON *run, bool final)
 	report_md_summary(&m);
 	report_md_narrative(&m);
 	md_pairs(&m);
-	md_events(&m);
+	report_md_events(&m);
 	md_findings(&m);
 	md_issues(&m);
 	md_freshness(&m);

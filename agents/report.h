@@ -47,7 +47,11 @@
  * a final report says what is not available. Sections, in order: title and
  * window; executive summary; per-pair table (start and end close with
  * dates, change %, high, low, volatility, z-score, trend, a Unicode
- * sparkline of the closes); key events with their story ids; validated and
+ * sparkline of the closes); key events with their story ids (acts of one
+ * day and action told by the same sentence or story on one line, each act
+ * not confirmed by the validator marked disputed, unverified or not
+ * validated) and the news sentiment of the currencies the stories discuss;
+ * validated and
  * disputed findings; data freshness and warnings; failures and
  * reassignments; provenance (each figure and finding to its message id and
  * source records). Every string taken from the snapshot is stripped of
@@ -61,7 +65,11 @@ char *report_markdown(const cJSON *run, bool final);
  * {"date", "close"}, "end": {"date", "close"}, "change_pct", "high", "low",
  * "volatility_annualised_pct", "zscore", "trend", "largest_move",
  * "simulated", "provenance": {"message_id", "agent", "source"}}],
- * "events": [...], "findings": [{"id", "agent", "text", "sources", "verdict",
+ * "events": [{... as in the snapshot, "verdict": "confirmed"|"disputed"|
+ * "unverified"|"not validated" (its findings' verdicts), "told_with": [ids
+ * of the acts on its Key events line]}], "sentiment": {"JPY": {"score",
+ * "stories" (the stories that discuss the currency), ...}},
+ * "findings": [{"id", "agent", "text", "sources", "verdict",
  * "message_id"}], "issues": [...], "failures": [...], "warnings": [...],
  * "validation": {...}, "sources": {...}, "complete": bool} where complete
  * is true when every pair has figures and validation is done or failed.

@@ -58,6 +58,40 @@ static cJSON *json_findings(const cJSON *findings)
 	return out;
 }
 
+/* The events as the snapshot has them, each with its standing with the
+ * validator ("verdict", null while pending) and the ids of the acts told
+ * with it on its Key events line ("told_with", empty when alone). */
+static cJSON *json_events(const cJSON *run)
+{
+	const cJSON *events = jget(run, "events"), *e;
+	if (!cJSON_IsArray(events))
+		return cJSON_CreateNull();
+	size_t n;
+	struct ev_ref *r = report_events_sorted(events, &n, report_ev_cmp_date);
+	size_t *line = xcalloc(n ? n : 1, sizeof(*line));
+	report_events_group(r, n, line);
+	cJSON *out = cJSON_CreateArray();
+	cJSON_ArrayForEach(e, events) {
+		if (!cJSON_IsObject(e))
+			continue;
+		cJSON *o = cJSON_Duplicate(e, true);
+		const char *v = report_event_verdict(run, e, true);
+		cJSON_AddItemToObject(o, "verdict", v ? cJSON_CreateString(v) : cJSON_CreateNull());
+		cJSON *with = cJSON_AddArrayToObject(o, "told_with");
+		size_t me = n;
+		for (size_t i = 0; i < n; i++)
+			if (r[i].e == e)
+				me = i;
+		for (size_t i = 0; me < n && i < n; i++)
+			if (i != me && line[i] == line[me] && jstr(r[i].e, "id"))
+				cJSON_AddItemToArray(with, cJSON_CreateString(jstr(r[i].e, "id")));
+		cJSON_AddItemToArray(out, o);
+	}
+	free(line);
+	free(r);
+	return out;
+}
+
 static bool run_complete(const cJSON *run)
 {
 	const cJSON *pairs = jget(run, "pairs"), *p;
@@ -86,7 +120,8 @@ cJSON *report_json(const cJSON *run)
 	cJSON_ArrayForEach(p, jget(run, "pairs"))
 		if (cJSON_IsString(p))
 			cJSON_AddItemToArray(pairs, json_pair(run, p->valuestring));
-	add_copy(o, "events", jget(run, "events"));
+	cJSON_AddItemToObject(o, "events", json_events(run));
+	add_copy(o, "sentiment", jget(run, "sentiment"));
 	cJSON_AddItemToObject(o, "findings", json_findings(jget(run, "findings")));
 	add_copy(o, "issues", jget(run, "issues"));
 	add_copy(o, "failures", jget(run, "failures"));

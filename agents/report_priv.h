@@ -1,9 +1,12 @@
 /* The report writer's rendering, its parts (private to agents/report*.c):
  * report.c holds the snapshot helpers, the Markdown text primitives, the
- * numbers and dates, the sections from the pairs table to the provenance,
+ * numbers and dates, the sections from the pairs table to the provenance
+ * (but Key events),
  * and report_markdown; report_summary.c the title, the executive summary
- * and the narrative; report_json.c the JSON twin, the file name and the
- * sparkline. All pure: they read the run snapshot (agents/report.h). */
+ * and the narrative; report_events.c the Key events, the sentiment by
+ * currency and the summary's sentence on the acts; report_json.c the JSON
+ * twin, the file name and the sparkline. All pure: they read the run
+ * snapshot (agents/report.h). */
 #ifndef MADF_REPORT_PRIV_H
 #define MADF_REPORT_PRIV_H
 
@@ -78,6 +81,10 @@ static inline void heading(struct md *m, const char *title)
 
 /* Closes, highs and lows: two decimals from 100 up, else four. */
 void report_fmt_price(char *buf, size_t size, double v);
+/* A signed figure to two decimals; "0.00" when it rounds to zero. */
+void report_fmt_signed(char *buf, size_t size, double v);
+/* Joins the strings of a JSON array with ", " (escaped); none when empty. */
+void report_put_list(struct md *m, const cJSON *arr, const char *none);
 /* "20 Mar 1987" for "1987-03-20"; other text as it is. */
 void report_put_date_human(struct md *m, const char *iso);
 
@@ -101,5 +108,21 @@ struct ev_ref *report_events_sorted(const cJSON *events, size_t *n,
 				    int (*cmp)(const void *, const void *));
 /* "BOJ intervention": an event's bank and action (escaped). */
 void report_put_event_label(struct md *m, const cJSON *e);
+
+/* agents/report_events.c: the events as an analyst reads them. */
+
+/* An act's standing with the validator: "confirmed", "disputed",
+ * "unverified" (its findings' verdicts: disputed when any is, else
+ * confirmed when any is), "not validated" (no finding reports it and
+ * validation has finished, or final), NULL while pending. Static string. */
+const char *report_event_verdict(const cJSON *run, const cJSON *e, bool final);
+/* Acts of one day and action told by the same sentence or story share a
+ * Key events line: line[i] is the index in r (date-sorted, n long) of the
+ * act whose line holds r[i]. */
+void report_events_group(const struct ev_ref *r, size_t n, size_t *line);
+/* The Key events section, with the news sentiment by currency. */
+void report_md_events(struct md *m);
+/* The summary's sentence on the acts, by bank and action over days. */
+void report_md_summary_events(struct md *m);
 
 #endif

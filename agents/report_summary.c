@@ -12,7 +12,6 @@
 #include "core/util.h"
 #include "core/banned.h"
 
-#define SUMMARY_EVENTS 3    /* events named in the executive summary */
 
 /* Title, window, sources and the simulated-data banner. */
 
@@ -145,10 +144,21 @@ static const char *sbuf_str(const struct sbuf *b)
 	return b->data ? b->data : "";
 }
 
-/* Sorts currency moves against the US dollar into three lists. */
+/* Under this move (in %) a currency was little changed against the
+ * dollar: a move an analyst would not call strengthening. */
+#define LITTLE_CHANGED_PCT 0.10
+
+/* Currency moves against the US dollar: each currency's own move (the
+ * yen's rise when USD/JPY falls), sorted into strengthened, weakened,
+ * little changed and unchanged (to two decimals). */
+struct usd_move {
+	char *ccy;
+	double pct;
+};
+
 struct usd_moves {
-	struct sbuf list[3];    /* strengthened, weakened, unchanged */
-	size_t n[3];
+	struct usd_move *v;
+	size_t n;
 };
 
 static void usd_moves_add(struct usd_moves *u, const char *pair, double change)
@@ -157,12 +167,32 @@ static void usd_moves_add(struct usd_moves *u, const char *pair, double change)
 	if (!report_pair_split(pair, b, q) || (strcmp(b, "USD") && strcmp(q, "USD")) ||
 	    !strcmp(b, q))
 		return;
-	double r = round(change * 100) / 100;
 	bool usd_base = !strcmp(b, "USD");
-	int k = r == 0 ? 2 : ((r > 0) != usd_base ? 0 : 1);
-	if (u->n[k]++)
-		sbuf_addstr(&u->list[k], ", ");
-	report_md_put_flags(&u->list[k], usd_base ? q : b, 0);
+	/* USD/JPY -2.62%: the yen bought 1/(1 - 0.0262) - 1 = +2.69% more. */
+	double own = usd_base ? (change > -100 ? (100 / (100 + change) - 1) * 100 : NAN) : change;
+	if (!isfinite(own))
+		return;
+	u->v = xrealloc(u->v, (u->n + 1) * sizeof(*u->v));
+	u->v[u->n].pct = own;
+	/* The code as the pair spells it (pairs without '/' have 3 letters). */
+	u->v[u->n].ccy = xstrdup(usd_base ? q : b);
+	u->n++;
+}
+
+static int usd_bucket(double pct)
+{
+	double r = round(pct * 100) / 100;
+	if (r == 0)
+		return 3;
+	if (fabs(pct) < LITTLE_CHANGED_PCT)
+		return 2;
+	return pct > 0 ? 0 : 1;
+}
+
+static int usd_move_cmp(const void *a, const void *b)
+{
+	const struct usd_move *x = a, *y = b;
+	return (fabs(x->pct) < fabs(y->pct)) - (fabs(x->pct) > fabs(y->pct));
 }
 
 /* Snapshot names as "A", "A and B" or "A, B and C" (escaped). */
@@ -178,16 +208,35 @@ static void put_names(struct md *m, const char *const *v, size_t n)
 static void summary_usd(struct md *m, struct usd_moves *u, const char *const *nodata,
 			size_t nnodata)
 {
-	static const char *const verbs[] = { "strengthened", "weakened", "were unchanged" };
-	char *parts[3];
+	static const char *const verbs[][2] = {
+		{ "strengthened", "strengthened" }, { "weakened", "weakened" },
+		{ "was little changed", "were little changed" },
+		{ "was unchanged", "were unchanged" },
+	};
+	char *parts[4];
 	size_t np = 0;
-	for (int k = 0; k < 3; k++) {
-		if (!u->n[k])
-			continue;
-		const char *verb = k == 2 && u->n[k] == 1 ? "was unchanged" : verbs[k];
-		parts[np++] = xasprintf("%zu %s %s (%s)", u->n[k],
-					u->n[k] == 1 ? "currency" : "currencies", verb,
-					sbuf_str(&u->list[k]));
+	if (u->n)
+		qsort(u->v, u->n, sizeof(*u->v), usd_move_cmp);
+	for (int k = 0; k < 4; k++) {
+		struct sbuf list;
+		size_t n = 0;
+		sbuf_init(&list);
+		for (size_t i = 0; i < u->n; i++) {
+			if (usd_bucket(u->v[i].pct) != k)
+				continue;
+			if (n++)
+				sbuf_addstr(&list, ", ");
+			report_md_put_flags(&list, u->v[i].ccy, 0);
+			if (k < 3)
+				sbuf_addf(&list, " %+.2f%%", u->v[i].pct);
+		}
+		if (n) {
+			const char *noun = np ? "" : n == 1 ? "currency " : "currencies ";
+			parts[np] = xasprintf("%zu %s%s (%s)", n, noun, verbs[k][n != 1],
+					      sbuf_str(&list));
+			np++;
+		}
+		sbuf_release(&list);
 	}
 	if (np) {
 		add(m, "Against the US dollar, ");
@@ -277,8 +326,6 @@ static void summary_market(struct md *m, const char *lead_pair)
 	const char **nodata = xcalloc((size_t)cJSON_GetArraySize(jget(m->run, "pairs")) + 1,
 				      sizeof(*nodata));
 	memset(&u, 0, sizeof(u));
-	for (int k = 0; k < 3; k++)
-		sbuf_init(&u.list[k]);
 	cJSON_ArrayForEach(p, jget(m->run, "pairs")) {
 		if (!cJSON_IsString(p))
 			continue;
@@ -306,8 +353,9 @@ static void summary_market(struct md *m, const char *lead_pair)
 		add(m, m->final ? "No market figures are available for the window. "
 				: "Market figures are still pending. ");
 	summary_usd(m, &u, nodata, mover ? nnodata : 0);
-	for (int k = 0; k < 3; k++)
-		sbuf_release(&u.list[k]);
+	for (size_t i = 0; i < u.n; i++)
+		free(u.v[i].ccy);
+	free(u.v);
 	free(nodata);
 }
 
@@ -328,24 +376,6 @@ int report_ev_cmp_date(const void *a, const void *b)
 	const char *dx = jstr(x->e, "date"), *dy = jstr(y->e, "date");
 	int c = strcmp(dx ? dx : "", dy ? dy : "");
 	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/* Summary order: the kind of action, then a named central bank before a
- * policy body, then the best-sourced (most stories), then the date. */
-static int ev_cmp_rank(const void *a, const void *b)
-{
-	const struct ev_ref *x = a, *y = b;
-	if (x->rank != y->rank)
-		return (x->rank > y->rank) - (x->rank < y->rank);
-	const char *bx = jstr(x->e, "bank"), *by = jstr(y->e, "bank");
-	int px = bx && !strcmp(bx, "policy"), py = by && !strcmp(by, "policy");
-	if (px != py)
-		return px - py;
-	int nx = cJSON_GetArraySize(jget(x->e, "sources"));
-	int ny = cJSON_GetArraySize(jget(y->e, "sources"));
-	if (nx != ny)
-		return ny - nx;
-	return report_ev_cmp_date(a, b);
 }
 
 /* The events as refs sorted by cmp; caller frees. */
@@ -373,36 +403,6 @@ void report_put_event_label(struct md *m, const cJSON *e)
 	put(m, jstr(e, "bank"), "policy");
 	add(m, " ");
 	put(m, jstr(e, "action"), "event");
-}
-
-static void summary_events(struct md *m)
-{
-	const cJSON *events = jget(m->run, "events");
-	if (!cJSON_IsArray(events)) {
-		add(m, m->final ? "News events are not available. "
-				: "News analysis is still pending. ");
-		return;
-	}
-	size_t n;
-	struct ev_ref *r = report_events_sorted(events, &n, ev_cmp_rank);
-	if (!n) {
-		add(m, "The news search found no central-bank events in the window. ");
-		free(r);
-		return;
-	}
-	sbuf_addf(&m->b, "The news flagged %zu central-bank %s", n, n == 1 ? "event" : "events");
-	add(m, n > SUMMARY_EVENTS ? ", chief among them " : ": ");
-	size_t k = n < SUMMARY_EVENTS ? n : SUMMARY_EVENTS;
-	for (size_t i = 0; i < k; i++) {
-		if (i > 0)
-			add(m, i + 1 == k ? " and " : ", ");
-		report_put_event_label(m, r[i].e);
-		add(m, " (");
-		report_put_date_human(m, jstr(r[i].e, "date"));
-		add(m, ")");
-	}
-	add(m, ". ");
-	free(r);
 }
 
 static void count_verdicts(const cJSON *findings, size_t n[4], size_t *total)
@@ -524,9 +524,19 @@ static void summary_failures(struct md *m)
 	if (re + fa + nv == 0)
 		return;
 	add(m, "During the run, ");
-	if (re + fa + nv == 1 && re)
+	if (re + fa + nv == 1 && re) {
 		summary_one_reassignment(m, one);
-	else
+	} else if (re + fa + nv == 1 && fa) {
+		/* One failure: which task and why, as the table says. */
+		put_task_name(m, one);
+		add(m, " failed");
+		const char *why = jstr(one, "reason");
+		if (why && *why) {
+			add(m, ": ");
+			put(m, why, "");
+		}
+		add(m, why && *why && why[strlen(why) - 1] == '.' ? " " : ". ");
+	} else
 		summary_failure_counts(m, re, fa, nv);
 }
 
@@ -536,7 +546,7 @@ void report_md_summary(struct md *m)
 	size_t start = m->b.len;
 	struct report_lead lead;
 	summary_market(m, summary_lead(m, &lead));
-	summary_events(m);
+	report_md_summary_events(m);
 	summary_validation(m);
 	summary_failures(m);
 	while (m->b.len > start && m->b.data[m->b.len - 1] == ' ')

@@ -579,9 +579,10 @@ static void story_analyse(const char *id, const char *title, const char *body,
 	pthread_mutex_unlock(&memo_lock);
 	struct story_memo m = { .key = key };
 	events_extract(title, body, pub_day, &m.ev);
+	/* One story, counted once for each currency it discusses (title and
+	 * body together), so a currency's "stories" are the stories about it. */
 	analytics_sentiment_init(&m.sent);
-	analytics_sentiment_add(&m.sent, title);
-	analytics_sentiment_add(&m.sent, body);
+	analytics_sentiment_add_story(&m.sent, title, body);
 	pthread_mutex_lock(&memo_lock);
 	if ((memo_n + 1) * 2 > memo_cap) {
 		struct story_memo *old = memo;
@@ -617,6 +618,71 @@ static void sentiment_merge(struct fx_sentiment *into, const struct fx_sentiment
 	into->ntexts += one->ntexts;
 }
 
+/* Stories cited for each side of a tone finding. */
+#define SENTIMENT_CITED 6
+/* Under this move (in %) the pair is flat: it neither bears out nor
+ * contradicts a tone. */
+#define TONE_FLAT_PCT 0.10
+
+/* The pair's tone against its move over the window: raw's "price_check"
+ * and, when stories discuss both currencies, the finding "<code>-S1". A
+ * tone resting on one side only (no story about the other currency: the
+ * Australian dollar in a week of dollar-yen news) is no reading of the
+ * pair: the price check says which side it rests on, and there is no
+ * finding for the validator to confirm. Takes nothing; side_ids are the
+ * ids of the stories discussing each side (copied). */
+static void tone_check(const char *pair, const char *code, const char *d0, const char *d1,
+		       const struct ccy_sentiment *sb, const struct ccy_sentiment *sq,
+		       double change, cJSON *const side_ids[2], cJSON *raw, cJSON *findings)
+{
+	cJSON *pc = cJSON_AddObjectToObject(raw, "price_check");
+	cJSON_AddNumberToObject(pc, "change_pct", round(change * 10000) / 10000);
+	if (!sb->stories || !sq->stories) {
+		const char *only = sb->stories ? sb->ccy : sq->stories ? sq->ccy : NULL;
+		if (only)
+			cJSON_AddStringToObject(pc, "tone_rests_on", only);
+		else
+			cJSON_AddNullToObject(pc, "tone_rests_on");
+		return;
+	}
+	/* The pair rises when the base firms against the quote. */
+	double tone = sb->score - sq->score;
+	bool flat = fabs(change) < TONE_FLAT_PCT, neutral = fabs(tone) < 0.1;
+	bool agrees = flat || neutral || (tone > 0) == (change > 0);
+	cJSON_AddNumberToObject(pc, "tone", round(tone * 100) / 100);
+	cJSON_AddBoolToObject(pc, "consistent", agrees);
+	char id[64];
+	snprintf(id, sizeof(id), "%s-S1", code);
+	const char *how = flat ? "too small a move to bear out or contradict the tone" :
+			  neutral ? "which a neutral tone neither bears out nor contradicts" :
+			  agrees ? "consistent with the tone" : "against the tone";
+	char *text = xasprintf("News tone: %s %+.2f over %u %s, %s %+.2f over %u %s; %s moved "
+			       "%+.2f%%, %s.", sb->ccy, sb->score, sb->stories,
+			       sb->stories == 1 ? "story" : "stories", sq->ccy, sq->score,
+			       sq->stories, sq->stories == 1 ? "story" : "stories", pair, change,
+			       how);
+	cJSON *data = cJSON_CreateObject();
+	cJSON_AddNumberToObject(data, "change_pct", change);
+	cJSON_AddNumberToObject(data, "tone", tone);
+	cJSON_AddBoolToObject(data, "consistent", agrees);
+	cJSON_AddNumberToObject(data, "base_stories", sb->stories);
+	cJSON_AddNumberToObject(data, "quote_stories", sq->stories);
+	cJSON_AddStringToObject(data, "window_start", d0);
+	cJSON_AddStringToObject(data, "window_end", d1);
+	cJSON *ids = cJSON_CreateArray();
+	const cJSON *x, *y;
+	for (int i = 0; i < 2; i++)
+		cJSON_ArrayForEach(x, side_ids[i]) {
+			bool have = false;
+			cJSON_ArrayForEach(y, ids)
+				have = have || !strcmp(x->valuestring, y->valuestring);
+			if (!have)
+				cJSON_AddItemToArray(ids, cJSON_CreateString(x->valuestring));
+		}
+	add_finding(findings, id, "sentiment", pair, text, ids, data);
+	free(text);
+}
+
 /* News: central-bank and policy events touching the pair's currencies,
  * sentiment per currency, and a price check from the market data. */
 static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
@@ -643,8 +709,9 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 	struct fx_sentiment sent;
 	analytics_sentiment_init(&sent);
 	cJSON *events = cJSON_AddArrayToObject(raw, "events");
-	cJSON *sent_ids = cJSON_CreateArray();
-	int nstories = 0, nsent = 0;
+	/* The stories that discuss each side, cited by the tone finding. */
+	cJSON *side_ids[2] = { cJSON_CreateArray(), cJSON_CreateArray() };
+	int nstories = 0;
 	const cJSON *story;
 	cJSON_ArrayForEach(story, cJSON_GetObjectItem(res, "stories")) {
 		nstories++;
@@ -655,14 +722,14 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 			(void)market_day_parse(at, 10, &pub_day);
 		struct story_memo sm;
 		story_analyse(sid, title, body, pub_day, &sm);
-		const struct ccy_sentiment *cb = analytics_sentiment_get(&sm.sent, b);
-		const struct ccy_sentiment *cq = analytics_sentiment_get(&sm.sent, q);
-		bool mentions = (cb && cb->pos + cb->neg) || (cq && cq->pos + cq->neg);
-		if (mentions) {
+		const struct ccy_sentiment *side[2] = { analytics_sentiment_get(&sm.sent, b),
+							 analytics_sentiment_get(&sm.sent, q) };
+		if ((side[0] && side[0]->stories) || (side[1] && side[1]->stories))
 			sentiment_merge(&sent, &sm.sent);
-			if (nsent++ < 12 && sid)
-				cJSON_AddItemToArray(sent_ids, cJSON_CreateString(sid));
-		}
+		for (int i = 0; i < 2; i++)
+			if (side[i] && side[i]->stories && sid &&
+			    cJSON_GetArraySize(side_ids[i]) < SENTIMENT_CITED)
+				cJSON_AddItemToArray(side_ids[i], cJSON_CreateString(sid));
 		if (!sid)
 			continue;
 		/* Events: central-bank acts the story reports as done, in the
@@ -742,7 +809,7 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		cJSON_AddNumberToObject(o, "score", round(cs->score * 100) / 100);
 		cJSON_AddNumberToObject(o, "up", cs->pos);
 		cJSON_AddNumberToObject(o, "down", cs->neg);
-		cJSON_AddNumberToObject(o, "stories", nsent);
+		cJSON_AddNumberToObject(o, "stories", cs->stories);
 	}
 	/* Price check: does the tone agree with the move? */
 	double change = NAN;
@@ -763,30 +830,10 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 	cJSON_Delete(pres);
 	const struct ccy_sentiment *sb = analytics_sentiment_get(&sent, b);
 	const struct ccy_sentiment *sq = analytics_sentiment_get(&sent, q);
-	if (sb && sq && isfinite(change)) {
-		/* The pair rises when the base firms against the quote. */
-		double tone = sb->score - sq->score;
-		bool agrees = fabs(tone) < 0.1 || (tone > 0) == (change > 0);
-		cJSON *pc = cJSON_AddObjectToObject(raw, "price_check");
-		cJSON_AddNumberToObject(pc, "change_pct", round(change * 10000) / 10000);
-		cJSON_AddNumberToObject(pc, "tone", round(tone * 100) / 100);
-		cJSON_AddBoolToObject(pc, "consistent", agrees);
-		char id[64];
-		snprintf(id, sizeof(id), "%s-S1", code);
-		char *text = xasprintf("News tone over %d stories: %s %+.2f, %s %+.2f; %s moved "
-				       "%+.2f%%, %s the tone.", nsent, b, sb->score, q, sq->score,
-				       pair, change, agrees ? "consistent with" : "against");
-		cJSON *data = cJSON_CreateObject();
-		cJSON_AddNumberToObject(data, "change_pct", change);
-		cJSON_AddNumberToObject(data, "tone", tone);
-		cJSON_AddBoolToObject(data, "consistent", agrees);
-		cJSON_AddStringToObject(data, "window_start", d0);
-		cJSON_AddStringToObject(data, "window_end", d1);
-		add_finding(findings, id, "sentiment", pair, text, sent_ids, data);
-		sent_ids = NULL;
-		free(text);
-	}
-	cJSON_Delete(sent_ids);
+	if (sb && sq && isfinite(change))
+		tone_check(pair, code, d0, d1, sb, sq, change, side_ids, raw, findings);
+	cJSON_Delete(side_ids[0]);
+	cJSON_Delete(side_ids[1]);
 	if (nstories == 0)
 		cJSON_AddItemToArray(warnings, cJSON_CreateString("no stories in the window"));
 	*confidence = nstories >= 10 ? 0.85 : nstories > 0 ? 0.6 : 0.3;

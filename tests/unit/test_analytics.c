@@ -656,6 +656,23 @@ static void test_sentiment(void **state)
 	assert_float_equal(SCORE("JPY"), 0, 0);
 	assert_null(analytics_sentiment_get(&s, "XYZ"));
 	assert_non_null(analytics_sentiment_get(&s, "KRW"));
+
+	/* A story counts once for each currency it discusses, title and
+	 * body together; a currency it does not discuss gets no story (the
+	 * researcher's tone by currency rests on these counts). */
+	analytics_sentiment_init(&s);
+	analytics_sentiment_add_story(&s, "DOLLAR FALLS IN TOKYO",
+				      "The dollar fell against the yen. Later the dollar "
+				      "weakened again.");
+	analytics_sentiment_add_story(&s, "Sterling firmer", NULL);
+	analytics_sentiment_add_story(&s, NULL, "Gold rose.");
+	assert_int_equal(s.ntexts, 3);
+	assert_int_equal(analytics_sentiment_get(&s, "USD")->neg, 3);
+	assert_int_equal(analytics_sentiment_get(&s, "USD")->stories, 1);
+	assert_int_equal(analytics_sentiment_get(&s, "JPY")->stories, 1);
+	assert_int_equal(analytics_sentiment_get(&s, "GBP")->stories, 1);
+	assert_int_equal(analytics_sentiment_get(&s, "AUD")->stories, 0);
+	assert_int_equal(analytics_sentiment_get(&s, "EUR")->stories, 0);
 #undef SCORE
 #undef POS
 #undef NEG

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "agents/report.h"
+#include "core/json_out.h"
 #include "core/util.h"
 
 #include "core/banned.h"
@@ -82,6 +83,7 @@ static const char SNAPSHOT[] =
 	"  {'id': 'USD_JPY-N1', 'agent': 'research_agent_2', 'kind': 'news', 'pair': 'USD/JPY',"
 	"   'text': 'Bank of Japan buying held the dollar above 150 yen all week.',"
 	"   'sources': ['reuters-21578-8591', 'reuters-21578-9128'], 'message_id': 'm-0008',"
+	"   'data': {'bank': 'BOJ', 'action': 'intervention', 'date': '1987-03-24'},"
 	"   'verdict': 'disputed',"
 	"   'verdict_reason': 'USD/JPY closed at 149.32 on 1987-03-24, below 150'},"
 	"  {'id': 'AUD_USD-N1', 'agent': 'research_agent_1', 'kind': 'news', 'pair': 'AUD/USD',"
@@ -264,9 +266,25 @@ static void test_pairs_table(void **state)
 	assert_non_null(strstr(sec, "- no quotes for EUR/USD in the window (no rows)\n"));
 	free(sec);
 	sec = section(md, "### Freshness");
-	assert_non_null(strstr(sec, "- USD/JPY: last quote 1987-03-27, 0 days before the window "
-				    "end.\n"));
-	assert_non_null(strstr(sec, "- EUR/USD: no data.\n"));
+	/* Pairs alike share one line, not one line each. */
+	assert_string_equal(sec, "### Freshness\n\n"
+				 "- USD/JPY, GBP/USD, AUD/USD: last quote 1987-03-27, 0 days "
+				 "before the window end.\n"
+				 "- EUR/USD: no data.\n");
+	free(sec);
+	free(md);
+	/* A stale pair stands apart. */
+	cJSON *gbp = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "market"), "GBP/USD");
+	cJSON_ReplaceItemInObject(gbp, "freshness_days", cJSON_CreateNumber(4));
+	set_string(cJSON_GetObjectItem(gbp, "end"), "date", "1987-03-23");
+	md = report_markdown(run, true);
+	sec = section(md, "### Freshness");
+	assert_string_equal(sec, "### Freshness\n\n"
+				 "- USD/JPY, AUD/USD: last quote 1987-03-27, 0 days before the "
+				 "window end.\n"
+				 "- EUR/USD: no data.\n"
+				 "- GBP/USD: last quote 1987-03-23, 4 days before the window end "
+				 "(stale).\n");
 	free(sec);
 	free(md);
 	cJSON_Delete(run);
@@ -283,10 +301,10 @@ static void test_summary(void **state)
 		"The week's main story was the BOJ intervention, buying USD, on 24 Mar 1987 "
 		"(2 stories), as JPY strengthened: USD/JPY fell 2.62% from 151.70 on "
 		"20 Mar 1987 to 147.72 on 27 Mar 1987. USD/JPY was the biggest mover. "
-		"Against the US dollar, 3 currencies strengthened (JPY, GBP, AUD); there were "
-		"no figures for EUR/USD. "
-		"The news flagged 2 central-bank events: BOJ intervention (24 Mar 1987) and "
-		"Bundesbank intervention (25 Mar 1987). "
+		"Against the US dollar, 2 currencies strengthened (JPY +2.69%, AUD +1.79%) and "
+		"1 was little changed (GBP +0.05%); there were no figures for EUR/USD. "
+		"The news reported 2 central-bank acts: the Bank of Japan bought dollars on "
+		"24 Mar 1987 (disputed); the Bundesbank on 25 Mar 1987 (not validated). "
 		"Of 4 findings, validation confirmed 2, disputed 1 and left 1 unverified "
 		"(overall confidence 0.82). "
 		"During the run, the USD/JPY market data task was reassigned from "
@@ -300,9 +318,25 @@ static void test_summary(void **state)
 	cJSON_ReplaceItemInObject(aud, "change_pct", cJSON_CreateNumber(-0.4));
 	md = report_markdown(run, true);
 	sec = section(md, "## Executive summary");
-	assert_non_null(strstr(sec, "Against the US dollar, 2 currencies strengthened (JPY, GBP) "
-				    "and 1 currency weakened (AUD)"));
+	assert_non_null(strstr(sec, "Against the US dollar, 1 currency strengthened (JPY +2.69%), "
+				    "1 weakened (AUD -0.40%) and 1 was little changed (GBP +0.05%)"));
 	assert_null(strstr(sec, "During the run"));
+	free(sec);
+	free(md);
+
+	/* One task failed: which, and why, not just a count. */
+	cJSON *fl = cJSON_Parse(
+		"[{\"task_id\": \"EURUSD-market\", \"kind\": \"market\", \"pair\": \"EUR/USD\","
+		" \"what\": \"failed\", \"from\": \"research_agent_1\", \"reason\": \"no data "
+		"for EUR/USD in fred-daily-1971-2017.csv between 1987-03-20 and 1987-03-27 (its "
+		"first quote is on 1999-01-04)\"}]");
+	assert_non_null(fl);
+	cJSON_AddItemToObject(run, "failures", fl);
+	md = report_markdown(run, true);
+	sec = section(md, "## Executive summary");
+	assert_non_null(strstr(sec, "During the run, the EUR/USD market task failed: no data for "
+				    "EUR/USD in fred-daily-1971-2017.csv between 1987-03-20 and "
+				    "1987-03-27 (its first quote is on 1999-01-04).\n"));
 	free(sec);
 	free(md);
 	cJSON_Delete(run);
@@ -341,8 +375,13 @@ static void test_summary_lead(void **state)
 		"The week's main story was the BOJ intervention, buying USD, on 3 days from "
 		"23 Mar 1987 to 27 Mar 1987 (3 stories), as JPY strengthened: USD/JPY fell 2.62% "
 		"from 151.70 on 20 Mar 1987 to 147.72 on 27 Mar 1987. "));
-	/* The ranking still lists the best-sourced events after it. */
-	assert_non_null(strstr(sec, "chief among them Bundesbank intervention (25 Mar 1987)"));
+	/* The acts after it, by bank and action over days: an intervention
+	 * before a rate cut, the bank with more days first, the verb said
+	 * once for banks that did the same; none has a finding. */
+	assert_non_null(strstr(sec, "The news reported 5 central-bank acts: the Bank of Japan "
+				    "bought dollars on 23, 26 and 27 Mar 1987 (not validated); the "
+				    "Bundesbank on 25 Mar 1987 (not validated); the Federal Reserve "
+				    "cut its discount rate on 24 Mar 1987 (not validated). "));
 	free(sec);
 	free(md);
 
@@ -374,12 +413,14 @@ static void test_events(void **state)
 	cJSON *run = snapshot();
 	char *md = report_markdown(run, true);
 	char *sec = section(md, "## Key events");
-	/* Sorted by date although the snapshot lists them the other way. */
-	const char *boj = strstr(sec, "\n- 1987-03-24 — BOJ intervention: BANK OF JAPAN STEPS UP "
-				      "DOLLAR BUYING [sources: reuters-21578-8591, "
+	/* Sorted by date although the snapshot lists them the other way;
+	 * each act marked as its findings stand: the BOJ's disputed (finding
+	 * USD_JPY-N1), the Bundesbank's reported by no finding. */
+	const char *boj = strstr(sec, "\n- 1987-03-24 — BOJ intervention (disputed): BANK OF JAPAN "
+				      "STEPS UP DOLLAR BUYING [sources: reuters-21578-8591, "
 				      "reuters-21578-8657]\n");
-	const char *buba = strstr(sec, "\n- 1987-03-25 — Bundesbank intervention: BUNDESBANK BUYS "
-				       "DOLLARS IN FRANKFURT - DEALERS [sources: "
+	const char *buba = strstr(sec, "\n- 1987-03-25 — Bundesbank intervention (not validated): "
+				       "BUNDESBANK BUYS DOLLARS IN FRANKFURT - DEALERS [sources: "
 				       "reuters-21578-9282, reuters-21578-9295]\n");
 	assert_non_null(boj);
 	assert_non_null(buba);
@@ -410,12 +451,14 @@ static void test_events(void **state)
 	cJSON_ReplaceItemInObject(run, "events", evs);
 	md = report_markdown(run, true);
 	sec = section(md, "## Key events");
-	assert_non_null(strstr(sec, "\n- 1987-03-25 — BoE intervention: \"Dealers said the Bank of "
+	assert_non_null(strstr(sec, "\n- 1987-03-25 — BoE intervention (not validated): \"Dealers "
+				    "said the Bank of "
 				    "England supported the dollar"));
 	assert_non_null(strstr(sec, " against the yen\" (BUNDESBANK BUYS DOLLARS IN FRANKFURT - "
 				    "DEALERS) [sources: reuters-21578-9295]\n"));
 	assert_null(strchr(sec, '\x1b'));
-	assert_non_null(strstr(sec, "\n- 1987-03-26 — BOJ intervention: BANK OF JAPAN BUYS DOLLARS "
+	assert_non_null(strstr(sec, "\n- 1987-03-26 — BOJ intervention (not validated): BANK OF "
+				    "JAPAN BUYS DOLLARS "
 				    "[sources: x]\n"));
 	free(sec);
 	free(md);
@@ -430,6 +473,254 @@ static void test_events(void **state)
 	assert_non_null(strstr(sec, "The news search found no central-bank events in the window."));
 	free(sec);
 	free(md);
+	cJSON_Delete(run);
+}
+
+/* The acts of the week ending 1987-03-27 as research_agent_2 reports
+ * them (one event per bank, action and day; the quoted sentence first)
+ * with the validator's verdicts on their findings. */
+static const char WEEK_EVENTS[] =
+	"[{'id': 'E1', 'bank': 'BOJ', 'action': 'intervention', 'date': '1987-03-23',"
+	"  'title': 'TOKYO - Bank of Japan buys small amount of dollars, dealers said',"
+	"  'evidence': ['TOKYO - Bank of Japan buys small amount of dollars, dealers said'],"
+	"  'sources': ['reuters-21578-8586']},"
+	" {'id': 'E2', 'bank': 'BOJ', 'action': 'intervention', 'date': '1987-03-24',"
+	"  'title': 'BANK OF JAPAN STEPS UP DOLLAR BUYING',"
+	"  'evidence': ['The Bank of Japan stepped up its dollar buying, dealers said'],"
+	"  'sources': ['reuters-21578-8591', 'reuters-21578-8657', 'reuters-21578-9022']},"
+	" {'id': 'E3', 'bank': 'BoE', 'action': 'intervention', 'date': '1987-03-24',"
+	"  'title': 'DOLLAR EXPECTED TO FALL DESPITE INTERVENTION',"
+	"  'evidence': ['traders said the Bank of Japan, Federal Reserve Board and Bank of "
+	"England intervened in the markets on behalf of the U.S. currency'],"
+	"  'sources': ['reuters-21578-9022']},"
+	" {'id': 'E4', 'bank': 'BOJ', 'action': 'intervention', 'date': '1987-03-25',"
+	"  'title': 'Bank of Japan keeps intervening to hold dollar above 149 yen, brokers',"
+	"  'evidence': ['Bank of Japan keeps intervening to hold dollar above 149 yen, brokers'],"
+	"  'sources': ['reuters-21578-9128', 'reuters-21578-9129']},"
+	" {'id': 'E5', 'bank': 'Bundesbank', 'action': 'intervention', 'date': '1987-03-25',"
+	"  'title': 'Bundesbank buys dollars for yen - Frankfurt dealers',"
+	"  'evidence': ['Bundesbank buys dollars for yen - Frankfurt dealers'],"
+	"  'sources': ['reuters-21578-9282', 'reuters-21578-9295']},"
+	" {'id': 'E6', 'bank': 'BoE', 'action': 'intervention', 'date': '1987-03-25',"
+	"  'title': 'BUNDESBANK BUYS DOLLARS IN FRANKFURT - DEALERS',"
+	"  'evidence': ['Dealers said the Bank of Japan and Bank of England supported the "
+	"dollar against the yen earlier today'],"
+	"  'sources': ['reuters-21578-9295']},"
+	" {'id': 'E17', 'bank': 'RBA', 'action': 'cut', 'date': '1987-03-25',"
+	"  'title': 'AUSTRALIAN RESERVE BANK CUTS REDISCOUNT RATE',"
+	"  'sources': ['reuters-21578-9675']},"
+	" {'id': 'E7', 'bank': 'Fed', 'action': 'intervention', 'date': '1987-03-26',"
+	"  'title': 'MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY',"
+	"  'evidence': ['the market challenged the authorities despite concerted intervention by "
+	"the central banks of the United States, Japan, Britain and West Germany'],"
+	"  'sources': ['reuters-21578-9764']},"
+	" {'id': 'E8', 'bank': 'BOJ', 'action': 'intervention', 'date': '1987-03-26',"
+	"  'title': 'MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY',"
+	"  'evidence': ['the market challenged the authorities despite concerted intervention by "
+	"the central banks of the United States, Japan, Britain and West Germany'],"
+	"  'sources': ['reuters-21578-9764', 'reuters-21578-9783', 'reuters-21578-9871']},"
+	" {'id': 'E15', 'bank': 'Bundesbank', 'action': 'intervention', 'date': '1987-03-26',"
+	"  'title': 'MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY',"
+	"  'evidence': ['the market challenged the authorities despite concerted intervention by "
+	"the central banks of the United States, Japan, Britain and West Germany'],"
+	"  'sources': ['reuters-21578-9764']},"
+	" {'id': 'E16', 'bank': 'BoE', 'action': 'intervention', 'date': '1987-03-26',"
+	"  'title': 'MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY',"
+	"  'evidence': ['the market challenged the authorities despite concerted intervention by "
+	"the central banks of the United States, Japan, Britain and West Germany'],"
+	"  'sources': ['reuters-21578-9764']},"
+	" {'id': 'E9', 'bank': 'BdF', 'action': 'intervention', 'date': '1987-03-26',"
+	"  'title': 'BANK OF FRANCE BUYS DOLLARS, SELLS YEN - DEALERS',"
+	"  'sources': ['reuters-21578-9862', 'reuters-21578-9871']},"
+	" {'id': 'E12', 'bank': 'BOJ', 'action': 'intervention', 'date': '1987-03-27',"
+	"  'title': 'BANK OF JAPAN INTERVENES TO STEM DOLLAR FALL',"
+	"  'sources': ['reuters-21578-10357']}]";
+
+/* Findings on those acts: bank, action, date and verdict. */
+static const char *const WEEK_VERDICTS[][4] = {
+	{ "BOJ", "intervention", "1987-03-23", "disputed" },
+	{ "BOJ", "intervention", "1987-03-24", "confirmed" },
+	{ "BoE", "intervention", "1987-03-24", "unverified" },
+	{ "BOJ", "intervention", "1987-03-25", "confirmed" },
+	{ "Bundesbank", "intervention", "1987-03-25", "confirmed" },
+	{ "BoE", "intervention", "1987-03-25", "disputed" },
+	{ "BoE", "intervention", "1987-03-25", "disputed" },  /* under two pairs */
+	{ "RBA", "cut", "1987-03-25", "disputed" },
+	{ "Fed", "intervention", "1987-03-26", "unverified" },
+	{ "BOJ", "intervention", "1987-03-26", "confirmed" },
+	{ "Bundesbank", "intervention", "1987-03-26", "unverified" },
+	{ "BoE", "intervention", "1987-03-26", "disputed" },
+};
+
+static cJSON *week_snapshot(void)
+{
+	cJSON *run = snapshot();
+	char *s = xstrdup(WEEK_EVENTS);
+	for (char *p = s; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	cJSON *ev = cJSON_Parse(s);
+	free(s);
+	assert_non_null(ev);
+	cJSON_ReplaceItemInObject(run, "events", ev);
+	cJSON *findings = cJSON_GetObjectItem(run, "findings"), *f0;
+	cJSON_ArrayForEach(f0, findings)
+		cJSON_DeleteItemFromObject(f0, "data"); /* only the week's verdicts */
+	for (size_t i = 0; i < ARRAY_SIZE(WEEK_VERDICTS); i++) {
+		cJSON *f = cJSON_CreateObject();
+		char id[16];
+		snprintf(id, sizeof(id), "W-N%zu", i + 1);
+		cJSON_AddStringToObject(f, "id", id);
+		cJSON_AddStringToObject(f, "kind", "news");
+		cJSON_AddStringToObject(f, "text", "an act");
+		cJSON *d = cJSON_AddObjectToObject(f, "data");
+		cJSON_AddStringToObject(d, "bank", WEEK_VERDICTS[i][0]);
+		cJSON_AddStringToObject(d, "action", WEEK_VERDICTS[i][1]);
+		cJSON_AddStringToObject(d, "date", WEEK_VERDICTS[i][2]);
+		cJSON_AddStringToObject(f, "verdict", WEEK_VERDICTS[i][3]);
+		cJSON_AddItemToArray(findings, f);
+	}
+	return run;
+}
+
+static size_t count_of(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Acts of one day told by one sentence or story share a Key events line
+ * (the concerted intervention of 26 Mar is one line, not four quoting the
+ * same sentence); acts not confirmed are marked; every source is kept. */
+static void test_events_grouped(void **state)
+{
+	(void)state;
+	cJSON *run = week_snapshot();
+	char *md = report_markdown(run, true);
+	char *sec = section(md, "## Key events");
+	assert_non_null(strstr(sec,
+		"\n- 1987-03-26 — concerted intervention by the Fed (unverified), BOJ, Bundesbank "
+		"(unverified) and BoE (disputed): \"the market challenged the authorities despite "
+		"concerted intervention by the central banks of the United States, Japan, Britain "
+		"and West Germany\" (MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY) [sources: "
+		"reuters-21578-9764, reuters-21578-9783, reuters-21578-9871]\n"));
+	assert_int_equal(count_of(sec, "MONETARY AUTHORITIES"), 1);
+	/* The Bank of France's own story of that day stays its own line. */
+	assert_non_null(strstr(sec, "\n- 1987-03-26 — BdF intervention (not validated): BANK OF "
+				    "FRANCE BUYS DOLLARS, SELLS YEN - DEALERS [sources: "
+				    "reuters-21578-9862, reuters-21578-9871]\n"));
+	/* 24 Mar: the BoE's sentence names the BOJ's act; both quotes kept. */
+	assert_non_null(strstr(sec,
+		"\n- 1987-03-24 — intervention by the BOJ and BoE (unverified): \"The Bank of Japan "
+		"stepped up its dollar buying, dealers said\" (BANK OF JAPAN STEPS UP DOLLAR "
+		"BUYING); \"traders said the Bank of Japan, Federal Reserve Board and Bank of "
+		"England intervened in the markets on behalf of the U.S. currency\" (DOLLAR "
+		"EXPECTED TO FALL DESPITE INTERVENTION) [sources: reuters-21578-8591, "
+		"reuters-21578-8657, reuters-21578-9022]\n"));
+	/* 25 Mar: the BoE joins the bank its sentence names (the BOJ), not the
+	 * Bundesbank whose headline it came under. */
+	assert_non_null(strstr(sec,
+		"\n- 1987-03-25 — intervention by the BOJ and BoE (disputed): Bank of Japan keeps "
+		"intervening to hold dollar above 149 yen, brokers; \"Dealers said the Bank of Japan "
+		"and Bank of England supported the dollar against the yen earlier today\" (BUNDESBANK "
+		"BUYS DOLLARS IN FRANKFURT - DEALERS) [sources: reuters-21578-9128, "
+		"reuters-21578-9129, reuters-21578-9295]\n"));
+	assert_non_null(strstr(sec, "\n- 1987-03-25 — Bundesbank intervention: Bundesbank buys "
+				    "dollars for yen - Frankfurt dealers [sources: "
+				    "reuters-21578-9282, reuters-21578-9295]\n"));
+	assert_non_null(strstr(sec, "\n- 1987-03-25 — RBA cut (disputed): AUSTRALIAN RESERVE BANK "
+				    "CUTS REDISCOUNT RATE [sources: reuters-21578-9675]\n"));
+	assert_non_null(strstr(sec, "\n- 1987-03-23 — BOJ intervention (disputed): TOKYO - Bank of "
+				    "Japan buys small amount of dollars, dealers said [sources: "
+				    "reuters-21578-8586]\n"));
+	assert_non_null(strstr(sec, "\n- 1987-03-27 — BOJ intervention (not validated): BANK OF "
+				    "JAPAN INTERVENES TO STEM DOLLAR FALL [sources: "
+				    "reuters-21578-10357]\n"));
+	/* 13 acts on 8 lines. */
+	assert_int_equal(count_of(sec, "\n- 1987-"), 8);
+	free(sec);
+
+	/* The summary: by bank and action over days, banks in words, the acts
+	 * not confirmed marked, no act named twice. */
+	sec = section(md, "## Executive summary");
+	assert_non_null(strstr(sec,
+		"The news reported 13 central-bank acts: the Bank of Japan bought dollars on each "
+		"day from 23 to 27 Mar 1987 (23 Mar disputed, 27 Mar not validated); the Bank of "
+		"England on each day from 24 to 26 Mar 1987 (25 and 26 Mar disputed, 24 Mar "
+		"unverified); the Bundesbank on 25 and 26 Mar 1987 (26 Mar unverified); the Bank of "
+		"France on 26 Mar 1987 (not validated); the Federal Reserve intervened on 26 Mar "
+		"1987 (unverified); the Reserve Bank of Australia cut its rediscount rate on 25 Mar "
+		"1987 (disputed). "));
+	assert_null(strstr(sec, "chief among them"));
+	free(sec);
+	free(md);
+
+	/* The JSON twin keeps one entry per act, with its verdict and the
+	 * acts told on its line. */
+	cJSON *j = report_json(run);
+	const cJSON *e, *boj26 = NULL, *bdf26 = NULL;
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "events")), 13);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "events")) {
+		if (!strcmp(cJSON_GetObjectItem(e, "id")->valuestring, "E8"))
+			boj26 = e;
+		if (!strcmp(cJSON_GetObjectItem(e, "id")->valuestring, "E9"))
+			bdf26 = e;
+	}
+	assert_non_null(boj26);
+	assert_non_null(bdf26);
+	assert_string_equal(cJSON_GetObjectItem(boj26, "verdict")->valuestring, "confirmed");
+	char *with = cJSON_PrintUnformatted(cJSON_GetObjectItem(boj26, "told_with"));
+	assert_string_equal(with, "[\"E7\",\"E15\",\"E16\"]");
+	free(with);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(boj26, "sources")), 3);
+	assert_string_equal(cJSON_GetObjectItem(bdf26, "verdict")->valuestring, "not validated");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(bdf26, "told_with")), 0);
+	cJSON_Delete(j);
+
+	/* A draft before validation marks nothing. */
+	cJSON *v = cJSON_GetObjectItem(run, "validation");
+	cJSON_ReplaceItemInObject(v, "status", cJSON_CreateString("pending"));
+	md = report_markdown(run, false);
+	sec = section(md, "## Key events");
+	assert_non_null(strstr(sec, "\n- 1987-03-27 — BOJ intervention: BANK OF JAPAN INTERVENES"));
+	assert_null(strstr(sec, "not validated"));
+	free(sec);
+	free(md);
+	cJSON_Delete(run);
+}
+
+/* A currency's tone counts only the stories that discuss it: one no
+ * story discusses is said to have none, not "0.00 (42 stories)", and a
+ * pair whose tone rests on the dollar alone is named. */
+static void test_sentiment_by_currency(void **state)
+{
+	(void)state;
+	cJSON *run = snapshot();
+	cJSON *sent = cJSON_Parse(
+		"{\"USD\": {\"score\": -0.84, \"stories\": 42}, \"JPY\": {\"score\": 0.67, "
+		"\"stories\": 22}, \"EUR\": {\"score\": 0, \"stories\": 0}, \"GBP\": {\"score\": "
+		"0.43, \"stories\": 4}, \"AUD\": {\"score\": 0, \"stories\": 0}}");
+	assert_non_null(sent);
+	cJSON_ReplaceItemInObject(run, "sentiment", sent);
+	char *md = report_markdown(run, true);
+	char *line = line_starting(md, "News sentiment by currency");
+	assert_string_equal(line,
+		"News sentiment by currency (score from -1 to +1): USD -0.84 (42 stories); JPY +0.67 "
+		"(22 stories); GBP +0.43 (4 stories). No story in the window discusses EUR or AUD, "
+		"so they have no tone. The tone of EUR/USD and AUD/USD rests on USD alone, so the "
+		"news does not say whether their moves fit it.");
+	free(line);
+	free(md);
+	/* The JSON twin carries the same counts. */
+	cJSON *j = report_json(run);
+	double n = -1;
+	assert_true(jnum_get(jget(jget(j, "sentiment"), "AUD"), "stories", &n));
+	assert_true(n == 0);
+	assert_true(jnum_get(jget(jget(j, "sentiment"), "USD"), "stories", &n));
+	assert_true(n == 42);
+	cJSON_Delete(j);
 	cJSON_Delete(run);
 }
 
@@ -569,8 +860,9 @@ static void test_draft_pending(void **state)
 	sec = section(md, "## Executive summary");
 	assert_true(starts_with(sec, "## Executive summary\n\nThe biggest mover so far was USD/JPY, "
 				     "down 2.62% from 151.70 on 20 Mar 1987 to 147.72 on 27 Mar "
-				     "1987. Against the US dollar, 2 currencies strengthened (JPY, "
-				     "GBP); figures are still pending for EUR/USD and AUD/USD. "));
+				     "1987. Against the US dollar, 1 currency strengthened (JPY "
+				     "+2.69%) and 1 was little changed (GBP +0.05%); figures are "
+				     "still pending for EUR/USD and AUD/USD. "));
 	assert_non_null(strstr(sec, "News analysis is still pending."));
 	assert_non_null(strstr(sec, "Validation is still pending for the 4 findings so far."));
 	free(sec);
@@ -623,7 +915,7 @@ static void test_hostile_text(void **state)
 	assert_non_null(strstr(row, "| \\| # &lt;script> ^\\[\\[31m |"));
 	assert_int_equal(cell_bars(row), 8);
 	free(row);
-	assert_non_null(strstr(md, "\n- 1987-03-24 — BOJ intervention: \\| # &lt;script> "
+	assert_non_null(strstr(md, "\n- 1987-03-24 — BOJ intervention (disputed): \\| # &lt;script> "
 				   "^\\[\\[31m [sources: reuters-21578-8591, "
 				   "reuters-21578-8657]\n"));
 	assert_non_null(strstr(md, "\n- \\# heading^J> quote \\`code\\` \\[link](http://x) — by "));
@@ -753,6 +1045,8 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_lead),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_events_grouped),
+		cmocka_unit_test(test_sentiment_by_currency),
 		cmocka_unit_test(test_findings_and_issues),
 		cmocka_unit_test(test_failures_and_provenance),
 		cmocka_unit_test(test_draft_pending),
