@@ -19,6 +19,9 @@
 #include "core/util.h"
 #include "core/banned.h"
 
+/* The most acts one news task reports as findings (see below). */
+#define NEWS_ACT_FINDINGS 40
+
 #define NS 1000000000LL
 
 static cJSON *tasks_of(struct agent *a)
@@ -774,7 +777,9 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		}
 	}
 	*points = nstories;
-	/* Findings: events that matter most first (intervention, rate moves). */
+	/* Findings: one per act, up to NEWS_ACT_FINDINGS (a busy week reports
+	 * ten to twenty acts a pair; each must be validated, not only the
+	 * first days': at 8 the named week's last day went unvalidated). */
 	int k = 0;
 	cJSON *e;
 	cJSON_ArrayForEach(e, events) {
@@ -796,7 +801,7 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 		add_finding(findings, id, "news", pair, text,
 			    cJSON_Duplicate(cJSON_GetObjectItem(e, "sources"), 1), data);
 		free(text);
-		if (k >= 8)
+		if (k >= NEWS_ACT_FINDINGS)
 			break;
 	}
 	cJSON *so = cJSON_AddObjectToObject(raw, "sentiment");
