@@ -202,8 +202,9 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	bool market = kind && !strcmp(kind, WF_TASK_MARKET);
 	bool news = kind && !strcmp(kind, WF_TASK_NEWS);
 	if (kind && !strcmp(kind, WF_TASK_CANCEL)) {
-		/* The product_manager took the task back (the operator reassigned,
-		 * held or cancelled it): drop it if it is still waiting. */
+		/* The product_manager took the task back (it missed its deadline,
+		 * or the operator reassigned, held or cancelled it): drop it if
+		 * it is still waiting (queued, or paused for approval). */
 		const char *id = jstr(c, "cancel_id");
 		cJSON *t = id ? cJSON_GetObjectItem(tasks, id) : NULL;
 		const char *st = t ? jstr(t, "status") : NULL;
@@ -213,6 +214,15 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 			/* replaces (frees) st */
 			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("cancelled"));
 			task_touch(a, t);
+			agent_save_state(a, NULL);
+		} else if (!t && id && msg_valid_id(id)) {
+			/* The cancel (urgent) overtook its assignment, still in the
+			 * inbox behind the work of this agent: the assignment, when
+			 * it comes, is seen as done with and not worked. */
+			t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "status", "cancelled");
+			task_touch(a, t);
+			cJSON_AddItemToObject(tasks, id, t);
 			agent_save_state(a, NULL);
 		}
 		log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
@@ -224,7 +234,13 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		approve(a, m, !strcmp(kind, LLM_TASK_SKIP));
 		return AGENT_DONE;
 	}
-	if (cJSON_GetObjectItem(tasks, m->id)) {
+	const cJSON *seen = cJSON_GetObjectItem(tasks, m->id);
+	if (seen && jstr_is(seen, "status", "cancelled") && !jstr(seen, "kind")) {
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
+			  "%s dropped: it arrived after its cancel", m->id);
+		return AGENT_DONE;
+	}
+	if (seen) {
 		/* Delivered again (at least once): answered already. */
 		log_write(a->log, LOG_DECISIONS, LOG_INFO, "duplicate_task", NULL,
 			  "task %s seen before; not done twice", m->id);
