@@ -33,8 +33,9 @@ void pm_cancel_current(struct agent *a, cJSON *run, cJSON *t)
 	cJSON *c = wf_control_content("cancel", jstr(run, "run_id"), jstr(t, "task_id"), NULL, NULL);
 	cJSON_ReplaceItemInObject(c, "task_type", cJSON_CreateString(WF_TASK_CANCEL));
 	cJSON_AddStringToObject(c, "cancel_id", cur);
-	agent_send(a, who, MSG_TASK_ASSIGNMENT, c, NULL, cur, jstr(t, "task_id"), PRIO_URGENT,
-		   NULL, NULL);
+	char cid[MSG_ID_MAX + 1];
+	agent_send(a, who, MSG_TASK_ASSIGNMENT, c, wf_cancel_id(cur, cid, sizeof(cid)), cur,
+		   jstr(t, "task_id"), PRIO_URGENT, NULL, NULL);
 	decision(a, "cancel_sent", jstr(t, "task_id"), "%s: %s told to drop %s", jstr(t, "task_id"),
 		 who, cur);
 	/* Its answer, if it still comes, is about an assignment that is no

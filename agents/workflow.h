@@ -28,6 +28,11 @@
 /* product_manager -> researcher: drop the queued task "cancel_id" (the
  * assignment's message id). */
 #define WF_TASK_CANCEL "cancel_task"
+/* The message id of the cancel of an assignment: the assignment's id and
+ * "-cancel", in buf (MSG_ID_MAX + 1 bytes), so that a researcher working
+ * it can see the cancel on the bus before it claims it (bus_find); NULL
+ * when that would be too long (the cancel then has a fresh id). */
+const char *wf_cancel_id(const char *assignment, char *buf, size_t size);
 
 /* The content of an operator_control task_assignment (new object). */
 cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,

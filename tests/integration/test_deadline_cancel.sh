@@ -182,6 +182,59 @@ wait_for "research_agent_2 drops the assignment that came after its cancel" 30 r
 eq "... it neither accepted nor worked it" \
 	"$(cat "$LOG_DIR"/agents/research_agent_2/*/*.jsonl | grep "$ID2" | grep -c '"task_accepted"\|"task_done"')" 0
 
+# --- 3. LLM mode: the deadline passes while the late researcher waits for the model ---
+# research_agent_1's model answers 8 s late (the replay server's
+# --agent-pause); the deadline is 5 s. Its first call is under way when the
+# task goes to research_agent_2: it makes no second call (it sees the
+# cancel on the bus before it), sends no result, and the task is cancelled
+# in its state.
+for tag in pm r1 va rw r2c; do
+	ended $tag || kill -TERM "$(pid_of $tag)" 2>/dev/null
+done
+for tag in pm r1 va rw r2c; do
+	wait_for "$tag stops" 15 ended $tag
+done
+KEY=sk-madf-deadline-cancel-0123456789abcdef
+QLOG=$T/requests.jsonl
+serve "the replay server" python3 tests/integration/llm_replay.py --key "$KEY" --log "$QLOG" \
+	--agent-pause research_agent_1:8
+# serve's own trap stops the server: the agents too
+trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; stop_all; cleanup' EXIT
+unset ANTHROPIC_API_KEY OPENAI_API_KEY CLAUDE_MODEL_EXECUTION CLAUDE_MODEL_ORCHESTRATOR \
+	OPENAI_MODEL OPENAI_MODEL_EXECUTION OPENAI_MODEL_ORCHESTRATOR ANTHROPIC_BASE_URL \
+	OPENAI_BASE_URL MADF_LLM MADF_TASK_TOKEN_BUDGET MADF_TASK_COST_BUDGET MADF_LLM_MAX_STEPS \
+	MADF_LLM_PRICE_IN MADF_LLM_PRICE_OUT 2>/dev/null || true
+export ANTHROPIC_API_KEY=$KEY ANTHROPIC_BASE_URL=http://127.0.0.1:$port \
+	CLAUDE_MODEL_EXECUTION=claude-sonnet-4-5 CLAUDE_MODEL_ORCHESTRATOR=claude-opus-4-1
+D=$T/llm/data LOG_DIR=$T/llm/logs
+export MADF_DATA_DIR=$D LOG_DIR
+mkdir -p "$D"
+start pm3 $MADF agent product_manager $SRC --task-timeout 5
+start r13 $MADF agent research_agent_1 $SRC
+start r23 $MADF agent research_agent_2 $SRC
+start va3 $MADF agent validator_agent $SRC
+start rw3 $MADF agent report_writer $SRC
+for tag in pm3 r13 r23 va3 rw3; do
+	wait_for "LLM mode, $tag: the agent runs" 60 running $tag
+done
+start run3 $MADF run weekly --attach --as-of 1987-03-27 --pairs USD/JPY --report-dir "$T/rep3"
+wait_for "LLM mode: the run ends" 120 ended run3
+eq "LLM mode: the run succeeds" "$(cat "$T/run3.rc")" 0
+ID3=$(py 'task("USDJPY-market")["assignments"][0]')
+eq "LLM mode: USDJPY-market reassigned for the missed deadline, done by research_agent_2" \
+	"$(py '[[f["what"], f["reason"]] for f in run["failures"] if f["task_id"] == "USDJPY-market"] + [task("USDJPY-market")["done_by"]]')" \
+	'[["reassigned", "research_agent_1 missed the deadline (5 s)"], "research_agent_2"]'
+r1_stopped() { grep -q "\"$ID3 cancelled by product_manager while in progress: stopped before its next model call\"" \
+	"$LOG_DIR"/agents/research_agent_1/decisions/*.jsonl; }
+wait_for "LLM mode: research_agent_1 stops the task before its next model call" 60 r1_stopped
+eq "LLM mode: research_agent_1 made one model call for it, not two" \
+	"$(grep -c "Task $ID3:" "$QLOG")" 1
+eq "LLM mode: research_agent_1's state: the task is cancelled, no result" \
+	"$(python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][sys.argv[2]]; print(t["status"], "result" in t)' \
+	"$D/state/research_agent_1-state.json" "$ID3")" "cancelled False"
+eq "LLM mode: no result from research_agent_1 reached the product_manager" \
+	"$(py 'len([d for d in dec if d["event"] in ("late_result", "duplicate_result")])')" 0
+
 errs=$(cat "$T"/*.err | grep -E 'Sanitizer|runtime error' | head -5)
 eq "no process reported a sanitizer error" "$errs" ""
 done_testing
