@@ -1071,8 +1071,9 @@ static int64_t pm_tick(struct agent *a)
 						      jstr(t, "assignee"),
 						      (long long)a->env->task_timeout_s);
 				/* The late researcher drops it if it has not begun
-				 * or paused it for approval: no model calls spent
-				 * on an attempt nobody waits for. */
+				 * it or paused it for approval, and stops it before
+				 * its next model call if it is working it: no model
+				 * calls spent on an attempt nobody waits for. */
 				pm_cancel_current(a, run, t);
 				reassign(a, run, t, why);
 				free(why);

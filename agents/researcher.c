@@ -994,8 +994,9 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 		progress(a, task_msg, to, corr, 50, "the model's analysis");
 		lo = llm_analysis(a, task_msg, t, kind, pair, s0, s1, findings, warnings, &extra);
 		if (lo == LLM_RUN_CANCELLED) {
-			/* The product_manager took it back (a missed deadline):
-			 * stopped before the next model call, no result. */
+			/* The product_manager took it back (a missed deadline,
+			 * the operator's reassign, hold or cancel): stopped
+			 * before the next model call, no result. */
 			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("cancelled"));
 			task_touch(a, t);
 			log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
