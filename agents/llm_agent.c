@@ -370,6 +370,8 @@ const char *llm_agent_outcome_name(enum llm_agent_outcome o)
 		return "awaiting_approval";
 	case LLM_RUN_STEP_LIMIT:
 		return "step_limit";
+	case LLM_RUN_CANCELLED:
+		return "cancelled";
 	case LLM_RUN_FAILED:
 		break;
 	}
@@ -781,6 +783,14 @@ enum llm_agent_outcome llm_agent_task_run(struct agent *a, struct llm_agent_task
 		}
 		if (atomic_load(&a->env->stop)) {
 			t->error = xstrdup("stopped");
+			break;
+		}
+		if (t->cancelled && t->cancelled(t->cancel_ctx)) {
+			t->error = xasprintf("cancelled before step %d", t->steps + 1);
+			log_write(a->log, LOG_DECISIONS, LOG_INFO, "llm_agent_cancelled", NULL,
+				  "%s cancelled before step %d: no more model calls",
+				  t->task_id ? t->task_id : "task", t->steps + 1);
+			outcome = LLM_RUN_CANCELLED;
 			break;
 		}
 		size_t nm;

@@ -97,6 +97,7 @@ enum llm_agent_outcome {
 	LLM_RUN_PAUSED,      /* the task's budget is spent: approval needed */
 	LLM_RUN_STEP_LIMIT,  /* still calling tools after max_steps calls */
 	LLM_RUN_FAILED,      /* error says why */
+	LLM_RUN_CANCELLED,   /* cancelled() said so before a call */
 };
 
 /* One task's loop. The caller keeps used, extra_* and conversation in
@@ -129,6 +130,10 @@ struct llm_agent_task {
 	void (*on_call)(void *ctx, int step);
 	void (*on_wait)(void *ctx);
 	void *ctx;
+	/* May be NULL; asked before each model call: true stops the task
+	 * there (CANCELLED, error saying why), no more calls made. */
+	bool (*cancelled)(void *cancel_ctx);
+	void *cancel_ctx;
 	/* out */
 	char *text;                    /* the final answer (or what came) */
 	int steps;                     /* model calls in the conversation */
@@ -141,7 +146,8 @@ struct llm_agent_task {
 
 /* Runs the loop on a's thread: stops before a call when the task's
  * budget is reached (PAUSED), at end_turn (DONE), after max_steps calls
- * (STEP_LIMIT), or on an error or env->stop (FAILED). Tool calls go
+ * (STEP_LIMIT), when t->cancelled says so (CANCELLED), or on an error or
+ * env->stop (FAILED). Tool calls go
  * through the tool registry on a's behalf. Every call is logged in a's
  * log (queries) and recorded in usage.json. Returns t->outcome. */
 enum llm_agent_outcome llm_agent_task_run(struct agent *a, struct llm_agent_task *t);

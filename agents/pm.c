@@ -694,6 +694,16 @@ static void on_result(struct agent *a, const struct msg *m, cJSON *run, cJSON *t
 			 jstr(t, "task_id"), jstr(t, "status"));
 		return;
 	}
+	if (strcmp(jstr(t, "current") ? jstr(t, "current") : "", jstr(c, "task_id"))) {
+		/* An earlier assignment's answer (a late researcher's, after
+		 * the task went to another): the task is no longer its. */
+		decision(a, "late_result", jstr(t, "task_id"),
+			 "result %s from %s for %s ignored: it answers %s, no longer the task's "
+			 "assignment (now %s, %s)", m->id, m->from, jstr(t, "task_id"),
+			 jstr(c, "task_id"), jstr(t, "assignee") ? jstr(t, "assignee") : "?",
+			 jstr(t, "status"));
+		return;
+	}
 	const char *status = jstr(c, "status");
 	if (status && !strcmp(status, "failed")) {
 		reassign(a, run, t, "the researcher reported the task failed");
@@ -1060,6 +1070,11 @@ static int64_t pm_tick(struct agent *a)
 				char *why = xasprintf("%s missed the deadline (%lld s)",
 						      jstr(t, "assignee"),
 						      (long long)a->env->task_timeout_s);
+				/* The late researcher drops it if it has not begun
+				 * it or paused it for approval, and stops it before
+				 * its next model call if it is working it: no model
+				 * calls spent on an attempt nobody waits for. */
+				pm_cancel_current(a, run, t);
 				reassign(a, run, t, why);
 				free(why);
 				return 0;

@@ -23,8 +23,9 @@
 #define save(a) pm_save(a)
 #define decision(...) pm_decision(__VA_ARGS__)
 
-/* Tells the current assignee to drop the task (if it still has it queued). */
-static void cancel_current(struct agent *a, cJSON *run, cJSON *t)
+/* Tells the current assignee to drop the task (if it still has it queued
+ * or paused for approval), logged as the decision cancel_sent. */
+void pm_cancel_current(struct agent *a, cJSON *run, cJSON *t)
 {
 	const char *who = jstr(t, "assignee"), *cur = jstr(t, "current");
 	if (!who || !cur || !*cur || pm_terminal(jstr(t, "status")))
@@ -32,8 +33,11 @@ static void cancel_current(struct agent *a, cJSON *run, cJSON *t)
 	cJSON *c = wf_control_content("cancel", jstr(run, "run_id"), jstr(t, "task_id"), NULL, NULL);
 	cJSON_ReplaceItemInObject(c, "task_type", cJSON_CreateString(WF_TASK_CANCEL));
 	cJSON_AddStringToObject(c, "cancel_id", cur);
-	agent_send(a, who, MSG_TASK_ASSIGNMENT, c, NULL, cur, jstr(t, "task_id"), PRIO_URGENT,
-		   NULL, NULL);
+	char cid[MSG_ID_MAX + 1];
+	agent_send(a, who, MSG_TASK_ASSIGNMENT, c, wf_cancel_id(cur, cid, sizeof(cid)), cur,
+		   jstr(t, "task_id"), PRIO_URGENT, NULL, NULL);
+	decision(a, "cancel_sent", jstr(t, "task_id"), "%s: %s told to drop %s", jstr(t, "task_id"),
+		 who, cur);
 	/* Its answer, if it still comes, is about an assignment that is no
 	 * longer current, and is ignored. */
 }
@@ -218,7 +222,7 @@ static void on_control(struct agent *a, const struct msg *m)
 		util_strlcpy(from, who ? who : "", sizeof(from));
 		const char *dest = to ? to : release ? from : pm_other_researcher(from);
 		if (!retry && !release)
-			cancel_current(a, run, t);
+			pm_cancel_current(a, run, t);
 		pm_add_failure(run, t, retry ? "retried" : release ? "released" : "reassigned", from, dest,
 			    reason);
 		pm_task_enqueue(a, run, t, dest);
@@ -233,7 +237,7 @@ static void on_control(struct agent *a, const struct msg *m)
 			free(reason);
 			return;
 		}
-		cancel_current(a, run, t);
+		pm_cancel_current(a, run, t);
 		jset_str(t, "status", cancel ? "cancelled" : "held");
 		jset_num(t, "deadline_ns", 0);
 		if (cancel)

@@ -25,6 +25,9 @@ const char *pm_other_researcher(const char *agent);
 const char *pm_choose(struct agent *a, const char *kind);
 /* True for research_agent_1 and research_agent_2. */
 bool pm_researcher_name(const char *s);
+/* Tells the task's current assignee to drop it (queued or paused for
+ * approval there); its answer, if it comes, is no longer current. */
+void pm_cancel_current(struct agent *a, cJSON *run, cJSON *t);
 /* Adds an entry to the run's "failures" (the report's failures and
  * reassignments): what happened to task t (or the validation), from and
  * to whom (may be NULL), why. */

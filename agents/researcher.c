@@ -205,8 +205,9 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 	bool market = kind && !strcmp(kind, WF_TASK_MARKET);
 	bool news = kind && !strcmp(kind, WF_TASK_NEWS);
 	if (kind && !strcmp(kind, WF_TASK_CANCEL)) {
-		/* The product_manager took the task back (the operator reassigned,
-		 * held or cancelled it): drop it if it is still waiting. */
+		/* The product_manager took the task back (it missed its deadline,
+		 * or the operator reassigned, held or cancelled it): drop it if
+		 * it is still waiting (queued, or paused for approval). */
 		const char *id = jstr(c, "cancel_id");
 		cJSON *t = id ? cJSON_GetObjectItem(tasks, id) : NULL;
 		const char *st = t ? jstr(t, "status") : NULL;
@@ -216,6 +217,15 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 			/* replaces (frees) st */
 			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("cancelled"));
 			task_touch(a, t);
+			agent_save_state(a, NULL);
+		} else if (!t && id && msg_valid_id(id)) {
+			/* The cancel (urgent) overtook its assignment, still in the
+			 * inbox behind the work of this agent: the assignment, when
+			 * it comes, is seen as done with and not worked. */
+			t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "status", "cancelled");
+			task_touch(a, t);
+			cJSON_AddItemToObject(tasks, id, t);
 			agent_save_state(a, NULL);
 		}
 		log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
@@ -227,7 +237,13 @@ static int researcher_handle(struct agent *a, const struct msg *m, char **err)
 		approve(a, m, !strcmp(kind, LLM_TASK_SKIP));
 		return AGENT_DONE;
 	}
-	if (cJSON_GetObjectItem(tasks, m->id)) {
+	const cJSON *seen = cJSON_GetObjectItem(tasks, m->id);
+	if (seen && jstr_is(seen, "status", "cancelled") && !jstr(seen, "kind")) {
+		log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
+			  "%s dropped: it arrived after its cancel", m->id);
+		return AGENT_DONE;
+	}
+	if (seen) {
 		/* Delivered again (at least once): answered already. */
 		log_write(a->log, LOG_DECISIONS, LOG_INFO, "duplicate_task", NULL,
 			  "task %s seen before; not done twice", m->id);
@@ -846,6 +862,25 @@ static int work_news(struct agent *a, const char *pair, int32_t ws, int32_t we,
 	return 0;
 }
 
+struct cancel_watch {
+	struct agent *a;
+	const char *task_msg;
+};
+
+/* Whether the product_manager's cancel of the assignment is on the bus
+ * (wf_cancel_id): asked before each model call of a task being worked, as
+ * the cancel itself is claimed only once the work returns. */
+static bool cancel_sent(void *ctx)
+{
+	const struct cancel_watch *w = ctx;
+	char id[MSG_ID_MAX + 1];
+	struct bus_entry e;
+	if (!wf_cancel_id(w->task_msg, id, sizeof(id)) || bus_find(w->a->bus, id, &e, NULL) < 0)
+		return false;
+	bus_entry_release(&e);
+	return true;
+}
+
 /* LLM mode: the execution model looks at the data through the tools and
  * writes a short analysis; the figures and findings stay those computed
  * from the data. Returns the outcome; *extra gets the result's fields
@@ -880,9 +915,10 @@ static enum llm_agent_outcome llm_analysis(struct agent *a, const char *task_msg
 	cJSON_ArrayForEach(f, findings)
 		sbuf_addf(&p, "- [%s] %s\n", jstr(f, "id") ? jstr(f, "id") : "?",
 			  jstr(f, "text") ? jstr(f, "text") : "");
+	struct cancel_watch cw = { a, task_msg };
 	struct llm_agent_task lt = {
 		.task_id = task_msg, .label = jstr(t, "logical_task_id"), .system = system,
-		.prompt = p.data, .all_tools = true,
+		.prompt = p.data, .all_tools = true, .cancelled = cancel_sent, .cancel_ctx = &cw,
 		.extra_tokens = (long)jnum(l, "extra_tokens", 0),
 		.extra_cost = jnum(l, "extra_cost_usd", 0),
 	};
@@ -908,7 +944,9 @@ static enum llm_agent_outcome llm_analysis(struct agent *a, const char *task_msg
 	}
 	cJSON_DeleteItemFromObject(l, "usage");
 	cJSON_AddItemToObject(l, "usage", llm_agent_usage_json(&lt.used));
-	if (o == LLM_RUN_PAUSED && !skipped_by && !s->continue_at_limit) {
+	if (o == LLM_RUN_CANCELLED) {
+		/* Nobody waits for it any more: no result. */
+	} else if (o == LLM_RUN_PAUSED && !skipped_by && !s->continue_at_limit) {
 		/* Kept for the resume. */
 		cJSON_AddItemToObject(l, "conversation", lt.conversation);
 		lt.conversation = NULL;
@@ -970,10 +1008,26 @@ static void work(struct agent *a, const char *task_msg, cJSON *t)
 				  &conf, &err);
 	}
 	cJSON *extra = NULL;
+	enum llm_agent_outcome lo = LLM_RUN_DONE;
 	if (r == 0 && a->env->llm) {
 		progress(a, task_msg, to, corr, 50, "the model's analysis");
-		if (llm_analysis(a, task_msg, t, kind, pair, s0, s1, findings, warnings,
-				 &extra) == LLM_RUN_PAUSED && !extra) {
+		lo = llm_analysis(a, task_msg, t, kind, pair, s0, s1, findings, warnings, &extra);
+		if (lo == LLM_RUN_CANCELLED) {
+			/* The product_manager took it back (a missed deadline,
+			 * the operator's reassign, hold or cancel): stopped
+			 * before the next model call, no result. */
+			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("cancelled"));
+			task_touch(a, t);
+			log_write(a->log, LOG_DECISIONS, LOG_INFO, "task_cancelled", NULL,
+				  "%s cancelled by %s while in progress: stopped before its next "
+				  "model call", task_msg, to ? to : "?");
+			cJSON_Delete(raw);
+			cJSON_Delete(findings);
+			cJSON_Delete(sources);
+			cJSON_Delete(warnings);
+			return;
+		}
+		if (lo == LLM_RUN_PAUSED && !extra) {
 			cJSON_ReplaceItemInObject(t, "status", cJSON_CreateString("awaiting_approval"));
 			task_touch(a, t);
 			const cJSON *l = cJSON_GetObjectItem(t, "llm");

@@ -319,6 +319,15 @@ static void wf_required(cJSON *c, const char *type)
 	cJSON_AddStringToObject(c, "output_format", "none");
 }
 
+const char *wf_cancel_id(const char *assignment, char *buf, size_t size)
+{
+	if (!assignment || !*assignment || size < MSG_ID_MAX + 1 ||
+	    strlen(assignment) + strlen("-cancel") > MSG_ID_MAX)
+		return NULL;
+	snprintf(buf, size, "%s-cancel", assignment);
+	return msg_valid_id(buf) ? buf : NULL;
+}
+
 cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,
 			  const char *to, const char *priority)
 {

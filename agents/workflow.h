@@ -25,9 +25,15 @@
  * a task_acceptance replying to it (outcome applied, refused or failed;
  * see man/madf-messages.5). */
 #define WF_TASK_CONTROL "operator_control"
-/* product_manager -> researcher: drop the queued task "cancel_id" (the
- * assignment's message id). */
+/* product_manager -> researcher: drop the task "cancel_id" (the
+ * assignment's message id) if queued or paused for approval, or stop it
+ * before its next model call if being worked. */
 #define WF_TASK_CANCEL "cancel_task"
+/* The message id of the cancel of an assignment: the assignment's id and
+ * "-cancel", in buf (MSG_ID_MAX + 1 bytes), so that a researcher working
+ * it can see the cancel on the bus before it claims it (bus_find); NULL
+ * when that would be too long (the cancel then has a fresh id). */
+const char *wf_cancel_id(const char *assignment, char *buf, size_t size);
 
 /* The content of an operator_control task_assignment (new object). */
 cJSON *wf_control_content(const char *action, const char *run_id, const char *task_id,

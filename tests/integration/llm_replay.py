@@ -35,11 +35,16 @@ streamed as a complete answer (S seconds after the request: a slow
 model), or {"status": N, "retry_after"?: S} as an API error. The
 log line names the rule ("rule") and the response's index ("response").
 
+With --agent-pause NAME:S, the scripted answers to the agent NAME (its
+system prompt says "You are NAME,") come S seconds late: a slow model,
+for the tests of a task cancelled while its researcher waits for one.
+
 The first two retry cases fail once per case and provider, then succeed.
 Every request is appended as a JSON line to --log (time, path, headers,
 body). The port (0 = any free one) is printed on stdout's first line.
 
 usage: llm_replay.py --key KEY --log FILE [--port N] [--recorded FILE]
+                     [--agent-pause NAME:S]
 """
 import argparse
 import json
@@ -278,6 +283,7 @@ class Handler(BaseHTTPRequestHandler):
         srv = self.server
         t = time.time()
         plan = None
+        system = ""
         try:
             req = json.loads(raw)
             system = req.get("system") or ""
@@ -341,6 +347,9 @@ class Handler(BaseHTTPRequestHandler):
             parts = [text[i:i + 40] for i in range(0, len(text), 40)] or [""]
             return self.send_stream(stream(parts, usage=tuple(r.get("usage", (100, 20)))))
         if plan:
+            name, pause = srv.agent_pause
+            if name and ("You are %s," % name) in text_of(system):
+                time.sleep(pause)
             make = anthropic_agent if provider == "anthropic" else openai_agent
             return self.send_stream(make(*plan),
                                     NARRATIVE_PAUSE if plan[0] == "narrative" else 0.0)
@@ -377,6 +386,7 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--recorded")
+    ap.add_argument("--agent-pause", default="")
     a = ap.parse_args()
     # A listen backlog for many clients at once (madf bench serve), not 5.
     ThreadingHTTPServer.request_queue_size = 1024
@@ -384,6 +394,8 @@ def main():
     srv.daemon_threads = True
     srv.key, srv.log_path, srv.lock, srv.seen = a.key, a.log, threading.Lock(), {}
     srv.rules = json.load(open(a.recorded))["rules"] if a.recorded else []
+    name, _, pause = a.agent_pause.partition(":")
+    srv.agent_pause = (name, float(pause)) if name else ("", 0.0)
     print(srv.server_address[1], flush=True)
     try:
         srv.serve_forever()

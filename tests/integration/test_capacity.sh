@@ -131,9 +131,20 @@ eq "the learning system does not count it against research_agent_1" \
 
 # --- 3. a rejection for capacity is backpressure: no attempt spent ---------------------------
 # research_agent_1 is slow (answers a second after each deadline) and holds
-# 1 task: at the deadline its task goes to research_agent_2 while it still
-# holds the stale one, so the next it gets is rejected for capacity.
+# 1 task, but the product_manager's window for it is 2: it counts a second
+# research_agent_1 process, killed without a word after its heartbeat, until
+# that heartbeat is stale (20 s). So research_agent_1 gets a second market
+# task while it holds its first, before any deadline, and rejects it for
+# capacity. (At a deadline the late researcher is told to drop its task,
+# which frees its capacity at once: a missed deadline alone makes no
+# rejection.)
 use_dir c3
+start k3 env MADF_AGENT_CAPACITY=1 $MADF agent research_agent_1 $SRC
+hb_sent() { $MADF ls inbox product_manager --json | python3 -c 'import json, sys
+sys.exit(not any(m["from"] == "research_agent_1" and m["type"] == "heartbeat" for m in json.load(sys.stdin)))'; }
+wait_for "a second research_agent_1 process sent its heartbeat" 30 hb_sent
+kill -KILL "$(pid_of k3)"
+wait_for "... and is killed" 10 ended k3
 out=$(MADF_AGENT_CAPACITY=1 $MADF run weekly --as-of 1987-03-27 --pairs USD/JPY,GBP/USD,USD/CHF $SRC \
 	--report-dir "$T/c3/rep" --inject-fault research_agent_1:slow --task-timeout 3 \
 	2>"$T/c3.err"); rc=$?
@@ -143,6 +154,12 @@ n=$(py 'sum(t.get("requeued", 0) for t in run["tasks"])')
 [ "$n" -ge 1 ] 2>/dev/null && ok "rejections for capacity put tasks back in the queue ($n)" ||
 	fail "rejections for capacity put tasks back in the queue" "requeued: $n"
 eq "each requeue is in the decisions log" "$(py 'len([d for d in dec if d["event"] == "requeued"])')" "$n"
+eq "the window of research_agent_1 counted the killed process: 2, from 2 processes" \
+	"$(py "max((d['research_agent_1']['window'], d['research_agent_1']['processes']) for d in dec if d['event'] == 'dispatch')")" \
+	'[2, 2]'
+eq "every requeue was research_agent_1's rejection at its capacity of 1" \
+	"$(py 'sorted(set(d["message"].split(": ", 1)[1] for d in dec if d["event"] == "requeued"))')" \
+	'["rejected by research_agent_1: at capacity: 1 tasks queued (capacity 1)"]'
 eq "a rejection for capacity is never a failure or a reassignment" \
 	"$(py '[f for f in run["failures"] if "capacity" in f["reason"]]')" '[]'
 eq "attempts count only deadlines missed, not rejections" \

@@ -195,6 +195,7 @@ check_fails "a bad --as-of is a usage error" 2 $MADF run weekly --as-of yesterda
 for agent in research_agent_1 research_agent_2 validator_agent; do
 	for kind in error malformed slow crash; do
 		dd=$T/f-$agent-$kind
+		told0=$(cat "$T"/logs/agents/product_manager/decisions/*.jsonl 2>/dev/null | grep '"event":"cancel_sent"' | grep -c " $agent told to drop ")
 		out=$($MADF --data-dir "$dd" run weekly --as-of 1987-03-27 --pairs USD/JPY,GBP/USD \
 			--market "csv:$FX" --news "rss:$RSS" --report-dir "$dd/rep" \
 			--inject-fault $agent:$kind --task-timeout 3 2>"$dd.err"); rc=$?
@@ -206,6 +207,11 @@ for agent in research_agent_1 research_agent_2 validator_agent; do
 			has "fault $agent:$kind: the Markdown says so" "$(cat "$dd/rep/1987-W13-asia-g10-fx.md")" "not_validated"
 		else
 			check "fault $agent:$kind: the report names the reassignment" $CHK "$J" failure reassigned $agent
+			if [ $kind = slow ]; then
+				told=$(cat "$T"/logs/agents/product_manager/decisions/*.jsonl | grep '"event":"cancel_sent"' | grep -c " $agent told to drop ")
+				check "fault $agent:slow: the late researcher is told to drop the task it missed the deadline of" \
+					test "$told" -gt "$told0"
+			fi
 		fi
 		if [ $kind = malformed ]; then
 			n=$(MADF_DATA_DIR=$dd $MADF ls dead-letter --json | grep -c '"reason": "invalid"')
