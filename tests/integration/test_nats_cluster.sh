@@ -204,7 +204,8 @@ eq "the reader has the bus open (and read it once)" "$(grep -cx ready "$T/reads.
 eval rpid=\$pid${rl#n}
 kill -STOP "$rpid"
 touch "$T/go"
-echo "# stopped $rl (the leader of ${R}_normal; the stream's: $(nats_stream_state "nats://$others" madf_in_$R 'r["cluster"]["leader"]' 2>&1))"
+sl=$(nats_stream_state "nats://$others" madf_in_$R 'r["cluster"]["leader"]' 2>/dev/null)
+echo "# stopped $rl (the leader of ${R}_normal; the stream's leader: ${sl:-not known now})"
 wait $reader
 kill -CONT "$rpid"
 sed -n '/^ready$/,$p' "$T/reads.out" | sed 's/^/# read: /'
