@@ -217,8 +217,11 @@ eq "delete removes the waiting r_del" "$(after delete)" "delete r_del"
 eq "the console's counts see the claim (processing 1)" "$(after stats)" "stats processing 1"
 kill $holder; wait $holder 2>/dev/null
 check "the stopped node is running again" kill -0 "$rpid"
-eq "r_del is gone for good, r_wait still waits" \
-	"$($MADF ls inbox $R --json 2>&1 | python3 -c 'import json,sys; print(" ".join(e["message_id"] for e in json.load(sys.stdin)))')" r_wait
+# Asked of the stream's leader: a direct get may be answered by the
+# continued node's replica before it has caught up (r_del listed again
+# for a moment); the leader's count is the stream's.
+eq "r_del is gone for good: the inbox stream keeps r_held and r_wait" \
+	"$(nats_stream_state "$MADF_BUS" madf_in_$R)" "3 2"
 
 # (bench bus on a 3-node cluster: tests/integration/test_bench_bus_nats.sh)
 done_testing
