@@ -216,7 +216,8 @@ static void on_dead(void *ctx, const char *agent, const char *name,
 }
 
 /* On the bus's lease thread (core/bus_lease.c): log_write only, which is
- * thread-safe; the agent's counters are its own thread's. */
+ * thread-safe; the agent's counters are its own thread's. agent_free stops
+ * that thread (bus_lease_stop) before it frees anything. */
 static void on_lease_max(void *ctx, const char *agent, const char *message_id,
 			 int64_t held_ms, int64_t max_s)
 {
@@ -277,6 +278,12 @@ void agent_free(struct agent **ap)
 	struct agent *a = *ap;
 	if (!a)
 		return;
+	/* The bus's lease keeper first (joined): its on_lease_max logs on
+	 * a->log, and the log's sink is this bus; a claim capped while the
+	 * agent is taken apart would otherwise be reported on an agent half
+	 * gone (the sink reset under the thread's feet, the log freed). */
+	if (a->bus)
+		bus_lease_stop(a->bus);
 	if (a->role && a->role->fini && a->impl)
 		a->role->fini(a);
 	bus_consumer_free(&a->cons);

@@ -278,6 +278,12 @@ size_t bus_lease_held(struct bus *b, uint64_t *renewed, uint64_t *failed);
 /* How many deliveries of b had their renewal stopped since b opened, held
  * past lease_max_s. */
 uint64_t bus_lease_capped(struct bus *b);
+/* Stops b's lease keeping for good (bus_free does it too): its thread
+ * joined, so no renewal and no on_lease_max call is under way once this
+ * returns, nor any later (a claim made after is not renewed). Call it
+ * before freeing what on_lease_max_ctx points to, or anything the callback
+ * touches. Not from on_lease_max itself. */
+void bus_lease_stop(struct bus *b);
 /* Frees *d (and stops renewing it) without answering: the claim stays
  * until its lease runs out, as a dead consumer's would. */
 void bus_delivery_free(struct bus_delivery **d);

@@ -10,7 +10,16 @@
  * on_lease_max is told), its lease runs out and the transport delivers it
  * again as for any lease that ran out; the late answer of its handler is
  * refused (bus_lease_end). A consumer that dies, or stops (SIGSTOP), renews
- * nothing: its claims come back after the lease. */
+ * nothing: its claims come back after the lease.
+ *
+ * Locks: k->mu, then the transport's own (a renewal runs under k->mu, so
+ * that its delivery is not answered, nor its consumer freed, meanwhile).
+ * on_lease_max is called with k->mu released (it logs, and the log may
+ * travel on this very bus), so its callee may take any lock but k->mu. The
+ * thread is stopped and joined with k->mu released (bus_lease_stop): it
+ * needs the lock to see the stop, and a call of on_lease_max under way
+ * ends before the join returns. Whoever owns what on_lease_max_ctx points
+ * to stops the keeper (bus_lease_stop) before freeing it. */
 #include "core/bus_lease.h"
 
 #include <errno.h>
@@ -277,18 +286,26 @@ void bus_lease_forget_consumer(struct bus *b, struct bus_consumer *c)
 	pthread_mutex_unlock(&k->mu);
 }
 
+void bus_lease_stop(struct bus *b)
+{
+	/* made if need be, stopped: a claim made later starts no thread */
+	struct bus_keeper *k = keeper_get(b);
+	pthread_mutex_lock(&k->mu);
+	k->stop = true;
+	pthread_cond_signal(&k->cv);
+	bool running = k->running;
+	k->running = false; /* joined once, below */
+	pthread_mutex_unlock(&k->mu);
+	if (running)
+		pthread_join(k->thread, NULL);
+}
+
 void bus_lease_close(struct bus *b)
 {
 	struct bus_keeper *k = b->keeper;
 	if (!k)
 		return;
-	pthread_mutex_lock(&k->mu);
-	k->stop = true;
-	pthread_cond_signal(&k->cv);
-	bool running = k->running;
-	pthread_mutex_unlock(&k->mu);
-	if (running)
-		pthread_join(k->thread, NULL);
+	bus_lease_stop(b);
 	while (k->list) {
 		struct bus_lease *l = k->list;
 		k->list = l->next;

@@ -19,7 +19,7 @@ void bus_lease_drop(struct bus_delivery *d);
 int bus_lease_end(struct bus_delivery *d, char **err);
 /* Stops renewing every delivery of c (its consumer is being freed). */
 void bus_lease_forget_consumer(struct bus *b, struct bus_consumer *c);
-/* Stops b's keeper: its thread joined, every renewal stopped. */
+/* Stops b's keeper (bus_lease_stop, in bus.h) and frees it. */
 void bus_lease_close(struct bus *b);
 
 #endif

@@ -747,30 +747,30 @@ static int nats_consumer_timeout(struct bus_consumer *c)
 	return (int)(c->bus->cfg.poll_interval_s * 1000);
 }
 
-/* Answers a delivery on its ack subject: "+ACK" as a request (so that it is
- * known to be taken), the others as plain publishes. Never through
- * natsMsg_Ack*: the raw pull's messages crash cnats 3.4.1 there. */
+/* Answers a delivery on its ack subject ("+ACK", "-NAK", "+WPI") as a
+ * request: the consumer's leader answers each when asked with a reply
+ * subject (nats-server 2.9 "acks the ack"), so that the answer is known to
+ * be taken, and a timeout or "no responders" (the consumer's leader gone)
+ * is seen and asked again through the election until `until` (monotonic
+ * ns). cnats 3.4.1 has a synchronous ack (natsMsg_AckSync) but no
+ * synchronous nak or in-progress (natsMsg_Nak, natsMsg_NakWithDelay and
+ * natsMsg_InProgress only publish); never through natsMsg_Ack* anyway:
+ * the raw pull's messages crash cnats 3.4.1 there. Each answer is safe to
+ * repeat: an ack is idempotent, an in-progress restarts the ack wait
+ * again, and a nak taken twice (its first answer lost) only sets the same
+ * redelivery again (at worst a delivery made meanwhile is redelivered:
+ * at least once, as everywhere). */
 static int answer(struct bus_consumer *c, const char *reply, const char *what,
-		  bool sync, char **err)
+		  int64_t until, char **err)
 {
 	struct natsbus *nb = NB(c->bus);
 	natsStatus s;
-	if (sync) {
-		/* An ack is idempotent: asked again through the consumer's
-		 * leader election (the new leader takes it), as the first try
-		 * may have been taken before its answer was lost. */
-		int64_t until = nats_retry_until(nb);
-		for (int i = 0;; i++) {
-			natsMsg *r = NULL;
-			s = natsConnection_RequestString(&r, nb->nc, reply, what, API_WAIT_MS);
-			natsMsg_Destroy(r);
-			if (!nats_retry_again(s, 0, until, i))
-				break;
-		}
-	} else {
-		s = natsConnection_PublishString(nb->nc, reply, what);
-		if (s == NATS_OK)
-			s = natsConnection_FlushTimeout(nb->nc, API_WAIT_MS);
+	for (int i = 0;; i++) {
+		natsMsg *r = NULL;
+		s = natsConnection_RequestString(&r, nb->nc, reply, what, API_WAIT_MS);
+		natsMsg_Destroy(r);
+		if (!nats_retry_again(s, 0, until, i))
+			break;
 	}
 	if (s != NATS_OK)
 		return nats_fail(nb, err, s, 0, "cannot answer a delivery of %s (%.5s)",
@@ -796,8 +796,8 @@ static char *att_first(struct bus_consumer *c, uint64_t seq)
 	d.Sequence = 1;
 	d.NextBySubject = subj;
 	natsMsg *m = NULL;
-	if (js_DirectGetMsg(&m, nb->js, st, NULL, &d) != NATS_OK)
-		return NULL;
+	if (nats_direct_get(nb, st, &d, &m) != NATS_OK)
+		return NULL; /* none recorded (or not readable now) */
 	char *at = xstrndup(natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m));
 	natsMsg_Destroy(m);
 	return at;
@@ -840,7 +840,7 @@ static int claimed_dead(struct bus_consumer *c, const char *reply, uint64_t seq,
 	free(dedup);
 	free(first);
 	if (r == 0)
-		r = answer(c, reply, "+ACK", true, err);
+		r = answer(c, reply, "+ACK", nats_retry_until(NB(c->bus)), err);
 	if (r == 0)
 		att_drop(c, seq);
 	return r;
@@ -857,7 +857,7 @@ static int claimed_drop(struct bus_consumer *c, const char *reply, uint64_t seq,
 	free(dedup);
 	if (r < 0)
 		return -1;
-	r = answer(c, reply, "+ACK", true, err);
+	r = answer(c, reply, "+ACK", nats_retry_until(NB(c->bus)), err);
 	if (r == 0 && nd > 1)
 		att_drop(c, seq);
 	return r;
@@ -971,7 +971,7 @@ static int nats_claim(struct bus_consumer *c, struct bus_delivery **dp, char **e
 
 static int nats_ack(struct bus_consumer *c, struct bus_delivery *d, char **err)
 {
-	int r = answer(c, d->name, "+ACK", true, err);
+	int r = answer(c, d->name, "+ACK", nats_retry_until(NB(c->bus)), err);
 	if (r == 0 && d->attempts > 0)
 		att_drop(c, canon_seq(d->canon));
 	return r;
@@ -1010,19 +1010,23 @@ static int nats_nack(struct bus_consumer *c, struct bus_delivery *d,
 	natsMsg_Destroy(rec);
 	char nak[64];
 	snprintf(nak, sizeof(nak), "-NAK {\"delay\":%lld}", (long long)(ms * NS_PER_MS));
-	return answer(c, d->name, nak, false, err);
+	return answer(c, d->name, nak, nats_retry_until(nb), err);
 }
 
 static int nats_release(struct bus_consumer *c, struct bus_delivery *d, char **err)
 {
-	return answer(c, d->name, "-NAK", false, err);
+	return answer(c, d->name, "-NAK", nats_retry_until(NB(c->bus)), err);
 }
 
 /* An in-progress ack: the server's ack wait (the lease) starts again;
- * recorded for listings (best effort). */
+ * recorded for listings (best effort). Asked again through an election,
+ * but only for a third of the lease: the lease keeper (core/bus_lease.c)
+ * holds its lock meanwhile and renews again at its next turn anyway. */
 static int nats_renew(struct bus_consumer *c, const struct bus_delivery *d, char **err)
 {
-	if (answer(c, d->name, "+WPI", false, err) < 0)
+	int64_t until = nats_retry_until(NB(c->bus));
+	int64_t turn = util_mono_ns() + c->bus->cfg.lease_s * NS_PER_S / 3;
+	if (answer(c, d->name, "+WPI", turn < until ? turn : until, err) < 0)
 		return -1;
 	nats_lease_note(c->bus, c->agent, canon_seq(d->canon), NULL);
 	return 0;

@@ -77,7 +77,8 @@ struct nats_bell {
  * nb->election_ns after its first attempt, then fails. Only calls that are
  * safe to repeat are retried: a publish with its Nats-Msg-Id (stored once),
  * a no-wait pull (at worst a claim held until its lease ends, as a lost
- * reply would), an ack, stream and consumer set-up.
+ * reply would), an ack, nak or in-progress, stream and consumer set-up,
+ * and the reads below (direct gets, stream and consumer information).
  * nats_election_setup reads MADF_NATS_ELECTION_S (seconds, 0 to 3600,
  * default 20): 0, or -1 with *err naming the variable. */
 int nats_election_setup(struct natsbus *nb, char **err);
@@ -90,6 +91,24 @@ bool nats_retry_wait(int64_t until, int attempt);
 /* nats_transient(s, jerr) && nats_retry_wait(until, attempt): the loop's
  * test after each attempt. */
 bool nats_retry_again(natsStatus s, jsErrCode jerr, int64_t until, int attempt);
+/* The reads of listings, show, retry, delete, trash restore and the
+ * console's counts, asked again through an election likewise. Each
+ * returns NATS_OK with its result (caller destroys it), NATS_NOT_FOUND
+ * when the server answered that there is no such stream, consumer or
+ * message (an answer: never asked again), or the status of the last
+ * attempt (*jerr set) when it failed, a transient failure only once
+ * nb->election_ns has passed: never "not found" for a failure. */
+natsStatus nats_stream_info(struct natsbus *nb, const char *stream, jsOptions *o,
+			    jsStreamInfo **si, jsErrCode *jerr);
+natsStatus nats_consumer_info(struct natsbus *nb, const char *stream, const char *durable,
+			      jsConsumerInfo **ci, jsErrCode *jerr);
+natsStatus nats_consumers(struct natsbus *nb, const char *stream, jsConsumerInfoList **cl,
+			  jsErrCode *jerr);
+/* A direct get (d: by sequence, next or last by subject): a stream that
+ * does not exist (the get times out; its information says so) is
+ * NATS_NOT_FOUND too. */
+natsStatus nats_direct_get(struct natsbus *nb, const char *stream, jsDirectGetMsgOptions *d,
+			   natsMsg **m);
 
 /* Names: stream of agent's inbox, its subjects, dead letters. */
 void nats_stream_name(const struct natsbus *nb, const char *agent, char *buf,
@@ -129,8 +148,9 @@ struct nats_dead {
 int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
 		      const char *json, size_t len, const char *dedup,
 		      char **err);
-/* The stored message at seq of stream by direct get (NULL when gone). */
-natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq);
+/* The stored message at seq of stream by direct get (nats_direct_get):
+ * NATS_OK with *m, NATS_NOT_FOUND when it is gone, or the failure. */
+natsStatus nats_get(struct natsbus *nb, const char *stream, uint64_t seq, natsMsg **m);
 const char *nats_hdr(natsMsg *m, const char *key); /* borrowed, or NULL */
 int64_t nats_parse_time(const char *s);             /* RFC 3339, ns */
 /* Splits url, "scheme://[user[:pass]@]host:port[,host:port...]" (a

@@ -29,8 +29,12 @@ struct cpos {
 	uint64_t delivered[4];
 };
 
-static void consumer_positions(struct natsbus *nb, const char *agent,
-			       struct cpos *pos)
+/* A consumer that is not there (yet) has delivered nothing; one whose
+ * information cannot be read (after the election's retries) fails the
+ * listing: a waiting message is not to be shown as handled, nor the
+ * reverse. */
+static int consumer_positions(struct natsbus *nb, const char *agent,
+			      struct cpos *pos, char **err)
 {
 	char stream[NATS_NAME_MAX];
 	nats_stream_name(nb, agent, stream, sizeof(stream));
@@ -39,16 +43,24 @@ static void consumer_positions(struct natsbus *nb, const char *agent,
 		char durable[NATS_NAME_MAX];
 		snprintf(durable, sizeof(durable), "%s_%s", agent, prio_tok[p]);
 		jsConsumerInfo *ci = NULL;
-		if (js_GetConsumerInfo(&ci, nb->js, stream, durable, NULL, NULL) == NATS_OK)
+		jsErrCode jerr = 0;
+		natsStatus s = nats_consumer_info(nb, stream, durable, &ci, &jerr);
+		if (s == NATS_OK)
 			pos->delivered[p] = ci->Delivered.Stream;
 		jsConsumerInfo_Destroy(ci);
+		if (s != NATS_OK && s != NATS_NOT_FOUND)
+			return nats_fail(nb, err, s, jerr, "cannot read the NATS consumer %s",
+					 durable);
 	}
+	return 0;
 }
 
 /* Calls fn on each stored message of stream (subject filter subj) in
- * sequence order; fn returns nonzero to stop. */
-static void scan(struct natsbus *nb, const char *stream, const char *subj,
-		 int (*fn)(void *ctx, natsMsg *m, uint64_t seq), void *ctx)
+ * sequence order; fn returns nonzero to stop (-1: it failed, *err set).
+ * 0 at the end, -1 with *err when a read failed (after the election's
+ * retries): never a short listing that reads as messages gone. */
+static int scan(struct natsbus *nb, const char *stream, const char *subj,
+		int (*fn)(void *ctx, natsMsg *m, uint64_t seq), void *ctx, char **err)
 {
 	uint64_t seq = 1;
 	for (;;) {
@@ -57,14 +69,17 @@ static void scan(struct natsbus *nb, const char *stream, const char *subj,
 		d.Sequence = seq;
 		d.NextBySubject = subj;
 		natsMsg *m = NULL;
-		if (js_DirectGetMsg(&m, nb->js, stream, NULL, &d) != NATS_OK)
-			return;
+		natsStatus st = nats_direct_get(nb, stream, &d, &m);
+		if (st == NATS_NOT_FOUND)
+			return 0; /* nothing after seq */
+		if (st != NATS_OK)
+			return nats_fail(nb, err, st, 0, "cannot read the NATS stream %s", stream);
 		const char *s = nats_hdr(m, "Nats-Sequence");
 		uint64_t got = s ? strtoull(s, NULL, 10) : 0;
 		int stop = got < seq ? 1 : fn(ctx, m, got);
 		natsMsg_Destroy(m);
 		if (stop)
-			return;
+			return stop < 0 ? -1 : 0;
 		seq = got + 1;
 	}
 }
@@ -138,6 +153,7 @@ struct lst {
 	const char *match;     /* find: stop at this id */
 	void (*fn)(void *ctx, const struct bus_entry *e);
 	void *ctx;
+	char **err;            /* a callback's failure */
 };
 
 static int lst_inbox(void *ctx, natsMsg *m, uint64_t seq)
@@ -161,11 +177,15 @@ static int lst_inbox(void *ctx, natsMsg *m, uint64_t seq)
 		jsDirectGetMsgOptions dg;
 		memset(&dg, 0, sizeof(dg));
 		dg.LastBySubject = sj;
-		if (failures && js_DirectGetMsg(&last, l->nb->js, an, NULL, &dg) == NATS_OK) {
+		natsStatus st = failures ? nats_direct_get(l->nb, an, &dg, &last) : NATS_NOT_FOUND;
+		if (st == NATS_OK) {
 			const char *d = nats_hdr(last, "Madf-Due");
 			due = d ? strtoll(d, NULL, 10) : 0;
 		}
 		natsMsg_Destroy(last);
+		if (st != NATS_OK && st != NATS_NOT_FOUND)
+			return nats_fail(l->nb, l->err, st, 0, "cannot read the failures of %s:%llu",
+					 l->stream, (unsigned long long)seq);
 		if (due > util_now_ns())
 			q = BUS_Q_RETRY;
 	}
@@ -209,36 +229,41 @@ static int lst_dead(void *ctx, natsMsg *m, uint64_t seq)
 	return l->match != NULL;
 }
 
-static void list_agent(struct lst *l, const char *agent)
+static int list_agent(struct lst *l, const char *agent)
 {
 	char stream[NATS_NAME_MAX], subj[NATS_NAME_MAX];
 	nats_stream_name(l->nb, agent, stream, sizeof(stream));
 	snprintf(subj, sizeof(subj), "%s.inbox.%s.*", l->nb->prefix, agent);
 	l->agent = agent;
 	l->stream = stream;
-	consumer_positions(l->nb, agent, &l->pos);
+	if (consumer_positions(l->nb, agent, &l->pos, l->err) < 0)
+		return -1;
 	char an[NATS_NAME_MAX], af[NATS_NAME_MAX];
 	snprintf(an, sizeof(an), "%s_att", l->nb->prefix);
 	snprintf(af, sizeof(af), "%s.att.%s.*", l->nb->prefix, agent);
 	jsOptions o;
 	jsOptions_Init(&o);
 	o.Stream.Info.SubjectsFilter = af;
-	if (js_GetStreamInfo(&l->att, l->nb->js, an, &o, NULL) != NATS_OK)
-		l->att = NULL;
-	scan(l->nb, stream, subj, lst_inbox, l);
+	jsErrCode jerr = 0;
+	natsStatus s = nats_stream_info(l->nb, an, &o, &l->att, &jerr);
+	if (s != NATS_OK && s != NATS_NOT_FOUND)
+		return nats_fail(l->nb, l->err, s, jerr, "cannot read the NATS stream %s", an);
+	int r = scan(l->nb, stream, subj, lst_inbox, l, l->err);
 	jsStreamInfo_Destroy(l->att);
 	l->att = NULL;
 	l->stream = NULL;
+	return r;
 }
 
-static void list_dead(struct lst *l)
+static int list_dead(struct lst *l)
 {
 	char stream[NATS_NAME_MAX], subj[NATS_NAME_MAX];
 	nats_dlq_stream(l->nb, stream, sizeof(stream));
 	snprintf(subj, sizeof(subj), "%s.dlq.*", l->nb->prefix);
 	l->stream = stream;
-	scan(l->nb, stream, subj, lst_dead, l);
+	int r = scan(l->nb, stream, subj, lst_dead, l, l->err);
 	l->stream = NULL;
+	return r;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -264,19 +289,24 @@ int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
 	if (q == BUS_Q_PROCESSED)
 		return err_set(err, NATS_UNSUPPORTED "the processed queue (an "
 			       "acknowledged message leaves the stream)");
-	struct lst l = { .nb = NB(b), .want = q, .content = content };
+	struct lst l = { .nb = NB(b), .want = q, .content = content, .err = err };
+	int r = 0;
 	if (q == BUS_Q_DEAD) {
-		list_dead(&l);
+		r = list_dead(&l);
 	} else if (agent) {
-		list_agent(&l, agent);
+		r = list_agent(&l, agent);
 	} else {
 		char **agents;
 		size_t na;
 		if (nats_agents(b, &agents, &na, err) < 0)
 			return -1;
-		for (size_t i = 0; i < na; i++)
-			list_agent(&l, agents[i]);
+		for (size_t i = 0; i < na && r == 0; i++)
+			r = list_agent(&l, agents[i]);
 		free_agents(agents, na);
+	}
+	if (r < 0) {
+		bus_entries_free(l.v, l.n);
+		return -1;
 	}
 	if (l.n > 1 && q != BUS_Q_DEAD)
 		qsort(l.v, l.n, sizeof(*l.v), cmp_entry);
@@ -288,10 +318,8 @@ int nats_list(struct bus *b, enum bus_queue q, const char *agent, bool content,
 int nats_each_dead(struct bus *b, void (*fn)(void *ctx, const struct bus_entry *e),
 		   void *ctx, char **err)
 {
-	(void)err;
-	struct lst l = { .nb = NB(b), .want = BUS_Q_DEAD, .fn = fn, .ctx = ctx };
-	list_dead(&l);
-	return 0;
+	struct lst l = { .nb = NB(b), .want = BUS_Q_DEAD, .fn = fn, .ctx = ctx, .err = err };
+	return list_dead(&l);
 }
 
 int nats_find(struct bus *b, const char *id, struct bus_entry *out, char **err)
@@ -302,12 +330,19 @@ int nats_find(struct bus *b, const char *id, struct bus_entry *out, char **err)
 	size_t na;
 	if (nats_agents(b, &agents, &na, err) < 0)
 		return -1;
-	struct lst l = { .nb = NB(b), .want = BUS_Q_COUNT, .content = true, .match = id };
-	for (size_t i = 0; i < na && !l.n; i++)
-		list_agent(&l, agents[i]);
+	struct lst l = { .nb = NB(b), .want = BUS_Q_COUNT, .content = true, .match = id,
+			 .err = err };
+	int r = 0;
+	for (size_t i = 0; i < na && !l.n && r == 0; i++)
+		r = list_agent(&l, agents[i]);
 	free_agents(agents, na);
-	if (!l.n)
-		list_dead(&l);
+	if (!l.n && r == 0)
+		r = list_dead(&l);
+	if (r < 0) {
+		/* a read failed: not "no message" */
+		bus_entries_free(l.v, l.n);
+		return -1;
+	}
 	if (!l.n)
 		return err_set(err, "no message %s in the inboxes, processing or dead "
 				    "letters of the NATS bus (acknowledged messages are "
@@ -334,9 +369,12 @@ int nats_read(struct bus *b, const struct bus_entry *e, char **json, size_t *len
 	uint64_t seq;
 	if (name_split(e->name, stream, sizeof(stream), &seq) < 0)
 		return err_set(err, "bad NATS message name %s", e->name);
-	natsMsg *m = nats_get(NB(b), stream, seq);
-	if (!m)
+	natsMsg *m = NULL;
+	natsStatus s = nats_get(NB(b), stream, seq, &m);
+	if (s == NATS_NOT_FOUND)
 		return err_set(err, "%s is gone", e->name);
+	if (s != NATS_OK)
+		return nats_fail(NB(b), err, s, 0, "cannot read %s", e->name);
 	*len = (size_t)natsMsg_GetDataLength(m);
 	*json = xstrndup(natsMsg_GetData(m), *len);
 	natsMsg_Destroy(m);
@@ -350,8 +388,18 @@ static int delete_entry(struct bus *b, const struct bus_entry *e, char **err)
 	if (name_split(e->name, stream, sizeof(stream), &seq) < 0)
 		return err_set(err, "bad NATS message name %s", e->name);
 	jsErrCode jerr = 0;
-	natsStatus s = js_DeleteMsg(NB(b)->js, stream, seq, NULL, &jerr);
-	if (s != NATS_OK)
+	natsStatus s = NATS_OK;
+	int64_t until = nats_retry_until(NB(b));
+	int i;
+	for (i = 0;; i++) {
+		jerr = 0;
+		s = js_DeleteMsg(NB(b)->js, stream, seq, NULL, &jerr);
+		if (!nats_retry_again(s, jerr, until, i))
+			break;
+	}
+	/* Asked again through an election, "no such message" (10057) says the
+	 * first attempt, whose answer was lost, deleted it. */
+	if (s != NATS_OK && !(i > 0 && jerr == 10057))
 		return nats_fail(NB(b), err, s, jerr, "cannot delete %s", e->name);
 	if (e->queue == BUS_Q_RETRY && e->agent) {
 		/* its failure records go with it */
@@ -362,7 +410,14 @@ static int delete_entry(struct bus *b, const struct bus_entry *e, char **err)
 		jsOptions o;
 		jsOptions_Init(&o);
 		o.Stream.Purge.Subject = sj;
-		js_PurgeStream(NB(b)->js, an, &o, NULL);
+		/* best effort (they expire), through an election too */
+		until = nats_retry_until(NB(b));
+		for (i = 0;; i++) {
+			jerr = 0;
+			s = js_PurgeStream(NB(b)->js, an, &o, &jerr);
+			if (!nats_retry_again(s, jerr, until, i))
+				break;
+		}
 	}
 	return 0;
 }

@@ -109,7 +109,7 @@ int nats_conv_meta(struct natsbus *nb, const char *session, char **meta, char **
 	memset(&d, 0, sizeof(d));
 	d.LastBySubject = ms;
 	natsMsg *m = NULL;
-	natsStatus s = js_DirectGetMsg(&m, nb->js, name, NULL, &d);
+	natsStatus s = nats_direct_get(nb, name, &d, &m);
 	if (s == NATS_NOT_FOUND)
 		return 1; /* no stream, or no such session in it */
 	if (s != NATS_OK)
@@ -140,7 +140,7 @@ int nats_events_fetch(struct bus *b, const char *session, long after,
 		d.Sequence = seq;
 		d.NextBySubject = evs;
 		m = NULL;
-		s = js_DirectGetMsg(&m, nb->js, name, NULL, &d);
+		s = nats_direct_get(nb, name, &d, &m);
 		if (s == NATS_NOT_FOUND)
 			break;
 		if (s != NATS_OK) {

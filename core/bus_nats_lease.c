@@ -72,7 +72,8 @@ void nats_lease_fill(struct natsbus *nb, const char *agent, uint64_t seq, struct
 		 * does not exist waits for the API's time-out (5 s) each time,
 		 * and the console lists the claims every few seconds. */
 		jsStreamInfo *si = NULL;
-		natsStatus s = js_GetStreamInfo(&si, nb->js, name, NULL, NULL);
+		jsErrCode jerr = 0;
+		natsStatus s = nats_stream_info(nb, name, NULL, &si, &jerr);
 		jsStreamInfo_Destroy(si);
 		if (s != NATS_OK)
 			return;
@@ -83,8 +84,8 @@ void nats_lease_fill(struct natsbus *nb, const char *agent, uint64_t seq, struct
 	memset(&d, 0, sizeof(d));
 	d.LastBySubject = subj;
 	natsMsg *m = NULL;
-	if (js_DirectGetMsg(&m, nb->js, name, NULL, &d) != NATS_OK)
-		return; /* none yet (or no stream): not known */
+	if (nats_direct_get(nb, name, &d, &m) != NATS_OK)
+		return; /* none yet, or not readable: not known */
 	const char *x = nats_hdr(m, "Madf-Lease-Expires");
 	int64_t exp = x ? strtoll(x, NULL, 10) : 0;
 	/* one that ran out is an earlier claim's (the message was delivered

@@ -104,11 +104,9 @@ int nats_log_each(struct bus *b, const char *agent, uint64_t after,
 	snprintf(subj, sizeof(subj), "%s.log.%s.>", nb->prefix, agent);
 	jsStreamInfo *si = NULL;
 	jsErrCode jerr = 0;
-	natsStatus s = js_GetStreamInfo(&si, nb->js, name, NULL, &jerr);
-	if (s == NATS_NOT_FOUND || jerr == 10059) {
-		jsStreamInfo_Destroy(si);
+	natsStatus s = nats_stream_info(nb, name, NULL, &si, &jerr);
+	if (s == NATS_NOT_FOUND)
 		return 0; /* the agent never logged */
-	}
 	if (s != NATS_OK) {
 		jsStreamInfo_Destroy(si);
 		return nats_fail(nb, err, s, jerr, "cannot read the log stream of %s", agent);
@@ -125,7 +123,7 @@ int nats_log_each(struct bus *b, const char *agent, uint64_t after,
 		d.Sequence = seq;
 		d.NextBySubject = subj;
 		natsMsg *m = NULL;
-		s = js_DirectGetMsg(&m, nb->js, name, NULL, &d);
+		s = nats_direct_get(nb, name, &d, &m);
 		if (s == NATS_NOT_FOUND)
 			break;
 		if (s != NATS_OK)

@@ -64,32 +64,45 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 	jsOptions o;
 	jsOptions_Init(&o);
 	o.Stream.Info.SubjectsFilter = filt;
+	/* Each read asked again through an election (nats_stream_info...);
+	 * one that still fails fails the counts: zeros would read as
+	 * inboxes emptied. */
 	jsStreamInfo *att = NULL;
-	if (js_GetStreamInfo(&att, nb->js, attn, &o, NULL) != NATS_OK)
-		att = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = nats_stream_info(nb, attn, &o, &att, &jerr);
 	out->agents = xcalloc(na ? na : 1, sizeof(*out->agents));
-	for (size_t i = 0; i < na; i++) {
+	if (s != NATS_OK && s != NATS_NOT_FOUND)
+		nats_fail(nb, err, s, jerr, "cannot read the NATS stream %s", attn);
+	for (size_t i = 0; i < na && (s == NATS_OK || s == NATS_NOT_FOUND); i++) {
 		struct bus_agent_stats *a = &out->agents[out->nagents++];
 		util_strlcpy(a->agent, agents[i], sizeof(a->agent));
 		char stream[NATS_NAME_MAX];
 		nats_stream_name(nb, agents[i], stream, sizeof(stream));
 		jsConsumerInfoList *cl = NULL;
 		size_t ack = 0;
-		if (js_Consumers(&cl, nb->js, stream, NULL, NULL) == NATS_OK && cl) {
-			for (int k = 0; k < cl->Count; k++) {
-				a->depth += (size_t)cl->List[k]->NumPending;
-				ack += (size_t)cl->List[k]->NumAckPending;
-			}
+		s = nats_consumers(nb, stream, &cl, &jerr);
+		for (int k = 0; s == NATS_OK && cl && k < cl->Count; k++) {
+			a->depth += (size_t)cl->List[k]->NumPending;
+			ack += (size_t)cl->List[k]->NumAckPending;
 		}
 		jsConsumerInfoList_Destroy(cl);
+		if (s != NATS_OK && s != NATS_NOT_FOUND) {
+			nats_fail(nb, err, s, jerr, "cannot read the consumers of %s", stream);
+			break;
+		}
 		size_t f = failing(att, nb->prefix, agents[i]);
 		a->retry = f < ack ? f : ack;
 		a->processing = ack - a->retry;
 		if (a->depth) {
 			jsStreamInfo *si = NULL;
-			if (js_GetStreamInfo(&si, nb->js, stream, NULL, NULL) == NATS_OK)
+			s = nats_stream_info(nb, stream, NULL, &si, &jerr);
+			if (s == NATS_OK)
 				a->oldest_ns = si->State.FirstTime;
 			jsStreamInfo_Destroy(si);
+			if (s != NATS_OK && s != NATS_NOT_FOUND) {
+				nats_fail(nb, err, s, jerr, "cannot read the NATS stream %s", stream);
+				break;
+			}
 		}
 		out->processing += a->processing;
 		out->retry += a->retry;
@@ -98,11 +111,14 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 	for (size_t i = 0; i < na; i++)
 		free(agents[i]);
 	free(agents);
+	if (s != NATS_OK && s != NATS_NOT_FOUND) {
+		bus_stats_release(out);
+		return -1;
+	}
 	char dlq[NATS_NAME_MAX];
 	nats_dlq_stream(nb, dlq, sizeof(dlq));
 	jsStreamInfo *si = NULL;
-	jsErrCode jerr = 0;
-	natsStatus s = js_GetStreamInfo(&si, nb->js, dlq, NULL, &jerr);
+	s = nats_stream_info(nb, dlq, NULL, &si, &jerr);
 	if (s != NATS_OK) {
 		bus_stats_release(out);
 		return nats_fail(nb, err, s, jerr, "cannot count the dead letters");
@@ -112,10 +128,14 @@ static int stats_scan(struct bus *b, struct bus_stats *out, char **err)
 	jsStreamInfo_Destroy(si);
 	char drop[NATS_NAME_MAX];
 	nats_drop_stream(nb, drop, sizeof(drop));
-	si = NULL;
-	if (js_GetStreamInfo(&si, nb->js, drop, NULL, NULL) == NATS_OK)
+	s = nats_stream_info(nb, drop, NULL, &si, &jerr);
+	if (s == NATS_OK)
 		out->expired_dropped = si->State.LastSeq;
 	jsStreamInfo_Destroy(si);
+	if (s != NATS_OK && s != NATS_NOT_FOUND) {
+		bus_stats_release(out);
+		return nats_fail(nb, err, s, jerr, "cannot count the dropped messages");
+	}
 	return 0;
 }
 

@@ -196,15 +196,12 @@ int nats_publish_dead(struct bus *b, const struct nats_dead *dl,
 	return 0;
 }
 
-natsMsg *nats_get(struct natsbus *nb, const char *stream, uint64_t seq)
+natsStatus nats_get(struct natsbus *nb, const char *stream, uint64_t seq, natsMsg **m)
 {
 	jsDirectGetMsgOptions d;
 	memset(&d, 0, sizeof(d));
 	d.Sequence = seq;
-	natsMsg *m = NULL;
-	if (js_DirectGetMsg(&m, nb->js, stream, NULL, &d) != NATS_OK)
-		return NULL;
-	return m;
+	return nats_direct_get(nb, stream, &d, m);
 }
 
 const char *nats_hdr(natsMsg *m, const char *key)

@@ -1,6 +1,8 @@
 /* The NATS transport riding through a JetStream leader election: a call
- * that times out or finds no responders is asked again, with backoff, for
- * at most MADF_NATS_ELECTION_S. See core/bus_nats.h. */
+ * that times out, finds no responders or is told the cluster cannot answer
+ * now is asked again, with backoff, for at most MADF_NATS_ELECTION_S; the
+ * reads and admin calls of listings, show, retry, delete and the console's
+ * counts through the wrappers below. See core/bus_nats.h. */
 #include "core/bus_nats.h"
 
 #include <errno.h>
@@ -45,8 +47,12 @@ int nats_election_setup(struct natsbus *nb, char **err)
 
 bool nats_transient(natsStatus s, jsErrCode jerr)
 {
-	/* 10008: "JetStream system temporarily unavailable" (no meta leader) */
-	return s == NATS_TIMEOUT || s == NATS_NO_RESPONDERS || (s != NATS_OK && jerr == 10008);
+	/* 10008: "JetStream system temporarily unavailable" (no meta leader,
+	 * or a stream or consumer without its leader); 10009: "JetStream
+	 * cluster can not handle request" (asked of a node that is not, or no
+	 * longer, the leader) */
+	return s == NATS_TIMEOUT || s == NATS_NO_RESPONDERS ||
+	       (s != NATS_OK && (jerr == 10008 || jerr == 10009));
 }
 
 int64_t nats_retry_until(const struct natsbus *nb)
@@ -73,4 +79,97 @@ bool nats_retry_wait(int64_t until, int attempt)
 bool nats_retry_again(natsStatus s, jsErrCode jerr, int64_t until, int attempt)
 {
 	return nats_transient(s, jerr) && nats_retry_wait(until, attempt);
+}
+
+natsStatus nats_stream_info(struct natsbus *nb, const char *stream, jsOptions *o,
+			    jsStreamInfo **si, jsErrCode *jerr)
+{
+	int64_t until = nats_retry_until(nb);
+	natsStatus s;
+	for (int i = 0;; i++) {
+		*si = NULL;
+		*jerr = 0;
+		s = js_GetStreamInfo(si, nb->js, stream, o, jerr);
+		if (!nats_retry_again(s, *jerr, until, i))
+			break;
+		jsStreamInfo_Destroy(*si);
+	}
+	if (s == NATS_OK)
+		return s;
+	jsStreamInfo_Destroy(*si);
+	*si = NULL;
+	return s == NATS_NOT_FOUND || *jerr == 10059 ? NATS_NOT_FOUND : s;
+}
+
+natsStatus nats_consumer_info(struct natsbus *nb, const char *stream, const char *durable,
+			      jsConsumerInfo **ci, jsErrCode *jerr)
+{
+	int64_t until = nats_retry_until(nb);
+	natsStatus s;
+	for (int i = 0;; i++) {
+		*ci = NULL;
+		*jerr = 0;
+		s = js_GetConsumerInfo(ci, nb->js, stream, durable, NULL, jerr);
+		if (!nats_retry_again(s, *jerr, until, i))
+			break;
+		jsConsumerInfo_Destroy(*ci);
+	}
+	if (s == NATS_OK)
+		return s;
+	jsConsumerInfo_Destroy(*ci);
+	*ci = NULL;
+	/* 10014: no such consumer; 10059: no such stream */
+	return s == NATS_NOT_FOUND || *jerr == 10014 || *jerr == 10059 ? NATS_NOT_FOUND : s;
+}
+
+natsStatus nats_consumers(struct natsbus *nb, const char *stream, jsConsumerInfoList **cl,
+			  jsErrCode *jerr)
+{
+	int64_t until = nats_retry_until(nb);
+	natsStatus s;
+	for (int i = 0;; i++) {
+		*cl = NULL;
+		*jerr = 0;
+		s = js_Consumers(cl, nb->js, stream, NULL, jerr);
+		if (!nats_retry_again(s, *jerr, until, i))
+			break;
+		jsConsumerInfoList_Destroy(*cl);
+	}
+	if (s == NATS_OK)
+		return s;
+	jsConsumerInfoList_Destroy(*cl);
+	*cl = NULL;
+	return s == NATS_NOT_FOUND || *jerr == 10059 ? NATS_NOT_FOUND : s;
+}
+
+natsStatus nats_direct_get(struct natsbus *nb, const char *stream, jsDirectGetMsgOptions *d,
+			   natsMsg **m)
+{
+	int64_t until = nats_retry_until(nb);
+	bool exists = false;
+	natsStatus s;
+	for (int i = 0;; i++) {
+		*m = NULL;
+		s = js_DirectGetMsg(m, nb->js, stream, NULL, d);
+		/* NATS_NOT_FOUND: the stream's answer "no such message" (404) */
+		if (s == NATS_OK || s == NATS_NOT_FOUND || !nats_transient(s, 0))
+			break;
+		natsMsg_Destroy(*m);
+		*m = NULL;
+		if (!exists) {
+			/* A stream that does not exist answers no direct get (the
+			 * request times out): asked once, that is an answer too.
+			 * During an election its information is retried as well. */
+			jsStreamInfo *si = NULL;
+			jsErrCode jerr = 0;
+			natsStatus t = js_GetStreamInfo(&si, nb->js, stream, NULL, &jerr);
+			jsStreamInfo_Destroy(si);
+			if (t == NATS_NOT_FOUND || jerr == 10059)
+				return NATS_NOT_FOUND;
+			exists = t == NATS_OK;
+		}
+		if (!nats_retry_wait(until, i))
+			break;
+	}
+	return s;
 }

@@ -35,8 +35,8 @@ int bus_events_sessions(struct bus *b, char ***out, size_t *n, char **err)
 	o.Stream.Info.SubjectsFilter = filter;
 	jsStreamInfo *si = NULL;
 	jsErrCode jerr = 0;
-	natsStatus s = js_GetStreamInfo(&si, nb->js, name, &o, &jerr);
-	if (s == NATS_NOT_FOUND || jerr == 10059)
+	natsStatus s = nats_stream_info(nb, name, &o, &si, &jerr);
+	if (s == NATS_NOT_FOUND)
 		return 0; /* no conversation recorded on this bus yet */
 	if (s != NATS_OK)
 		return nats_fail(nb, err, s, jerr, "cannot list the conversations on %s", name);
@@ -83,7 +83,7 @@ int bus_events_read(struct bus *b, const char *session, uint64_t *pos, size_t ma
 		d.Sequence = *pos + 1;
 		d.NextBySubject = subj;
 		natsMsg *m = NULL;
-		natsStatus s = js_DirectGetMsg(&m, nb->js, name, NULL, &d);
+		natsStatus s = nats_direct_get(nb, name, &d, &m);
 		if (s == NATS_NOT_FOUND)
 			break; /* nothing after *pos (yet) */
 		if (s != NATS_OK)

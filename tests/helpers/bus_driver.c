@@ -21,6 +21,15 @@
  *                                   JetStream publish)
  *   bus_driver gc - HOURS [dry]     bus_gc as if HOURS later; prints what
  *                                   it reports, one line each
+ *   bus_driver reads-after AGENT FILE SHOW DEL
+ *                                   the bus opened and read once, prints
+ *                                   "ready", waits (up to 120 s) for FILE
+ *                                   to exist, then prints one line each:
+ *                                   "show QUEUE ID" (bus_find SHOW), "ls
+ *                                   processing|inbox N IDS..." (AGENT's),
+ *                                   "delete ID" (bus_remove DEL), "stats
+ *                                   processing N" (AGENT's count), or
+ *                                   "... error: WHY"
  * Exit status 0, 1 on a failure, 3 when nothing was claimed. */
 #include <poll.h>
 #include <stdio.h>
@@ -48,6 +57,61 @@ static void gc_report(void *ctx, const char *what, const char *path)
 {
 	(void)ctx;
 	printf("%s: %s\n", what, path);
+}
+
+/* "ls QUEUE N IDS..." of agent's queue q, or "ls QUEUE error: WHY". */
+static void print_list(struct bus *b, enum bus_queue q, const char *agent)
+{
+	struct bus_entry *v = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	if (bus_list(b, q, agent, false, &v, &n, &err) < 0) {
+		printf("ls %s error: %s\n", bus_queue_name(q), err ? err : "?");
+		free(err);
+		return;
+	}
+	printf("ls %s %zu", bus_queue_name(q), n);
+	for (size_t i = 0; i < n; i++)
+		printf(" %s", v[i].message_id ? v[i].message_id : "?");
+	printf("\n");
+	bus_entries_free(v, n);
+}
+
+/* The reads of reads-after (see above). */
+static void reads(struct bus *b, const char *agent, const char *show, const char *del)
+{
+	struct bus_entry e;
+	char *err = NULL;
+	if (bus_find(b, show, &e, &err) < 0) {
+		printf("show error: %s\n", err ? err : "?");
+		free(err);
+		err = NULL;
+	} else {
+		printf("show %s %s\n", bus_queue_name(e.queue), e.message_id ? e.message_id : "?");
+		bus_entry_release(&e);
+	}
+	print_list(b, BUS_Q_PROCESSING, agent);
+	print_list(b, BUS_Q_INBOX, agent);
+	if (del) {
+		if (bus_remove(b, del, &err) < 0)
+			printf("delete error: %s\n", err ? err : "?");
+		else
+			printf("delete %s\n", del);
+		free(err);
+		err = NULL;
+	}
+	struct bus_stats st;
+	if (bus_stats(b, &st, &err) < 0) {
+		printf("stats error: %s\n", err ? err : "?");
+		free(err);
+		return;
+	}
+	size_t proc = 0;
+	for (size_t i = 0; i < st.nagents; i++)
+		if (!strcmp(st.agents[i].agent, agent))
+			proc = st.agents[i].processing;
+	printf("stats processing %zu\n", proc);
+	bus_stats_release(&st);
 }
 
 static int fail(const char *what, char *err)
@@ -198,6 +262,14 @@ int main(int argc, char **argv)
 			free(subj);
 		}
 		free(buf);
+	} else if (!strcmp(argv[1], "reads-after") && argc == 6) {
+		reads(b, agent, argv[4], NULL); /* warm: the inboxes set up */
+		printf("ready\n");
+		fflush(stdout);
+		int64_t end = util_mono_ns() + 120 * 1000000000LL;
+		while (access(argv[3], F_OK) < 0 && util_mono_ns() < end)
+			usleep(10 * 1000);
+		reads(b, agent, argv[4], argv[5]);
 	} else if (!strcmp(argv[1], "gc") && argc >= 4) {
 		bool dry = argc > 4 && !strcmp(argv[4], "dry");
 		int64_t at = util_now_ns() + (int64_t)(atof(argv[3]) * 3600e9);

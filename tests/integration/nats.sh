@@ -80,7 +80,15 @@ EOC
 # nats_stream_state URL STREAM [EXPR]: prints "LAST_SEQ MSGS" of a JetStream
 # stream, asked over the NATS protocol ($JS.API.STREAM.INFO), or EXPR of
 # the reply r (a Python expression: r["cluster"]["leader"]), or "error ...".
+# nats_consumer_state URL STREAM CONSUMER EXPR: EXPR of the consumer's
+# information ($JS.API.CONSUMER.INFO), or "error ...".
 nats_stream_state() {
+	_nats_info "$1" "STREAM.INFO.$2" "${3:-}"
+}
+nats_consumer_state() {
+	_nats_info "$1" "CONSUMER.INFO.$2.$3" "$4"
+}
+_nats_info() {
 	python3 - "$1" "$2" "${3:-}" <<'EOP'
 import json, socket, sys
 host, port = sys.argv[1].split("//")[1].split(",")[0].rsplit(":", 1)
@@ -88,7 +96,7 @@ s = socket.create_connection((host, int(port)), timeout=10)
 f = s.makefile("rb")
 f.readline()  # INFO
 s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.madf_t 1\r\n'
-          b"PUB $JS.API.STREAM.INFO." + sys.argv[2].encode() + b" _INBOX.madf_t 0\r\n\r\n")
+          b"PUB $JS.API." + sys.argv[2].encode() + b" _INBOX.madf_t 0\r\n\r\n")
 while True:
     line = f.readline()
     if not line:
