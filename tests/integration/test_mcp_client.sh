@@ -186,10 +186,10 @@ trap 'kill "$pid1" "$pid2" "$pid3" 2>/dev/null; wait "$pid1" "$pid2" "$pid3" 2>/
 printf '{"mcpServers": {"primed": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}\n' "$port" >primed.json
 eq "priming events: a call whose answer is an event stream primed first (notify)" \
 	"$($MADF --mcp-config primed.json tools call primed notify 2>&1)" "notified; pong received"
-# the tool waits 0.5 s before it sends: the first GET streams close with
-# their priming event only
+# the tool waits 2.5 s before it sends: the GET streams meanwhile close
+# with their priming event only, many more than 5 in a row
 eq "priming events: the server's messages on a GET stream closed after each priming event arrive" \
-	"$($MADF --mcp-config primed.json tools call primed background --args '{"delay":0.5}' 2>&1)" \
+	"$($MADF --mcp-config primed.json tools call primed background --args '{"delay":2.5}' 2>&1)" \
 	"background; pong received"
 sid=$(sessions "$T/prime.jsonl" | tail -1)
 eq "each GET after the first carries the priming id of the stream before (Last-Event-ID), more than 5 in a row with nothing but it" \
@@ -216,10 +216,10 @@ serve "the HTTP test server ending its GET streams empty" python3 "$SRV" --http 
 pid4=$server_pid
 trap 'kill "$pid1" "$pid2" "$pid3" "$pid4" 2>/dev/null; wait "$pid1" "$pid2" "$pid3" "$pid4" 2>/dev/null; cleanup' EXIT
 printf '{"mcpServers": {"empty": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}\n' "$port" >empty.json
-out=$(timeout 60 $MADF --mcp-config empty.json tools call empty background --timeout 3 2>&1); rc=$?
+out=$(timeout 60 $MADF --mcp-config empty.json tools call empty background --timeout 6 2>&1); rc=$?
 eq "GET streams ending empty: the call waiting on them fails with exit 1 (no hang, no crash)" "$rc" 1
 has "its error names why: the GET stream given up after 5 empty endings" "$out" \
-	'server "empty": tools/call timed out after 3000 ms; its GET stream was given up (the server ended it 5 times in a row without an event), so what the server sent outside the call'"'"'s answer did not arrive'
+	'server "empty": tools/call timed out after 6000 ms; its GET stream was given up (the server ended it 5 times in a row without an event), so what the server sent outside the call'"'"'s answer did not arrive'
 sid=$(sessions "$T/empty.jsonl" | tail -1)
 eq "exactly 5 GETs in that session, then no more" "$(gets "$T/empty.jsonl" "$sid")" 5
 has "the giving up is a warning in the server's log" "$(cat "$MLOG/empty.log")" \
