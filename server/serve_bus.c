@@ -610,11 +610,11 @@ static bool jobs_run(void)
 		if (j->kind == JOB_TURN) {
 			if (!turn_moot(j->c))
 				do_turn(j->c, j->idx, j->round);
-		}
-		else if (j->kind == JOB_DONE)
+		} else if (j->kind == JOB_DONE) {
 			do_done(j->c, j->idx, j->ok, j->text);
-		else
+		} else {
 			do_end(j->c, j->text ? j->text : "unknown");
+		}
 		conv_unref(j->c);
 		free(j->text);
 		free(j);
