@@ -651,16 +651,59 @@ static double entropy(const char *s, size_t n)
 	return h;
 }
 
+/* Whether the n bytes at s are a plausible body of an "sk-" key: letters
+ * and digits both, and not a placeholder's few characters repeated
+ * ("sk-xxxxxxxxxxxxxxxxxxxxxxxx", "sk-000...0"): 2.5 bits per character or
+ * more. */
+static bool sk_body_plausible(const char *s, size_t n)
+{
+	bool digit = false, letter = false;
+	for (size_t i = 0; i < n; i++) {
+		digit = digit || isdigit((unsigned char)s[i]);
+		letter = letter || isalpha((unsigned char)s[i]);
+	}
+	return digit && letter && entropy(s, n) >= 2.5;
+}
+
+/* A well-known format: re (POSIX extended); with body_ok, a match counts
+ * only when its subexpression body passes it (every match on the line is
+ * tried). */
 static const struct {
 	const char *name, *re;
+	size_t body;
+	bool (*body_ok)(const char *s, size_t n);
 } secret_patterns[] = {
-	{ "an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}" },
-	{ "a private key", "-----BEGIN ([A-Z]+ )?PRIVATE KEY-----" },
-	{ "a GitHub token", "gh[pousr]_[A-Za-z0-9]{36}" },
-	{ "a Slack token", "xox[baprs]-[A-Za-z0-9-]{10,}" },
-	{ "an API secret key", "sk-[A-Za-z0-9]{20,}" },
-	{ "a Google API key", "AIza[0-9A-Za-z_-]{35}" },
+	{ "an AWS access key id", "(AKIA|ASIA)[0-9A-Z]{16}", 0, NULL },
+	{ "a private key", "-----BEGIN ([A-Z]+ )?PRIVATE KEY-----", 0, NULL },
+	{ "a GitHub token", "gh[pousr]_[A-Za-z0-9]{36}", 0, NULL },
+	{ "a Slack token", "xox[baprs]-[A-Za-z0-9-]{10,}", 0, NULL },
+	/* "sk-" at the start or after a character that is neither a letter, a
+	 * digit nor a dash: not the tail of a word ("task-", "disk-", "desk-") */
+	{ "an API secret key", "(^|[^A-Za-z0-9-])sk-([A-Za-z0-9]{20,})", 2, sk_body_plausible },
+	{ "a Google API key", "AIza[0-9A-Za-z_-]{35}", 0, NULL },
 };
+
+/* Whether pattern i matches somewhere in text. */
+static bool secret_pattern_match(const regex_t *re, size_t i, const char *text)
+{
+	if (!secret_patterns[i].body_ok)
+		return regexec(re, text, 0, NULL, 0) == 0;
+	regmatch_t m[4];
+	size_t k = secret_patterns[i].body;
+	int flags = 0;
+	for (const char *p = text; regexec(re, p, k + 1, m, flags) == 0; flags = REG_NOTBOL) {
+		if (m[k].rm_so >= 0 &&
+		    secret_patterns[i].body_ok(p + m[k].rm_so, (size_t)(m[k].rm_eo - m[k].rm_so)))
+			return true;
+		/* the next match starts after this one's body (it ends at a
+		 * character that cannot continue it) */
+		regoff_t next = m[k].rm_eo > 0 ? m[k].rm_eo : m[0].rm_eo;
+		if (next <= 0 || !p[next])
+			break;
+		p += next;
+	}
+	return false;
+}
 
 struct secrets_ctx {
 	regex_t re[ARRAY_SIZE(secret_patterns)];
@@ -810,7 +853,7 @@ static void secrets_line(void *c, const char *file, long line, const char *text)
 {
 	struct secrets_ctx *sc = c;
 	for (size_t i = 0; i < ARRAY_SIZE(secret_patterns); i++) {
-		if (regexec(&sc->re[i], text, 0, NULL, 0) == 0) {
+		if (secret_pattern_match(&sc->re[i], i, text)) {
 			char *m = xasprintf("hard-coded secret: %s matches its well-known "
 					    "pattern (the value is withheld)", secret_patterns[i].name);
 			cJSON_AddItemToArray(sc->items, review_raw_new("secrets", "pattern", 5, file, line, m,
@@ -848,7 +891,8 @@ static int tool_secrets(void *ctx, const cJSON *args, cJSON **result, char **err
 	(void)ctx;
 	struct secrets_ctx sc;
 	for (size_t i = 0; i < ARRAY_SIZE(secret_patterns); i++)
-		if (regcomp(&sc.re[i], secret_patterns[i].re, REG_EXTENDED | REG_NOSUB) != 0) {
+		if (regcomp(&sc.re[i], secret_patterns[i].re,
+			    REG_EXTENDED | (secret_patterns[i].body_ok ? 0 : REG_NOSUB)) != 0) {
 			for (size_t j = 0; j < i; j++)
 				regfree(&sc.re[j]);
 			return err_set(err, "secrets: bad pattern %zu", i);

@@ -339,6 +339,8 @@ static int start_locked(struct mcp_client *c, const struct mcp_call_opts *o, cha
 		c->get_stream = 0;
 		free(c->last_event_id);
 		c->last_event_id = NULL;
+		free(c->get_lost);
+		c->get_lost = NULL;
 	}
 	cJSON *p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "protocolVersion", MCP_PROTOCOL_VERSION);
@@ -513,6 +515,7 @@ void mcp_client_free(struct mcp_client **cp)
 	http_multi_free(&c->m);
 	free(c->session);
 	free(c->last_event_id);
+	free(c->get_lost);
 	sbuf_release(&c->rbuf);
 	sbuf_release(&c->ebuf);
 	for (size_t i = 0; i < c->nsecrets; i++)

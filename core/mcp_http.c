@@ -4,6 +4,7 @@
 #include "core/mcp_priv.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -326,6 +327,23 @@ static int get_data(void *ctx, long status, const char *buf, size_t len)
 
 static void get_done(void *ctx, const struct http_result *res);
 
+/* The session's GET stream is given up: not opened again in this session;
+ * why (printf-style) is logged as a warning and kept for a call that times
+ * out (c->get_lost). */
+static void get_give_up(struct mcp_client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void get_give_up(struct mcp_client *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *why = xvasprintf(fmt, ap);
+	va_end(ap);
+	mcp_log(c, "warn", "GET stream: %s; not tried again in this session", why);
+	free(c->get_lost);
+	c->get_lost = why;
+	c->get_stream = -1;
+}
+
 /* Starts a connection of g at start_at_ns (0: now), with Last-Event-ID
  * when an event had an id. Returns 0, or -1 (logged; the session's stream
  * is given up). */
@@ -354,9 +372,8 @@ static int get_start(struct get_stream *g, int64_t start_at_ns)
 	char *e = NULL;
 	int r = http_multi_start(c->m, &ro, &e);
 	if (r < 0) {
-		mcp_log(c, "warn", "GET stream: %s; not tried again in this session", e);
+		get_give_up(c, "%s", e);
 		free(e);
-		c->get_stream = -1;
 	} else {
 		g->running = true;
 	}
@@ -377,9 +394,8 @@ static void get_reopen(struct get_stream *g, const char *why)
 								    : g->sp.retry_ms;
 	g->closes = g->heard ? 0 : g->closes + 1;
 	if (g->closes >= MCP_GET_CLOSES_MAX) {
-		mcp_log(c, "info", "GET stream: ended %d times in a row without an event; not "
-			"tried again in this session", g->closes);
-		c->get_stream = -1;
+		get_give_up(c, "the server ended it %d times in a row without an event",
+			    g->closes);
 		return;
 	}
 	long ms = g->retry_ms >= 0 ? g->retry_ms : MCP_GET_RETRY_MS;
@@ -411,17 +427,12 @@ static void get_done(void *ctx, const struct http_result *res)
 		   (res->outcome == HTTP_DONE || (res->outcome == HTTP_FAILED && g->opened))) {
 		get_reopen(g, res->outcome == HTTP_DONE ? NULL
 			   : res->error && *res->error ? res->error : "failed");
+	} else if (res->outcome == HTTP_FAILED) {
+		get_give_up(c, "%s", res->error && *res->error ? res->error : "failed");
+	} else if (st < 200 || st >= 300) {
+		get_give_up(c, "HTTP %ld", st);
 	} else {
-		if (res->outcome == HTTP_FAILED)
-			mcp_log(c, "warn", "GET stream: %s; not tried again in this session",
-				res->error && *res->error ? res->error : "failed");
-		else if (st < 200 || st >= 300)
-			mcp_log(c, "warn", "GET stream: HTTP %ld; not tried again in this session",
-				st);
-		else if (!g->sse)
-			mcp_log(c, "warn", "GET stream: the answer is not an event stream; not "
-				"tried again in this session");
-		c->get_stream = -1;
+		get_give_up(c, "the answer is not an event stream");
 	}
 }
 
@@ -617,9 +628,16 @@ int mcp_http_exchange(struct mcp_client *c, const char *method, const char *text
 				  : xstrdup("cancelled by the client");
 		mcp_send_cancel(c, id, reason);
 		free(reason);
-		r = to ? err_set(err, "server \"%s\": %s timed out after %ld ms", c->cfg.name,
-				 method, timeout_ms)
-		       : err_set(err, "server \"%s\": %s cancelled", c->cfg.name, method);
+		if (to && c->get_lost)
+			r = err_set(err, "server \"%s\": %s timed out after %ld ms; its GET stream "
+				    "was given up (%s), so what the server sent outside the "
+				    "call's answer did not arrive", c->cfg.name, method,
+				    timeout_ms, c->get_lost);
+		else if (to)
+			r = err_set(err, "server \"%s\": %s timed out after %ld ms", c->cfg.name,
+				    method, timeout_ms);
+		else
+			r = err_set(err, "server \"%s\": %s cancelled", c->cfg.name, method);
 		goto out;
 	}
 	if (x.overflow) {

@@ -38,6 +38,10 @@ struct mcp_client {
 	 * open across calls until the session ends (NULL until then). */
 	struct get_stream *get;
 	char *last_event_id; /* of its last event: Last-Event-ID next time */
+	/* Why that stream was given up (it failed or kept closing empty; not
+	 * a 405, which offers none), for a call that then times out: its
+	 * messages may be what the call waited for. NULL: not given up. */
+	char *get_lost;
 };
 
 /* What an exchange ended in, besides 0 and -1. */

@@ -20,10 +20,14 @@
  *   - events per second, all streams together, first request to last end;
  *   - the server's memory: resident before, when the most streams were
  *     open at once (and how many), per open stream, and its peak;
+ *   - the server's stop: from SIGTERM, once every stream has ended, to
+ *     its exit;
  * and checks that every stream answered 200, ended with
  * conversation_complete and carried every event its session recorded
  * (data/serve-sessions/SESSION.jsonl), and that those without an
- * agent_error (a model call the replay server failed) had the same number. */
+ * agent_error (a model call the replay server failed) had the same number,
+ * and that the server then stopped whole (exit 0, no conversation left
+ * finishing its work). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -134,6 +138,26 @@ static size_t bs_write(char *p, size_t size, size_t n, void *ctx)
 	memmove(b, b + used, s->carry.len - used);
 	s->carry.len -= used;
 	return len;
+}
+
+/* SIGTERM to the server once every stream has ended: how long it took to
+ * exit (ms), and whether it stopped whole (exit 0, its log's last word
+ * "stopped", not "stopped; N conversations still finishing a call"). */
+static double bs_stop(pid_t pid, const char *errpath, bool *clean)
+{
+	int64_t t0 = util_mono_ns();
+	int status = 0;
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	double ms = (double)(util_mono_ns() - t0) / 1e6;
+	char *log = NULL;
+	size_t len = 0;
+	*clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		 util_read_file(errpath, 64 << 20, &log, &len, NULL) == 0 &&
+		 len >= 21 && !memcmp(log + len - 21, "madf: serve: stopped\n", 21);
+	free(log);
+	return ms;
 }
 
 static long rss_kb(pid_t pid, const char *field)
@@ -477,6 +501,9 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 	}
 	close(lp.ep);
 	long hwm = rss_kb(spid, "VmHWM");
+	bool stop_clean = false;
+	double stop_ms = bs_stop(spid, serr, &stop_clean);
+	spid = 0;
 	long n_ok = 0, ev0 = -1, agent_errors = 0, n_agerr = 0, probes_ok = 0;
 	bool same = true;
 	double total_ev = 0;
@@ -536,6 +563,8 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		cJSON_AddNumberToObject(j, "serverRssOpenKb", (double)rss_at_max);
 		cJSON_AddNumberToObject(j, "kbPerOpenStream", per);
 		cJSON_AddNumberToObject(j, "serverPeakKb", (double)hwm);
+		cJSON_AddNumberToObject(j, "stopMs", stop_ms);
+		cJSON_AddBoolToObject(j, "stopClean", stop_clean);
 		char *s = cJSON_PrintUnformatted(j);
 		printf("%s\n", s);
 		free(s);
@@ -568,12 +597,18 @@ static int bench_serve(struct cli *cli, int argc, char **argv)
 		printf("  server memory      %.1f MB idle, %.1f MB with %ld streams open, "
 		       "%.1f KB per open stream, peak %.1f MB\n", (double)rss0 / 1024,
 		       (double)rss_at_max / 1024, open_max, per, (double)hwm / 1024);
+		printf("  server stop        %.0f ms from SIGTERM to its exit once every stream had "
+		       "ended (%s)\n", stop_ms, stop_clean ? "stopped whole" :
+		       "NOT whole: conversations still finishing, or an exit status not 0");
 	}
-	rc = n_ok == nstreams && probes_ok == nprobes && same ? EXIT_OK : EXIT_FAIL;
-	if (rc != EXIT_OK)
+	rc = n_ok == nstreams && probes_ok == nprobes && same && stop_clean ? EXIT_OK : EXIT_FAIL;
+	if (n_ok != nstreams || probes_ok != nprobes || !same)
 		fprintf(stderr, "madf: bench serve: %ld of %ld streams and %ld of %ld probes did not "
 			"complete (see %s)\n", nstreams - n_ok, nstreams, nprobes - probes_ok, nprobes,
 			serr);
+	if (!stop_clean)
+		fprintf(stderr, "madf: bench serve: the server did not stop whole on SIGTERM (see "
+			"%s)\n", serr);
 out:
 	if (m) {
 		for (long i = 0; i < nall; i++)

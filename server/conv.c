@@ -29,7 +29,7 @@ static pthread_mutex_t alive_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct conv *alive;
 static size_t nalive;
 
-static long env_long_or(const char *name, long def, long lo, long hi)
+long conv_env_long(const char *name, long def, long lo, long hi)
 {
 	const char *v = getenv(name);
 	if (!v || !*v)
@@ -856,9 +856,9 @@ struct conv_stream *conv_start(struct serve_request *req, const struct conv_env 
 	c->created_ns = util_now_ns();
 	c->start_ns = util_mono_ns();
 	c->deadline_ns = c->start_ns +
-			 env_long_or("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
-	c->ping_ms = env_long_or("MADF_SERVE_PING_MS", 15000, 10, 15000);
-	c->grace_s = env_long_or("MADF_SERVE_GRACE_S", 60, 0, 86400);
+			 conv_env_long("MADF_SERVE_TIMEOUT_S", 600, 1, 86400) * 1000000000LL;
+	c->ping_ms = conv_env_long("MADF_SERVE_PING_MS", 15000, 10, 15000);
+	c->grace_s = conv_env_long("MADF_SERVE_GRACE_S", 60, 0, 86400);
 	c->initiator = env->initiator;
 	c->initiator_system = c->initiator && *c->initiator->system ?
 			      xasprintf("%s\n\n%s", c->initiator->system, INITIATOR_SYSTEM) :

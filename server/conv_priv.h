@@ -85,6 +85,9 @@ struct conv {
 	int64_t *trace;       /* its admission's marks (TR_N; MADF_SERVE_TRACE), or NULL */
 };
 
+/* The environment variable name as a number in [lo, hi], or def (unset,
+ * not a number, or out of range). */
+long conv_env_long(const char *name, long def, long lo, long hi);
 /* The reference count's end: unlisted and freed at the last. */
 void conv_unref(struct conv *c);
 void conv_log(const struct conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -934,6 +934,7 @@ int serve_run(const struct serve_options *o, char **err)
 	}
 	slog("%s: draining the open streams", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	s.draining = 1;
+	serve_bus_drain(); /* before the cancels: the turns they end are not replayed */
 	conv_shutdown_all();
 	/* The streams read their final event and close; the conversations'
 	 * threads see the cancel. Bounded: a stuck client does not hold us. */

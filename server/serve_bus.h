@@ -33,6 +33,10 @@ struct conv;
  * bus the conversations share (env must outlive serve_bus_close). 0 or -1
  * with *err. Until it is open, the conversations run off the bus. */
 int serve_bus_open(struct agent_env *env, char **err);
+/* The server begins to stop: from now on the turns still queued for
+ * conversations that have ended are dropped, not put on the bus (their
+ * ends, and the done of turns begun, still are). */
+void serve_bus_drain(void);
 /* Stops the controller (after the conversations have ended). */
 void serve_bus_close(void);
 /* The shared bus, or NULL when serve_bus_open was not called. */

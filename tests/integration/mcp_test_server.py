@@ -12,6 +12,15 @@
   --deaf                 (stdio) close stdin before answering initialize; linger
   --no-get               (http) answer GET with 405 (no stream of its own)
   --no-delete            (http) answer DELETE with 405 (sessions cannot be ended)
+  --priming              (http) begin every event stream with a priming event:
+                         an id and an empty data field (the spec's SHOULD);
+                         on the GET stream its id ("prime-G-P") resumes at
+                         the position it was sent at
+  --poll                 (http) close each GET stream at once, after its
+                         priming event and what was queued ("retry: 100"
+                         last): the client polls, resuming by Last-Event-ID
+  --empty-get            (http) answer GET with an event stream that closes
+                         at once with no event ("retry: 100" only)
 
 Tools: echo, add, fail, slow, crash, notify, expire, getenv, stderr, upper,
 background.
@@ -25,10 +34,12 @@ server closes gets a "retry: 100" first); the background tool sends a
 notifications/message and a ping on it and waits for the pong; with
 {"drop": true} it closes the stream once the notification is written and
 queues the ping after, which only a client opening the stream again (with
-Last-Event-ID) receives. DELETE ends the session. Besides the messages,
+Last-Event-ID) receives; {"delay": S} waits S seconds (at most 5) before
+it sends anything. DELETE ends the session. Besides the messages,
 the log has {"http": "session", "session": ID} for each session made,
-{"http": "GET", "session": ID, "last_event_id": ID-or-null} and
-{"http": "DELETE", "session": ID}.
+{"http": "GET", "session": ID, "last_event_id": ID-or-null},
+{"http": "prime", "session": ID, "id": ID} for each priming event of a
+GET stream, and {"http": "DELETE", "session": ID}.
 """
 import argparse
 import json
@@ -167,6 +178,7 @@ def call_tool(mid, params, send, session=None):
             return result(mid, text_result("no GET stream to drop", True))
         if send is None:
             return result(mid, text_result("nowhere to send", True))
+        time.sleep(min(float(a.get("delay", 0)), 5))
         send({"jsonrpc": "2.0", "method": "notifications/message",
               "params": {"level": "info", "logger": "test",
                          "data": "background work started"}})
@@ -397,6 +409,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
+        if args.empty_get:  # nothing: not even a priming event
+            try:
+                self.wfile.write(b"retry: 100\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass
+            return
         cond = st["cond"]
         with cond:
             # one stream a session: a new GET retires the one before
@@ -404,10 +423,23 @@ class Handler(BaseHTTPRequestHandler):
             gen = st["gen"]
             cond.notify_all()
             ids = [e[0] for e in st["events"]]
-            pos = ids.index(last) + 1 if last in ids else st["sent"]
+            if last in ids:
+                pos = ids.index(last) + 1
+            elif last and last.startswith("prime-"):  # a priming event's: where it was sent
+                pos = min(int(last.rsplit("-", 1)[1]), len(ids))
+            else:
+                pos = st["sent"]
+        if args.priming:
+            pid = "prime-%d-%d" % (gen, pos)
+            log({"http": "prime", "session": sid, "id": pid})
+            try:
+                self.wfile.write(("id: %s\ndata: \n\n" % pid).encode())
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                return
         while True:
             with cond:
-                if pos >= len(st["events"]):
+                if pos >= len(st["events"]) and not args.poll:
                     cond.wait(0.5)
                 if st["gen"] != gen or self.client_gone():
                     try:  # SSE "retry": when to reconnect, in ms
@@ -424,10 +456,14 @@ class Handler(BaseHTTPRequestHandler):
                 st["sent"] = max(st["sent"], pos)
             text = "".join("id: %s\nevent: message\ndata: %s\n\n" % (i, json.dumps(m))
                            for i, m in batch) or ": waiting\n\n"
+            if args.poll:  # what was queued is sent: the connection closes
+                text += "retry: 100\n\n"
             try:
                 self.wfile.write(text.encode())
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError, OSError):
+                break
+            if args.poll:
                 break
 
     def do_POST(self):
@@ -486,6 +522,9 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         lock = threading.Lock()
+        if args.priming:
+            self.wfile.write(("id: prime-post-%s\ndata: \n\n" % msg.get("id")).encode())
+            self.wfile.flush()
 
         def send(m):
             with lock:
@@ -519,6 +558,9 @@ def main():
     p.add_argument("--deaf", action="store_true")
     p.add_argument("--no-get", action="store_true")
     p.add_argument("--no-delete", action="store_true")
+    p.add_argument("--priming", action="store_true")
+    p.add_argument("--poll", action="store_true")
+    p.add_argument("--empty-get", action="store_true")
     args = p.parse_args()
     if args.print_env:
         sys.stderr.write("mcp_test_server: %s=%s\n" % (args.print_env,

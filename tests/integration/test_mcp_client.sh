@@ -6,7 +6,9 @@
 # over HTTP the session ended by DELETE and the server's own GET stream
 # (one a session; a notification and a ping from outside the call's
 # answer; opened again with Last-Event-ID when the server closes it;
-# servers answering 405 to GET and DELETE), version negotiation, ${VAR} expansion, secrets kept out of logs and
+# servers answering 405 to GET and DELETE; a server priming its streams
+# and polling; one ending its GET streams empty), version negotiation,
+# ${VAR} expansion, secrets kept out of logs and
 # errors, the server's stderr in its log, bad configurations, and the
 # agents' runtime registering MCP tools beside the built-in ones.
 . tests/integration/lib.sh
@@ -173,6 +175,57 @@ eq "after a 405 no other GET in the session (four tools/list pages, one GET)" \
 	"$rc:$(( $(grep -c '"tools/list"' "$T/n405.jsonl") - n0 )):$(gets "$T/n405.jsonl" "$sid")" "0:4:1"
 eq "405 to DELETE: madf still asked to end each session" \
 	"$(sessions "$T/n405.jsonl" | sort)" "$(deletes "$T/n405.jsonl" | sort)"
+
+# a server that primes each event stream (an id, empty data: the spec's
+# SHOULD) and closes its GET stream at once after it (polling): the empty
+# event is no message, and each GET resumes from the last priming id
+serve "the HTTP test server priming and polling its streams" python3 "$SRV" --http --priming --poll \
+	--log "$T/prime.jsonl"
+pid3=$server_pid
+trap 'kill "$pid1" "$pid2" "$pid3" 2>/dev/null; wait "$pid1" "$pid2" "$pid3" 2>/dev/null; cleanup' EXIT
+printf '{"mcpServers": {"primed": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}\n' "$port" >primed.json
+eq "priming events: a call whose answer is an event stream primed first (notify)" \
+	"$($MADF --mcp-config primed.json tools call primed notify 2>&1)" "notified; pong received"
+# the tool waits 2.5 s before it sends: the GET streams meanwhile close
+# with their priming event only, many more than 5 in a row
+eq "priming events: the server's messages on a GET stream closed after each priming event arrive" \
+	"$($MADF --mcp-config primed.json tools call primed background --args '{"delay":2.5}' 2>&1)" \
+	"background; pong received"
+sid=$(sessions "$T/prime.jsonl" | tail -1)
+eq "each GET after the first carries the priming id of the stream before (Last-Event-ID), more than 5 in a row with nothing but it" \
+	"$(python3 -c '
+import json, sys
+gets, primes = [], []
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    if j.get("session") != sys.argv[2]:
+        continue
+    if j.get("http") == "GET":
+        gets.append(j["last_event_id"])
+    elif j.get("http") == "prime":
+        primes.append(j["id"])
+print(len(gets) > 5, gets[0], gets[1:] == primes[:len(gets) - 1])' "$T/prime.jsonl" "$sid")" \
+	"True None True"
+hasnt "priming events: no event reported as not JSON, no warning" "$(cat "$MLOG/primed.log")" " warn "
+
+# a server whose GET streams end at once with no event: given up after 5
+# in a row; a call waiting for what the server sends there times out,
+# and its error says why
+serve "the HTTP test server ending its GET streams empty" python3 "$SRV" --http --empty-get \
+	--log "$T/empty.jsonl"
+pid4=$server_pid
+trap 'kill "$pid1" "$pid2" "$pid3" "$pid4" 2>/dev/null; wait "$pid1" "$pid2" "$pid3" "$pid4" 2>/dev/null; cleanup' EXIT
+printf '{"mcpServers": {"empty": {"type": "http", "url": "http://127.0.0.1:%s/mcp"}}}\n' "$port" >empty.json
+out=$(timeout 60 $MADF --mcp-config empty.json tools call empty background --timeout 6 2>&1); rc=$?
+eq "GET streams ending empty: the call waiting on them fails with exit 1 (no hang, no crash)" "$rc" 1
+has "its error names why: the GET stream given up after 5 empty endings" "$out" \
+	'server "empty": tools/call timed out after 6000 ms; its GET stream was given up (the server ended it 5 times in a row without an event), so what the server sent outside the call'"'"'s answer did not arrive'
+sid=$(sessions "$T/empty.jsonl" | tail -1)
+eq "exactly 5 GETs in that session, then no more" "$(gets "$T/empty.jsonl" "$sid")" 5
+has "the giving up is a warning in the server's log" "$(cat "$MLOG/empty.log")" \
+	"warn GET stream: the server ended it 5 times in a row without an event; not tried again in this session"
+eq "a call that needs nothing from the GET stream still works there" \
+	"$($MADF --mcp-config empty.json tools call empty echo --args '{"text":"still here"}' 2>&1)" "still here"
 
 # ---- stdio specifics --------------------------------------------------------
 eq "\${VAR:-default} expansion in env" "$($MADF tools call t getenv --args '{"name":"GREETING"}')" "default-greeting"

@@ -800,6 +800,63 @@ eq "SIGTERM with 4 streams waiting: a clean exit, each stream ending with an err
 	"$rc $(for i in 1 2 3 4; do last_event "$T/w$i.txt"; done | tr '\n' ' ')" "0 error error error error "
 hasnt "no sanitizer report" "$(cat "$T/w0.err")" "Sanitizer"
 
+# --- SIGTERM with many streams open while the bus lags behind them -----------------------------
+# The controller puts each conversation's turns on the bus after them, one
+# job at a time; with many conversations it lags behind (here slowed to
+# 2 s a turn by MADF_SERVE_BUS_DELAY_MS). A stop must not replay the turns
+# of conversations it has just ended: before, the server waited on that
+# backlog until its bounds ran out and exited with the conversations still
+# "finishing" and their agents left on the bus. Its own data directory.
+GN=12
+mkdir -p "$T/sg/data"
+cp -p "$D/serve-tokens" "$T/sg/data/serve-tokens"
+lserve sg "$hport" MADF_DATA_DIR="$T/sg/data" LOG_DIR="$T/sg/logs" MADF_SERVE_CONCURRENT=$GN \
+	MADF_SERVE_CONV_PER_HOUR=100 MADF_SERVE_PING_MS=100 MADF_SERVE_BUS_DELAY_MS=2000
+gpids=
+for i in $(seq 1 $GN); do
+	curl -s -N -o "$T/g$i.txt" -X POST "http://127.0.0.1:$lport/api/chat/multi" -H "Authorization: Bearer $TOK7" \
+		-H 'Content-Type: application/json' --data-binary "$R3" &
+	gpids="$gpids $!"
+done
+wait_for "$GN streams open, each conversation waiting on the model" 60 sh -c \
+	"for i in \$(seq 1 $GN); do grep -q initiator_start $T/g\$i.txt || exit 1; done"
+kill -TERM "$lpid"; wait "$lpid"; rc=$?
+crcs=
+for p in $gpids; do wait "$p"; crcs="$crcs$?"; done
+eq "SIGTERM with $GN streams open: exit 0, every client's stream closed cleanly" \
+	"$rc $crcs" "0 $(printf '0%.0s' $(seq 1 $GN))"
+eq "each stream got its end: exactly one terminal event, a recoverable SERVER_SHUTDOWN" \
+	"$(for i in $(seq 1 $GN); do python3 -c '
+import json, sys
+ev = [json.loads(b[6:]) for b in open(sys.argv[1]).read().split("\n\n") if b.startswith("data: ")]
+term = [e for e in ev if e["type"] in ("error", "conversation_complete")]
+print(len(term), term[-1]["data"]["code"], term[-1]["data"]["recoverable"], ev[-1] is term[-1])' "$T/g$i.txt"; done | sort | uniq -c | sed 's/^ *//')" \
+	"$GN 1 SERVER_SHUTDOWN True True"
+eq "the server stopped whole: its last log line is \"stopped\" (no conversation left finishing)" \
+	"$(tail -1 "$T/sg.err")" "madf: serve: stopped"
+GS=$(for i in $(seq 1 $GN); do sid_of "$T/g$i.txt"; done)
+eq "each session's file ends with that error, its meta ended with outcome SERVER_SHUTDOWN" \
+	"$(for s in $GS; do python3 -c '
+import json, sys
+d = sys.argv[1] + "/serve-sessions/" + sys.argv[2]
+last = json.loads(open(d + ".jsonl").read().splitlines()[-1])
+m = json.load(open(d + ".json"))
+print(last["type"], last["data"]["code"], m["state"], m["outcome"])' "$T/sg/data" "$s"; done | sort | uniq -c | sed 's/^ *//')" \
+	"$GN error SERVER_SHUTDOWN ended SERVER_SHUTDOWN"
+eq "the admissions' journal and the limits' journal are empty (all in their files)" \
+	"$(wc -c <"$T/sg/data/serve-sessions/admissions.journal") $(wc -c <"$T/sg/data/serve-limits.journal")" "0 0"
+eq "serve-limits.json: gina's $GN conversations counted, their 3 rounds each refunded (none started)" \
+	"$(jf "$T/sg/data/serve-limits.json" 'len(j["users"]["gina"]["conversations"]), sum(r["n"] for r in j["users"]["gina"]["rounds"])')" \
+	"$GN 0"
+eq "no agent of these conversations left on the bus: no state file, no inbox" \
+	"$(for s in $GS; do ls "$T/sg/data/state" "$T/sg/data/messages/inbox" 2>/dev/null | grep -c "conv-$s"; done | sort -u)" 0
+eq "every agent of theirs that came on the bus logged its stop (the conversation ended)" \
+	"$(for f in "$T"/sg/logs/agents/conv-*/events/*.jsonl; do python3 -c '
+import json, sys
+ev = [json.loads(l)["event"] for l in open(sys.argv[1])]
+print("start" in ev, ev[-1])' "$f"; done | sort -u)" "True stop"
+hasnt "no sanitizer report" "$(cat "$T/sg.err")" "Sanitizer"
+
 kill "$hang_pid" 2>/dev/null
 
 done_testing

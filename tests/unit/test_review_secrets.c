@@ -5,9 +5,10 @@
  * token or password), the name of an environment variable is not. It
  * reported MADF_TASK_TOKEN_BUDGET, getenv("ANTHROPIC_API_KEY"), "${VAR}",
  * its own regular expressions and literals beside a word that named no
- * variable ("madf review ." flagged agents/llm_agent.c). The values below
- * are written in pieces (each under 16 characters) so that this file is
- * not itself reported. */
+ * variable ("madf review ." flagged agents/llm_agent.c), and "sk-" at the
+ * tail of a word ("task-", "desk-" and a long tail) as an API key. The
+ * values below are written in pieces (each under 16 characters) so that
+ * this file is not itself reported. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +30,8 @@
 
 /* a made-up value: 20 characters, 4.3 bits each */
 #define KEY20 "Zx8Qp2Lm" "9Rt4Vw7Yb3Nc"
+/* a made-up body of an "sk-" key: 24 letters and digits */
+#define SK24 "Ab3dEf6hIj9k" "Lm2nOp5qRs8t"
 
 static const char *const lines[] = {
 	/* 1-3: names of variables, reported before */
@@ -57,6 +60,16 @@ static const char *const lines[] = {
 	"run(\"TOKEN=" KEY20 "\")",
 	/* 16: an escaped quote is no end of the literal */
 	"printf(\"madf_resources{resource=\\\"input_tokens\\\"} %.0f\\n\", x);",
+	/* 17: an "sk-" key; 18-20: "sk-" as a word's tail ("task-", "disk-",
+	 * "desk-"), reported before; 21: a placeholder; 22: a key at the
+	 * line's start; 23: a placeholder, then a key on the same line */
+	"openai = \"s" "k-" SK24 "\";",
+	"id = \"ta" "sk-" "abcdefghij0123456789klmn\";",
+	"path = \"/dev/di" "sk-" "0123456789abcdef0123456789\";",
+	"de" "sk-" "0123456789abcdef0123456789",
+	"# OPENAI_API_KEY=s" "k-" "xxxxxxxxxxxxxxxxxxxxxxxx",
+	"s" "k-" SK24,
+	"keys: s" "k-" "xxxxxxxxxxxxxxxxxxxxxxxx, then s" "k-" SK24,
 };
 
 static void test_secrets_names_and_values(void **state)
@@ -94,9 +107,12 @@ static void test_secrets_names_and_values(void **state)
 		const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(it, "message"));
 		assert_null(strstr(m, "Zx8Qp2Lm"));
 		assert_null(strstr(m, "c2VjcmV0"));
+		assert_null(strstr(m, "Ab3dEf6h"));
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(it, "line")) == 17)
+			assert_non_null(strstr(m, "an API secret key matches its well-known pattern"));
 	}
 	assert_string_equal(b.data, "4:entropy 5:entropy 6:pattern 7:entropy 9:entropy "
-			    "12:entropy 14:entropy 15:entropy ");
+			    "12:entropy 14:entropy 15:entropy 17:pattern 22:pattern 23:pattern ");
 	sbuf_release(&b);
 
 	cJSON_Delete(res);
