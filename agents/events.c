@@ -194,77 +194,6 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 
 enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
 
-/* A rate object within the next words: returns its position or -1; sets
- * *priv for a rate only commercial banks set and *official for an official
- * one. */
-static long rate_object(const struct clause *c, size_t from, size_t span, bool *priv,
-			bool *official)
-{
-	*priv = *official = false;
-	for (size_t j = from; j < c->n && j < from + span; j++) {
-		if (is_any(c, j, events_rate_words)) {
-			/* "interest rate ceiling", "rate futures", "rate swaps". */
-			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
-			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
-				return -1;
-			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-				if (k >= from && is_any(c, k, events_private_rate))
-					*priv = true;
-				if (k >= from && is_any(c, k, events_official_rate))
-					*official = true;
-			}
-			if (is(c, j, "discount") || is(c, j, "lombard"))
-				*official = true;
-			/* "the overnight money market lending rate": "lending" and
-			 * "loan" are a commercial bank's only without an official
-			 * word in the phrase. */
-			bool strong = false, off = false;
-			for (size_t k = from; k <= j; k++) {
-				strong = strong || (k + 3 >= j && is_any(c, k, events_private_rate) &&
-						    !is(c, k, "lending") && !is(c, k, "loan"));
-				off = off || is_any(c, k, events_official_rate);
-			}
-			if (*priv && !strong && off)
-				*priv = false;
-			return (long)j;
-		}
-		/* The object ends at a new verb or clause word. */
-		/* "its one, two and three month rates": a list of terms. */
-		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))
-			continue;
-		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
-			return -1;
-	}
-	return -1;
-}
-
-/* A passive verb at v whose subject is a rate ("the discount rate was cut",
- * "rates would be raised"): the rate's position or -1, with *priv and
- * *official as rate_object sets them. A relative clause ("the rate, which
- * was cut") reports an earlier act and is not read. */
-static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
-{
-	*priv = *official = false;
-	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
-		return -1;
-	size_t aux = v - 1;
-	/* "would be cut", "has been raised": the modal or "has" before. */
-	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
-			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))
-		aux--;
-	if (aux == 0 || !is_any(c, aux - 1, events_rate_words) || is(c, aux - 1, "policy") ||
-	    is(c, aux - 1, "policies"))
-		return -1;
-	size_t j = aux - 1;
-	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-		if (is_any(c, k, events_private_rate))
-			*priv = true;
-		if (is_any(c, k, events_official_rate))
-			*official = true;
-	}
-	return (long)j;
-}
-
 /* ---- acts ------------------------------------------------------------------ */
 
 static void add_ccy(struct ev_act *a, const char *ccy)
@@ -617,18 +546,24 @@ static void read_clause(struct reader *r, struct clause *c)
 		bool speaker = false, presup = false, now = false;
 		const struct mention *owner = NULL, *agent = NULL;
 		size_t objend = v, neg = 0, uo;
-		if (is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)) {
-			kind = is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
-			/* "eased" is a cut only with a rate object right after. */
-			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
-			long pr = o < 0 ? passive_rate(c, v, &priv, &official) : -1;
+		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
+		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn) && !lm) {
+			kind = cn ? cn : is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
+			/* "eased" is a cut only with a rate object right after; a
+			 * noun's rate may follow a day and an owner ("a half-point
+			 * increase yesterday in the Bank of Spain's key overnight
+			 * call money rate"). */
+			bool nounw = cn || is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike");
+			long o = events_rate_object(c, v + 1, is(c, v, "eased") ? 3 : nounw ? 14 : 10,
+						    &priv, &official);
+			long pr = o < 0 ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
 				/* "Italy's discount rate would be cut to 11.5 pct". */
 				owner = rate_owner(c, m, nm, pr >= 5 ? (size_t)pr - 5 : 0, (size_t)pr);
 				objend = (size_t)pr;
 			} else if (o < 0) {
 				/* "rate cut": a noun. */
-				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike") || cn) &&
 				    v > 0 && is_any(c, v - 1, events_rate_words)) {
 					form = VF_NOUN;
 					official = v >= 2 && is_any(c, v - 2, events_official_rate);
@@ -642,8 +577,13 @@ static void read_clause(struct reader *r, struct clause *c)
 				/* "a cut in ...", "a further cut": a noun. */
 				static const char *const det[] = { "a", "an", "the", "any", "another",
 								   "no", NULL };
-				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
-				    v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det))))
+				/* "a half-point increase", "a 0.5 percentage point cut". */
+				bool size = is(c, v - 1, "point") || is(c, v - 1, "points") ||
+					    is(c, v - 1, "pct");
+				if (cn || ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+					   v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det)) ||
+						     (size && v > 2 && is_any(c, v - 3, det)) ||
+						     (size && v > 3 && is_any(c, v - 4, det)))))
 					form = VF_NOUN;
 				/* "said lowering rates too fast could ...": a gerund
 				 * without "is" or "was" names the act, it does not
@@ -651,17 +591,29 @@ static void read_clause(struct reader *r, struct clause *c)
 				size_t wl = strlen(c->w[v].w);
 				static const char *const aux[] = { "is", "are", "was", "were", "been",
 								   "be", NULL };
-				if (!c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing") &&
-				    !(v > 0 && is_any(c, v - 1, aux)) && !(v > 1 && is_any(c, v - 2, aux)))
+				bool gerund = !c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing");
+				if (gerund && !(v > 0 && is_any(c, v - 1, aux)) &&
+				    !(v > 1 && is_any(c, v - 2, aux)))
 					form = VF_NOUN;
+				/* "has relied on raising rates", "its strategy of
+				 * raising rates": a means or a habit, not an act. */
+				static const char *const prep[] = { "on", "of", "for", "about", "toward",
+								    "towards", NULL };
+				if (gerund && v > 0 && is_any(c, v - 1, prep))
+					continue;
 			}
+			/* A noun "rise" or "reduction" is an act of an official rate
+			 * only ("a rise in the Bundesbank's Lombard rate"; not "a
+			 * rise in base rates" or in market rates). */
+			if (cn && (priv || (!official && !owner)))
+				continue;
 		} else if (is_any(c, v, events_hold_verbs)) {
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
 				if (is(c, j, "unchanged") || is(c, j, "steady") || is(c, j, "stable") ||
 				    (is(c, j, "on") && is(c, j + 1, "hold")))
 					steady = true, objend = j;
-			long o = rate_object(c, v + 1, 6, &priv, &official);
+			long o = events_rate_object(c, v + 1, 6, &priv, &official);
 			/* "kept its discount rate at 2.5 pct", not "policy at dead center";
 			 * "held its dealing rates" (an official rate the bank sets,
 			 * held or kept without more: unchanged). */
@@ -818,12 +770,16 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * morning": the bank cut its dealing rates. */
 			kind = EV_CUT;
 			official = dealing = true;
-		} else if ((is(c, v, "fell") || is(c, v, "rose") || is(c, v, "falls") ||
-			    is(c, v, "rises")) && v >= 3 && is(c, v - 1, "rate") &&
-			   is(c, v - 2, "bank") &&
-			   (is(c, v - 3, "canadian") || is(c, v - 3, "canada") ||
-			    (is(c, v - 3, "key") && (is(c, v - 4, "canadian") || is(c, v - 4, "canada"))))) {
-			kind = is(c, v, "fell") || is(c, v, "falls") ? EV_CUT : EV_HIKE;
+		} else if ((kind = events_boc_rate_move(c, v)) != EV_NONE) {
+			/* "Canada's bank rate rose", "BANK OF CANADA RATE RISES". */
+			official = true;
+		} else if ((kind = events_tender_move(c, v)) != EV_NONE) {
+			/* "its repurchase tender at a fixed 3.55 pct, down from
+			 * 3.80": the rate it fixes moved. */
+			official = true;
+		} else if ((kind = lm) != EV_NONE) {
+			/* "the bank's move to lend to the discount houses at a
+			 * lower 10 pct": its dealing rate. */
 			official = true;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
 			   is(c, v, "resistance")) {
@@ -848,11 +804,15 @@ static void read_clause(struct reader *r, struct clause *c)
 					np = m[i].pos;
 			presup = presup || events_presupposed(c, np, &now);
 		}
-		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") &&
-		    !(v >= 2 && (starts(c, v - 2, "decid") || starts(c, v - 2, "agree") ||
-				  starts(c, v - 2, "vote") || is(c, v - 2, "moved"))))
+		/* "decided (today) to raise", "its decision to cut": done. */
+		bool decided = events_decided_to(c, v);
+		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") && !decided)
 			form = VF_INFINITIVE;
 		const struct mention *sub = agent ? agent : subject_of(m, nm, v, c, form == VF_NOUN);
+		/* "The move follows a rise yesterday in the Bank of Spain's call
+		 * money rate": the rate's owner is the noun's actor. */
+		if (!sub && owner && form == VF_NOUN)
+			sub = owner;
 		/* "we have not changed our policy," a central bank official
 		 * said: the speaker. */
 		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {
@@ -943,6 +903,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
+		/* The owner named after a noun ("should not be taken as implying
+		 * an immediate cut in Japan's discount rate"): a longer reach. */
+		if (!c->title && sub == owner && sub->pos > v)
+			from = v >= 10 ? v - 10 : 0;
 		size_t to = neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
@@ -979,7 +943,7 @@ static void read_clause(struct reader *r, struct clause *c)
 					     is(c, v, "intervene") || is(c, v, "keep") ||
 					     is(c, v, "step") || is(c, v, "enter") || is(c, v, "come") ||
 					     is(c, v, "leave") || is(c, v, "hold") ||
-					     is(c, v, "maintain")) && form != VF_NOUN) {
+					     is(c, v, "maintain")) && form != VF_NOUN && !lm && !decided) {
 			/* A bare stem after a modal or in a headline's
 			 * "MAY CUT" is handled above; elsewhere it is not a
 			 * report of a done act. */
@@ -1160,6 +1124,18 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
 			out->n--, i--;
 		}
+	/* "BUYS CURRENCY TO REPAY DEBT": currency bought for the Treasury's
+	 * debt is not bought in the market's support. */
+	bool debt = events_debt_purchase(t) || events_debt_purchase(b);
+	for (size_t i = 0; debt && i < out->n; i++) {
+		if (out->acts[i].kind == EV_INTERVENTION &&
+		    !strcasestr(out->acts[i].evidence, "interven")) {
+			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
+			memmove(&r.dated[i], &r.dated[i + 1], (out->n - i - 1) * sizeof(bool));
+			memmove(&r.vague_day[i], &r.vague_day[i + 1], (out->n - i - 1) * sizeof(bool));
+			out->n--, i--;
+		}
+	}
 	free(t);
 	free(b);
 	redate_retold(&r);

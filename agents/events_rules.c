@@ -2,6 +2,7 @@
  * events.h for the rules and events_text.h for each function). */
 #include "agents/events_text.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 #include "agents/events_words.h"
@@ -112,4 +113,192 @@ bool events_done_by(const struct clause *c, size_t e)
 	if (is_any(c, e, aux))
 		e++;
 	return is_any(c, e, done);
+}
+
+/* A rate object within the next words: returns its position or -1; sets
+ * *priv for a rate only commercial banks set and *official for an official
+ * one. */
+long events_rate_object(const struct clause *c, size_t from, size_t span, bool *priv,
+			bool *official)
+{
+	*priv = *official = false;
+	for (size_t j = from; j < c->n && j < from + span; j++) {
+		if (is_any(c, j, events_rate_words)) {
+			/* "interest rate ceiling", "rate futures", "rate swaps". */
+			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
+			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
+				return -1;
+			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+				if (k >= from && is_any(c, k, events_private_rate))
+					*priv = true;
+				if (k >= from && is_any(c, k, events_official_rate))
+					*official = true;
+			}
+			if (is(c, j, "discount") || is(c, j, "lombard"))
+				*official = true;
+			/* "the overnight money market lending rate": "lending" and
+			 * "loan" are a commercial bank's only without an official
+			 * word in the phrase. */
+			bool strong = false, off = false;
+			for (size_t k = from; k <= j; k++) {
+				strong = strong || (k + 3 >= j && is_any(c, k, events_private_rate) &&
+						    !is(c, k, "lending") && !is(c, k, "loan"));
+				off = off || is_any(c, k, events_official_rate);
+			}
+			if (*priv && !strong && off)
+				*priv = false;
+			return (long)j;
+		}
+		/* The object ends at a new verb or clause word. */
+		/* "its one, two and three month rates": a list of terms. */
+		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))
+			continue;
+		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
+			return -1;
+	}
+	return -1;
+}
+
+/* A passive verb at v whose subject is a rate ("the discount rate was cut",
+ * "rates would be raised"): the rate's position or -1, with *priv and
+ * *official as rate_object sets them. A relative clause ("the rate, which
+ * was cut") reports an earlier act and is not read. */
+long events_passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
+{
+	*priv = *official = false;
+	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+		return -1;
+	size_t aux = v - 1;
+	/* "would be cut", "has been raised": the modal or "has" before. */
+	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
+			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))
+		aux--;
+	if (aux == 0 || !is_any(c, aux - 1, events_rate_words) || is(c, aux - 1, "policy") ||
+	    is(c, aux - 1, "policies"))
+		return -1;
+	size_t j = aux - 1;
+	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+		if (is_any(c, k, events_private_rate))
+			*priv = true;
+		if (is_any(c, k, events_official_rate))
+			*official = true;
+	}
+	return (long)j;
+}
+
+enum ev_kind events_change_noun(const struct clause *c, size_t v)
+{
+	static const char *const up[] = { "rise", "rises", NULL };
+	static const char *const down[] = { "reduction", "reductions", NULL };
+	enum ev_kind k = is_any(c, v, up) ? EV_HIKE : is_any(c, v, down) ? EV_CUT : EV_NONE;
+	if (k == EV_NONE)
+		return EV_NONE;
+	/* "rate rise": the rate before it ("rate rises to" is a verb). */
+	if (v > 0 && is_any(c, v - 1, events_rate_words) && (is(c, v, "rise") || is(c, v, "reduction")))
+		return k;
+	/* "a rise in", "a reduction yesterday of", "a rise today in". */
+	for (size_t j = v + 1; j < c->n && j <= v + 2; j++)
+		if (is(c, j, "in") || is(c, j, "of"))
+			return k;
+	return EV_NONE;
+}
+
+enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
+{
+	static const char *const up[] = { "rose", "rises", "climbed", "climbs", "edged", NULL };
+	static const char *const down[] = { "fell", "falls", "dropped", "drops", "declined",
+					    "eased", "slipped", NULL };
+	enum ev_kind k = is_any(c, v, up) ? EV_HIKE : is_any(c, v, down) ? EV_CUT : EV_NONE;
+	/* "edged up", "edged down". */
+	if (is(c, v, "edged"))
+		k = is(c, v + 1, "up") ? EV_HIKE : is(c, v + 1, "down") ? EV_CUT : EV_NONE;
+	if (k == EV_NONE || v < 3 || !is(c, v - 1, "rate"))
+		return EV_NONE;
+	size_t j = v - 1;
+	/* "the Bank of Canada rate", "the Bank of Canada's key rate". */
+	if (is(c, j - 1, "key"))
+		j--;
+	if (j >= 3 && events_match_phrase(c, j - 3, "bank of canada"))
+		return k;
+	/* "Canada's bank rate", "the Canadian key bank rate". */
+	if (!is(c, v - 2, "bank"))
+		return EV_NONE;
+	j = v - 2;
+	if (j > 0 && is(c, j - 1, "key"))
+		j--;
+	return j > 0 && (is(c, j - 1, "canadian") || is(c, j - 1, "canada")) ? k : EV_NONE;
+}
+
+enum ev_kind events_tender_move(const struct clause *c, size_t v)
+{
+	static const char *const tender[] = { "tender", "tenders", "repurchase", "pact", "pacts",
+					      "repo", "repos", NULL };
+	enum ev_kind k = EV_NONE;
+	if (is(c, v, "down") && is(c, v + 1, "from"))
+		k = EV_CUT;
+	else if (is(c, v, "up") && is(c, v + 1, "from"))
+		k = EV_HIKE;
+	else if ((is(c, v, "lower") || is(c, v, "below")) && is(c, v + 1, "than"))
+		k = EV_CUT;
+	else if ((is(c, v, "higher") || is(c, v, "above")) && is(c, v + 1, "than"))
+		k = EV_HIKE;
+	if (k == EV_NONE || v < 4)
+		return EV_NONE;
+	/* The rate right before: "... at a fixed 3.55 pct, down from". */
+	if (!is(c, v - 1, "pct") || !comma_before(c, v))
+		return EV_NONE;
+	bool t = false;
+	for (size_t j = v >= 16 ? v - 16 : 0; j < v; j++)
+		t = t || is_any(c, j, tender);
+	return t ? k : EV_NONE;
+}
+
+enum ev_kind events_lend_move(const struct clause *c, size_t v)
+{
+	static const char *const lend[] = { "lend", "lends", "lent", "lending", "borrowing",
+					    "borrow", NULL };
+	enum ev_kind k = is(c, v, "lower") ? EV_CUT : is(c, v, "higher") ? EV_HIKE : EV_NONE;
+	/* "at a lower 10 pct", "at a lower rate of 10 pct". */
+	if (k == EV_NONE || v < 3 || !is(c, v - 1, "a") || !is(c, v - 2, "at"))
+		return EV_NONE;
+	if (!(events_number_word(c, v + 1) && is(c, v + 2, "pct")) && !is(c, v + 1, "rate"))
+		return EV_NONE;
+	for (size_t j = v >= 12 ? v - 12 : 0; j + 2 < v; j++)
+		if (is_any(c, j, lend))
+			return k;
+	return EV_NONE;
+}
+
+bool events_debt_purchase(const char *text)
+{
+	/* Sentence by sentence: "repay" with "debt" and the currency bought. */
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '.');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *s = xstrndup(p, n);
+		for (char *q = s; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		bool hit = strstr(s, "repay") && strstr(s, "debt") &&
+			   (strstr(s, "currenc") || strstr(s, "dollars")) &&
+			   (strstr(s, "bought") || strstr(s, "buy") || strstr(s, "purchase"));
+		free(s);
+		if (hit)
+			return true;
+		p = e ? e + 1 : p + n;
+	}
+	return false;
+}
+
+bool events_decided_to(const struct clause *c, size_t v)
+{
+	if (v < 2 || !is(c, v - 1, "to"))
+		return false;
+	for (size_t k = v - 2, n = 0; n < 3; k--, n++) {
+		if (starts(c, k, "decid") || is(c, k, "decision") || starts(c, k, "agree") ||
+		    starts(c, k, "vote") || is(c, k, "moved"))
+			return true;
+		if (k == 0)
+			break;
+	}
+	return false;
 }

@@ -613,6 +613,156 @@ static void test_events_evidence_cut(void **state)
 	assert_null(strstr(a->evidence, "\xe2\x80\xa6"));
 }
 
+/* "rise" and "reduction" as nouns of an official rate: done when
+ * announced, a view when expected; not of base or market rates. A noun's
+ * size ("a half-point increase") and a day between it and its rate ("an
+ * increase yesterday in the Bank of Spain's ... rate") keep it a noun
+ * whose owner acts; a hedge ten words back still hedges it. */
+static void test_events_change_nouns(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Swiss National Bank announced a half-point reduction of its "
+				 "Lombard rate to 5.0 pct.", d, "SNB", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Italy announced a one-point rise in its discount "
+				 "rate.", d, "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Traders expect a rise in the Bundesbank's Lombard rate.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Bank of England said the rise in money market rates was "
+				 "modest.", d, "BoE", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("The Bank of England watched a rise in bank base rates.", d, "BoE",
+				 EV_HIKE),
+			 -1);
+	struct ev_story s;
+	events_extract(NULL, "The step follows a quarter-point increase yesterday in the Bank of "
+		       "Spain's overnight call money rate.", day_of(d), &s);
+	const struct ev_act *a = act_of(&s, "BdE", EV_HIKE);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	assert_int_equal(a->day, day_of("1987-05-05"));
+	assert_int_not_equal(mode_of("Officials said the plan must not be read as implying an early "
+				     "cut in Japan's discount rate.", d, "BOJ", EV_CUT),
+			     EV_MODE_FACT);
+}
+
+/* A gerund after "on", "of", "for" names a means or a habit ("has relied
+ * on raising rates"), not an act; "by raising" reports one; "decision to
+ * raise" and "decided today to raise" are decided (a bare stem after them
+ * too). */
+static void test_events_gerund_and_decision(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Bank of Italy has relied on raising its discount rate to curb "
+				 "credit.", d, "BdI", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("The Bank of Italy acted today by raising its discount rate.", d,
+				 "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Italy's decision to raise its discount rate took "
+				 "effect today.", d, "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank decided today to raise its discount rate.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
+/* Banks by their short names and other names ("SNB", "Nederlandsche
+ * Bank", "Bank of Norway"), and official rates named by the words Reuters
+ * uses (treasury certificate, rediscount, allocation rates) when a country
+ * moves them. */
+static void test_events_bank_and_rate_names(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_in("SNB CUTS DISCOUNT RATE TO 3.0 PCT", NULL, d, "SNB", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Nederlandsche Bank raised its rate on secured loans to 5.5 "
+				 "pct.", d, "DNB", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("BANK OF NORWAY LOWERS OVERNIGHT LENDING RATE", NULL, d, "Norges",
+				 EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("Belgium cuts three month treasury certificate rate to 6.85 pct",
+				 NULL, d, "BNB", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("TAIWAN LOWERS REDISCOUNT RATE TO 4.5 PCT", NULL, d, "CBC", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("West Germany raised its allocation rate to 3.85 pct.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
+/* The Bank of Canada's weekly bank rate: "BANK OF CANADA RATE RISES",
+ * "the Bank of Canada rate fell"; a rate given without its move is not
+ * one. */
+static void test_events_canada_bank_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_in("BANK OF CANADA RATE RISES TO 7.54 PCT", NULL, d, "BoC", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Canada rate fell to 7.29 pct from 7.35 pct.", d, "BoC",
+				 EV_CUT),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract("CANADA 91-DAY T-BILLS AVERAGE 7.29 PCT, MAKING BANK RATE 7.54 PCT", NULL,
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* A tender or repurchase rate told with its move ("at a fixed 3.55 pct,
+ * down from 3.80") is the rate the bank fixes moved; the same tender at
+ * an unchanged rate, or a market rate's move, is not an act; lending by
+ * the central bank "at a lower 10 pct" cuts its dealing rate, a
+ * commercial bank's does not. */
+static void test_events_tender_and_lending_moves(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The Bundesbank set its 28-day securities repurchase tender at a "
+				 "fixed 3.55 pct, down from 3.80 pct.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank's new repurchase pact carries 3.85 pct, up from "
+				 "3.80 pct.", d, "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "The Bundesbank set its securities repurchase tender at a fixed 3.80 "
+		       "pct, unchanged from last week.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Bundesbank added funds. Call money was 3.55 pct, down from 3.80 "
+		       "pct.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(mode_of("The Bank of England lent to the discount houses at a lower 10 "
+				 "pct.", d, "BoE", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in(NULL, "The Bank of England gave help. Clearing banks lent to "
+				 "customers at a lower rate.", d, "BoE", EV_CUT),
+			 -1);
+}
+
+/* Currency a central bank bought to repay debt is not an intervention. */
+static void test_events_debt_purchase(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The Belgian National Bank bought foreign currency this week. The "
+				 "currency purchased was used to repay foreign debt.", d, "BNB",
+				 EV_INTERVENTION),
+			 -1);
+	assert_int_equal(mode_in("BELGIAN CENTRAL BANK BUYS CURRENCY TO REPAY DEBT",
+				 "The Belgian National Bank bought foreign currency this week.", d,
+				 "BNB", EV_INTERVENTION),
+			 -1);
+	assert_int_equal(mode_of("The Belgian National Bank bought foreign currency this week.", d,
+				 "BNB", EV_INTERVENTION),
+			 EV_MODE_FACT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +785,12 @@ int main(void)
 		cmocka_unit_test(test_events_nearest_date),
 		cmocka_unit_test(test_events_date_elsewhere),
 		cmocka_unit_test(test_events_fed_story_currencies),
+		cmocka_unit_test(test_events_change_nouns),
+		cmocka_unit_test(test_events_gerund_and_decision),
+		cmocka_unit_test(test_events_bank_and_rate_names),
+		cmocka_unit_test(test_events_canada_bank_rate),
+		cmocka_unit_test(test_events_tender_and_lending_moves),
+		cmocka_unit_test(test_events_debt_purchase),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
