@@ -788,6 +788,10 @@ static void read_clause(struct reader *r, struct clause *c)
 					kind = EV_HOLD, objend = j;
 			if (kind == EV_NONE)
 				continue;
+		} else if ((uo = events_no_change(c, v)) > 0) {
+			/* "made no change to its discount and Lombard rates". */
+			kind = EV_HOLD;
+			objend = uo;
 		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0) {
 			/* "has not changed its policy stance": a hold. */
 			kind = EV_HOLD;
@@ -813,6 +817,23 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * money rate": the rate's owner is the noun's actor. */
 		if (!sub && owner && form == VF_NOUN)
 			sub = owner;
+		/* "The discount rate was cut, the Bank of Japan said", "the
+		 * discount and Lombard rates were left unchanged": a passive
+		 * official rate's actor is the central bank the clause names as
+		 * its speaker, else, when the clause names no actor, the one
+		 * the story named last. */
+		struct mention last = { v, 0, A_CB, r->last_cb };
+		bool pp, po;
+		if (!sub && !c->title && kind != EV_INTERVENTION &&
+		    events_passive_rate(c, v, &pp, &po) >= 0 && po && !pp) {
+			for (size_t i = 0; i < nm && !sub; i++)
+				if (m[i].pos > v && m[i].type == A_CB &&
+				    (starts(c, m[i].pos + m[i].len, "sa") ||
+				     starts(c, m[i].pos + m[i].len, "announc")))
+					sub = &m[i];
+			if (!sub && nm == 0 && r->last_cb)
+				sub = &last;
+		}
 		/* "we have not changed our policy," a central bank official
 		 * said: the speaker. */
 		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {

@@ -302,3 +302,19 @@ bool events_decided_to(const struct clause *c, size_t v)
 	}
 	return false;
 }
+
+size_t events_no_change(const struct clause *c, size_t v)
+{
+	static const char *const made[] = { "made", "makes", "make", NULL };
+	if (!is_any(c, v, made) || !is(c, v + 1, "no") ||
+	    !(is(c, v + 2, "change") || is(c, v + 2, "changes")) ||
+	    !(is(c, v + 3, "to") || is(c, v + 3, "in")))
+		return 0;
+	for (size_t j = v + 4; j < c->n && j <= v + 9; j++) {
+		if (is_any(c, j, events_rate_words) && !is(c, j + 1, "talks"))
+			return j;
+		if (is(c, j, "and") && !is_any(c, j - 1, events_official_rate))
+			return 0;
+	}
+	return 0;
+}

@@ -151,4 +151,8 @@ bool events_debt_purchase(const char *text);
  * to", "decision to", "agreed to", "voted to", "moved to". */
 bool events_decided_to(const struct clause *c, size_t v);
 
+/* "made no change to its discount and Lombard rates" ("in its policy")
+ * with "made" at v: the rate's position, else 0. */
+size_t events_no_change(const struct clause *c, size_t v);
+
 #endif

@@ -763,6 +763,32 @@ static void test_events_debt_purchase(void **state)
 			 EV_MODE_FACT);
 }
 
+/* A passive official rate without "by": its actor is the central bank the
+ * clause names as speaker, else, in a clause naming no actor, the bank
+ * last named; not a commercial bank's rate, nor one a minister reports.
+ * "made no change to its rates" is a hold. */
+static void test_events_passive_actor_and_no_change(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The discount rate was lowered to 2.5 pct, the Bank of Japan said.",
+				 d, "BOJ", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank council met today. Its discount and Lombard rates "
+				 "were left unchanged.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank council made no change to its discount and Lombard "
+				 "rates.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "The Bundesbank council met today. The prime rate was cut to 7.5 pct.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Fed met today. The discount rate was cut, the finance minister "
+		       "said.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_events_canada_bank_rate),
 		cmocka_unit_test(test_events_tender_and_lending_moves),
 		cmocka_unit_test(test_events_debt_purchase),
+		cmocka_unit_test(test_events_passive_actor_and_no_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
