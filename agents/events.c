@@ -885,11 +885,20 @@ static void read_clause(struct reader *r, struct clause *c)
 			sub = NULL;
 		if (!sub)
 			continue;
+		/* A country moves its central bank's rate only when the rate is
+		 * named ("Belgium cuts discount rate"); "West Germany raised its
+		 * key interest rates" names no official rate. */
+		bool country = sub->type == A_COUNTRY || (owner && owner->type == A_COUNTRY);
+		if (country && official && (kind == EV_HIKE || kind == EV_CUT) &&
+		    !events_named_official(c, objend > v ? objend : v - 1))
+			official = false;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
 					   kind == EV_INTERVENTION);
 		/* "a cut in Japan's discount rate": the rate's owner acts. */
-		if (owner)
+		if (owner && (owner->type != A_COUNTRY || official))
 			bank = owner->code;
+		else if (owner)
+			continue;
 		/* "the central banks of Japan and West Germany bought", "by the
 		 * central banks of the U.S. and Japan": each country's bank. */
 		const struct mention *group = NULL;

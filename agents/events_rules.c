@@ -147,6 +147,13 @@ long events_rate_object(const struct clause *c, size_t from, size_t span, bool *
 			}
 			if (*priv && !strong && off)
 				*priv = false;
+			/* "the rate on three-month treasury certificates", "the
+			 * rate on its securities repurchase pacts". */
+			static const char *const on_off[] = { "certificates", "certificate",
+				"repurchase", "repurchases", "lombard", "discount", NULL };
+			for (size_t k = j + 2; (is(c, j + 1, "on") || is(c, j + 1, "for")) &&
+					       k < c->n && k <= j + 6; k++)
+				*official = *official || is_any(c, k, on_off);
 			return (long)j;
 		}
 		/* The object ends at a new verb or clause word. */
@@ -248,7 +255,7 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v)
 	if (!is(c, v - 1, "pct") || !comma_before(c, v))
 		return EV_NONE;
 	bool t = false;
-	for (size_t j = v >= 16 ? v - 16 : 0; j < v; j++)
+	for (size_t j = v >= 16 ? v - 16 : 0; j < c->n && j < v + 16; j++)
 		t = t || is_any(c, j, tender);
 	return t ? k : EV_NONE;
 }
@@ -317,4 +324,18 @@ size_t events_no_change(const struct clause *c, size_t v)
 			return 0;
 	}
 	return 0;
+}
+
+bool events_named_official(const struct clause *c, size_t j)
+{
+	for (size_t k = j >= 3 ? j - 3 : 0; k <= j && k < c->n; k++)
+		if (is_any(c, k, events_official_rate) && !is(c, k, "key") && !is(c, k, "official"))
+			return true;
+	/* "the rate on three-month treasury certificates". */
+	for (size_t k = j + 2; (is(c, j + 1, "on") || is(c, j + 1, "for")) && k < c->n &&
+			       k <= j + 6; k++)
+		if (is(c, k, "certificates") || is(c, k, "certificate") || is(c, k, "repurchase") ||
+		    is(c, k, "lombard") || is(c, k, "discount"))
+			return true;
+	return false;
 }

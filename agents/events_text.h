@@ -155,4 +155,9 @@ bool events_decided_to(const struct clause *c, size_t v);
  * with "made" at v: the rate's position, else 0. */
 size_t events_no_change(const struct clause *c, size_t v);
 
+/* The rate at word j is named by an official word of its own (discount,
+ * Lombard, intervention, repurchase, treasury certificate ...), not only
+ * "key" or "official". */
+bool events_named_official(const struct clause *c, size_t j);
+
 #endif

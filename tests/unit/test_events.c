@@ -789,6 +789,31 @@ static void test_events_passive_actor_and_no_change(void **state)
 	assert_int_equal(policy_facts(&s), 0);
 }
 
+/* A country moves its central bank's rate only when the rate is named by
+ * an official word of its own ("the rate on three-month treasury
+ * certificates", "discount rate"), not by "key" alone; a central bank's
+ * own "key rates" are its. A tender word after the move counts too. */
+static void test_events_country_named_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("West Germany raised its key interest rates today.", d,
+				 "Bundesbank", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("Japan's key interest rate was cut today.", d, "BOJ", EV_CUT), -1);
+	assert_int_equal(mode_of("The Bundesbank raised its key interest rates today.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Belgium increased the rate on three-month treasury certificates "
+				 "to 7.10 pct.", d, "BNB", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Japan's discount rate was cut today.", d, "BOJ", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank offered funds at 3.80 pct, down from 3.85 pct, in "
+				 "a new repurchase tender.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_FACT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -818,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_events_tender_and_lending_moves),
 		cmocka_unit_test(test_events_debt_purchase),
 		cmocka_unit_test(test_events_passive_actor_and_no_change),
+		cmocka_unit_test(test_events_country_named_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
