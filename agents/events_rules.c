@@ -55,9 +55,13 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 	static const char *const aux[] = { "has", "have", "had", "did", "does", "do", NULL };
 	static const char *const negs[] = { "not", "n't", "never", NULL };
 	static const char *const obj[] = { "policy", "policies", "stance", "course", "rates",
-					   NULL };
+					   "rate", NULL };
+	/* "did not change its intervention rate", "its discount or Lombard
+	 * rates". */
 	static const char *const mods[] = { "its", "their", "our", "monetary", "credit",
-					    "interest", "rate", "policy", "basic", NULL };
+					    "interest", "rate", "policy", "basic", "discount",
+					    "lombard", "intervention", "repurchase", "official", "key",
+					    "dealing", "or", "and", NULL };
 	if (!is_any(c, v, verbs) || v < 2)
 		return 0;
 	size_t k = v - 1;
@@ -68,7 +72,7 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 	/* "has not changed", "did not change": the auxiliary before "not". */
 	if (!(k > 0 && is_any(c, k - 1, aux)) && !is_any(c, v - 1, aux))
 		return 0;
-	for (size_t j = v + 1; j < c->n && j <= v + 4; j++) {
+	for (size_t j = v + 1; j < c->n && j <= v + 6; j++) {
 		if (is_any(c, j, obj)) {
 			/* "its policy stance", "monetary policy course": the last noun. */
 			while (is_any(c, j + 1, obj))

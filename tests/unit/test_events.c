@@ -814,6 +814,20 @@ static void test_events_country_named_rate(void **state)
 			 EV_MODE_FACT);
 }
 
+/* "did not change its intervention rate", "has not changed its discount
+ * or Lombard rates": a named official rate left as it was is a hold. */
+static void test_events_unchanged_official_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The Bank of France did not change its intervention rate today.", d,
+				 "BdF", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank has not changed its discount or Lombard rates "
+				 "this month.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -844,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_events_debt_purchase),
 		cmocka_unit_test(test_events_passive_actor_and_no_change),
 		cmocka_unit_test(test_events_country_named_rate),
+		cmocka_unit_test(test_events_unchanged_official_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
