@@ -554,9 +554,14 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * increase yesterday in the Bank of Spain's key overnight
 			 * call money rate"). */
 			bool nounw = cn || is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike");
-			long o = events_rate_object(c, v + 1, is(c, v, "eased") ? 3 : nounw ? 14 : 10,
+			/* "the Bundesbank discount rate cut that ...": the rate
+			 * before the noun is its object, not a rate after it. */
+			bool rate_noun = nounw && v > 0 && is_any(c, v - 1, events_rate_words) &&
+					 !is_any(c, v - 1, events_be_words);
+			long o = rate_noun ? -1 :
+				 events_rate_object(c, v + 1, is(c, v, "eased") ? 3 : nounw ? 14 : 10,
 						    &priv, &official);
-			long pr = o < 0 ? events_passive_rate(c, v, &priv, &official) : -1;
+			long pr = o < 0 && !rate_noun ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
 				/* "Italy's discount rate would be cut to 11.5 pct". */
 				owner = rate_owner(c, m, nm, pr >= 5 ? (size_t)pr - 5 : 0, (size_t)pr);
@@ -982,6 +987,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		if (presup && mode == EV_MODE_EXPECTED)
 			mode = EV_MODE_FACT, cue[0] = 0;
+		/* "having said before the Bundesbank discount rate cut": a
+		 * noun act that dates something else is an earlier, known act. */
+		if (mode == EV_MODE_FACT && form == VF_NOUN && events_before_noun(c, v) &&
+		    !events_clause_dated(c))
+			mode = EV_MODE_BACKGROUND, snprintf(cue, sizeof(cue), "before");
 		/* Of several dates in the clause, the one nearest the verb. */
 		bool dated = false;
 		day = events_clause_day_at(c, v, r->pub_day, &old, &vague, &last_week, &dated);

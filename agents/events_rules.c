@@ -343,3 +343,28 @@ bool events_named_official(const struct clause *c, size_t j)
 			return true;
 	return false;
 }
+
+bool events_before_noun(const struct clause *c, size_t v)
+{
+	static const char *const np[] = { "the", "its", "a", "latest", "last", "recent", "rate",
+		"rates", "discount", "lombard", "central", "bank", "point", "half", "pct", NULL };
+	for (size_t k = v, n = 0; k-- > 0 && n < 8; n++) {
+		if (is(c, k, "before"))
+			return true;
+		/* "before the Bundesbank's", "before Japan's": the bank named. */
+		bool name = false;
+		for (size_t b = 0; b < events_nactors && !name; b++)
+			name = (events_actors[b].type == A_CB || events_actors[b].type == A_COUNTRY) &&
+			       events_match_phrase(c, k, events_actors[b].phrase) > 0;
+		if (!is_any(c, k, np) && !name && !events_number_word(c, k))
+			return false;
+	}
+	return false;
+}
+
+bool events_clause_dated(const struct clause *c)
+{
+	bool old, vague, lw, dated;
+	events_clause_day_at(c, c->n, 0, &old, &vague, &lw, &dated);
+	return dated || old;
+}

@@ -160,4 +160,11 @@ size_t events_no_change(const struct clause *c, size_t v);
  * "key" or "official". */
 bool events_named_official(const struct clause *c, size_t j);
 
+/* The noun act at v follows "before" ("before the Bundesbank discount
+ * rate cut"), its bank and rate words between. */
+bool events_before_noun(const struct clause *c, size_t v);
+
+/* The clause names a day or a period of its own. */
+bool events_clause_dated(const struct clause *c);
+
 #endif

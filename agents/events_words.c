@@ -255,7 +255,7 @@ const struct cue_def events_cues[] = {
 	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
 	{ "seem", EV_MODE_EXPECTED, true },
 	{ "implying", EV_MODE_EXPECTED, false }, { "imply", EV_MODE_EXPECTED, false },
-	{ "implies", EV_MODE_EXPECTED, false }, { "wary", EV_MODE_EXPECTED, false },
+	{ "implies", EV_MODE_EXPECTED, false }, { "nothing", EV_MODE_EXPECTED, false }, { "wary", EV_MODE_EXPECTED, false },
 	{ "favoured", EV_MODE_CALLED_FOR, false }, { "favored", EV_MODE_CALLED_FOR, false },
 	{ "favours", EV_MODE_CALLED_FOR, false }, { "favors", EV_MODE_CALLED_FOR, false },
 	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },

@@ -828,6 +828,29 @@ static void test_events_unchanged_official_rate(void **state)
 			 EV_MODE_FACT);
 }
 
+/* "discount rate cut" is a noun whose rate comes before it, even when a
+ * rate follows ("before the Bundesbank discount rate cut that he favoured
+ * lower Dutch rates"); a noun act after "before" in a clause with no day
+ * is an earlier, known act (background), after "after" it is not;
+ * "nothing short of a rate increase would" expects it. */
+static void test_events_rate_noun_before(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_not_equal(mode_of("The minister had said before the Bundesbank discount rate cut "
+				     "that he favoured lower Dutch rates.", d, "Bundesbank", EV_CUT),
+			     EV_MODE_FACT);
+	assert_int_equal(mode_of("The minister spoke to parliament before the Bundesbank discount "
+				 "rate cut.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_BACKGROUND);
+	assert_int_equal(mode_of("Dutch rates fell after the Bundesbank discount rate cut.", d,
+				 "Bundesbank", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Nothing short of a Fed discount rate increase, combined with cuts "
+				 "abroad, would seem to help the dollar.", d, "Fed", EV_HIKE),
+			 EV_MODE_EXPECTED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -859,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_events_passive_actor_and_no_change),
 		cmocka_unit_test(test_events_country_named_rate),
 		cmocka_unit_test(test_events_unchanged_official_rate),
+		cmocka_unit_test(test_events_rate_noun_before),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
