@@ -455,30 +455,6 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
 }
 
-/* A verb of entering the market at v: "stepped in", "step into the
- * market", "entered the market", "came into the market", "came in to
- * buy", "was in the market" (up to two words between: "was again in"). */
-static bool market_entry(const struct clause *c, size_t v)
-{
-	static const char *const step[] = { "stepped", "steps", "stepping", "step", NULL };
-	static const char *const enter[] = { "entered", "enters", "entering", "enter", NULL };
-	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
-	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
-					  "check", "halt", NULL };
-	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
-	if (is_any(c, v, step))
-		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
-	if (is_any(c, v, enter))
-		return market;
-	if (is_any(c, v, come))
-		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
-		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
-	if (is(c, v, "in") && market && v > 0)
-		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
-		       (v > 2 && is_any(c, v - 3, events_be_words));
-	return false;
-}
-
 /* An attribution after a comma following the verb at v that hedges the
  * act: "according to" or a commentator ("dealers believed") with a word
  * of rumour or belief. Returns EV_MODE_RUMOURED with the cue, else mode. */
@@ -697,7 +673,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (agent && (is(c, agent->pos + agent->len, "has") ||
 				      is(c, agent->pos + agent->len, "have")))
 				presup = now = true;
-		} else if (market_entry(c, v)) {
+		} else if (events_market_entry(c, v)) {
 			/* "stepped in to buy dollars", "entered the market", "was
 			 * in the market selling yen": in the currency market only. */
 			static const char *const mmw[] = { "money", "reserves", "repurchase",
@@ -1044,23 +1020,6 @@ static void read_clause(struct reader *r, struct clause *c)
 	}
 }
 
-static bool abbreviation(const char *s, size_t end)
-{
-	static const char *const abbr[] = { "mr", "mrs", "dr", "st", "co", "corp", "inc", "ltd",
-		"jan", "feb", "mar", "apr", "aug", "sept", "sep", "oct", "nov", "dec", "no", "vs",
-		"gen", "sen", "rep", "gov", "bros", "messrs", "ft", "u.s", "u.k", "p.m", "a.m" };
-	size_t st = end;
-	while (st > 0 && (isalnum((unsigned char)s[st - 1]) || s[st - 1] == '.'))
-		st--;
-	size_t n = end - st;
-	if (n == 1 && isupper((unsigned char)s[st]))
-		return true; /* an initial */
-	for (size_t i = 0; i < ARRAY_SIZE(abbr); i++)
-		if (strlen(abbr[i]) == n && !strncasecmp(s + st, abbr[i], n))
-			return true;
-	return false;
-}
-
 /* Splits text into clauses and reads each. */
 static void read_text(struct reader *r, const char *text, bool title)
 {
@@ -1071,7 +1030,7 @@ static void read_text(struct reader *r, const char *text, bool title)
 		if (!end && !title) {
 			char ch = text[i];
 			if ((ch == '.' || ch == '?' || ch == '!') && (i + 1 == len || isspace((unsigned char)text[i + 1])) &&
-			    !abbreviation(text, i))
+			    !events_abbreviation(text, i))
 				end = true;
 			else if (ch == ';')
 				end = true;

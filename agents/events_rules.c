@@ -368,3 +368,27 @@ bool events_clause_dated(const struct clause *c)
 	events_clause_day_at(c, c->n, 0, &old, &vague, &lw, &dated);
 	return dated || old;
 }
+
+/* A verb of entering the market at v: "stepped in", "step into the
+ * market", "entered the market", "came into the market", "came in to
+ * buy", "was in the market" (up to two words between: "was again in"). */
+bool events_market_entry(const struct clause *c, size_t v)
+{
+	static const char *const step[] = { "stepped", "steps", "stepping", "step", NULL };
+	static const char *const enter[] = { "entered", "enters", "entering", "enter", NULL };
+	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
+	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
+					  "check", "halt", NULL };
+	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
+	if (is_any(c, v, step))
+		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
+	if (is_any(c, v, enter))
+		return market;
+	if (is_any(c, v, come))
+		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
+		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
+	if (is(c, v, "in") && market && v > 0)
+		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
+		       (v > 2 && is_any(c, v - 3, events_be_words));
+	return false;
+}

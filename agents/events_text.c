@@ -348,3 +348,20 @@ int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool
 		*dated = dist != (size_t)-1;
 	return best;
 }
+
+bool events_abbreviation(const char *s, size_t end)
+{
+	static const char *const abbr[] = { "mr", "mrs", "dr", "st", "co", "corp", "inc", "ltd",
+		"jan", "feb", "mar", "apr", "aug", "sept", "sep", "oct", "nov", "dec", "no", "vs",
+		"gen", "sen", "rep", "gov", "bros", "messrs", "ft", "u.s", "u.k", "p.m", "a.m" };
+	size_t st = end;
+	while (st > 0 && (isalnum((unsigned char)s[st - 1]) || s[st - 1] == '.'))
+		st--;
+	size_t n = end - st;
+	if (n == 1 && isupper((unsigned char)s[st]))
+		return true; /* an initial */
+	for (size_t i = 0; i < ARRAY_SIZE(abbr); i++)
+		if (strlen(abbr[i]) == n && !strncasecmp(s + st, abbr[i], n))
+			return true;
+	return false;
+}

@@ -167,4 +167,12 @@ bool events_before_noun(const struct clause *c, size_t v);
 /* The clause names a day or a period of its own. */
 bool events_clause_dated(const struct clause *c);
 
+/* A verb of entering the market at v: "stepped in", "entered the market",
+ * "came into the market", "came in to buy", "was in the market". */
+bool events_market_entry(const struct clause *c, size_t v);
+
+/* The full stop at text[end] closes an abbreviation ("U.S.", "Corp", an
+ * initial), not a sentence. */
+bool events_abbreviation(const char *s, size_t end);
+
 #endif
