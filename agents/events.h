@@ -112,7 +112,10 @@
  *   23"), the one nearest the verb when the clause names several (not
  *   one dating another verb: "said last week that ... bought", a leading
  *   "After ... last week," clause); "in the past two weeks" and "in the
- *   last ten days of March" are the period's middle; "last week" in a weekend
+ *   last ten days of March" are the period's middle; "three days ago", "a
+ *   week ago" count back, "over the weekend" is the Saturday before, "in
+ *   the past few days" two days back, "late last week" its Thursday;
+ *   "last week" in a weekend
  *   story is the week just ended; "current" and "has carried out" date
  *   a noun intervention on the publication day; a month named in the
  *   first week of the next one is its last

@@ -851,6 +851,38 @@ static void test_events_rate_noun_before(void **state)
 			 EV_MODE_EXPECTED);
 }
 
+/* Days counted back: "a week ago", "three days ago", "two weeks ago"
+ * (background), "over the weekend" (the Saturday before), "in the past few
+ * days" (two days back), "late last week" (the Thursday before). */
+static void test_events_days_ago(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06"; /* a Wednesday */
+	const struct {
+		const char *body, *day;
+		enum ev_mode mode;
+	} cases[] = {
+		{ "The Bank of France cut its intervention rate a week ago.", "1987-04-29",
+		  EV_MODE_FACT },
+		{ "The Bank of France cut its intervention rate three days ago.", "1987-05-03",
+		  EV_MODE_FACT },
+		{ "The Bank of France cut its intervention rate two weeks ago.", "1987-04-22",
+		  EV_MODE_BACKGROUND },
+		{ "The Bank of Japan bought dollars over the weekend.", "1987-05-02", EV_MODE_FACT },
+		{ "The Bank of Japan bought dollars in the past few days.", "1987-05-04",
+		  EV_MODE_FACT },
+		{ "The Bank of Japan bought dollars late last week.", "1987-04-30", EV_MODE_FACT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ev_story s;
+		events_extract(NULL, cases[i].body, day_of(d), &s);
+		const struct ev_act *a = s.n ? &s.acts[0] : NULL;
+		assert_non_null(a);
+		assert_int_equal(a->day, day_of(cases[i].day));
+		assert_int_equal(a->mode, cases[i].mode);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -883,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_events_country_named_rate),
 		cmocka_unit_test(test_events_unchanged_official_rate),
 		cmocka_unit_test(test_events_rate_noun_before),
+		cmocka_unit_test(test_events_days_ago),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
