@@ -32,6 +32,7 @@
  *            intervention rate", "made no change to its rates"
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
+ *            was a buyer or seller of them,
  *            crowns, currency (not bills, bonds, CDs, a tap stock, "francs
  *            of 8.50 pct stock" or "francs' worth of bills", a price
  *            "for" something else, a country's exports); stepped in,

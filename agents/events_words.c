@@ -281,7 +281,7 @@ const char *const events_interv_verbs[] = { "intervened", "intervenes", "interve
 	"intervene", NULL };
 const char *const events_trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
 	"supported", "supporting",
-	"sells", "sell", "purchased", "purchases", "sales", NULL };
+	"sells", "sell", "purchased", "purchases", "sales", "buyer", "seller", NULL };
 const char *const events_signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
 const char *const events_ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",

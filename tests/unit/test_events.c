@@ -883,6 +883,23 @@ static void test_events_days_ago(void **state)
 	}
 }
 
+/* "was a heavy buyer of dollars": a central bank trading currency as a
+ * noun; not gilts, not a commercial bank. */
+static void test_events_buyer_of_currency(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Bank of Japan was a heavy buyer of dollars, dealers said.", d,
+				 "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said the Bank of Japan was not a seller of yen.", d, "BOJ",
+				 EV_INTERVENTION),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("The Bank of England was a seller of gilts.", d, "BoE",
+				 EV_INTERVENTION),
+			 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -916,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_events_unchanged_official_rate),
 		cmocka_unit_test(test_events_rate_noun_before),
 		cmocka_unit_test(test_events_days_ago),
+		cmocka_unit_test(test_events_buyer_of_currency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
