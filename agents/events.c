@@ -712,7 +712,11 @@ static void read_clause(struct reader *r, struct clause *c)
 				 * dlrs": a price paid for something else. */
 				if (is(c, j, "for") && !cur)
 					break;
-				if (events_is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+				/* "supports the dollar's stabilisation": a policy. */
+				const struct word *wj = &c->w[j];
+				bool poss = wj->len > 2 && c->text[wj->off + wj->len - 2] == '\'';
+				if ((events_is_ccy(c, j) && !(sup && poss)) ||
+				    (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
 			/* "bought 500 mln dlrs of (Treasury) bills". */

@@ -32,7 +32,8 @@
  *            intervention rate", "made no change to its rates"
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
- *            was a buyer or seller of them,
+ *            was a buyer or seller of them, supports or propped up one
+ *            (not "supports the dollar's stabilisation"),
  *            crowns, currency (not bills, bonds, CDs, a tap stock, "francs
  *            of 8.50 pct stock" or "francs' worth of bills", a price
  *            "for" something else, a country's exports); stepped in,

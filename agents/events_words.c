@@ -280,7 +280,7 @@ const char *const events_hold_verbs[] = { "left", "leaves", "leaving", "kept", "
 const char *const events_interv_verbs[] = { "intervened", "intervenes", "intervening",
 	"intervene", NULL };
 const char *const events_trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
-	"supported", "supporting",
+	"supported", "supporting", "supports", "propped",
 	"sells", "sell", "purchased", "purchases", "sales", "buyer", "seller", NULL };
 const char *const events_signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };

@@ -884,7 +884,7 @@ static void test_events_days_ago(void **state)
 }
 
 /* "was a heavy buyer of dollars": a central bank trading currency as a
- * noun; not gilts, not a commercial bank. */
+ * noun, not gilts; "supports" and "propped up" a currency. */
 static void test_events_buyer_of_currency(void **state)
 {
 	(void)state;
@@ -897,6 +897,16 @@ static void test_events_buyer_of_currency(void **state)
 			 EV_MODE_DENIED);
 	assert_int_equal(mode_of("The Bank of England was a seller of gilts.", d, "BoE",
 				 EV_INTERVENTION),
+			 -1);
+	/* "BOJ SUPPORTS DOLLAR", "propped up the dollar"; not a policy
+	 * for the dollar's stability. */
+	assert_int_equal(mode_in("BOJ SUPPORTS DOLLAR - DEALERS", NULL, d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Japan propped up the dollar in Tokyo, dealers said.",
+				 d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Poehl said the Bundesbank supports the dollar's stabilisation.", d,
+				 "Bundesbank", EV_INTERVENTION),
 			 -1);
 }
 
