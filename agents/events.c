@@ -519,7 +519,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
-		bool speaker = false, presup = false, now = false;
+		bool speaker = false, presup = false, now = false, nochange = false;
 		const struct mention *owner = NULL, *agent = NULL;
 		size_t objend = v, neg = 0, uo;
 		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
@@ -609,9 +609,11 @@ static void read_clause(struct reader *r, struct clause *c)
 					     (starts(c, v, "held") || starts(c, v, "hold") ||
 					      starts(c, v, "kept") || starts(c, v, "keep") ||
 					      starts(c, v, "maintain"));
+			/* "left its discount rate at 3.5 pct": after the rate's
+			 * last word. */
 			if (!steady && !kept_official &&
-			    !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
-			      isdigit((unsigned char)c->w[o + 2].w[0])))
+			    !(o >= 0 && is(c, oe + 1, "at") && oe + 2 < c->n &&
+			      isdigit((unsigned char)c->w[oe + 2].w[0])))
 				continue;
 			/* "kept prices steady": a rate, policy or credit is held, or
 			 * "it" (the rate named before). */
@@ -774,9 +776,16 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (kind == EV_NONE)
 				continue;
 		} else if ((uo = events_no_change(c, v)) > 0) {
-			/* "made no change to its discount and Lombard rates". */
+			/* "made no change to its discount and Lombard rates", "NO
+			 * CHANGE IN BUNDESBANK CREDIT POLICIES", "without a rate
+			 * change": a hold, its "no" part of it. */
 			kind = EV_HOLD;
 			objend = uo;
+			form = VF_NOUN;
+			nochange = true;
+			for (size_t i = 0; i < nm && !owner; i++)
+				if (m[i].type == A_CB && m[i].pos > v && m[i].pos < uo)
+					owner = &m[i];
 		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0) {
 			/* "has not changed its policy stance": a hold. */
 			kind = EV_HOLD;
@@ -922,7 +931,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
 		if (!c->title && sub == owner && sub->pos > v)
 			from = v >= 10 ? v - 10 : 0;
-		size_t to = neg ? neg : c->title && !resist ? c->n : v;
+		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
 			mode = events_mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),

@@ -29,7 +29,9 @@
  *            ("held its dealing rates"; not "discount rate talks");
  *            resisted pressure for a cut; "has not changed its policy
  *            (stance)", "did not alter its rates", "did not change its
- *            intervention rate", "made no change to its rates"
+ *            intervention rate", "made no change to its rates", "NO
+ *            CHANGE IN BUNDESBANK CREDIT POLICIES", "without a rate
+ *            change", "left its discount rate at 3.5 pct"
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
  *            was a buyer or seller of them, supports or propped up one

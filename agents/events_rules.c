@@ -316,12 +316,26 @@ bool events_decided_to(const struct clause *c, size_t v)
 
 size_t events_no_change(const struct clause *c, size_t v)
 {
-	static const char *const made[] = { "made", "makes", "make", NULL };
-	if (!is_any(c, v, made) || !is(c, v + 1, "no") ||
-	    !(is(c, v + 2, "change") || is(c, v + 2, "changes")) ||
-	    !(is(c, v + 3, "to") || is(c, v + 3, "in")))
+	/* "made no change", "announced no change", a title's "NO CHANGE
+	 * IN ..."; not "voted no change" in a commentator's guess. */
+	static const char *const said[] = { "made", "makes", "make", "announced", "announces",
+					    NULL };
+	if (!is(c, v, "without") && !(is(c, v, "no") && (v == 0 || is_any(c, v - 1, said))))
 		return 0;
-	for (size_t j = v + 4; j < c->n && j <= v + 9; j++) {
+	size_t k = v + 1;
+	if (is(c, k, "a") || is(c, k, "any"))
+		k++;
+	/* "without a rate change", "no interest rate change". */
+	size_t r = k;
+	while (r < c->n && r < k + 3 && (is_any(c, r, events_rate_words) || is(c, r, "interest") ||
+					  is(c, r, "credit")))
+		r++;
+	if (r > k && (is(c, r, "change") || is(c, r, "changes")) && is_any(c, r - 1, events_rate_words))
+		return r - 1;
+	/* "no change to its discount and Lombard rates", "in credit policy". */
+	if (!(is(c, k, "change") || is(c, k, "changes")) || !(is(c, k + 1, "to") || is(c, k + 1, "in")))
+		return 0;
+	for (size_t j = k + 2; j < c->n && j <= k + 8; j++) {
 		if (is_any(c, j, events_rate_words) && !is(c, j + 1, "talks"))
 			return j;
 		if (is(c, j, "and") && !is_any(c, j - 1, events_official_rate))

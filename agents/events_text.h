@@ -151,8 +151,9 @@ bool events_debt_purchase(const char *text);
  * to", "decision to", "agreed to", "voted to", "moved to". */
 bool events_decided_to(const struct clause *c, size_t v);
 
-/* "made no change to its discount and Lombard rates" ("in its policy")
- * with "made" at v: the rate's position, else 0. */
+/* "no change to its discount and Lombard rates" ("in its credit policy",
+ * "without a rate change") with "no" or "without" at v: the rate's
+ * position, else 0. */
 size_t events_no_change(const struct clause *c, size_t v);
 
 /* The rate at word j is named by an official word of its own (discount,

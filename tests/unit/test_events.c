@@ -787,6 +787,27 @@ static void test_events_passive_actor_and_no_change(void **state)
 	events_extract(NULL, "The Fed met today. The discount rate was cut, the finance minister "
 		       "said.", day_of(d), &s);
 	assert_int_equal(policy_facts(&s), 0);
+	/* Its "no" is part of the hold, in a title too; "without a rate
+	 * change"; a rate "left ... at 3.5 pct"; not a commentator's "voted
+	 * no change" nor "expect no change". */
+	assert_int_equal(mode_in("NO CHANGE IN BUNDESBANK CREDIT POLICIES", NULL, d, "Bundesbank",
+				 EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("BUNDESBANK MAKES NO CHANGE IN CREDIT POLICY", NULL, d,
+				 "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("BUNDESBANK COUNCIL ENDS MEETING WITHOUT RATE CHANGE", NULL, d,
+				 "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Swiss National Bank left its discount rate at 3.5 pct.", d,
+				 "SNB", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("An economist said the Fed's policy committee voted no change in "
+				 "policy today.", d, "Fed", EV_HOLD),
+			 -1);
+	assert_int_not_equal(mode_of("Dealers expect no change in Bundesbank rates on Thursday.", d,
+				     "Bundesbank", EV_HOLD),
+			     EV_MODE_FACT);
 }
 
 /* A country moves its central bank's rate only when the rate is named by
