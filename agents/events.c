@@ -194,77 +194,6 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 
 enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
 
-/* A rate object within the next words: returns its position or -1; sets
- * *priv for a rate only commercial banks set and *official for an official
- * one. */
-static long rate_object(const struct clause *c, size_t from, size_t span, bool *priv,
-			bool *official)
-{
-	*priv = *official = false;
-	for (size_t j = from; j < c->n && j < from + span; j++) {
-		if (is_any(c, j, events_rate_words)) {
-			/* "interest rate ceiling", "rate futures", "rate swaps". */
-			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
-			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
-				return -1;
-			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-				if (k >= from && is_any(c, k, events_private_rate))
-					*priv = true;
-				if (k >= from && is_any(c, k, events_official_rate))
-					*official = true;
-			}
-			if (is(c, j, "discount") || is(c, j, "lombard"))
-				*official = true;
-			/* "the overnight money market lending rate": "lending" and
-			 * "loan" are a commercial bank's only without an official
-			 * word in the phrase. */
-			bool strong = false, off = false;
-			for (size_t k = from; k <= j; k++) {
-				strong = strong || (k + 3 >= j && is_any(c, k, events_private_rate) &&
-						    !is(c, k, "lending") && !is(c, k, "loan"));
-				off = off || is_any(c, k, events_official_rate);
-			}
-			if (*priv && !strong && off)
-				*priv = false;
-			return (long)j;
-		}
-		/* The object ends at a new verb or clause word. */
-		/* "its one, two and three month rates": a list of terms. */
-		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))
-			continue;
-		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
-			return -1;
-	}
-	return -1;
-}
-
-/* A passive verb at v whose subject is a rate ("the discount rate was cut",
- * "rates would be raised"): the rate's position or -1, with *priv and
- * *official as rate_object sets them. A relative clause ("the rate, which
- * was cut") reports an earlier act and is not read. */
-static long passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
-{
-	*priv = *official = false;
-	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
-		return -1;
-	size_t aux = v - 1;
-	/* "would be cut", "has been raised": the modal or "has" before. */
-	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
-			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))
-		aux--;
-	if (aux == 0 || !is_any(c, aux - 1, events_rate_words) || is(c, aux - 1, "policy") ||
-	    is(c, aux - 1, "policies"))
-		return -1;
-	size_t j = aux - 1;
-	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
-		if (is_any(c, k, events_private_rate))
-			*priv = true;
-		if (is_any(c, k, events_official_rate))
-			*official = true;
-	}
-	return (long)j;
-}
-
 /* ---- acts ------------------------------------------------------------------ */
 
 static void add_ccy(struct ev_act *a, const char *ccy)
@@ -526,30 +455,6 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
 }
 
-/* A verb of entering the market at v: "stepped in", "step into the
- * market", "entered the market", "came into the market", "came in to
- * buy", "was in the market" (up to two words between: "was again in"). */
-static bool market_entry(const struct clause *c, size_t v)
-{
-	static const char *const step[] = { "stepped", "steps", "stepping", "step", NULL };
-	static const char *const enter[] = { "entered", "enters", "entering", "enter", NULL };
-	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
-	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
-					  "check", "halt", NULL };
-	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
-	if (is_any(c, v, step))
-		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
-	if (is_any(c, v, enter))
-		return market;
-	if (is_any(c, v, come))
-		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
-		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
-	if (is(c, v, "in") && market && v > 0)
-		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
-		       (v > 2 && is_any(c, v - 3, events_be_words));
-	return false;
-}
-
 /* An attribution after a comma following the verb at v that hedges the
  * act: "according to" or a commentator ("dealers believed") with a word
  * of rumour or belief. Returns EV_MODE_RUMOURED with the cue, else mode. */
@@ -614,21 +519,32 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
-		bool speaker = false, presup = false, now = false;
+		bool speaker = false, presup = false, now = false, nochange = false;
 		const struct mention *owner = NULL, *agent = NULL;
 		size_t objend = v, neg = 0, uo;
-		if (is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)) {
-			kind = is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
-			/* "eased" is a cut only with a rate object right after. */
-			long o = rate_object(c, v + 1, is(c, v, "eased") ? 3 : 10, &priv, &official);
-			long pr = o < 0 ? passive_rate(c, v, &priv, &official) : -1;
+		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
+		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn) && !lm) {
+			kind = cn ? cn : is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
+			/* "eased" is a cut only with a rate object right after; a
+			 * noun's rate may follow a day and an owner ("a half-point
+			 * increase yesterday in the Bank of Spain's key overnight
+			 * call money rate"). */
+			bool nounw = cn || is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike");
+			/* "the Bundesbank discount rate cut that ...": the rate
+			 * before the noun is its object, not a rate after it. */
+			bool rate_noun = nounw && v > 0 && is_any(c, v - 1, events_rate_words) &&
+					 !is_any(c, v - 1, events_be_words);
+			long o = rate_noun ? -1 :
+				 events_rate_object(c, v + 1, is(c, v, "eased") ? 3 : nounw ? 14 : 10,
+						    &priv, &official);
+			long pr = o < 0 && !rate_noun ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
 				/* "Italy's discount rate would be cut to 11.5 pct". */
 				owner = rate_owner(c, m, nm, pr >= 5 ? (size_t)pr - 5 : 0, (size_t)pr);
 				objend = (size_t)pr;
 			} else if (o < 0) {
 				/* "rate cut": a noun. */
-				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike") || cn) &&
 				    v > 0 && is_any(c, v - 1, events_rate_words)) {
 					form = VF_NOUN;
 					official = v >= 2 && is_any(c, v - 2, events_official_rate);
@@ -642,8 +558,13 @@ static void read_clause(struct reader *r, struct clause *c)
 				/* "a cut in ...", "a further cut": a noun. */
 				static const char *const det[] = { "a", "an", "the", "any", "another",
 								   "no", NULL };
-				if ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
-				    v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det))))
+				/* "a half-point increase", "a 0.5 percentage point cut". */
+				bool size = is(c, v - 1, "point") || is(c, v - 1, "points") ||
+					    is(c, v - 1, "pct");
+				if (cn || ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
+					   v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det)) ||
+						     (size && v > 2 && is_any(c, v - 3, det)) ||
+						     (size && v > 3 && is_any(c, v - 4, det)))))
 					form = VF_NOUN;
 				/* "said lowering rates too fast could ...": a gerund
 				 * without "is" or "was" names the act, it does not
@@ -651,17 +572,29 @@ static void read_clause(struct reader *r, struct clause *c)
 				size_t wl = strlen(c->w[v].w);
 				static const char *const aux[] = { "is", "are", "was", "were", "been",
 								   "be", NULL };
-				if (!c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing") &&
-				    !(v > 0 && is_any(c, v - 1, aux)) && !(v > 1 && is_any(c, v - 2, aux)))
+				bool gerund = !c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing");
+				if (gerund && !(v > 0 && is_any(c, v - 1, aux)) &&
+				    !(v > 1 && is_any(c, v - 2, aux)))
 					form = VF_NOUN;
+				/* "has relied on raising rates", "its strategy of
+				 * raising rates": a means or a habit, not an act. */
+				static const char *const prep[] = { "on", "of", "for", "about", "toward",
+								    "towards", NULL };
+				if (gerund && v > 0 && is_any(c, v - 1, prep))
+					continue;
 			}
+			/* A noun "rise" or "reduction" is an act of an official rate
+			 * only ("a rise in the Bundesbank's Lombard rate"; not "a
+			 * rise in base rates" or in market rates). */
+			if (cn && (priv || (!official && !owner)))
+				continue;
 		} else if (is_any(c, v, events_hold_verbs)) {
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
 				if (is(c, j, "unchanged") || is(c, j, "steady") || is(c, j, "stable") ||
 				    (is(c, j, "on") && is(c, j + 1, "hold")))
 					steady = true, objend = j;
-			long o = rate_object(c, v + 1, 6, &priv, &official);
+			long o = events_rate_object(c, v + 1, 6, &priv, &official);
 			/* "kept its discount rate at 2.5 pct", not "policy at dead center";
 			 * "held its dealing rates" (an official rate the bank sets,
 			 * held or kept without more: unchanged). */
@@ -676,9 +609,11 @@ static void read_clause(struct reader *r, struct clause *c)
 					     (starts(c, v, "held") || starts(c, v, "hold") ||
 					      starts(c, v, "kept") || starts(c, v, "keep") ||
 					      starts(c, v, "maintain"));
+			/* "left its discount rate at 3.5 pct": after the rate's
+			 * last word. */
 			if (!steady && !kept_official &&
-			    !(o >= 0 && is(c, (size_t)o + 1, "at") && (size_t)o + 2 < c->n &&
-			      isdigit((unsigned char)c->w[o + 2].w[0])))
+			    !(o >= 0 && is(c, oe + 1, "at") && oe + 2 < c->n &&
+			      isdigit((unsigned char)c->w[oe + 2].w[0])))
 				continue;
 			/* "kept prices steady": a rate, policy or credit is held, or
 			 * "it" (the rate named before). */
@@ -740,7 +675,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (agent && (is(c, agent->pos + agent->len, "has") ||
 				      is(c, agent->pos + agent->len, "have")))
 				presup = now = true;
-		} else if (market_entry(c, v)) {
+		} else if (events_market_entry(c, v)) {
 			/* "stepped in to buy dollars", "entered the market", "was
 			 * in the market selling yen": in the currency market only. */
 			static const char *const mmw[] = { "money", "reserves", "repurchase",
@@ -779,7 +714,11 @@ static void read_clause(struct reader *r, struct clause *c)
 				 * dlrs": a price paid for something else. */
 				if (is(c, j, "for") && !cur)
 					break;
-				if (events_is_ccy(c, j) || (is(c, j, "foreign") && is(c, j + 1, "exchange")))
+				/* "supports the dollar's stabilisation": a policy. */
+				const struct word *wj = &c->w[j];
+				bool poss = wj->len > 2 && c->text[wj->off + wj->len - 2] == '\'';
+				if ((events_is_ccy(c, j) && !(sup && poss)) ||
+				    (is(c, j, "foreign") && is(c, j + 1, "exchange")))
 					cur = true;
 			}
 			/* "bought 500 mln dlrs of (Treasury) bills". */
@@ -818,12 +757,16 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * morning": the bank cut its dealing rates. */
 			kind = EV_CUT;
 			official = dealing = true;
-		} else if ((is(c, v, "fell") || is(c, v, "rose") || is(c, v, "falls") ||
-			    is(c, v, "rises")) && v >= 3 && is(c, v - 1, "rate") &&
-			   is(c, v - 2, "bank") &&
-			   (is(c, v - 3, "canadian") || is(c, v - 3, "canada") ||
-			    (is(c, v - 3, "key") && (is(c, v - 4, "canadian") || is(c, v - 4, "canada"))))) {
-			kind = is(c, v, "fell") || is(c, v, "falls") ? EV_CUT : EV_HIKE;
+		} else if ((kind = events_boc_rate_move(c, v)) != EV_NONE) {
+			/* "Canada's bank rate rose", "BANK OF CANADA RATE RISES". */
+			official = true;
+		} else if ((kind = events_tender_move(c, v)) != EV_NONE) {
+			/* "its repurchase tender at a fixed 3.55 pct, down from
+			 * 3.80": the rate it fixes moved. */
+			official = true;
+		} else if ((kind = lm) != EV_NONE) {
+			/* "the bank's move to lend to the discount houses at a
+			 * lower 10 pct": its dealing rate. */
 			official = true;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
 			   is(c, v, "resistance")) {
@@ -832,6 +775,17 @@ static void read_clause(struct reader *r, struct clause *c)
 					kind = EV_HOLD, objend = j;
 			if (kind == EV_NONE)
 				continue;
+		} else if ((uo = events_no_change(c, v)) > 0) {
+			/* "made no change to its discount and Lombard rates", "NO
+			 * CHANGE IN BUNDESBANK CREDIT POLICIES", "without a rate
+			 * change": a hold, its "no" part of it. */
+			kind = EV_HOLD;
+			objend = uo;
+			form = VF_NOUN;
+			nochange = true;
+			for (size_t i = 0; i < nm && !owner; i++)
+				if (m[i].type == A_CB && m[i].pos > v && m[i].pos < uo)
+					owner = &m[i];
 		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0) {
 			/* "has not changed its policy stance": a hold. */
 			kind = EV_HOLD;
@@ -848,11 +802,32 @@ static void read_clause(struct reader *r, struct clause *c)
 					np = m[i].pos;
 			presup = presup || events_presupposed(c, np, &now);
 		}
-		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") &&
-		    !(v >= 2 && (starts(c, v - 2, "decid") || starts(c, v - 2, "agree") ||
-				  starts(c, v - 2, "vote") || is(c, v - 2, "moved"))))
+		/* "decided (today) to raise", "its decision to cut": done. */
+		bool decided = events_decided_to(c, v);
+		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") && !decided)
 			form = VF_INFINITIVE;
 		const struct mention *sub = agent ? agent : subject_of(m, nm, v, c, form == VF_NOUN);
+		/* "The move follows a rise yesterday in the Bank of Spain's call
+		 * money rate": the rate's owner is the noun's actor. */
+		if (!sub && owner && form == VF_NOUN)
+			sub = owner;
+		/* "The discount rate was cut, the Bank of Japan said", "the
+		 * discount and Lombard rates were left unchanged": a passive
+		 * official rate's actor is the central bank the clause names as
+		 * its speaker, else, when the clause names no actor, the one
+		 * the story named last. */
+		struct mention last = { v, 0, A_CB, r->last_cb };
+		bool pp, po;
+		if (!sub && !c->title && kind != EV_INTERVENTION &&
+		    events_passive_rate(c, v, &pp, &po) >= 0 && po && !pp) {
+			for (size_t i = 0; i < nm && !sub; i++)
+				if (m[i].pos > v && m[i].type == A_CB &&
+				    (starts(c, m[i].pos + m[i].len, "sa") ||
+				     starts(c, m[i].pos + m[i].len, "announc")))
+					sub = &m[i];
+			if (!sub && nm == 0 && r->last_cb)
+				sub = &last;
+		}
 		/* "we have not changed our policy," a central bank official
 		 * said: the speaker. */
 		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {
@@ -904,11 +879,20 @@ static void read_clause(struct reader *r, struct clause *c)
 			sub = NULL;
 		if (!sub)
 			continue;
+		/* A country moves its central bank's rate only when the rate is
+		 * named ("Belgium cuts discount rate"); "West Germany raised its
+		 * key interest rates" names no official rate. */
+		bool country = sub->type == A_COUNTRY || (owner && owner->type == A_COUNTRY);
+		if (country && official && (kind == EV_HIKE || kind == EV_CUT) &&
+		    !events_named_official(c, objend > v ? objend : v - 1))
+			official = false;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
 					   kind == EV_INTERVENTION);
 		/* "a cut in Japan's discount rate": the rate's owner acts. */
-		if (owner)
+		if (owner && (owner->type != A_COUNTRY || official))
 			bank = owner->code;
+		else if (owner)
+			continue;
 		/* "the central banks of Japan and West Germany bought", "by the
 		 * central banks of the U.S. and Japan": each country's bank. */
 		const struct mention *group = NULL;
@@ -943,7 +927,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
-		size_t to = neg ? neg : c->title && !resist ? c->n : v;
+		/* The owner named after a noun ("should not be taken as implying
+		 * an immediate cut in Japan's discount rate"): a longer reach. */
+		if (!c->title && sub == owner && sub->pos > v)
+			from = v >= 10 ? v - 10 : 0;
+		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
 			mode = events_mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
@@ -979,7 +967,7 @@ static void read_clause(struct reader *r, struct clause *c)
 					     is(c, v, "intervene") || is(c, v, "keep") ||
 					     is(c, v, "step") || is(c, v, "enter") || is(c, v, "come") ||
 					     is(c, v, "leave") || is(c, v, "hold") ||
-					     is(c, v, "maintain")) && form != VF_NOUN) {
+					     is(c, v, "maintain")) && form != VF_NOUN && !lm && !decided) {
 			/* A bare stem after a modal or in a headline's
 			 * "MAY CUT" is handled above; elsewhere it is not a
 			 * report of a done act. */
@@ -988,6 +976,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		if (presup && mode == EV_MODE_EXPECTED)
 			mode = EV_MODE_FACT, cue[0] = 0;
+		/* "having said before the Bundesbank discount rate cut": a
+		 * noun act that dates something else is an earlier, known act. */
+		if (mode == EV_MODE_FACT && form == VF_NOUN && events_before_noun(c, v) &&
+		    !events_clause_dated(c))
+			mode = EV_MODE_BACKGROUND, snprintf(cue, sizeof(cue), "before");
 		/* Of several dates in the clause, the one nearest the verb. */
 		bool dated = false;
 		day = events_clause_day_at(c, v, r->pub_day, &old, &vague, &last_week, &dated);
@@ -1040,23 +1033,6 @@ static void read_clause(struct reader *r, struct clause *c)
 	}
 }
 
-static bool abbreviation(const char *s, size_t end)
-{
-	static const char *const abbr[] = { "mr", "mrs", "dr", "st", "co", "corp", "inc", "ltd",
-		"jan", "feb", "mar", "apr", "aug", "sept", "sep", "oct", "nov", "dec", "no", "vs",
-		"gen", "sen", "rep", "gov", "bros", "messrs", "ft", "u.s", "u.k", "p.m", "a.m" };
-	size_t st = end;
-	while (st > 0 && (isalnum((unsigned char)s[st - 1]) || s[st - 1] == '.'))
-		st--;
-	size_t n = end - st;
-	if (n == 1 && isupper((unsigned char)s[st]))
-		return true; /* an initial */
-	for (size_t i = 0; i < ARRAY_SIZE(abbr); i++)
-		if (strlen(abbr[i]) == n && !strncasecmp(s + st, abbr[i], n))
-			return true;
-	return false;
-}
-
 /* Splits text into clauses and reads each. */
 static void read_text(struct reader *r, const char *text, bool title)
 {
@@ -1067,7 +1043,7 @@ static void read_text(struct reader *r, const char *text, bool title)
 		if (!end && !title) {
 			char ch = text[i];
 			if ((ch == '.' || ch == '?' || ch == '!') && (i + 1 == len || isspace((unsigned char)text[i + 1])) &&
-			    !abbreviation(text, i))
+			    !events_abbreviation(text, i))
 				end = true;
 			else if (ch == ';')
 				end = true;
@@ -1160,6 +1136,18 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
 			out->n--, i--;
 		}
+	/* "BUYS CURRENCY TO REPAY DEBT": currency bought for the Treasury's
+	 * debt is not bought in the market's support. */
+	bool debt = events_debt_purchase(t) || events_debt_purchase(b);
+	for (size_t i = 0; debt && i < out->n; i++) {
+		if (out->acts[i].kind == EV_INTERVENTION &&
+		    !strcasestr(out->acts[i].evidence, "interven")) {
+			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
+			memmove(&r.dated[i], &r.dated[i + 1], (out->n - i - 1) * sizeof(bool));
+			memmove(&r.vague_day[i], &r.vague_day[i + 1], (out->n - i - 1) * sizeof(bool));
+			out->n--, i--;
+		}
+	}
 	free(t);
 	free(b);
 	redate_retold(&r);

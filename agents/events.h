@@ -16,13 +16,26 @@
  *     cut:   cut(s), lowered, reduced, trimmed ... a rate; signalled,
  *            sanctioned, endorsed, gave way to ... a cut
  *     hike:  raised, increased, lifted, hiked ... a rate
+ *     either, as a noun of an official rate: "a rise in", "a reduction
+ *            of", "a half-point increase (yesterday) in" (the rate's owner
+ *            acts when none is named before); "rate cut" takes the rate
+ *            before it; "the Bank of Canada rate rose"; a tender or
+ *            repurchase rate "at 3.55 pct, down from 3.80"; lending "at a
+ *            lower 10 pct"; a gerund after "on", "of", "for" ("relied on
+ *            raising rates") is no act; "decided (today) to", "decision
+ *            to" make the verb done
  *     hold:  left, kept, held, maintained ... a rate, policy, credit or
  *            "it" unchanged / steady; held or kept an official rate
  *            ("held its dealing rates"; not "discount rate talks");
  *            resisted pressure for a cut; "has not changed its policy
- *            (stance)", "did not alter its rates"
+ *            (stance)", "did not alter its rates", "did not change its
+ *            intervention rate", "made no change to its rates", "NO
+ *            CHANGE IN BUNDESBANK CREDIT POLICIES", "without a rate
+ *            change", "left its discount rate at 3.5 pct"
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
+ *            was a buyer or seller of them, supports or propped up one
+ *            (not "supports the dollar's stabilisation"),
  *            crowns, currency (not bills, bonds, CDs, a tap stock, "francs
  *            of 8.50 pct stock" or "francs' worth of bills", a price
  *            "for" something else, a country's exports); stepped in,
@@ -37,12 +50,16 @@
  *            "the Fed joined the Bank of Japan in buying", "the central
  *            banks of Japan and West Germany") act too; "the amount of
  *            sterling the Bank bought" (the currency before its buyer);
- *            "the intervention the Bank of England has carried out"
+ *            "the intervention the Bank of England has carried out";
+ *            not currency bought to repay debt ("BUYS CURRENCY TO REPAY
+ *            DEBT")
  *     money-market operation: repurchases, reserves, assistance,
  *            liquidity, tenders, bills, advances
  *   A rate as the subject of a passive verb is the object ("Italy's
  *   discount rate was cut", "... was raised by the Bundesbank"; not in a
- *   relative clause). A mention in an aside between commas is not the
+ *   relative clause); without "by", an official rate's actor is the
+ *   central bank named as the speaker (", the Bank of Japan said"), else,
+ *   in a clause naming no actor, the bank last named. A mention in an aside between commas is not the
  *   subject ("the Reserve Bank, using the Fed as agent, sold"); a
  *   relative "that"/"which" not right after the bank stands for another
  *   noun ("a policy that cut inflation"). "it" is a country's central
@@ -61,7 +78,10 @@
  *   officials (Sumita, Volcker, Poehl), by "central bank" or "the Bank"
  *   once a central bank has been named, or by a country with an official
  *   rate ("Belgium cuts discount rate") or with "authorities" for an
- *   intervention; a commercial bank (a name, "banks", "Plc", "Corp") or
+ *   intervention (a country's rate must be named by an official word of
+ *   its own: discount, Lombard, treasury certificate, rediscount ...; not
+ *   "key interest rates"); a commercial bank (a name, "banks", "Plc",
+ *   "Corp") or
  *   a ministry, Treasury or minister named nearer the verb takes the act.
  *   The owner named with "'s" in the rate ("a cut in Japan's discount
  *   rate") is the bank of the act; a country ending a list of countries,
@@ -82,7 +102,9 @@
  *   are nouns, whose mode words may also follow them. A title is read
  *   whole: any cue in it counts. A hedged attribution after a comma
  *   (", according to market rumours", ", dealers suspected") makes a
- *   body's act rumoured; "assuming" expects; "discouraging",
+ *   body's act rumoured; "assuming", "implying", "nothing short of"
+ *   expect; a noun act after "before" in a clause without a day ("said
+ *   before the Bundesbank discount rate cut") is background; "discouraging",
  *   "dissuading", "deterring ... from" deny. A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
@@ -94,7 +116,10 @@
  *   23"), the one nearest the verb when the clause names several (not
  *   one dating another verb: "said last week that ... bought", a leading
  *   "After ... last week," clause); "in the past two weeks" and "in the
- *   last ten days of March" are the period's middle; "last week" in a weekend
+ *   last ten days of March" are the period's middle; "three days ago", "a
+ *   week ago" count back, "over the weekend" is the Saturday before, "in
+ *   the past few days" two days back, "late last week" its Thursday;
+ *   "last week" in a weekend
  *   story is the week just ended; "current" and "has carried out" date
  *   a noun intervention on the publication day; a month named in the
  *   first week of the next one is its last

@@ -2,6 +2,7 @@
  * events.h for the rules and events_text.h for each function). */
 #include "agents/events_text.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 #include "agents/events_words.h"
@@ -54,9 +55,13 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 	static const char *const aux[] = { "has", "have", "had", "did", "does", "do", NULL };
 	static const char *const negs[] = { "not", "n't", "never", NULL };
 	static const char *const obj[] = { "policy", "policies", "stance", "course", "rates",
-					   NULL };
+					   "rate", NULL };
+	/* "did not change its intervention rate", "its discount or Lombard
+	 * rates". */
 	static const char *const mods[] = { "its", "their", "our", "monetary", "credit",
-					    "interest", "rate", "policy", "basic", NULL };
+					    "interest", "rate", "policy", "basic", "discount",
+					    "lombard", "intervention", "repurchase", "official", "key",
+					    "dealing", "or", "and", NULL };
 	if (!is_any(c, v, verbs) || v < 2)
 		return 0;
 	size_t k = v - 1;
@@ -67,7 +72,7 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 	/* "has not changed", "did not change": the auxiliary before "not". */
 	if (!(k > 0 && is_any(c, k - 1, aux)) && !is_any(c, v - 1, aux))
 		return 0;
-	for (size_t j = v + 1; j < c->n && j <= v + 4; j++) {
+	for (size_t j = v + 1; j < c->n && j <= v + 6; j++) {
 		if (is_any(c, j, obj)) {
 			/* "its policy stance", "monetary policy course": the last noun. */
 			while (is_any(c, j + 1, obj))
@@ -112,4 +117,292 @@ bool events_done_by(const struct clause *c, size_t e)
 	if (is_any(c, e, aux))
 		e++;
 	return is_any(c, e, done);
+}
+
+/* A rate object within the next words: returns its position or -1; sets
+ * *priv for a rate only commercial banks set and *official for an official
+ * one. */
+long events_rate_object(const struct clause *c, size_t from, size_t span, bool *priv,
+			bool *official)
+{
+	*priv = *official = false;
+	for (size_t j = from; j < c->n && j < from + span; j++) {
+		if (is_any(c, j, events_rate_words)) {
+			/* "interest rate ceiling", "rate futures", "rate swaps". */
+			if (is(c, j + 1, "ceiling") || is(c, j + 1, "futures") || starts(c, j + 1, "swap") ||
+			    is(c, j + 1, "incentive") || is(c, j + 1, "support"))
+				return -1;
+			for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+				if (k >= from && is_any(c, k, events_private_rate))
+					*priv = true;
+				if (k >= from && is_any(c, k, events_official_rate))
+					*official = true;
+			}
+			if (is(c, j, "discount") || is(c, j, "lombard"))
+				*official = true;
+			/* "the overnight money market lending rate": "lending" and
+			 * "loan" are a commercial bank's only without an official
+			 * word in the phrase. */
+			bool strong = false, off = false;
+			for (size_t k = from; k <= j; k++) {
+				strong = strong || (k + 3 >= j && is_any(c, k, events_private_rate) &&
+						    !is(c, k, "lending") && !is(c, k, "loan"));
+				off = off || is_any(c, k, events_official_rate);
+			}
+			if (*priv && !strong && off)
+				*priv = false;
+			/* "the rate on three-month treasury certificates", "the
+			 * rate on its securities repurchase pacts". */
+			static const char *const on_off[] = { "certificates", "certificate",
+				"repurchase", "repurchases", "lombard", "discount", NULL };
+			for (size_t k = j + 2; (is(c, j + 1, "on") || is(c, j + 1, "for")) &&
+					       k < c->n && k <= j + 6; k++)
+				*official = *official || is_any(c, k, on_off);
+			return (long)j;
+		}
+		/* The object ends at a new verb or clause word. */
+		/* "its one, two and three month rates": a list of terms. */
+		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))
+			continue;
+		if (is(c, j, "and") || is(c, j, "which") || is(c, j, "after") || is(c, j, "said"))
+			return -1;
+	}
+	return -1;
+}
+
+/* A passive verb at v whose subject is a rate ("the discount rate was cut",
+ * "rates would be raised"): the rate's position or -1, with *priv and
+ * *official as rate_object sets them. A relative clause ("the rate, which
+ * was cut") reports an earlier act and is not read. */
+long events_passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
+{
+	*priv = *official = false;
+	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+		return -1;
+	size_t aux = v - 1;
+	/* "would be cut", "has been raised": the modal or "has" before. */
+	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
+			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))
+		aux--;
+	if (aux == 0 || !is_any(c, aux - 1, events_rate_words) || is(c, aux - 1, "policy") ||
+	    is(c, aux - 1, "policies"))
+		return -1;
+	size_t j = aux - 1;
+	for (size_t k = j >= 3 ? j - 3 : 0; k <= j; k++) {
+		if (is_any(c, k, events_private_rate))
+			*priv = true;
+		if (is_any(c, k, events_official_rate))
+			*official = true;
+	}
+	return (long)j;
+}
+
+enum ev_kind events_change_noun(const struct clause *c, size_t v)
+{
+	static const char *const up[] = { "rise", "rises", NULL };
+	static const char *const down[] = { "reduction", "reductions", NULL };
+	enum ev_kind k = is_any(c, v, up) ? EV_HIKE : is_any(c, v, down) ? EV_CUT : EV_NONE;
+	if (k == EV_NONE)
+		return EV_NONE;
+	/* "rate rise": the rate before it ("rate rises to" is a verb). */
+	if (v > 0 && is_any(c, v - 1, events_rate_words) && (is(c, v, "rise") || is(c, v, "reduction")))
+		return k;
+	/* "a rise in", "a reduction yesterday of", "a rise today in". */
+	for (size_t j = v + 1; j < c->n && j <= v + 2; j++)
+		if (is(c, j, "in") || is(c, j, "of"))
+			return k;
+	return EV_NONE;
+}
+
+enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
+{
+	static const char *const up[] = { "rose", "rises", "climbed", "climbs", "edged", NULL };
+	static const char *const down[] = { "fell", "falls", "dropped", "drops", "declined",
+					    "eased", "slipped", NULL };
+	enum ev_kind k = is_any(c, v, up) ? EV_HIKE : is_any(c, v, down) ? EV_CUT : EV_NONE;
+	/* "edged up", "edged down". */
+	if (is(c, v, "edged"))
+		k = is(c, v + 1, "up") ? EV_HIKE : is(c, v + 1, "down") ? EV_CUT : EV_NONE;
+	if (k == EV_NONE || v < 3 || !is(c, v - 1, "rate"))
+		return EV_NONE;
+	size_t j = v - 1;
+	/* "the Bank of Canada rate", "the Bank of Canada's key rate". */
+	if (is(c, j - 1, "key"))
+		j--;
+	if (j >= 3 && events_match_phrase(c, j - 3, "bank of canada"))
+		return k;
+	/* "Canada's bank rate", "the Canadian key bank rate". */
+	if (!is(c, v - 2, "bank"))
+		return EV_NONE;
+	j = v - 2;
+	if (j > 0 && is(c, j - 1, "key"))
+		j--;
+	return j > 0 && (is(c, j - 1, "canadian") || is(c, j - 1, "canada")) ? k : EV_NONE;
+}
+
+enum ev_kind events_tender_move(const struct clause *c, size_t v)
+{
+	static const char *const tender[] = { "tender", "tenders", "repurchase", "pact", "pacts",
+					      "repo", "repos", NULL };
+	enum ev_kind k = EV_NONE;
+	if (is(c, v, "down") && is(c, v + 1, "from"))
+		k = EV_CUT;
+	else if (is(c, v, "up") && is(c, v + 1, "from"))
+		k = EV_HIKE;
+	else if ((is(c, v, "lower") || is(c, v, "below")) && is(c, v + 1, "than"))
+		k = EV_CUT;
+	else if ((is(c, v, "higher") || is(c, v, "above")) && is(c, v + 1, "than"))
+		k = EV_HIKE;
+	if (k == EV_NONE || v < 4)
+		return EV_NONE;
+	/* The rate right before: "... at a fixed 3.55 pct, down from". */
+	if (!is(c, v - 1, "pct") || !comma_before(c, v))
+		return EV_NONE;
+	bool t = false;
+	for (size_t j = v >= 16 ? v - 16 : 0; j < c->n && j < v + 16; j++)
+		t = t || is_any(c, j, tender);
+	return t ? k : EV_NONE;
+}
+
+enum ev_kind events_lend_move(const struct clause *c, size_t v)
+{
+	static const char *const lend[] = { "lend", "lends", "lent", "lending", "borrowing",
+					    "borrow", NULL };
+	enum ev_kind k = is(c, v, "lower") ? EV_CUT : is(c, v, "higher") ? EV_HIKE : EV_NONE;
+	/* "at a lower 10 pct", "at a lower rate of 10 pct". */
+	if (k == EV_NONE || v < 3 || !is(c, v - 1, "a") || !is(c, v - 2, "at"))
+		return EV_NONE;
+	if (!(events_number_word(c, v + 1) && is(c, v + 2, "pct")) && !is(c, v + 1, "rate"))
+		return EV_NONE;
+	for (size_t j = v >= 12 ? v - 12 : 0; j + 2 < v; j++)
+		if (is_any(c, j, lend))
+			return k;
+	return EV_NONE;
+}
+
+bool events_debt_purchase(const char *text)
+{
+	/* Sentence by sentence: "repay" with "debt" and the currency bought. */
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '.');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *s = xstrndup(p, n);
+		for (char *q = s; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+		bool hit = strstr(s, "repay") && strstr(s, "debt") &&
+			   (strstr(s, "currenc") || strstr(s, "dollars")) &&
+			   (strstr(s, "bought") || strstr(s, "buy") || strstr(s, "purchase"));
+		free(s);
+		if (hit)
+			return true;
+		p = e ? e + 1 : p + n;
+	}
+	return false;
+}
+
+bool events_decided_to(const struct clause *c, size_t v)
+{
+	if (v < 2 || !is(c, v - 1, "to"))
+		return false;
+	for (size_t k = v - 2, n = 0; n < 3; k--, n++) {
+		if (starts(c, k, "decid") || is(c, k, "decision") || starts(c, k, "agree") ||
+		    starts(c, k, "vote") || is(c, k, "moved"))
+			return true;
+		if (k == 0)
+			break;
+	}
+	return false;
+}
+
+size_t events_no_change(const struct clause *c, size_t v)
+{
+	/* "made no change", "announced no change", a title's "NO CHANGE
+	 * IN ..."; not "voted no change" in a commentator's guess. */
+	static const char *const said[] = { "made", "makes", "make", "announced", "announces",
+					    NULL };
+	if (!is(c, v, "without") && !(is(c, v, "no") && (v == 0 || is_any(c, v - 1, said))))
+		return 0;
+	size_t k = v + 1;
+	if (is(c, k, "a") || is(c, k, "any"))
+		k++;
+	/* "without a rate change", "no interest rate change". */
+	size_t r = k;
+	while (r < c->n && r < k + 3 && (is_any(c, r, events_rate_words) || is(c, r, "interest") ||
+					  is(c, r, "credit")))
+		r++;
+	if (r > k && (is(c, r, "change") || is(c, r, "changes")) && is_any(c, r - 1, events_rate_words))
+		return r - 1;
+	/* "no change to its discount and Lombard rates", "in credit policy". */
+	if (!(is(c, k, "change") || is(c, k, "changes")) || !(is(c, k + 1, "to") || is(c, k + 1, "in")))
+		return 0;
+	for (size_t j = k + 2; j < c->n && j <= k + 8; j++) {
+		if (is_any(c, j, events_rate_words) && !is(c, j + 1, "talks"))
+			return j;
+		if (is(c, j, "and") && !is_any(c, j - 1, events_official_rate))
+			return 0;
+	}
+	return 0;
+}
+
+bool events_named_official(const struct clause *c, size_t j)
+{
+	for (size_t k = j >= 3 ? j - 3 : 0; k <= j && k < c->n; k++)
+		if (is_any(c, k, events_official_rate) && !is(c, k, "key") && !is(c, k, "official"))
+			return true;
+	/* "the rate on three-month treasury certificates". */
+	for (size_t k = j + 2; (is(c, j + 1, "on") || is(c, j + 1, "for")) && k < c->n &&
+			       k <= j + 6; k++)
+		if (is(c, k, "certificates") || is(c, k, "certificate") || is(c, k, "repurchase") ||
+		    is(c, k, "lombard") || is(c, k, "discount"))
+			return true;
+	return false;
+}
+
+bool events_before_noun(const struct clause *c, size_t v)
+{
+	static const char *const np[] = { "the", "its", "a", "latest", "last", "recent", "rate",
+		"rates", "discount", "lombard", "central", "bank", "point", "half", "pct", NULL };
+	for (size_t k = v, n = 0; k-- > 0 && n < 8; n++) {
+		if (is(c, k, "before"))
+			return true;
+		/* "before the Bundesbank's", "before Japan's": the bank named. */
+		bool name = false;
+		for (size_t b = 0; b < events_nactors && !name; b++)
+			name = (events_actors[b].type == A_CB || events_actors[b].type == A_COUNTRY) &&
+			       events_match_phrase(c, k, events_actors[b].phrase) > 0;
+		if (!is_any(c, k, np) && !name && !events_number_word(c, k))
+			return false;
+	}
+	return false;
+}
+
+bool events_clause_dated(const struct clause *c)
+{
+	bool old, vague, lw, dated;
+	events_clause_day_at(c, c->n, 0, &old, &vague, &lw, &dated);
+	return dated || old;
+}
+
+/* A verb of entering the market at v: "stepped in", "step into the
+ * market", "entered the market", "came into the market", "came in to
+ * buy", "was in the market" (up to two words between: "was again in"). */
+bool events_market_entry(const struct clause *c, size_t v)
+{
+	static const char *const step[] = { "stepped", "steps", "stepping", "step", NULL };
+	static const char *const enter[] = { "entered", "enters", "entering", "enter", NULL };
+	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
+	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
+					  "check", "halt", NULL };
+	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
+	if (is_any(c, v, step))
+		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
+	if (is_any(c, v, enter))
+		return market;
+	if (is_any(c, v, come))
+		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
+		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
+	if (is(c, v, "in") && market && v > 0)
+		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
+		       (v > 2 && is_any(c, v - 3, events_be_words));
+	return false;
 }

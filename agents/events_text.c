@@ -203,6 +203,40 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 	    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
 				  is(c, i + 1, "evening"))))
 		return *out = (pub), true;
+	/* "three days ago", "a week ago", "two weeks ago". */
+	if (is(c, i, "ago") && i >= 2 && (is(c, i - 1, "day") || is(c, i - 1, "days") ||
+					   is(c, i - 1, "week") || is(c, i - 1, "weeks"))) {
+		static const char *const nums[] = { "one", "two", "three", "four", "five", "six",
+			"seven", "eight", "nine", "ten" };
+		int n = isdigit((unsigned char)c->w[i - 2].w[0]) ? atoi(c->w[i - 2].w) :
+			is(c, i - 2, "a") || is(c, i - 2, "an") ? 1 : 0;
+		for (size_t k = 0; k < ARRAY_SIZE(nums); k++)
+			if (is(c, i - 2, nums[k]))
+				n = (int)k + 1;
+		if (n < 1 || n > 60)
+			return false;
+		bool wk = is(c, i - 1, "week") || is(c, i - 1, "weeks");
+		return *out = (pub - (wk ? 7 : 1) * n), true;
+	}
+	/* "over the weekend", "at the weekend": the Saturday before. */
+	if (is(c, i, "weekend") && i > 0 && is(c, i - 1, "the") && i > 1 &&
+	    (is(c, i - 2, "over") || is(c, i - 2, "at") || is(c, i - 2, "during"))) {
+		int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
+		return *out = (pub - (mon0 - 5 + 7) % 7), true;
+	}
+	/* "in the past few days", "in recent days": two days back. */
+	if (((is(c, i, "past") || is(c, i, "last")) && (is(c, i + 1, "few") || is(c, i + 1, "several")) &&
+	     is(c, i + 2, "days")) ||
+	    (is(c, i, "recent") && is(c, i + 1, "days"))) {
+		*vague = true;
+		return *out = (pub - 2), true;
+	}
+	/* "late last week": the Thursday before. */
+	if (is(c, i, "late") && is(c, i + 1, "last") && is(c, i + 2, "week")) {
+		int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7);
+		*last_week = true;
+		return *out = (mon0 >= 5 ? pub - mon0 + 3 : pub - mon0 - 4), true;
+	}
 	/* "last week": the middle of the week before (its Wednesday). */
 	if (is(c, i, "last") && is(c, i + 1, "week")) {
 		int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
@@ -373,4 +407,21 @@ int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool
 	if (dated)
 		*dated = dist != (size_t)-1;
 	return best;
+}
+
+bool events_abbreviation(const char *s, size_t end)
+{
+	static const char *const abbr[] = { "mr", "mrs", "dr", "st", "co", "corp", "inc", "ltd",
+		"jan", "feb", "mar", "apr", "aug", "sept", "sep", "oct", "nov", "dec", "no", "vs",
+		"gen", "sen", "rep", "gov", "bros", "messrs", "ft", "u.s", "u.k", "p.m", "a.m" };
+	size_t st = end;
+	while (st > 0 && (isalnum((unsigned char)s[st - 1]) || s[st - 1] == '.'))
+		st--;
+	size_t n = end - st;
+	if (n == 1 && isupper((unsigned char)s[st]))
+		return true; /* an initial */
+	for (size_t i = 0; i < ARRAY_SIZE(abbr); i++)
+		if (strlen(abbr[i]) == n && !strncasecmp(s + st, abbr[i], n))
+			return true;
+	return false;
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "agents/events.h"
+
 #define WORD_LEN 24
 #define CLAUSE_WORDS 160
 
@@ -110,5 +112,68 @@ bool events_presupposed(const struct clause *c, size_t np, bool *now);
  * noun's reduced relative clause names ("the intervention the Bank has
  * carried out"). */
 bool events_done_by(const struct clause *c, size_t e);
+
+/* A rate object within span words from word `from`: its position or -1;
+ * *priv for a rate only commercial banks set, *official for an official
+ * one ("the overnight money market lending rate" is official). */
+long events_rate_object(const struct clause *c, size_t from, size_t span, bool *priv,
+			bool *official);
+
+/* A passive verb at v whose subject is a rate ("the discount rate was cut",
+ * "rates would be raised"): the rate's position or -1, with *priv and
+ * *official as events_rate_object sets them. */
+long events_passive_rate(const struct clause *c, size_t v, bool *priv, bool *official);
+
+/* A noun of a rate's change at v: "rise" or "reduction" before "in" or
+ * "of" (a word between: "a rise yesterday in") or after a rate word ("rate
+ * rise"): EV_HIKE or EV_CUT, else EV_NONE. */
+enum ev_kind events_change_noun(const struct clause *c, size_t v);
+
+/* "Canada's bank rate rose", "the Bank of Canada rate fell" with the verb
+ * at v: EV_HIKE or EV_CUT, else EV_NONE. */
+enum ev_kind events_boc_rate_move(const struct clause *c, size_t v);
+
+/* A tender or repurchase rate given with its move, "... tender at a fixed
+ * 3.55 pct, down from 3.80" ("up from", "lower than", "higher than") at
+ * v: EV_CUT or EV_HIKE, else EV_NONE. */
+enum ev_kind events_tender_move(const struct clause *c, size_t v);
+
+/* Lending "at a lower 10 pct" ("at a higher rate"), a lending word before,
+ * with "lower" or "higher" at v: EV_CUT or EV_HIKE, else EV_NONE. */
+enum ev_kind events_lend_move(const struct clause *c, size_t v);
+
+/* A sentence of text saying currency was bought to repay debt ("BUYS
+ * CURRENCY TO REPAY DEBT", "the currency purchased was used to repay
+ * foreign debt"). */
+bool events_debt_purchase(const char *text);
+
+/* The verb at v after "to" that a decision makes done: "decided (today)
+ * to", "decision to", "agreed to", "voted to", "moved to". */
+bool events_decided_to(const struct clause *c, size_t v);
+
+/* "no change to its discount and Lombard rates" ("in its credit policy",
+ * "without a rate change") with "no" or "without" at v: the rate's
+ * position, else 0. */
+size_t events_no_change(const struct clause *c, size_t v);
+
+/* The rate at word j is named by an official word of its own (discount,
+ * Lombard, intervention, repurchase, treasury certificate ...), not only
+ * "key" or "official". */
+bool events_named_official(const struct clause *c, size_t j);
+
+/* The noun act at v follows "before" ("before the Bundesbank discount
+ * rate cut"), its bank and rate words between. */
+bool events_before_noun(const struct clause *c, size_t v);
+
+/* The clause names a day or a period of its own. */
+bool events_clause_dated(const struct clause *c);
+
+/* A verb of entering the market at v: "stepped in", "entered the market",
+ * "came into the market", "came in to buy", "was in the market". */
+bool events_market_entry(const struct clause *c, size_t v);
+
+/* The full stop at text[end] closes an abbreviation ("U.S.", "Corp", an
+ * initial), not a sentence. */
+bool events_abbreviation(const char *s, size_t end);
 
 #endif

@@ -74,15 +74,22 @@ const struct actor_def events_actors[] = {
 	{ "belgian central bank", A_CB, "BNB" },
 	{ "dutch central bank", A_CB, "DNB" },
 	{ "netherlands central bank", A_CB, "DNB" },
+	{ "nederlandsche bank", A_CB, "DNB" },
 	{ "danish central bank", A_CB, "DKNB" },
 	{ "danish national bank", A_CB, "DKNB" },
 	{ "danmarks nationalbank", A_CB, "DKNB" },
 	{ "swiss national bank", A_CB, "SNB" },
 	{ "swiss central bank", A_CB, "SNB" },
+	{ "snb", A_CB, "SNB" },
 	{ "bank of canada", A_CB, "BoC" },
+	{ "canadian central bank", A_CB, "BoC" },
 	{ "reserve bank of australia", A_CB, "RBA" },
 	{ "australian reserve bank", A_CB, "RBA" },
+	{ "australian central bank", A_CB, "RBA" },
+	{ "rba", A_CB, "RBA" },
 	{ "reserve bank of new zealand", A_CB, "RBNZ" },
+	{ "new zealand reserve bank", A_CB, "RBNZ" },
+	{ "rbnz", A_CB, "RBNZ" },
 	{ "european central bank", A_CB, "ECB" },
 	{ "ecb", A_CB, "ECB" },
 	{ "people's bank of china", A_CB, "PBoC" },
@@ -95,6 +102,8 @@ const struct actor_def events_actors[] = {
 	{ "taiwan central bank", A_CB, "CBC" },
 	{ "riksbank", A_CB, "Riksbank" },
 	{ "norges bank", A_CB, "Norges" },
+	{ "bank of norway", A_CB, "Norges" },
+	{ "norwegian central bank", A_CB, "Norges" },
 	{ "central bank", A_GENERIC_CB, NULL },
 	{ "central banks", A_GENERIC_CB, NULL },
 	{ "monetary authorities", A_GENERIC_CB, NULL },
@@ -244,7 +253,9 @@ const struct cue_def events_cues[] = {
 	{ "declined", EV_MODE_RUMOURED, false }, { "threat", EV_MODE_EXPECTED, false }, { "fear", EV_MODE_EXPECTED, true },
 	{ "hint", EV_MODE_EXPECTED, true }, { "assum", EV_MODE_EXPECTED, true }, { "suggest", EV_MODE_EXPECTED, true },
 	{ "indicat", EV_MODE_EXPECTED, true }, { "appear", EV_MODE_EXPECTED, true },
-	{ "seem", EV_MODE_EXPECTED, true }, { "wary", EV_MODE_EXPECTED, false },
+	{ "seem", EV_MODE_EXPECTED, true },
+	{ "implying", EV_MODE_EXPECTED, false }, { "imply", EV_MODE_EXPECTED, false },
+	{ "implies", EV_MODE_EXPECTED, false }, { "nothing", EV_MODE_EXPECTED, false }, { "wary", EV_MODE_EXPECTED, false },
 	{ "favoured", EV_MODE_CALLED_FOR, false }, { "favored", EV_MODE_CALLED_FOR, false },
 	{ "favours", EV_MODE_CALLED_FOR, false }, { "favors", EV_MODE_CALLED_FOR, false },
 	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },
@@ -269,8 +280,8 @@ const char *const events_hold_verbs[] = { "left", "leaves", "leaving", "kept", "
 const char *const events_interv_verbs[] = { "intervened", "intervenes", "intervening",
 	"intervene", NULL };
 const char *const events_trade_verbs[] = { "bought", "buying", "buys", "buy", "sold", "selling",
-	"supported", "supporting",
-	"sells", "sell", "purchased", "purchases", "sales", NULL };
+	"supported", "supporting", "supports", "propped",
+	"sells", "sell", "purchased", "purchases", "sales", "buyer", "seller", NULL };
 const char *const events_signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
 	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
 const char *const events_ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
@@ -297,7 +308,8 @@ const char *const events_private_rate[] = { "prime", "base", "mortgage", "deposi
 	"broker", "lending", "loan", "card", NULL };
 
 const char *const events_official_rate[] = { "discount", "lombard", "intervention", "bank",
-	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", NULL };
+	"official", "repurchase", "repo", "dealing", "overnight", "call", "key", "rediscount",
+	"allocation", "certificate", NULL };
 
 const char *const events_be_words[] = { "is", "are", "was", "were", "be", "been", "being",
 	NULL };

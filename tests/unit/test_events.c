@@ -613,6 +613,324 @@ static void test_events_evidence_cut(void **state)
 	assert_null(strstr(a->evidence, "\xe2\x80\xa6"));
 }
 
+/* "rise" and "reduction" as nouns of an official rate: done when
+ * announced, a view when expected; not of base or market rates. A noun's
+ * size ("a half-point increase") and a day between it and its rate ("an
+ * increase yesterday in the Bank of Spain's ... rate") keep it a noun
+ * whose owner acts; a hedge ten words back still hedges it. */
+static void test_events_change_nouns(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Swiss National Bank announced a half-point reduction of its "
+				 "Lombard rate to 5.0 pct.", d, "SNB", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Italy announced a one-point rise in its discount "
+				 "rate.", d, "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Traders expect a rise in the Bundesbank's Lombard rate.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Bank of England said the rise in money market rates was "
+				 "modest.", d, "BoE", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("The Bank of England watched a rise in bank base rates.", d, "BoE",
+				 EV_HIKE),
+			 -1);
+	struct ev_story s;
+	events_extract(NULL, "The step follows a quarter-point increase yesterday in the Bank of "
+		       "Spain's overnight call money rate.", day_of(d), &s);
+	const struct ev_act *a = act_of(&s, "BdE", EV_HIKE);
+	assert_non_null(a);
+	assert_int_equal(a->mode, EV_MODE_FACT);
+	assert_int_equal(a->day, day_of("1987-05-05"));
+	assert_int_not_equal(mode_of("Officials said the plan must not be read as implying an early "
+				     "cut in Japan's discount rate.", d, "BOJ", EV_CUT),
+			     EV_MODE_FACT);
+}
+
+/* A gerund after "on", "of", "for" names a means or a habit ("has relied
+ * on raising rates"), not an act; "by raising" reports one; "decision to
+ * raise" and "decided today to raise" are decided (a bare stem after them
+ * too). */
+static void test_events_gerund_and_decision(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Bank of Italy has relied on raising its discount rate to curb "
+				 "credit.", d, "BdI", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("The Bank of Italy acted today by raising its discount rate.", d,
+				 "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Italy's decision to raise its discount rate took "
+				 "effect today.", d, "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank decided today to raise its discount rate.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
+/* Banks by their short names and other names ("SNB", "Nederlandsche
+ * Bank", "Bank of Norway"), and official rates named by the words Reuters
+ * uses (treasury certificate, rediscount, allocation rates) when a country
+ * moves them. */
+static void test_events_bank_and_rate_names(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_in("SNB CUTS DISCOUNT RATE TO 3.0 PCT", NULL, d, "SNB", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Nederlandsche Bank raised its rate on secured loans to 5.5 "
+				 "pct.", d, "DNB", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("BANK OF NORWAY LOWERS OVERNIGHT LENDING RATE", NULL, d, "Norges",
+				 EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("Belgium cuts three month treasury certificate rate to 6.85 pct",
+				 NULL, d, "BNB", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("TAIWAN LOWERS REDISCOUNT RATE TO 4.5 PCT", NULL, d, "CBC", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("West Germany raised its allocation rate to 3.85 pct.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
+/* The Bank of Canada's weekly bank rate: "BANK OF CANADA RATE RISES",
+ * "the Bank of Canada rate fell"; a rate given without its move is not
+ * one. */
+static void test_events_canada_bank_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_in("BANK OF CANADA RATE RISES TO 7.54 PCT", NULL, d, "BoC", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Canada rate fell to 7.29 pct from 7.35 pct.", d, "BoC",
+				 EV_CUT),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract("CANADA 91-DAY T-BILLS AVERAGE 7.29 PCT, MAKING BANK RATE 7.54 PCT", NULL,
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+}
+
+/* A tender or repurchase rate told with its move ("at a fixed 3.55 pct,
+ * down from 3.80") is the rate the bank fixes moved; the same tender at
+ * an unchanged rate, or a market rate's move, is not an act; lending by
+ * the central bank "at a lower 10 pct" cuts its dealing rate, a
+ * commercial bank's does not. */
+static void test_events_tender_and_lending_moves(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The Bundesbank set its 28-day securities repurchase tender at a "
+				 "fixed 3.55 pct, down from 3.80 pct.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank's new repurchase pact carries 3.85 pct, up from "
+				 "3.80 pct.", d, "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "The Bundesbank set its securities repurchase tender at a fixed 3.80 "
+		       "pct, unchanged from last week.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Bundesbank added funds. Call money was 3.55 pct, down from 3.80 "
+		       "pct.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	assert_int_equal(mode_of("The Bank of England lent to the discount houses at a lower 10 "
+				 "pct.", d, "BoE", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in(NULL, "The Bank of England gave help. Clearing banks lent to "
+				 "customers at a lower rate.", d, "BoE", EV_CUT),
+			 -1);
+}
+
+/* Currency a central bank bought to repay debt is not an intervention. */
+static void test_events_debt_purchase(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The Belgian National Bank bought foreign currency this week. The "
+				 "currency purchased was used to repay foreign debt.", d, "BNB",
+				 EV_INTERVENTION),
+			 -1);
+	assert_int_equal(mode_in("BELGIAN CENTRAL BANK BUYS CURRENCY TO REPAY DEBT",
+				 "The Belgian National Bank bought foreign currency this week.", d,
+				 "BNB", EV_INTERVENTION),
+			 -1);
+	assert_int_equal(mode_of("The Belgian National Bank bought foreign currency this week.", d,
+				 "BNB", EV_INTERVENTION),
+			 EV_MODE_FACT);
+}
+
+/* A passive official rate without "by": its actor is the central bank the
+ * clause names as speaker, else, in a clause naming no actor, the bank
+ * last named; not a commercial bank's rate, nor one a minister reports.
+ * "made no change to its rates" is a hold. */
+static void test_events_passive_actor_and_no_change(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The discount rate was lowered to 2.5 pct, the Bank of Japan said.",
+				 d, "BOJ", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank council met today. Its discount and Lombard rates "
+				 "were left unchanged.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank council made no change to its discount and Lombard "
+				 "rates.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	struct ev_story s;
+	events_extract(NULL, "The Bundesbank council met today. The prime rate was cut to 7.5 pct.",
+		       day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	events_extract(NULL, "The Fed met today. The discount rate was cut, the finance minister "
+		       "said.", day_of(d), &s);
+	assert_int_equal(policy_facts(&s), 0);
+	/* Its "no" is part of the hold, in a title too; "without a rate
+	 * change"; a rate "left ... at 3.5 pct"; not a commentator's "voted
+	 * no change" nor "expect no change". */
+	assert_int_equal(mode_in("NO CHANGE IN BUNDESBANK CREDIT POLICIES", NULL, d, "Bundesbank",
+				 EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("BUNDESBANK MAKES NO CHANGE IN CREDIT POLICY", NULL, d,
+				 "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_in("BUNDESBANK COUNCIL ENDS MEETING WITHOUT RATE CHANGE", NULL, d,
+				 "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Swiss National Bank left its discount rate at 3.5 pct.", d,
+				 "SNB", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("An economist said the Fed's policy committee voted no change in "
+				 "policy today.", d, "Fed", EV_HOLD),
+			 -1);
+	assert_int_not_equal(mode_of("Dealers expect no change in Bundesbank rates on Thursday.", d,
+				     "Bundesbank", EV_HOLD),
+			     EV_MODE_FACT);
+}
+
+/* A country moves its central bank's rate only when the rate is named by
+ * an official word of its own ("the rate on three-month treasury
+ * certificates", "discount rate"), not by "key" alone; a central bank's
+ * own "key rates" are its. A tender word after the move counts too. */
+static void test_events_country_named_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("West Germany raised its key interest rates today.", d,
+				 "Bundesbank", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("Japan's key interest rate was cut today.", d, "BOJ", EV_CUT), -1);
+	assert_int_equal(mode_of("The Bundesbank raised its key interest rates today.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Belgium increased the rate on three-month treasury certificates "
+				 "to 7.10 pct.", d, "BNB", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Japan's discount rate was cut today.", d, "BOJ", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank offered funds at 3.80 pct, down from 3.85 pct, in "
+				 "a new repurchase tender.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_FACT);
+}
+
+/* "did not change its intervention rate", "has not changed its discount
+ * or Lombard rates": a named official rate left as it was is a hold. */
+static void test_events_unchanged_official_rate(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_equal(mode_of("The Bank of France did not change its intervention rate today.", d,
+				 "BdF", EV_HOLD),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank has not changed its discount or Lombard rates "
+				 "this month.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+}
+
+/* "discount rate cut" is a noun whose rate comes before it, even when a
+ * rate follows ("before the Bundesbank discount rate cut that he favoured
+ * lower Dutch rates"); a noun act after "before" in a clause with no day
+ * is an earlier, known act (background), after "after" it is not;
+ * "nothing short of a rate increase would" expects it. */
+static void test_events_rate_noun_before(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-07";
+	assert_int_not_equal(mode_of("The minister had said before the Bundesbank discount rate cut "
+				     "that he favoured lower Dutch rates.", d, "Bundesbank", EV_CUT),
+			     EV_MODE_FACT);
+	assert_int_equal(mode_of("The minister spoke to parliament before the Bundesbank discount "
+				 "rate cut.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_BACKGROUND);
+	assert_int_equal(mode_of("Dutch rates fell after the Bundesbank discount rate cut.", d,
+				 "Bundesbank", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Nothing short of a Fed discount rate increase, combined with cuts "
+				 "abroad, would seem to help the dollar.", d, "Fed", EV_HIKE),
+			 EV_MODE_EXPECTED);
+}
+
+/* Days counted back: "a week ago", "three days ago", "two weeks ago"
+ * (background), "over the weekend" (the Saturday before), "in the past few
+ * days" (two days back), "late last week" (the Thursday before). */
+static void test_events_days_ago(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06"; /* a Wednesday */
+	const struct {
+		const char *body, *day;
+		enum ev_mode mode;
+	} cases[] = {
+		{ "The Bank of France cut its intervention rate a week ago.", "1987-04-29",
+		  EV_MODE_FACT },
+		{ "The Bank of France cut its intervention rate three days ago.", "1987-05-03",
+		  EV_MODE_FACT },
+		{ "The Bank of France cut its intervention rate two weeks ago.", "1987-04-22",
+		  EV_MODE_BACKGROUND },
+		{ "The Bank of Japan bought dollars over the weekend.", "1987-05-02", EV_MODE_FACT },
+		{ "The Bank of Japan bought dollars in the past few days.", "1987-05-04",
+		  EV_MODE_FACT },
+		{ "The Bank of Japan bought dollars late last week.", "1987-04-30", EV_MODE_FACT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ev_story s;
+		events_extract(NULL, cases[i].body, day_of(d), &s);
+		const struct ev_act *a = s.n ? &s.acts[0] : NULL;
+		assert_non_null(a);
+		assert_int_equal(a->day, day_of(cases[i].day));
+		assert_int_equal(a->mode, cases[i].mode);
+	}
+}
+
+/* "was a heavy buyer of dollars": a central bank trading currency as a
+ * noun, not gilts; "supports" and "propped up" a currency. */
+static void test_events_buyer_of_currency(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Bank of Japan was a heavy buyer of dollars, dealers said.", d,
+				 "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said the Bank of Japan was not a seller of yen.", d, "BOJ",
+				 EV_INTERVENTION),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("The Bank of England was a seller of gilts.", d, "BoE",
+				 EV_INTERVENTION),
+			 -1);
+	/* "BOJ SUPPORTS DOLLAR", "propped up the dollar"; not a policy
+	 * for the dollar's stability. */
+	assert_int_equal(mode_in("BOJ SUPPORTS DOLLAR - DEALERS", NULL, d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Japan propped up the dollar in Tokyo, dealers said.",
+				 d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Poehl said the Bundesbank supports the dollar's stabilisation.", d,
+				 "Bundesbank", EV_INTERVENTION),
+			 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +953,18 @@ int main(void)
 		cmocka_unit_test(test_events_nearest_date),
 		cmocka_unit_test(test_events_date_elsewhere),
 		cmocka_unit_test(test_events_fed_story_currencies),
+		cmocka_unit_test(test_events_change_nouns),
+		cmocka_unit_test(test_events_gerund_and_decision),
+		cmocka_unit_test(test_events_bank_and_rate_names),
+		cmocka_unit_test(test_events_canada_bank_rate),
+		cmocka_unit_test(test_events_tender_and_lending_moves),
+		cmocka_unit_test(test_events_debt_purchase),
+		cmocka_unit_test(test_events_passive_actor_and_no_change),
+		cmocka_unit_test(test_events_country_named_rate),
+		cmocka_unit_test(test_events_unchanged_official_rate),
+		cmocka_unit_test(test_events_rate_noun_before),
+		cmocka_unit_test(test_events_days_ago),
+		cmocka_unit_test(test_events_buyer_of_currency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
