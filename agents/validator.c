@@ -173,16 +173,25 @@ static bool story_view(const cJSON *s, struct vev_story *v)
 static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, int32_t to,
 			   const cJSON *d)
 {
-	if (an->res && an->start <= from && an->end >= to)
-		return;
 	int32_t w;
 	const char *ws = jstr(d, "window_start"), *we = jstr(d, "window_end");
+	/* Up to the window's end, never past it: a report as of that day
+	 * cannot have read the stories of the days after it (no look-ahead),
+	 * and every act of the window is then checked on one reading. Set
+	 * before the reuse test, or an act near the end never finds the news
+	 * already read and reads the whole window again. */
+	if (we && market_day_parse(we, strlen(we), &w) == 0)
+		to = w;
+	if (an->res && an->start <= from && an->end >= to)
+		return;
 	if (ws && market_day_parse(ws, strlen(ws), &w) == 0 && w - VEV_PLAUSIBLE_DAYS - 1 < from)
 		from = w - VEV_PLAUSIBLE_DAYS - 1;
-	/* Never past the window's end: a report as of that day cannot have
-	 * read the stories of the days after it (no look-ahead). */
-	if (we && market_day_parse(we, strlen(we), &w) == 0 && to > w)
-		to = w;
+	/* Read again: keep what was read too, so that acts on either side
+	 * (one dated before the window) do not make it read by turns. */
+	if (an->res && an->start < from)
+		from = an->start;
+	if (an->res && an->end > to)
+		to = an->end;
 	act_news_release(an);
 	char s0[16], s1[16];
 	market_day_format(from, s0, sizeof(s0));
