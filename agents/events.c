@@ -146,7 +146,8 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 						   "whose", NULL };
 		if (is(c, m->pos, "central") && !(m->pos > 0 && is_any(c, m->pos - 1, art)) &&
 		    !is(c, m->pos + m->len, "of"))
-			return r->nnamed == 1 ? r->named[0] : NULL;
+			/* "intervention by central banks": several, none named. */
+			return r->nnamed == 1 && !is(c, m->pos + 1, "banks") ? r->named[0] : NULL;
 		if (r->last_cb || r->story_bank)
 			return r->last_cb ? r->last_cb : r->story_bank;
 		/* None named yet: "the central bank" of the country the title
@@ -974,7 +975,8 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "%s", c->w[v].w);
 		}
-		if (presup && mode == EV_MODE_EXPECTED)
+		if (presup && (mode == EV_MODE_EXPECTED ||
+			       (mode == EV_MODE_RUMOURED && !strncmp(cue, "not ", 4))))
 			mode = EV_MODE_FACT, cue[0] = 0;
 		/* "having said before the Bundesbank discount rate cut": a
 		 * noun act that dates something else is an earlier, known act. */

@@ -105,7 +105,14 @@
  *   body's act rumoured; "assuming", "implying", "nothing short of"
  *   expect; a noun act after "before" in a clause without a day ("said
  *   before the Bundesbank discount rate cut") is background; "discouraging",
- *   "dissuading", "deterring ... from" deny. A noun intervention the
+ *   "dissuading", "deterring ... from" deny. A negation denies the act
+ *   only when it is the act's own: "did not mention", "was not impressed
+ *   by", "decided not to follow", "did not say whether" negate the
+ *   saying or judging (the act is then rumoured, neither reported nor
+ *   denied; a presupposed noun stays done); "no measures other than
+ *   intervention" leaves the act out; "not least", "not only" are no
+ *   negation; "did not rule out" expects; "preferred" calls for.
+ *   Bare plural "central banks" names no one bank. A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
  *   fact whatever inference verb precedes it ("the figures indicate the

@@ -15,14 +15,75 @@ const struct cue_def *events_cue_at(const struct clause *c, size_t i)
 	return NULL;
 }
 
+/* A negation ("not", "no", "never", "n't", "nor") at i that is not the
+ * act's own, before the act at to. Returns the index the scan goes on
+ * after, or 0 when the negation denies the act. *kind is set to 'o' for
+ * the negation of another predicate, of saying, judging or imitating
+ * ("did not mention this week's intervention", "were not overly
+ * impressed by the intervention", "its decision not to copy the
+ * Bundesbank's cut", "did not say whether"), 'e' for an act the negation
+ * leaves out ("no measures other than intervention planned") or an idiom
+ * ("not least", "not only"), 'r' for "did not rule out". */
+static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, char *kind)
+{
+	static const char *const neg[] = { "not", "no", "never", "n't", "nor", NULL };
+	/* Words that pass the negation on to the next one. */
+	static const char *const pass[] = { "be", "been", "being", "is", "was", "were", "are",
+		"have", "has", "had", "do", "does", "did", "overly", "yet", "specifically",
+		"directly", "immediately", "publicly", "explicitly", "so", "too", "very", "really",
+		"even", "always", "necessarily", "formally", "officially", "much", "particularly",
+		"want", "wish", "to", NULL };
+	static const char *const other[] = { "mention", "comment", "discuss", "elaborat",
+		"disclos", "specif", "reveal", "confirm", "impress", "surpris", "copy", "copie",
+		"follow", "match", "say", "said", "know", "knew", "detail", "explain", "identif",
+		"quantif", "refer", "address", NULL };
+	if (!is_any(c, i, neg))
+		return 0;
+	*kind = 'e';
+	if (is(c, i, "not") && (is(c, i + 1, "least") || is(c, i + 1, "only") || is(c, i + 1, "just")))
+		return i + 1;
+	for (size_t k = i + 1; k + 1 < to && k < i + 8; k++)
+		if ((is(c, k, "other") && is(c, k + 1, "than")) || is(c, k, "except") ||
+		    (is(c, k, "apart") && is(c, k + 1, "from")) || is(c, k, "besides"))
+			return k + (is(c, k, "other") || is(c, k, "apart"));
+	for (size_t k = i + 1; k < to && k < i + 6; k++) {
+		if (is_any(c, k, pass))
+			continue;
+		if (starts(c, k, "rul") && is(c, k + 1, "out")) {
+			*kind = 'r';
+			return k + 1;
+		}
+		for (size_t j = 0; other[j]; j++)
+			if (starts(c, k, other[j])) {
+				*kind = 'o';
+				return k;
+			}
+		return 0;
+	}
+	return 0;
+}
+
 /* The mode set by a cue in [from, to), with the cue word. */
 enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to, char *cue,
 				 size_t cuesz)
 {
+	size_t neg_other = 0; /* a negation of another predicate, seen */
 	for (size_t i = from; i < to && i < c->n; i++) {
 		const struct cue_def *d = events_cue_at(c, i);
 		if (!d)
 			continue;
+		char nk = 0;
+		size_t np = negation_elsewhere(c, i, to, &nk);
+		if (np && nk == 'r') {
+			snprintf(cue, cuesz, "not ruled out");
+			return EV_MODE_EXPECTED;
+		}
+		if (np) {
+			if (nk == 'o' && !neg_other)
+				neg_other = np;
+			i = np;
+			continue;
+		}
 		/* "said to" is a rumour, "said" alone is not a cue. */
 		/* "seen buying dollars": dealers saw it done. */
 		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
@@ -76,6 +137,13 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 			snprintf(cue, cuesz, "%s to", c->w[i].w);
 			return EV_MODE_RUMOURED;
 		}
+	/* "did not mention the intervention", "did not confirm that it
+	 * intervened": neither reported nor denied (a presupposed noun,
+	 * "this week's intervention", is still done: see events.c). */
+	if (neg_other) {
+		snprintf(cue, cuesz, "not %s", c->w[neg_other].w);
+		return EV_MODE_RUMOURED;
+	}
 	cue[0] = 0;
 	return EV_MODE_FACT;
 }

@@ -258,6 +258,7 @@ const struct cue_def events_cues[] = {
 	{ "implies", EV_MODE_EXPECTED, false }, { "nothing", EV_MODE_EXPECTED, false }, { "wary", EV_MODE_EXPECTED, false },
 	{ "favoured", EV_MODE_CALLED_FOR, false }, { "favored", EV_MODE_CALLED_FOR, false },
 	{ "favours", EV_MODE_CALLED_FOR, false }, { "favors", EV_MODE_CALLED_FOR, false },
+	{ "prefer", EV_MODE_CALLED_FOR, true },
 	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },
 	{ "oppose", EV_MODE_DENIED, false }, { "ruled", EV_MODE_DENIED, false },
 	{ "reluctan", EV_MODE_DENIED, true }, { "ceas", EV_MODE_DENIED, true },

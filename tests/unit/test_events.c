@@ -931,6 +931,56 @@ static void test_events_buyer_of_currency(void **state)
 			 -1);
 }
 
+/* A negation denies the act only when it is the act's own: "did not
+ * mention", "was not impressed by", "decided not to follow" negate the
+ * saying or the judging (the act is then neither reported nor denied,
+ * and a presupposed "this week's intervention" stays done); "no measures
+ * other than intervention" leaves the act out of the negation; "not
+ * least" is no negation; "did not rule out" expects; "preferred" calls
+ * for. Bare plural "central banks" is no one bank, even in a story that
+ * has named one. */
+static void test_events_negation_scope(void **state)
+{
+	(void)state;
+	const char *d = "1987-05-06";
+	assert_int_equal(mode_of("The Bank of Japan did not intervene today, dealers said.", d, "BOJ",
+				 EV_INTERVENTION),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("A spokesman said the Bundesbank had not intervened in the market.",
+				 d, "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("Traders were not overly impressed by this week's intervention by "
+				 "the Bank of Japan.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The governor did not mention the Bank of England's intervention "
+				 "against the dollar.", d, "BoE", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Swiss National Bank did not say whether it had bought dollars.",
+				 d, "SNB", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("Analysts questioned the Dutch decision not to follow the Bundesbank's "
+				 "discount rate cut.", d, "Bundesbank", EV_CUT),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The governor said the Bank of Japan had no measures other than "
+				 "intervention planned to steady the yen.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Bank of Canada did not rule out a cut in its bank rate.", d,
+				 "BoC", EV_CUT),
+			 EV_MODE_EXPECTED);
+	/* "not least because" is no negation of the act before it; the
+	 * governor "preferred" a slow approach: a call, not a cut. */
+	assert_int_equal(mode_of("Bank of England Governor Robin Leigh-Pemberton said he preferred a "
+				 "slow approach to reducing interest rates, not least because of "
+				 "inflation.", d, "BoE", EV_CUT),
+			 EV_MODE_CALLED_FOR);
+	struct ev_story s;
+	events_extract("BANK OF ENGLAND GOVERNOR SPEAKS",
+		       "The Bank of England governor spoke to the committee. He said intervention "
+		       "by central banks had slowed the dollar's fall.",
+		       day_of(d), &s);
+	assert_null(act_of(&s, "BoE", EV_INTERVENTION));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -965,6 +1015,7 @@ int main(void)
 		cmocka_unit_test(test_events_rate_noun_before),
 		cmocka_unit_test(test_events_days_ago),
 		cmocka_unit_test(test_events_buyer_of_currency),
+		cmocka_unit_test(test_events_negation_scope),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
