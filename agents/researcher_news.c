@@ -274,8 +274,17 @@ int researcher_work_news(struct agent *a, const char *pair, int32_t ws, int32_t 
 		int n = cJSON_GetArraySize(cJSON_GetObjectItem(e, "sources"));
 		char id[64];
 		snprintf(id, sizeof(id), "%s-N%d", code, ++k);
-		char *text = xasprintf("%s %s on %s: \"%s\" (%d stor%s).", jstr(e, "bank"), act,
-				       jstr(e, "date"), jstr(e, "title"), n, n == 1 ? "y" : "ies");
+		/* The words that report the act, then the headline they are
+		 * under, unless the headline is those words: "BUNDESBANK BUYS
+		 * DOLLARS" alone does not show the Bank of England's act. */
+		const cJSON *ev0 = cJSON_GetArrayItem(cJSON_GetObjectItem(e, "evidence"), 0);
+		const char *said = cJSON_IsString(ev0) ? ev0->valuestring : NULL;
+		const char *title = jstr(e, "title") ? jstr(e, "title") : "";
+		char *text = said && strcasecmp(said, title) ?
+			xasprintf("%s %s on %s: \"%s\" (%s; %d stor%s).", jstr(e, "bank"), act,
+				  jstr(e, "date"), said, title, n, n == 1 ? "y" : "ies") :
+			xasprintf("%s %s on %s: \"%s\" (%d stor%s).", jstr(e, "bank"), act,
+				  jstr(e, "date"), title, n, n == 1 ? "y" : "ies");
 		cJSON *data = cJSON_CreateObject();
 		cJSON_AddStringToObject(data, "bank", jstr(e, "bank"));
 		cJSON_AddStringToObject(data, "action", act);
