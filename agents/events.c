@@ -934,8 +934,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			from = v >= 10 ? v - 10 : 0;
 		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
+		/* After a noun the cues follow its actor too: "intervention by
+		 * the Bank of Japan would be ineffective". */
+		size_t tail = objend;
+		if (sub->pos > v && sub->pos + sub->len > tail)
+			tail = sub->pos + sub->len;
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = events_mode_between(c, v + 1, c->title ? c->n : objend + (form == VF_NOUN ? 6 : 4),
+			mode = events_mode_between(c, v + 1, c->title ? c->n : tail + (form == VF_NOUN ? 6 : 4),
 					    cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&

@@ -112,7 +112,13 @@
  *   denied; a presupposed noun stays done); "no measures other than
  *   intervention" leaves the act out; "not least", "not only" are no
  *   negation; "did not rule out" expects; "preferred" calls for.
- *   Bare plural "central banks" names no one bank. A noun intervention the
+ *   Bare plural "central banks" names no one bank. Hedges of belief or
+ *   evidence: "apparent" just before the act, "they thought" (not "than
+ *   previously thought"), "signs", "caution over", "doubted" (not "no
+ *   doubt"), "betting on" expect or hearsay; "out of the question",
+ *   "refrained from" deny; after a noun its cues are read past its actor
+ *   ("intervention by the Bank of Japan would be"). The FOMC is the Fed.
+ *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
  *   fact whatever inference verb precedes it ("the figures indicate the

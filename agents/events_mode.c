@@ -72,6 +72,22 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		const struct cue_def *d = events_cue_at(c, i);
 		if (!d)
 			continue;
+		/* "no doubt", "little doubt", "without doubt": no hedge. */
+		if ((is(c, i, "no") || is(c, i, "little") || is(c, i, "without")) &&
+		    starts(c, i + 1, "doubt")) {
+			i++;
+			continue;
+		}
+		/* "apparent intervention", "apparent Bank of Japan buying";
+		 * not "Apparent confusion ... despite intervention". */
+		if (!strcmp(d->w, "apparent") && i + 4 < to)
+			continue;
+		/* "some dealers thought the Bank intervened"; not "larger than
+		 * previously thought". */
+		if (!strcmp(d->w, "thought") &&
+		    (is(c, i - 1, "previously") || is(c, i - 1, "than") || is(c, i - 1, "originally") ||
+		     is(c, i - 1, "initially") || is(c, i - 1, "first") || is(c, i - 1, "earlier")))
+			continue;
 		char nk = 0;
 		size_t np = negation_elsewhere(c, i, to, &nk);
 		if (np && nk == 'r') {
@@ -127,6 +143,12 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		/* "declined to comment" hedges; "the dollar declined" does not. */
 		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
 			continue;
+		/* "out of the question": ruled out. */
+		if (!strcmp(d->w, "question") && i >= 3 && is(c, i - 1, "the") && is(c, i - 2, "of") &&
+		    is(c, i - 3, "out")) {
+			snprintf(cue, cuesz, "out of the question");
+			return EV_MODE_DENIED;
+		}
 		snprintf(cue, cuesz, "%s", c->w[i].w);
 		return d->mode;
 	}

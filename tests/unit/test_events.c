@@ -981,6 +981,57 @@ static void test_events_negation_scope(void **state)
 	assert_null(act_of(&s, "BoE", EV_INTERVENTION));
 }
 
+/* Hedges of belief and evidence: "apparent intervention" (not "apparent
+ * confusion ... despite intervention"), "they thought", "signs", "amid
+ * caution over", "doubted", "out of the question", "refrained from",
+ * "betting on"; "no doubt" hedges nothing, nor "than previously thought".
+ * After a noun, its cues follow its actor ("intervention by the Bank of
+ * Japan would be"). The FOMC is the Fed. */
+static void test_events_hedges(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-08";
+	assert_int_equal(mode_of("There was apparent intervention by the Bank of Japan, dealers said.",
+				 d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("Apparent confusion among the G-5 has encouraged the market to "
+				 "challenge the authorities despite intervention by the Bank of Japan "
+				 "today.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Some dealers said they thought the Bank of Japan had intervened.", d,
+				 "BOJ", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The Bank of Japan bought more dollars than previously thought, "
+				 "dealers said.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said there were signs the Bank of Japan was buying dollars.",
+				 d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("The dollar held firm amid caution over Bank of Japan intervention.", d,
+				 "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("Dealers doubted the Fed had intervened.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_int_equal(mode_of("Dealers said there was no doubt the Bank of Japan bought dollars "
+				 "today.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Intervention by the Bank of Japan would be ineffective, economists "
+				 "said.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("Poehl said a Bundesbank discount rate cut was out of the question.", d,
+				 "Bundesbank", EV_CUT),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("The Bundesbank refrained from cutting its discount rate.", d,
+				 "Bundesbank", EV_CUT),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("Markets are betting on a Bundesbank discount rate cut.", d,
+				 "Bundesbank", EV_CUT),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Federal Open Market Committee kept policy unchanged at its "
+				 "meeting, the minutes showed.", d, "Fed", EV_HOLD),
+			 EV_MODE_FACT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1016,6 +1067,7 @@ int main(void)
 		cmocka_unit_test(test_events_days_ago),
 		cmocka_unit_test(test_events_buyer_of_currency),
 		cmocka_unit_test(test_events_negation_scope),
+		cmocka_unit_test(test_events_hedges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
