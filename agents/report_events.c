@@ -219,6 +219,33 @@ static bool any_evidence_says(const struct ev_ref *r, const size_t *line, size_t
 	return false;
 }
 
+/* The verdict shown beside an act: NULL when confirmed or pending. */
+static const char *shown_verdict(struct md *m, const cJSON *e)
+{
+	const char *v = report_event_verdict(m->run, e, m->final);
+	return v && strcmp(v, "confirmed") ? v : NULL;
+}
+
+/* The banks of the group anchored at a whose shown verdict is tag,
+ * "A, B and C". */
+static void put_banks(struct md *m, const struct ev_ref *r, const size_t *line, size_t n, size_t a,
+		      const char *tag)
+{
+	size_t total = 0, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = line[i] == a ? shown_verdict(m, r[i].e) : NULL;
+		total += v && !strcmp(v, tag);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *v = line[i] == a ? shown_verdict(m, r[i].e) : NULL;
+		if (!v || strcmp(v, tag))
+			continue;
+		if (k++)
+			add(m, k == total ? " and " : ", ");
+		put(m, jstr(r[i].e, "bank"), "policy");
+	}
+}
+
 /* One Key events line for the group anchored at a. */
 static void event_line(struct md *m, const struct ev_ref *r, const size_t *line, size_t n,
 		       size_t a)
@@ -239,13 +266,44 @@ static void event_line(struct md *m, const struct ev_ref *r, const size_t *line,
 			add(m, "concerted ");
 		put(m, jstr(r[a].e, "action"), "event");
 		add(m, " by the ");
+		/* The confirmed banks first, then the others, and the verdicts
+		 * after the list by verdict: "by the BOJ, Fed and BoE (Fed and
+		 * BoE unverified)", "(both unverified)"; a tag after each bank
+		 * ("the Fed (unverified), BOJ and BoE (unverified)") read as
+		 * if the BOJ's were the BoE's. */
+		const char *tags[8];
+		size_t ntags = 0, tagged = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (line[i] != a)
+			const char *v = line[i] == a ? shown_verdict(m, r[i].e) : NULL;
+			if (!v)
 				continue;
-			if (k++)
-				add(m, k == members ? " and " : ", ");
-			put(m, jstr(r[i].e, "bank"), "policy");
-			put_verdict_tag(m, r[i].e);
+			tagged++;
+			bool seen = false;
+			for (size_t t = 0; t < ntags; t++)
+				seen = seen || !strcmp(tags[t], v);
+			if (!seen && ntags < ARRAY_SIZE(tags))
+				tags[ntags++] = v;
+		}
+		/* All of them, confirmed first, then by verdict. */
+		for (size_t pass = 0; pass <= ntags; pass++)
+			for (size_t i = 0; i < n; i++) {
+				const char *v = line[i] == a ? shown_verdict(m, r[i].e) : NULL;
+				if (line[i] != a || (pass ? !v || strcmp(v, tags[pass - 1]) : v != NULL))
+					continue;
+				if (k++)
+					add(m, k == members ? " and " : ", ");
+				put(m, jstr(r[i].e, "bank"), "policy");
+			}
+		if (tagged == members && ntags == 1) {
+			sbuf_addf(&m->b, " (%s %s)", members == 2 ? "both" : "all", tags[0]);
+		} else if (tagged) {
+			add(m, " (");
+			for (size_t t = 0; t < ntags; t++) {
+				add(m, t ? ", " : "");
+				put_banks(m, r, line, n, a, tags[t]);
+				sbuf_addf(&m->b, " %s", tags[t]);
+			}
+			add(m, ")");
 		}
 	}
 	add(m, ": ");

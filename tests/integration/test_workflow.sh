@@ -100,7 +100,7 @@ ke = md.split('## Key events')[1].split('\n## ')[0]
 if ke.count('MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY') != 1:
     errs.append('the 26 Mar sentence quoted %d times' % ke.count('MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY'))
 l26 = [l for l in ke.split('\n') if 'MONETARY AUTHORITIES' in l]
-if not l26 or not l26[0].startswith('- 1987-03-26 — concerted intervention by the Fed (unverified), BOJ and BoE (unverified): '):
+if not l26 or not l26[0].startswith('- 1987-03-26 — concerted intervention by the BOJ, Fed and BoE (Fed and BoE unverified): '):
     errs.append('26 Mar line %s' % l26[:1])
 else:
     want = {s for e in r['events'] if e['date'] == '1987-03-26' and e['bank'] in ('Fed', 'BOJ', 'BoE') for s in e['sources']}

@@ -601,8 +601,8 @@ static void test_events_grouped(void **state)
 	char *md = report_markdown(run, true);
 	char *sec = section(md, "## Key events");
 	assert_non_null(strstr(sec,
-		"\n- 1987-03-26 — concerted intervention by the Fed (unverified), BOJ, Bundesbank "
-		"(unverified) and BoE (disputed): \"the market challenged the authorities despite "
+		"\n- 1987-03-26 — concerted intervention by the BOJ, Fed, Bundesbank and BoE (Fed and "
+		"Bundesbank unverified, BoE disputed): \"the market challenged the authorities despite "
 		"concerted intervention by the central banks of the United States, Japan, Britain "
 		"and West Germany\" (MONETARY AUTHORITIES SAID TO LOSE CREDIBILITY) [sources: "
 		"reuters-21578-9764, reuters-21578-9783, reuters-21578-9871]\n"));
@@ -613,7 +613,7 @@ static void test_events_grouped(void **state)
 				    "reuters-21578-9862, reuters-21578-9871]\n"));
 	/* 24 Mar: the BoE's sentence names the BOJ's act; both quotes kept. */
 	assert_non_null(strstr(sec,
-		"\n- 1987-03-24 — intervention by the BOJ and BoE (unverified): \"The Bank of Japan "
+		"\n- 1987-03-24 — intervention by the BOJ and BoE (BoE unverified): \"The Bank of Japan "
 		"stepped up its dollar buying, dealers said\" (BANK OF JAPAN STEPS UP DOLLAR "
 		"BUYING); \"traders said the Bank of Japan, Federal Reserve Board and Bank of "
 		"England intervened in the markets on behalf of the U.S. currency\" (DOLLAR "
@@ -622,7 +622,7 @@ static void test_events_grouped(void **state)
 	/* 25 Mar: the BoE joins the bank its sentence names (the BOJ), not the
 	 * Bundesbank whose headline it came under. */
 	assert_non_null(strstr(sec,
-		"\n- 1987-03-25 — intervention by the BOJ and BoE (disputed): Bank of Japan keeps "
+		"\n- 1987-03-25 — intervention by the BOJ and BoE (BoE disputed): Bank of Japan keeps "
 		"intervening to hold dollar above 149 yen, brokers; \"Dealers said the Bank of Japan "
 		"and Bank of England supported the dollar against the yen earlier today\" (BUNDESBANK "
 		"BUYS DOLLARS IN FRANKFURT - DEALERS) [sources: reuters-21578-9128, "
