@@ -114,7 +114,7 @@ for l in sys.stdin:
         print(c["current_step"], c.get("items_done"), c.get("items_total"))
         break')
 eq "anthropic: the validator said it was reading the news of the acts (task_progress in_progress)" \
-	"$out" "checked 5 of 14 findings; reading the news of 1987-03-12..1987-03-29 5 14"
+	"$out" "checked 5 of 20 findings; reading the news of 1987-03-12..1987-03-27 5 20"
 # The model's review of the verdicts says it works on too, before each
 # model call: a slow model moves the validation's deadline on instead of
 # missing it (before, the review sent no progress at all).
@@ -128,7 +128,7 @@ for l in sys.stdin:
         print(c["current_step"], c.get("items_done") == c.get("items_total"))
         break')
 eq "anthropic: the validator said it was reviewing the verdicts with the model (task_progress in_progress)" \
-	"$out" "checked 14 of 14 findings; reviewing the verdicts with the model (call 1) True"
+	"$out" "checked 20 of 20 findings; reviewing the verdicts with the model (call 1) True"
 # Drafts as the narrative streams: a draft shows part of it while it is written.
 out=$(messages "$D1" task_assignment | py '
 import json, sys
