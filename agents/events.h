@@ -209,6 +209,19 @@ struct ev_story {
 void events_extract(const char *title, const char *body, int32_t pub_day,
 		    struct ev_story *out);
 
+/* The day a story's "today" means, for events_extract's pub_day: the
+ * day its dateline names ("TOKYO, March 24 -", one day either side of the
+ * UTC publication day; a story of Tokyo's morning goes out the UTC evening
+ * before), else, for a flash with no dateline sent after 15:00 UTC, the
+ * next day when it is from an Asian market ("TOKYO - ...", "... - Tokyo
+ * dealers") or tells of "this morning" after 18:00 UTC; else the UTC day.
+ * utc_sec is the time of day in seconds. The _iso form reads an ISO 8601
+ * published_at ("1987-03-23T19:36:49Z"); *ok is false when it is none. */
+int32_t events_local_day(int32_t utc_day, int utc_sec, const char *dateline, const char *title,
+			 const char *body);
+int32_t events_local_day_iso(const char *published_at, const char *dateline, const char *title,
+			     const char *body, bool *ok);
+
 /* True for a hike, cut, hold or intervention reported as done. */
 bool events_is_policy_fact(const struct ev_act *a);
 

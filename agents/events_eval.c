@@ -135,6 +135,19 @@ int eval_set_load(const char *path, struct eval_set *set, char **err)
 	return rc;
 }
 
+int32_t eval_item_local_day(const struct news_item *it, int32_t pub)
+{
+	const int64_t day_ns = 86400LL * 1000000000LL;
+	int64_t ns = it->published_ns;
+	int64_t in_day = ((ns % day_ns) + day_ns) % day_ns;
+	int32_t utc = (int32_t)((ns - in_day) / day_ns);
+	/* The labels' day is the UTC day; a record without a time keeps it. */
+	if (!ns || utc != pub)
+		return pub;
+	return events_local_day(utc, (int)(in_day / 1000000000LL), it->dateline, it->title,
+				it->body);
+}
+
 size_t eval_story_acts(const struct news_item *it, int32_t pub, enum eval_rules rules,
 		       struct eval_fact *out, size_t max)
 {
@@ -158,7 +171,7 @@ size_t eval_story_acts(const struct news_item *it, int32_t pub, enum eval_rules 
 		return n;
 	}
 	struct ev_story s;
-	events_extract(it->title, it->body, pub, &s);
+	events_extract(it->title, it->body, eval_item_local_day(it, pub), &s);
 	for (size_t i = 0; i < s.n && n < max; i++) {
 		if (!events_is_policy_fact(&s.acts[i]))
 			continue;

@@ -74,6 +74,11 @@ void eval_set_release(struct eval_set *set);
 void eval_run(const struct eval_set *set, const struct news_list *archive, const char *split,
 	      enum eval_rules rules, struct eval_result *out, size_t *missing);
 
+/* The day the story's "today" means (events_local_day) from its UTC
+ * publication time and dateline; pub (its UTC day) when it has no time or
+ * another day. */
+int32_t eval_item_local_day(const struct news_item *it, int32_t pub);
+
 /* The (bank, action) acts of one story under the rules, for tests and
  * the bench's listing. Returns how many were written (at most max). */
 size_t eval_story_acts(const struct news_item *it, int32_t pub, enum eval_rules rules,

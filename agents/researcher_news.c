@@ -207,9 +207,10 @@ int researcher_work_news(struct agent *a, const char *pair, int32_t ws, int32_t 
 		nstories++;
 		const char *title = jstr(story, "title"), *body = jstr(story, "body");
 		const char *sid = jstr(story, "id"), *at = jstr(story, "published_at");
-		int32_t pub_day = 0;
-		if (at && strlen(at) >= 10)
-			(void)market_day_parse(at, 10, &pub_day);
+		/* The day the story's "today" means: its dateline's, or a
+		 * Tokyo flash's of the UTC evening before. */
+		bool dated;
+		int32_t pub_day = events_local_day_iso(at, jstr(story, "dateline"), title, body, &dated);
 		struct story_memo sm;
 		story_analyse(sid, title, body, pub_day, &sm);
 		const struct ccy_sentiment *side[2] = { analytics_sentiment_get(&sm.sent, b),

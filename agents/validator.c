@@ -161,10 +161,14 @@ static bool story_view(const cJSON *s, struct vev_story *v)
 {
 	const char *id = jstr(s, "id"), *at = jstr(s, "published_at");
 	int32_t day;
+	bool ok;
 	if (!id || !at || strlen(at) < 10 || market_day_parse(at, 10, &day) < 0)
 		return false;
 	*v = (struct vev_story){ .id = id, .title = jstr(s, "title"), .body = jstr(s, "body"),
 				 .dateline = jstr(s, "dateline"), .pub_day = day };
+	v->local_day = events_local_day_iso(at, v->dateline, v->title, v->body, &ok);
+	if (!ok)
+		v->local_day = day;
 	return true;
 }
 
@@ -222,7 +226,7 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 		act_progress(a, an, false);
 		if (!story_view(s, v))
 			continue;
-		events_extract(v->title, v->body, v->pub_day, &an->ev[an->n]);
+		events_extract(v->title, v->body, v->local_day, &an->ev[an->n]);
 		v->ev = &an->ev[an->n];
 		an->n++;
 	}

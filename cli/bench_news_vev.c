@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agents/events_eval.h"
 #include "agents/market.h"
 #include "agents/validator_evidence.h"
 #include "agents/workflow.h"
@@ -183,7 +184,7 @@ static size_t acts_collect(const struct eval_set *set, const struct news_list *a
 							       cmp_item_id) : NULL;
 		if (!hit)
 			continue;
-		events_extract((*hit)->title, (*hit)->body, st->pub, ev);
+		events_extract((*hit)->title, (*hit)->body, eval_item_local_day(*hit, st->pub), ev);
 		for (size_t k = 0; k < ev->n; k++) {
 			if (!events_is_policy_fact(&ev->acts[k]))
 				continue;
@@ -224,7 +225,7 @@ static void *read_worker(void *arg)
 		if (!r->need[k])
 			continue;
 		const struct news_item *it = &r->arch->items[k];
-		events_extract(it->title, it->body, r->days[k], e);
+		events_extract(it->title, it->body, eval_item_local_day(it, r->days[k]), e);
 		if (e->n) {
 			r->evs[k] = e;
 			e = xmalloc(sizeof(*e));
@@ -255,7 +256,8 @@ static struct vev_story story_of(const struct news_list *arch, const int32_t *da
 {
 	const struct news_item *it = &arch->items[k];
 	return (struct vev_story){ .id = it->id, .title = it->title, .body = it->body,
-				   .dateline = it->dateline, .pub_day = days[k], .ev = evs[k] };
+				   .dateline = it->dateline, .pub_day = days[k],
+				   .local_day = eval_item_local_day(it, days[k]), .ev = evs[k] };
 }
 
 int bench_news_vev_run(const struct eval_set *set, const struct news_list *arch,

@@ -36,10 +36,11 @@ for s in "Executive summary" "Pairs" "Key events" "Findings" "Data freshness" "F
 done
 has "the report names the BOJ's intervention" "$r" "BOJ intervention"
 # The summary leads with the week's main story: the BOJ's dollar buying
-# (most stories, on most days) as the yen rose, with the USD/JPY move.
+# (most stories, on most days) as the yen rose, with the USD/JPY move;
+# its first day the Tokyo day of the flash sent the UTC evening before.
 lead=$(sed -n '/^## Executive summary/{n;n;p;q}' "$md")
 case "$lead" in
-"The week's main story was the BOJ intervention, buying USD, on "*" days from 23 Mar 1987 to 27 Mar 1987 ("*" stories), as JPY strengthened: USD/JPY fell 2.62% from 151.70 on 20 Mar 1987 to 147.72 on 27 Mar 1987. "*)
+"The week's main story was the BOJ intervention, buying USD, on "*" days from 24 Mar 1987 to 27 Mar 1987 ("*" stories), as JPY strengthened: USD/JPY fell 2.62% from 151.70 on 20 Mar 1987 to 147.72 on 27 Mar 1987. "*)
 	ok "the summary leads with the BOJ's dollar buying and the USD/JPY fall";;
 *)	fail "the summary leads with the BOJ's dollar buying and the USD/JPY fall" "actual: $lead";;
 esac
@@ -113,7 +114,9 @@ if len(boj26) != 1 or sorted(boj26[0]['told_with']) != sorted(e['id'] for e in r
 summ = md.split('## Executive summary')[1].split('\n## ')[0]
 if 'chief among them' in summ or 'BOJ intervention (' in summ:
     errs.append('the summary lists events by label')
-if 'The news reported %d central-bank acts: the Bank of Japan bought dollars on each day from 23 to 27 Mar 1987 (' % len(r['events']) not in summ:
+# From 24 Mar: the flash of 23 Mar 19:36 UTC ('TOKYO - Bank of Japan buys
+# small amount of dollars') is of Tokyo's morning of the 24th.
+if 'The news reported %d central-bank acts: the Bank of Japan bought dollars on each day from 24 to 27 Mar 1987;' % len(r['events']) not in summ:
     errs.append('summary: %s' % summ)
 # One London story each reports them; 10091's governor 'did not mention
 # this week's intervention by central banks', which denies nothing (it

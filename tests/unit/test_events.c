@@ -1032,6 +1032,49 @@ static void test_events_hedges(void **state)
 			 EV_MODE_FACT);
 }
 
+/* The day a story's "today" means: its dateline's (one day either side
+ * of the UTC day; a typo leaves the UTC day), else for a flash with no
+ * dateline sent after midnight in Tokyo, the next day when it is from an
+ * Asian market or tells of "this morning" after 18:00 UTC. */
+static void test_events_local_day(void **state)
+{
+	(void)state;
+	int32_t d23 = day_of("1987-03-23");
+	assert_int_equal(events_local_day(d23, 19 * 3600, "TOKYO, March 24 -", "X", NULL), d23 + 1);
+	assert_int_equal(events_local_day(d23 + 1, 3600, "NEW YORK, March 23 -", "X", NULL), d23);
+	assert_int_equal(events_local_day(d23, 12 * 3600, "LONDON, March 23 -", "X", NULL), d23);
+	assert_int_equal(events_local_day(day_of("1987-04-02"), 10 * 3600, "PARIS, March 2 -", "X",
+					  NULL),
+			 day_of("1987-04-02"));
+	assert_int_equal(events_local_day(d23, 19 * 3600, NULL,
+					  "TOKYO - Bank of Japan buys small amount of dollars", NULL),
+			 d23 + 1);
+	assert_int_equal(events_local_day(d23, 20 * 3600, "",
+					  "Bank of Japan buys dollars around 149.00 yen - Tokyo dealers",
+					  NULL),
+			 d23 + 1);
+	assert_int_equal(events_local_day(d23, 10 * 3600, NULL,
+					  "TOKYO - Bank of Japan buys small amount of dollars", NULL),
+			 d23);
+	assert_int_equal(events_local_day(d23, 19 * 3600 + 57 * 60, NULL,
+					  "Bank of Japan bought 200 mln dlrs this morning, dealers said.",
+					  NULL),
+			 d23 + 1);
+	assert_int_equal(events_local_day(d23, 16 * 3600, NULL,
+					  "Fed buys dollars this morning, New York dealers say", NULL),
+			 d23);
+	assert_int_equal(events_local_day(d23, 20 * 3600, NULL, "FED ADDS RESERVES", NULL), d23);
+	bool ok;
+	assert_int_equal(events_local_day_iso("1987-03-23T19:36:49Z", NULL,
+					      "TOKYO - Bank of Japan buys dollars", NULL, &ok),
+			 d23 + 1);
+	assert_true(ok);
+	assert_int_equal(events_local_day_iso("1987-03-23", "TOKYO, March 24 -", NULL, NULL, &ok),
+			 d23 + 1);
+	(void)events_local_day_iso("yesterday", NULL, NULL, NULL, &ok);
+	assert_false(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1068,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(test_events_buyer_of_currency),
 		cmocka_unit_test(test_events_negation_scope),
 		cmocka_unit_test(test_events_hedges),
+		cmocka_unit_test(test_events_local_day),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
