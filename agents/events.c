@@ -30,12 +30,6 @@ const char *events_bank_ccy(const char *bank)
 
 /* ---- the story's reading ------------------------------------------------- */
 
-struct mention {
-	size_t pos, len;
-	enum actor_type type;
-	const char *code;
-};
-
 struct reader {
 	int32_t pub_day;
 	const char *story_bank;  /* the first central bank named */
@@ -171,10 +165,11 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 		for (const struct mention *p = m; p-- > first;) {
 			if (p->type == A_PRONOUN || p->type == A_OTHER)
 				continue;
-			struct mention q = *p;
-			if (q.type == A_COUNTRY && !official_rate)
+			if (p->type == A_COUNTRY && !official_rate)
 				return NULL;
-			return resolve(r, c, &q, first, official_rate, intervention);
+			/* The mention itself, not a copy: "Norway's central bank
+			 * said it had raised" reads the country before it. */
+			return resolve(r, c, p, first, official_rate, intervention);
 		}
 		if (r->last_type == A_CB || r->last_type == A_GENERIC_CB)
 			return r->last_cb;
@@ -456,51 +451,6 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
 }
 
-/* An attribution after a comma following the verb at v that hedges the
- * act: "according to" or a commentator ("dealers believed") with a word
- * of rumour or belief. Returns EV_MODE_RUMOURED with the cue, else mode. */
-static enum ev_mode tail_hedge(const struct clause *c, const struct mention *m, size_t nm,
-			       size_t v, char *cue, size_t cuesz, enum ev_mode mode)
-{
-	static const char *const hedge[] = { "rumour", "rumor", "speculat", "believ", "suspect",
-		"thought", "talk", "unconfirmed", "doubt", "possibl", "probabl", "apparent",
-		"reportedly", NULL };
-	size_t k = v + 1;
-	while (k < c->n && !comma_before(c, k))
-		k++;
-	if (k >= c->n)
-		return mode;
-	/* ", and market sources believed the Bundesbank ...": another act. */
-	if (is(c, k, "and") || is(c, k, "but") || is(c, k, "while") || is(c, k, "although"))
-		return mode;
-	bool attrib = is(c, k, "according");
-	for (size_t i = 0; i < nm; i++)
-		attrib = attrib || (m[i].type == A_OTHER && m[i].pos >= k && m[i].pos <= k + 1);
-	if (!attrib)
-		return mode;
-	for (size_t i = k; i < c->n && i < k + 6; i++)
-		for (size_t h = 0; hedge[h]; h++)
-			if (starts(c, i, hedge[h])) {
-				snprintf(cue, cuesz, "%s", c->w[i].w);
-				return EV_MODE_RUMOURED;
-			}
-	return mode;
-}
-
-/* "Bank of Japan dollar support", "central bank dollar purchases": an
- * intervention named as a noun after its bank and currency. */
-static bool bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v)
-{
-	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
-					     NULL };
-	if (v < 2 || !is_any(c, v, nouns) || !events_is_ccy(c, v - 1))
-		return false;
-	for (size_t i = 0; i < nm; i++)
-		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
-			return true;
-	return false;
-}
-
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
@@ -520,7 +470,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
-		bool speaker = false, presup = false, now = false, nochange = false;
+		bool speaker = false, presup = false, now = false, nochange = false, absent = false;
 		const struct mention *owner = NULL, *agent = NULL;
 		size_t objend = v, neg = 0, uo;
 		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
@@ -676,7 +626,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (agent && (is(c, agent->pos + agent->len, "has") ||
 				      is(c, agent->pos + agent->len, "have")))
 				presup = now = true;
-		} else if (events_market_entry(c, v)) {
+		} else if (events_market_entry(c, v) || (absent = events_market_absence(c, v))) {
 			/* "stepped in to buy dollars", "entered the market", "was
 			 * in the market selling yen": in the currency market only. */
 			static const char *const mmw[] = { "money", "reserves", "repurchase",
@@ -685,10 +635,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			bool mm = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
 				mm = mm || is_any(c, j, mmw);
-			if (mm || !fx_context(c))
+			/* "was not seen in the market", "stayed out": the
+			 * currency market of a story about currencies too. */
+			if (mm || (!fx_context(c) && !((r->story_ccys.nccy || c->title) && !r->title_mm)))
 				continue;
 			kind = EV_INTERVENTION;
-		} else if (bank_ccy_noun(c, m, nm, v)) {
+		} else if (events_bank_ccy_noun(c, m, nm, v)) {
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
 		} else if (is_any(c, v, events_trade_verbs)) {
@@ -734,6 +686,12 @@ static void read_clause(struct reader *r, struct clause *c)
 				      (events_is_ccy(c, p - 1) ||
 				       (is(c, p - 1, "the") && events_is_ccy(c, p - 2)));
 			}
+			/* "the Bank of Japan bought heavily in early trading",
+			 * "while the Bank of Japan bought": no object, in a
+			 * clause about currencies and nothing else bought. */
+			for (size_t i = 0; i < nm && !cur; i++)
+				cur = m[i].pos + m[i].len == v && m[i].type == A_CB &&
+				      events_no_object(c, v) && fx_context(c);
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
@@ -889,6 +847,14 @@ static void read_clause(struct reader *r, struct clause *c)
 			official = false;
 		const char *bank = resolve(r, c, sub, m, official || kind == EV_HOLD,
 					   kind == EV_INTERVENTION);
+		/* "The central bank has not intervened ..., a Bank of Japan
+		 * official said": before any bank is named, the speaker's. */
+		for (size_t i = 0; !bank && sub->type == A_GENERIC_CB && i < nm; i++)
+			if (m[i].pos > v && m[i].type == A_CB &&
+			    (starts(c, m[i].pos + m[i].len, "official") ||
+			     starts(c, m[i].pos + m[i].len, "spokes") ||
+			     is(c, m[i].pos + m[i].len, "said") || is(c, m[i].pos + m[i].len, "governor")))
+				bank = m[i].code;
 		/* "a cut in Japan's discount rate": the rate's owner acts. */
 		if (owner && (owner->type != A_COUNTRY || official))
 			bank = owner->code;
@@ -940,8 +906,9 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (sub->pos > v && sub->pos + sub->len > tail)
 			tail = sub->pos + sub->len;
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = events_mode_between(c, v + 1, c->title ? c->n : tail + (form == VF_NOUN ? 6 : 4),
-					    cue, sizeof(cue));
+			mode = events_mode_between(c, v + 1, c->title ? c->n :
+						   events_tail_end(c, tail, tail + (form == VF_NOUN ? 8 : 4)),
+						   cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
 		    events_mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
@@ -951,7 +918,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "..., according to market rumours", "..., dealers believed":
 		 * an attribution after the act that makes it hearsay. */
 		if (mode == EV_MODE_FACT && !c->title && sub->pos < v)
-			mode = tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
+			mode = events_tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
 		    sub->type != A_CB && !speaker) {
@@ -983,6 +950,12 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (presup && (mode == EV_MODE_EXPECTED ||
 			       (mode == EV_MODE_RUMOURED && !strncmp(cue, "not ", 4))))
 			mode = EV_MODE_FACT, cue[0] = 0;
+		/* "not impressed by the Bundesbank's dollar purchases this
+		 * morning", "did not follow yesterday's rise": a dated noun after
+		 * a negated judging or imitating verb is done. */
+		if (mode == EV_MODE_RUMOURED && form == VF_NOUN && events_factive_cue(cue) &&
+		    events_clause_dated(c))
+			mode = EV_MODE_FACT, cue[0] = 0;
 		/* "having said before the Bundesbank discount rate cut": a
 		 * noun act that dates something else is an earlier, known act. */
 		if (mode == EV_MODE_FACT && form == VF_NOUN && events_before_noun(c, v) &&
@@ -992,6 +965,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		bool dated = false;
 		day = events_clause_day_at(c, v, r->pub_day, &old, &vague, &last_week, &dated);
 		int32_t d = presup && now ? r->pub_day : day;
+		/* "sold dollars this week", "this week's intervention": the
+		 * week's middle, no day being named. */
+		int32_t mid = kind == EV_INTERVENTION && !dated ? events_midweek(c, r->pub_day) : -1;
+		if (mid >= 0)
+			d = mid, dated = true;
 		/* "recent intervention" in a story of the figures of the month
 		 * just ended ("RESERVES SHOW RECORD RISE IN MAY"): that month. */
 		if (presup && !now && !dated && r->title_month_end)
@@ -1000,7 +978,15 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (mode == EV_MODE_FACT &&
 		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
+		/* "stayed out of the market": not done. */
+		if (absent && mode == EV_MODE_FACT)
+			mode = EV_MODE_DENIED, snprintf(cue, sizeof(cue), "%s", c->w[v].w);
 		story_add(r, c, bank, kind, mode, cue, d, vague);
+		/* The other banks of the subject's list act alike. */
+		const struct mention *co[6];
+		size_t nco = form == VF_NOUN ? 0 : events_subject_list(c, m, nm, sub, v, co, 6);
+		for (size_t i = 0; i < nco; i++)
+			story_add(r, c, co[i]->code, kind, mode, cue, d, vague);
 		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)
 			add_list(r, c, m, nm, group->pos, kind, d, vague);
 		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT)

@@ -117,7 +117,23 @@
  *   previously thought"), "signs", "caution over", "doubted" (not "no
  *   doubt"), "betting on" expect or hearsay; "out of the question",
  *   "refrained from" deny; after a noun its cues are read past its actor
- *   ("intervention by the Bank of Japan would be"). The FOMC is the Fed.
+ *   ("intervention by the Bank of Japan would be"), up to the next comma,
+ *   "and", "that" or "which". The FOMC is the Fed. "was reported in the
+ *   market", a title's "REPORTED SELLING", "a report that" are hearsay
+ *   ("dealers reported the Bank bought" is not); "rules out", "refused to
+ *   rule out" (expects); a negated size or effect ("was not large", "did
+ *   not prevent") and a negated judging verb leave a noun act dated in
+ *   its clause done ("not impressed by the Bundesbank's purchases this
+ *   morning"). A subject list acts alike ("the Bundesbank and the SNB
+ *   bought", "A, B and C all intervened", "neither A nor B", "not only A
+ *   but also B", "A, joined by B,"). "was (not) seen in the market",
+ *   "had not seen the Fed in the market", "no sign of X in the market",
+ *   "NOT IN MARKET" enter (or deny) the market; "stayed out of the
+ *   market", "stood aside" deny an intervention. "a bank official" is
+ *   the story's bank, "the central bank" before any is named the bank of
+ *   the official quoted ("..., a Bank of Japan official said"). A trade
+ *   verb with no object ("bought heavily in early trading") intervenes in
+ *   a clause about currencies that names nothing else bought.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
@@ -133,7 +149,13 @@
  *   week ago" count back, "over the weekend" is the Saturday before, "in
  *   the past few days" two days back, "late last week" its Thursday;
  *   "last week" in a weekend
- *   story is the week just ended; "current" and "has carried out" date
+ *   story is the week just ended; "in New York overnight" is the day
+ *   before (not "overnight in Tokyo", seen from Europe); "the previous
+ *   day" the day before the clause's other date ("said on Friday it had
+ *   raised its rate the previous day"); a date after "said" dates the
+ *   saying ("bought this week, bankers said on Thursday"); an
+ *   intervention of "this week" with no day is the week's middle (its
+ *   Wednesday, once past); "current" and "has carried out" date
  *   a noun intervention on the publication day; a month named in the
  *   first week of the next one is its last
  *   weekday; "last month", "last year", "two months after", "earlier this

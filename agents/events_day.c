@@ -77,6 +77,9 @@ int32_t events_local_day(int32_t utc_day, int utc_sec, const char *dateline, con
 	 * morning is under way. */
 	if (utc_sec < 15 * 3600)
 		return utc_day;
+	/* After 22:00 UTC New York has closed and Asia opened. */
+	if (utc_sec >= 22 * 3600)
+		return utc_day + 1;
 	bool asian = starts_asian_city(title) || (title && strcasestr(title, "tokyo dealers")) ||
 		     (title && strcasestr(title, "in tokyo"));
 	bool morning = utc_sec >= 18 * 3600 &&

@@ -135,6 +135,16 @@ int eval_set_load(const char *path, struct eval_set *set, char **err)
 	return rc;
 }
 
+bool eval_labelled_bank(const char *code)
+{
+	static const char *const codes[] = { "Fed", "BOJ", "Bundesbank", "BoE", "BdF", "BdI", "BdE",
+		"BNB", "DNB", "DKNB", "SNB", "BoC", "RBA", "RBNZ", "CBC", "Norges", NULL };
+	for (size_t i = 0; code && codes[i]; i++)
+		if (!strcmp(codes[i], code))
+			return true;
+	return false;
+}
+
 int32_t eval_item_local_day(const struct news_item *it, int32_t pub)
 {
 	const int64_t day_ns = 86400LL * 1000000000LL;
@@ -161,7 +171,7 @@ size_t eval_story_acts(const struct news_item *it, int32_t pub, enum eval_rules 
 			[CB_ACTION_STATEMENT] = EV_STATEMENT,
 		};
 		if (analytics_classify_text(it->title, it->body, &ev) && ev.bank &&
-		    eval_action_index(map[ev.action]) >= 0 && max > 0) {
+		    eval_labelled_bank(ev.bank) && eval_action_index(map[ev.action]) >= 0 && max > 0) {
 			snprintf(out[0].bank, sizeof(out[0].bank), "%s", ev.bank);
 			out[0].kind = map[ev.action];
 			out[0].day = pub;
@@ -173,7 +183,7 @@ size_t eval_story_acts(const struct news_item *it, int32_t pub, enum eval_rules 
 	struct ev_story s;
 	events_extract(it->title, it->body, eval_item_local_day(it, pub), &s);
 	for (size_t i = 0; i < s.n && n < max; i++) {
-		if (!events_is_policy_fact(&s.acts[i]))
+		if (!events_is_policy_fact(&s.acts[i]) || !eval_labelled_bank(s.acts[i].bank))
 			continue;
 		snprintf(out[n].bank, sizeof(out[n].bank), "%s", s.acts[i].bank);
 		out[n].kind = s.acts[i].kind;

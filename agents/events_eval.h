@@ -74,6 +74,12 @@ void eval_set_release(struct eval_set *set);
 void eval_run(const struct eval_set *set, const struct news_list *archive, const char *split,
 	      enum eval_rules rules, struct eval_result *out, size_t *missing);
 
+/* True for a bank the labels code (tests/data/news-labels.md, Rules:
+ * Fed, BOJ, Bundesbank, ... Norges). The labels leave the others out
+ * (the Riksbank, the Bank of Korea ...), so their acts are not scored:
+ * neither right nor wrong. */
+bool eval_labelled_bank(const char *code);
+
 /* The day the story's "today" means (events_local_day) from its UTC
  * publication time and dateline; pub (its UTC day) when it has no time or
  * another day. */

@@ -36,7 +36,10 @@ static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, ch
 	static const char *const other[] = { "mention", "comment", "discuss", "elaborat",
 		"disclos", "specif", "reveal", "confirm", "impress", "surpris", "copy", "copie",
 		"follow", "match", "say", "said", "know", "knew", "detail", "explain", "identif",
-		"quantif", "refer", "address", NULL };
+		"quantif", "refer", "address", "clear", "certain", "sure", "believ", "thought",
+		"ask", "urg", "press", "request", "prevent", "stop", "halt", "stem", "help",
+		"succeed", "aim", "calm", "reverse", "large", "big", "heavy", "substantial",
+		"enough", "sufficient", "effective", "successful", "massive", NULL };
 	if (!is_any(c, i, neg))
 		return 0;
 	*kind = 'e';
@@ -46,7 +49,7 @@ static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, ch
 		if ((is(c, k, "other") && is(c, k + 1, "than")) || is(c, k, "except") ||
 		    (is(c, k, "apart") && is(c, k + 1, "from")) || is(c, k, "besides"))
 			return k + (is(c, k, "other") || is(c, k, "apart"));
-	for (size_t k = i + 1; k < to && k < i + 6; k++) {
+	for (size_t k = i + 1; k < c->n && k < i + 6; k++) {
 		if (is_any(c, k, pass))
 			continue;
 		if (starts(c, k, "rul") && is(c, k + 1, "out")) {
@@ -61,6 +64,17 @@ static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, ch
 		return 0;
 	}
 	return 0;
+}
+
+/* "seen the Bank of Japan buying": a trade or intervention verb in -ing
+ * after "seen" and a name, before the act at to (the act itself). */
+static bool seen_doing(const struct clause *c, size_t i, size_t to)
+{
+	for (size_t k = i + 2; k <= to && k < c->n && k < i + 8; k++)
+		if ((is_any(c, k, events_trade_verbs) || is_any(c, k, events_interv_verbs)) &&
+		    strstr(c->w[k].w, "ing"))
+			return k == to;
+	return false;
 }
 
 /* The mode set by a cue in [from, to), with the cue word. */
@@ -88,6 +102,12 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		    (is(c, i - 1, "previously") || is(c, i - 1, "than") || is(c, i - 1, "originally") ||
 		     is(c, i - 1, "initially") || is(c, i - 1, "first") || is(c, i - 1, "earlier")))
 			continue;
+		/* "refused to rule out", "declined to rule out": not ruled out. */
+		if ((!strcmp(d->w, "refused") || !strcmp(d->w, "declined")) && is(c, i + 1, "to") &&
+		    starts(c, i + 2, "rul") && is(c, i + 3, "out")) {
+			snprintf(cue, cuesz, "not ruled out");
+			return EV_MODE_EXPECTED;
+		}
 		char nk = 0;
 		size_t np = negation_elsewhere(c, i, to, &nk);
 		if (np && nk == 'r') {
@@ -105,10 +125,14 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
 		    (is_any(c, i + 1, events_trade_verbs) || is_any(c, i + 1, events_interv_verbs)))
 			continue;
+		/* "had seen the Bank of Japan buying dollars": seen done too. */
+		if (!strcmp(d->w, "seen") && seen_doing(c, i, to))
+			continue;
 		/* "no change" after a meeting is a hold, kept as such. */
 		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
 			continue;
-		if (!strcmp(d->w, "time") && !is(c, i + 1, "is") && !is(c, i - 1, "the"))
+		if (!strcmp(d->w, "time") && !is(c, i + 1, "is") && !is(c, i - 1, "the") &&
+		    !(is(c, i - 1, "of") && is(c, i - 2, "matter")))
 			continue;
 		/* "further" and "another" only hedge a title ("FURTHER CUT
 		 * POSSIBLE"); in a body they describe a done act. */
@@ -128,7 +152,8 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		/* "determined to": an intention; "ruled out": a denial. */
 		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
 			continue;
-		if (!strcmp(d->w, "ruled") && !is(c, i + 1, "out"))
+		if ((!strcmp(d->w, "ruled") || !strcmp(d->w, "rules") || !strcmp(d->w, "rule")) &&
+		    !is(c, i + 1, "out"))
 			continue;
 		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
 			continue;
@@ -142,6 +167,15 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		/* "declined to comment" hedges; "the dollar declined" does not. */
 		if (!strcmp(d->w, "declined") && !is(c, i + 1, "to"))
+			continue;
+		/* "was reported in the market", a title's "BUNDESBANK REPORTED
+		 * SELLING": hearsay; "dealers reported the Bank bought" is an
+		 * attribution, "a report that" hearsay, "its annual report" not. */
+		if (!strcmp(d->w, "reported") && !(i > 0 && is_any(c, i - 1, events_be_words)) &&
+		    !(c->title && i > 0 && i + 1 < c->n &&
+		      (strstr(c->w[i + 1].w, "ing") || is(c, i + 1, "in"))))
+			continue;
+		if (!strcmp(d->w, "report") && !is(c, i + 1, "that") && !is(c, i + 1, "of"))
 			continue;
 		/* "out of the question": ruled out. */
 		if (!strcmp(d->w, "question") && i >= 3 && is(c, i - 1, "the") && is(c, i - 2, "of") &&
@@ -168,4 +202,17 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 	}
 	cue[0] = 0;
 	return EV_MODE_FACT;
+}
+
+bool events_factive_cue(const char *cue)
+{
+	static const char *const f[] = { "not impress", "not surpris", "not mention", "not follow",
+		"not copy", "not copie", "not match", "not comment", "not discuss", "not calm",
+		"not prevent", "not stop", "not halt", "not stem", "not help", "not reverse",
+		"not large", "not big", "not heavy", "not substantial", "not enough",
+		"not sufficient", "not effective", "not successful", "not massive", NULL };
+	for (size_t i = 0; f[i]; i++)
+		if (!strncmp(cue, f[i], strlen(f[i])))
+			return true;
+	return false;
 }

@@ -3,6 +3,7 @@
 #include "agents/events_text.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agents/events_words.h"
@@ -103,7 +104,8 @@ bool events_presupposed(const struct clause *c, size_t np, bool *now)
 		size_t start = wk ? k - 1 : k;
 		if (start > 0 && is_any(c, start - 1, deny))
 			return false;
-		*now = n || (wk && is(c, k - 1, "this"));
+		/* "yesterday's intervention": of yesterday, dated by the clause. */
+		*now = n && !is(c, k, "yesterday");
 		return true;
 	}
 	return false;
@@ -289,8 +291,10 @@ bool events_debt_purchase(const char *text)
 		char *s = xstrndup(p, n);
 		for (char *q = s; *q; q++)
 			*q = (char)tolower((unsigned char)*q);
-		bool hit = strstr(s, "repay") && strstr(s, "debt") &&
-			   (strstr(s, "currenc") || strstr(s, "dollars")) &&
+		bool hit = strstr(s, "repay") &&
+			   (strstr(s, "debt") || strstr(s, "borrowing") || strstr(s, "loan")) &&
+			   (strstr(s, "currenc") || strstr(s, "dollars") || strstr(s, "marks") ||
+			    strstr(s, "yen") || strstr(s, "sterling") || strstr(s, "francs")) &&
 			   (strstr(s, "bought") || strstr(s, "buy") || strstr(s, "purchase"));
 		free(s);
 		if (hit)
@@ -393,7 +397,15 @@ bool events_market_entry(const struct clause *c, size_t v)
 	static const char *const come[] = { "came", "comes", "coming", "come", NULL };
 	static const char *const tv[] = { "buy", "sell", "support", "prop", "stem", "slow", "cap",
 					  "check", "halt", NULL };
-	bool market = is(c, v + 1, "the") && is(c, v + 2, "market");
+	/* "the market", "the foreign exchange market", "the currency
+	 * market"; a title's "IN MARKET". */
+	size_t k = v + 2;
+	if (is(c, k, "foreign") && is(c, k + 1, "exchange"))
+		k += 2;
+	else if (is(c, k, "currency") || is(c, k, "exchange") || is(c, k, "exchanges"))
+		k++;
+	bool market = (is(c, v + 1, "the") && (is(c, k, "market") || is(c, k, "markets"))) ||
+		      (c->title && is(c, v + 1, "market"));
 	if (is_any(c, v, step))
 		return is(c, v + 1, "in") || (is(c, v + 1, "into") && is(c, v + 2, "the"));
 	if (is_any(c, v, enter))
@@ -401,8 +413,171 @@ bool events_market_entry(const struct clause *c, size_t v)
 	if (is_any(c, v, come))
 		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
 		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
-	if (is(c, v, "in") && market && v > 0)
-		return is_any(c, v - 1, events_be_words) || (v > 1 && is_any(c, v - 2, events_be_words)) ||
-		       (v > 2 && is_any(c, v - 3, events_be_words));
+	if (is(c, v, "in") && market && v > 0) {
+		/* "was (not) in the market", "NOT IN MARKET"; "was seen in
+		 * the market", "had not seen the Fed in the market". */
+		static const char *const saw[] = { "seen", "see", "saw", "detected", "spotted",
+						   "noticed", "sign", "signs", NULL };
+		for (size_t j = v; j-- > 0 && j + 7 > v;)
+			if (is_any(c, j, events_be_words) || is_any(c, j, saw) ||
+			    (c->title && j + 1 == v && (is(c, j, "not") || is(c, j, "no"))))
+				return j + 4 > v || is_any(c, j, saw);
+	}
 	return false;
+}
+
+bool events_market_absence(const struct clause *c, size_t v)
+{
+	static const char *const stay[] = { "stayed", "stays", "stay", "staying", "kept", "keeps",
+					    "remained", "remains", NULL };
+	if (is_any(c, v, stay) && is(c, v + 1, "out"))
+		return is(c, v + 2, "of") ? is(c, v + 3, "the") || is(c, v + 3, "foreign") ||
+					     is(c, v + 3, "currency") :
+					   true;
+	if ((is(c, v, "stood") || is(c, v, "stands") || is(c, v, "stand")) && is(c, v + 1, "aside"))
+		return true;
+	return is_any(c, v, stay) && is(c, v + 1, "on") && is(c, v + 2, "the") &&
+	       is(c, v + 3, "sidelines");
+}
+
+/* The mention that ends right before word e (its last word at e - 1), or
+ * NULL; "the" before a name belongs to it. */
+static const struct mention *ending_at(const struct mention *m, size_t nm, size_t e)
+{
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].pos + m[i].len == e)
+			return &m[i];
+	return NULL;
+}
+
+static const struct mention *starting_at(const struct clause *c, const struct mention *m,
+					 size_t nm, size_t k)
+{
+	if (is(c, k, "the"))
+		k++;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].pos == k)
+			return &m[i];
+	return NULL;
+}
+
+size_t events_subject_list(const struct clause *c, const struct mention *m, size_t nm,
+			   const struct mention *sub, size_t v, const struct mention **out,
+			   size_t max)
+{
+	size_t n = 0;
+	if (!sub || sub->pos >= v || sub->type != A_CB)
+		return 0;
+	/* Back from the subject: "A, B and C", "neither A nor B", "not only A
+	 * but also B". */
+	for (const struct mention *cur = sub; n < max;) {
+		size_t j = cur->pos;
+		if (j > 0 && is(c, j - 1, "the"))
+			j--;
+		const struct mention *p = NULL;
+		if (j >= 2 && is(c, j - 1, "also") && is(c, j - 2, "but"))
+			p = ending_at(m, nm, j - 2);
+		else if (j >= 1 && (is(c, j - 1, "and") || is(c, j - 1, "nor")))
+			p = ending_at(m, nm, j - 1);
+		else if (comma_before(c, j))
+			p = ending_at(m, nm, j);
+		if (!p || p->type != A_CB)
+			break;
+		out[n++] = p;
+		cur = p;
+	}
+	/* After it, before the verb: "A, joined by B," "A, together with B,"
+	 * "A, along with B,". */
+	size_t e = sub->pos + sub->len;
+	if (comma_before(c, e) && e + 2 < v &&
+	    ((is(c, e, "joined") && is(c, e + 1, "by")) ||
+	     ((is(c, e, "together") || is(c, e, "along")) && is(c, e + 1, "with")))) {
+		for (const struct mention *p = starting_at(c, m, nm, e + 2); p && n < max;) {
+			if (p->type != A_CB || p->pos >= v)
+				break;
+			out[n++] = p;
+			size_t k = p->pos + p->len;
+			if (!is(c, k, "and") && !comma_before(c, k))
+				break;
+			p = starting_at(c, m, nm, k + is(c, k, "and"));
+		}
+	}
+	return n;
+}
+
+/* An attribution after a comma following the verb at v that hedges the
+ * act: "according to" or a commentator ("dealers believed") with a word
+ * of rumour or belief. Returns EV_MODE_RUMOURED with the cue, else mode. */
+enum ev_mode events_tail_hedge(const struct clause *c, const struct mention *m, size_t nm,
+			       size_t v, char *cue, size_t cuesz, enum ev_mode mode)
+{
+	static const char *const hedge[] = { "rumour", "rumor", "speculat", "believ", "suspect",
+		"thought", "talk", "unconfirmed", "doubt", "possibl", "probabl", "apparent",
+		"reportedly", NULL };
+	size_t k = v + 1;
+	while (k < c->n && !comma_before(c, k))
+		k++;
+	if (k >= c->n)
+		return mode;
+	/* ", and market sources believed the Bundesbank ...": another act. */
+	if (is(c, k, "and") || is(c, k, "but") || is(c, k, "while") || is(c, k, "although"))
+		return mode;
+	bool attrib = is(c, k, "according");
+	for (size_t i = 0; i < nm; i++)
+		attrib = attrib || (m[i].type == A_OTHER && m[i].pos >= k && m[i].pos <= k + 1);
+	if (!attrib)
+		return mode;
+	for (size_t i = k; i < c->n && i < k + 6; i++)
+		for (size_t h = 0; hedge[h]; h++)
+			if (starts(c, i, hedge[h])) {
+				snprintf(cue, cuesz, "%s", c->w[i].w);
+				return EV_MODE_RUMOURED;
+			}
+	return mode;
+}
+
+/* "Bank of Japan dollar support", "central bank dollar purchases": an
+ * intervention named as a noun after its bank and currency. */
+bool events_bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v)
+{
+	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
+					     NULL };
+	if (v < 2 || !is_any(c, v, nouns) || !events_is_ccy(c, v - 1))
+		return false;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
+			return true;
+	return false;
+}
+
+bool events_no_object(const struct clause *c, size_t v)
+{
+	static const char *const adv[] = { "heavily", "aggressively", "modestly", "briefly",
+		"again", "steadily", "actively", "massively", "persistently", "too", "also", NULL };
+	static const char *const after[] = { "in", "at", "when", "as", "on", "early", "late",
+		"during", "this", "today", "yesterday", "around", NULL };
+	size_t k = v + 1;
+	while (is_any(c, k, adv))
+		k++;
+	if (k < c->n && !comma_before(c, k) && !is_any(c, k, after))
+		return false;
+	for (size_t j = 0; j < c->n; j++)
+		if (is_any(c, j, events_not_ccy_words))
+			return false;
+	return true;
+}
+
+size_t events_tail_end(const struct clause *c, size_t from, size_t to)
+{
+	static const char *const stop[] = { "and", "that", "which", "but", "while", "because",
+					    "although", "whereas", NULL };
+	/* "both central bank intervention and rate changes could be used":
+	 * one subject. */
+	bool both = false;
+	for (size_t k = from >= 6 ? from - 6 : 0; k < from; k++)
+		both = both || is(c, k, "both");
+	for (size_t k = from + 1; k < to && k < c->n; k++)
+		if (comma_before(c, k) || (is_any(c, k, stop) && !(both && is(c, k, "and"))))
+			return k;
+	return to;
 }

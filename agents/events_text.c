@@ -189,6 +189,23 @@ static void civil_from_days(int32_t z, int *y, int *m)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
+/* "in New York overnight", "overnight in the U.S.": the American session
+ * of the day before, told the next morning in Europe or Asia; not
+ * "overnight in Tokyo" (the same day, seen from Europe) nor an overnight
+ * rate or assistance. */
+static bool overnight_in_us(const struct clause *c, size_t i)
+{
+	static const char *const us[] = { "york", "u.s.", "america", "american", "wall", NULL };
+	static const char *const noun[] = { "rate", "rates", "money", "call", "lending", "funds",
+		"assistance", "loans", "deposits", "borrowing", "facility", "interbank", NULL };
+	if (is_any(c, i + 1, noun))
+		return false;
+	for (size_t k = i >= 4 ? i - 4 : 0; k < c->n && k <= i + 4; k++)
+		if (is_any(c, k, us))
+			return true;
+	return false;
+}
+
 /* A date phrase starting at word i: true with its day in *out, and *old,
  * *vague, *last_week as events_clause_day says. */
 static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, bool *vague,
@@ -196,7 +213,9 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 {
 	int py, pm;
 	civil_from_days(pub, &py, &pm);
-	if (is(c, i, "yesterday"))
+	/* "yesterday"; "overnight" (the market of the night before: "the
+	 * Fed bought dollars in New York overnight", told the next morning). */
+	if (is(c, i, "yesterday") || (is(c, i, "overnight") && overnight_in_us(c, i)))
 		return *out = (pub - 1), true;
 	/* "today", "this afternoon": the day of the story. */
 	if (is(c, i, "today") || is(c, i, "tonight") ||
@@ -365,7 +384,13 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		"stated", "disclosed", "revealed", "confirmed", "told", NULL };
 	static const char *const sub[] = { "after", "before", "following", "since", "while",
 		"when", "although", "though", NULL };
-	if (v >= c->n || i >= v)
+	if (v >= c->n)
+		return false;
+	/* "bought dollars this week, bankers said on Thursday": after the
+	 * act, the saying's day. */
+	if (i > v + 1 && ((is_any(c, i - 1, say)) || (i > 1 && is(c, i - 1, "on") && is_any(c, i - 2, say))))
+		return true;
+	if (i >= v)
 		return false;
 	if (i > 0 && is_any(c, i - 1, say))
 		for (size_t t = i + 1; t < v; t++)
@@ -404,6 +429,24 @@ int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool
 			continue;
 		dist = k, best = d, *old = o, *vague = va, *last_week = lw;
 	}
+	/* "said on Friday it had raised its rate the previous day": the day
+	 * before the clause's other date (or the story's). */
+	for (size_t i = 1; i + 1 < c->n; i++) {
+		if (!is(c, i - 1, "the") || !((is(c, i, "previous") && is(c, i + 1, "day")) ||
+					      (is(c, i, "day") && is(c, i + 1, "before") &&
+					       (i + 2 >= c->n || comma_before(c, i + 2)))))
+			continue;
+		int32_t anchor = pub;
+		for (size_t j = 0; j < c->n; j++) {
+			bool o = false, va = false, lw = false;
+			if ((j + 1 < i || j > i + 1) && day_at(c, j, pub, &o, &va, &lw, &d)) {
+				anchor = d;
+				break;
+			}
+		}
+		best = anchor - 1, dist = 0, *old = false;
+		break;
+	}
 	if (dated)
 		*dated = dist != (size_t)-1;
 	return best;
@@ -424,4 +467,16 @@ bool events_abbreviation(const char *s, size_t end)
 		if (strlen(abbr[i]) == n && !strncasecmp(s + st, abbr[i], n))
 			return true;
 	return false;
+}
+
+int32_t events_midweek(const struct clause *c, int32_t pub)
+{
+	for (size_t i = 0; i + 1 < c->n; i++) {
+		if (!is(c, i, "this") || !is(c, i + 1, "week") ||
+		    (i > 0 && (is(c, i - 1, "earlier") || is(c, i - 1, "later"))))
+			continue;
+		int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7); /* Monday = 0 */
+		return mon0 >= 2 ? pub - mon0 + 2 : pub;
+	}
+	return -1;
 }

@@ -108,6 +108,32 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg);
  * it (not "no recent", "any further"). *now when it is under way now. */
 bool events_presupposed(const struct clause *c, size_t np, bool *now);
 
+/* "this week" in c (not "earlier this week"): the week's middle, its
+ * Wednesday once past, else pub; -1 when c does not say it. */
+int32_t events_midweek(const struct clause *c, int32_t pub);
+
+/* "stayed out of the market", "stood aside", "remained on the
+ * sidelines" at v: an intervention denied. */
+bool events_market_absence(const struct clause *c, size_t v);
+
+struct mention;
+/* An attribution after a comma following the verb at v that hedges the
+ * act ("..., according to market rumours", ", dealers believed"):
+ * EV_MODE_RUMOURED with the cue, else mode. */
+enum ev_mode events_tail_hedge(const struct clause *c, const struct mention *m, size_t nm,
+			       size_t v, char *cue, size_t cuesz, enum ev_mode mode);
+/* "Bank of Japan dollar support", "central bank dollar purchases" at v. */
+bool events_bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v);
+/* The other central banks of the subject's list before the verb at v,
+ * the subject being sub: "the Bundesbank and the Swiss National Bank
+ * bought", "the Bundesbank, the Bank of France and the Bank of Italy all
+ * intervened", "neither A nor B", "not only A but also B", "A, joined by
+ * B,", "several central banks, including A and B,". Writes up to max of
+ * them to out (not sub itself) and returns how many. */
+size_t events_subject_list(const struct clause *c, const struct mention *m, size_t nm,
+			   const struct mention *sub, size_t v, const struct mention **out,
+			   size_t max);
+
 /* "(has) carried out", "had made" at word e, right after the bank that a
  * noun's reduced relative clause names ("the intervention the Bank has
  * carried out"). */
@@ -167,6 +193,16 @@ bool events_before_noun(const struct clause *c, size_t v);
 
 /* The clause names a day or a period of its own. */
 bool events_clause_dated(const struct clause *c);
+/* A trade verb at v with no object ("bought heavily in early trading",
+ * "... while the Bank of Japan bought"), in a clause that names nothing
+ * else traded (bills, bonds ...). */
+bool events_no_object(const struct clause *c, size_t v);
+/* The end of the words after a noun act that its cues may be read in:
+ * to, or the first comma, "and", "that", "which", "but" ... after from. */
+size_t events_tail_end(const struct clause *c, size_t from, size_t to);
+/* A cue "not impressed", "not mention", "not follow" ...: a negated verb
+ * that presupposes its object (events_mode_between). */
+bool events_factive_cue(const char *cue);
 
 /* A verb of entering the market at v: "stepped in", "entered the market",
  * "came into the market", "came in to buy", "was in the market". */

@@ -102,6 +102,7 @@ const struct actor_def events_actors[] = {
 	{ "bank of thailand", A_CB, "BOT" },
 	{ "bank negara", A_CB, "BNM" },
 	{ "central bank of china", A_CB, "CBC" },
+	{ "central bank of taiwan", A_CB, "CBC" },
 	{ "taiwan central bank", A_CB, "CBC" },
 	{ "riksbank", A_CB, "Riksbank" },
 	{ "norges bank", A_CB, "Norges" },
@@ -114,6 +115,12 @@ const struct actor_def events_actors[] = {
 	{ "reserve bank", A_GENERIC_CB, NULL },
 	{ "national bank", A_GENERIC_CB, NULL },  /* "the National Bank" only */
 	{ "the bank", A_GENERIC_CB, NULL },
+	/* "a bank official said it had not intervened": the story's bank. */
+	{ "a bank official", A_GENERIC_CB, NULL },
+	{ "a senior bank official", A_GENERIC_CB, NULL },
+	{ "a bank spokesman", A_GENERIC_CB, NULL },
+	{ "a bank spokeswoman", A_GENERIC_CB, NULL },
+	{ "the bank spokesman", A_GENERIC_CB, NULL },
 	/* Countries (their central bank for official rates). */
 	{ "united states", A_COUNTRY, "Fed" },
 	{ "u.s.", A_COUNTRY, "Fed" },
@@ -268,8 +275,10 @@ const struct cue_def events_cues[] = {
 	{ "question", EV_MODE_RUMOURED, false }, { "refrain", EV_MODE_DENIED, true },
 	{ "bet", EV_MODE_EXPECTED, false }, { "bets", EV_MODE_EXPECTED, false },
 	{ "betting", EV_MODE_EXPECTED, false },
+	{ "reported", EV_MODE_RUMOURED, false }, { "report", EV_MODE_RUMOURED, false },
 	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },
 	{ "oppose", EV_MODE_DENIED, false }, { "ruled", EV_MODE_DENIED, false },
+	{ "rules", EV_MODE_DENIED, false }, { "rule", EV_MODE_DENIED, false },
 	{ "reluctan", EV_MODE_DENIED, true }, { "ceas", EV_MODE_DENIED, true },
 	{ "worried", EV_MODE_EXPECTED, false }, { "rather", EV_MODE_DENIED, false }, { "determined", EV_MODE_EXPECTED, false },
 };

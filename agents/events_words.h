@@ -23,6 +23,13 @@ enum actor_type {
 	A_PRONOUN,     /* "it": the last actor */
 };
 
+/* An actor named in a clause: words [pos, pos + len). */
+struct mention {
+	size_t pos, len;
+	enum actor_type type;
+	const char *code;
+};
+
 /* Phrases, lowercase words separated by single spaces. */
 struct actor_def {
 	const char *phrase;

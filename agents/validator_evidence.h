@@ -49,8 +49,8 @@ struct vev_story {
 	const char *id, *title, *body;
 	const char *dateline;  /* "TOKYO, March 24 -", or NULL (read from the body) */
 	int32_t pub_day;       /* days since 1970-01-01 (UTC) */
-	int32_t local_day;     /* the day its "today" means (events_local_day), 0: pub_day */
 	const struct ev_story *ev; /* its acts if already read, or NULL */
+	int32_t local_day;     /* the day its "today" means (events_local_day), 0: pub_day */
 };
 
 struct vev_point {

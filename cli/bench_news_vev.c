@@ -186,7 +186,7 @@ static size_t acts_collect(const struct eval_set *set, const struct news_list *a
 			continue;
 		events_extract((*hit)->title, (*hit)->body, eval_item_local_day(*hit, st->pub), ev);
 		for (size_t k = 0; k < ev->n; k++) {
-			if (!events_is_policy_fact(&ev->acts[k]))
+			if (!events_is_policy_fact(&ev->acts[k]) || !eval_labelled_bank(ev->acts[k].bank))
 				continue;
 			struct bnv_act *a = act_get(&v, &n, &cap, split, &ev->acts[k]);
 			a->cited = xrealloc(a->cited, (a->ncited + 1) * sizeof(*a->cited));

@@ -43,10 +43,10 @@ static void test_confirmed_by_other_dateline_and_price(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars against yen "
-		  "in Tokyo today, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "in Tokyo today, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "l1", "DOLLAR STEADY IN LONDON", "The Bank of Japan bought dollars in Tokyo "
-		  "today, London dealers said.", "LONDON, March 24 -", D(3, 24), NULL },
-		{ "x1", "GOLD FIRMER", "Gold rose two dlrs an ounce.", "ZURICH, March 24 -", D(3, 24), NULL },
+		  "today, London dealers said.", "LONDON, March 24 -", D(3, 24), NULL, 0 },
+		{ "x1", "GOLD FIRMER", "Gold rose two dlrs an ounce.", "ZURICH, March 24 -", D(3, 24), NULL, 0 },
 	};
 	struct vev_point p[3];
 	size_t np = closes(p, 150.75);
@@ -78,9 +78,9 @@ static void test_same_desk_is_one_report(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars today, "
-		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "t2", "BANK OF JAPAN STEPS UP DOLLAR BUYING", "The Bank of Japan bought more "
-		  "dollars this afternoon, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "dollars this afternoon, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 	};
 	static const char *const cited[] = { "t1", "t2" };
 	struct vev_point p[3];
@@ -102,7 +102,7 @@ static void test_price_against_and_damped(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars today, "
-		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 	};
 	struct vev_point p[3];
 	size_t np = closes(p, 147.00); /* -2.00% after -1.12% */
@@ -127,10 +127,10 @@ static void test_denial(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars today, "
-		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "n1", "BANK OF JAPAN SAYS NO INTERVENTION", "The Bank of Japan did not intervene "
 		  "in the currency market today, a central bank official said.",
-		  "TOKYO, March 24 -", D(3, 24), NULL },
+		  "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 	};
 	struct vev_point p[3];
 	size_t np = closes(p, 150.00);
@@ -157,9 +157,9 @@ static void test_plausibility_and_rate_direction(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "c1", "BUNDESBANK CUTS DISCOUNT RATE", "The Bundesbank cut its discount rate to "
-		  "3.0 pct from 3.5 pct, effective tomorrow.", "FRANKFURT, March 20 -", D(3, 20), NULL },
+		  "3.0 pct from 3.5 pct, effective tomorrow.", "FRANKFURT, March 20 -", D(3, 20), NULL, 0 },
 		{ "h1", "BUNDESBANK RAISES DISCOUNT RATE", "The Bundesbank raised its discount "
-		  "rate to 3.5 pct from 3.0 pct.", "FRANKFURT, March 23 -", D(3, 23), NULL },
+		  "rate to 3.5 pct from 3.0 pct.", "FRANKFURT, March 23 -", D(3, 23), NULL, 0 },
 	};
 	static const char *const cited[] = { "h1" };
 	struct vev_point p[] = { { D(3, 19), 1.80 }, { D(3, 20), 1.80 }, { D(3, 23), 1.81 } };
@@ -195,9 +195,9 @@ static void test_flash_city_and_selling(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "f1", "TOKYO - Bank of Japan sold dollars for yen today, dealers said", "", NULL,
-		  D(3, 24), NULL },
-		{ "f2", "Bank of Japan sold dollars for yen today, dealers said", "", NULL, D(3, 24), NULL },
-		{ "f3", "Bank of Japan sold dollars this morning, dealers said", "", NULL, D(3, 24), NULL },
+		  D(3, 24), NULL, 0 },
+		{ "f2", "Bank of Japan sold dollars for yen today, dealers said", "", NULL, D(3, 24), NULL, 0 },
+		{ "f3", "Bank of Japan sold dollars this morning, dealers said", "", NULL, D(3, 24), NULL, 0 },
 	};
 	static const char *const cited[] = { "f1", "f2", "f3" };
 	struct vev_point p[3];

@@ -34,9 +34,9 @@ static void test_price_against_does_not_block_confirmation(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars against yen "
-		  "today, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "today, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "l1", "DOLLAR FALLS IN LONDON", "The Bank of Japan bought dollars in Tokyo "
-		  "today, London dealers said.", "LONDON, March 24 -", D(3, 24), NULL },
+		  "today, London dealers said.", "LONDON, March 24 -", D(3, 24), NULL, 0 },
 	};
 	static const char *const cited[] = { "t1" };
 	struct vev_point p[] = { { D(3, 20), 151.70 }, { D(3, 23), 150.00 }, { D(3, 24), 147.00 } };
@@ -59,16 +59,16 @@ static void test_dispute_severity_by_desks(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars today, "
-		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "n1", "BANK OF JAPAN SAYS NO INTERVENTION", "The Bank of Japan did not intervene "
 		  "in the currency market today, a central bank official said.",
-		  "TOKYO, March 24 -", D(3, 24), NULL },
+		  "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "n2", "BANK OF JAPAN SAYS NO INTERVENTION", "The Bank of Japan did not intervene "
 		  "in the currency market today, a central bank official said.",
-		  "TOKYO, March 24 -", D(3, 24), NULL },
+		  "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "n3", "DOLLAR FIRMER IN NEW YORK", "The Bank of Japan did not intervene in "
 		  "Tokyo today, a Bank of Japan official said.", "NEW YORK, March 24 -",
-		  D(3, 24), NULL },
+		  D(3, 24), NULL, 0 },
 	};
 	static const char *const cited[] = { "t1" };
 	struct vev_point p[] = { { D(3, 20), 151.70 }, { D(3, 23), 150.00 }, { D(3, 24), 150.00 } };
@@ -96,12 +96,12 @@ static void test_cited_later_story_reports(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars today, "
-		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 		{ "w1", "FED INTERVENED THIS WEEK", "The Bank of Japan bought dollars on "
 		  "March 24, the Fed said in its review.", "WASHINGTON, March 29 -", D(3, 29),
-		  NULL },
+		  NULL, 0 },
 		{ "w2", "DOLLAR REVIEW", "The Bank of Japan bought dollars on March 24, "
-		  "dealers recalled.", "LONDON, March 29 -", D(3, 29), NULL },
+		  "dealers recalled.", "LONDON, March 29 -", D(3, 29), NULL, 0 },
 	};
 	static const char *const cited[] = { "t1", "w1" };
 	struct vev_claim c = boj(cited, 2);
@@ -136,7 +136,7 @@ static void test_check_own_pair(void **state)
 	(void)state;
 	struct vev_story st[] = {
 		{ "t1", "BANK OF JAPAN BUYS DOLLARS", "The Bank of Japan bought dollars against yen "
-		  "today, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL },
+		  "today, dealers said.", "TOKYO, March 24 -", D(3, 24), NULL, 0 },
 	};
 	static const char *const cited[] = { "t1" };
 	struct vev_claim c = boj(cited, 1);

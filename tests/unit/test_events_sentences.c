@@ -1,0 +1,191 @@
+/* The event extractor on the challenge sentences (tests/data/
+ * news-sentences.jsonl): short texts written for the purpose, not taken
+ * from the archive, each labelled by the rules of tests/data/
+ * news-labels.md before the extractor was run on it (how the set was
+ * made: news-labels.md, "Challenge sentences"). Every item is checked:
+ * - each labelled fact is reported as done, on its day (background ones
+ *   as background or as done);
+ * - no (bank, action) of not_facts is reported as done, and no other
+ *   hike, cut, hold or intervention is reported as done;
+ * - each (bank, action) of denied is read as denied (the validator takes
+ *   such a story as a denial), and no act outside denied is.
+ * The items it is known to misread are listed, with why, in
+ * tests/data/news-sentences-misread.txt: those must still fail (one read
+ * right is taken off the list), every other must pass. The failures are
+ * printed with the item's id, what it tests and why. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/events.h"
+#include "agents/events_eval.h"
+#include "agents/market.h"
+#include "core/json_out.h"
+
+#include "core/banned.h"
+
+#define SENTENCES "tests/data/news-sentences.jsonl"
+#define KNOWN "tests/data/news-sentences-misread.txt"
+
+static enum ev_kind kind_of(const char *a)
+{
+	return !a ? EV_NONE : !strcmp(a, "hike") ? EV_HIKE : !strcmp(a, "cut") ? EV_CUT :
+	       !strcmp(a, "hold") ? EV_HOLD : !strcmp(a, "intervention") ? EV_INTERVENTION :
+	       EV_NONE;
+}
+
+static bool listed(const cJSON *arr, const char *bank, enum ev_kind k)
+{
+	const cJSON *x;
+	cJSON_ArrayForEach(x, arr)
+		if (!strcmp(jstr(x, "bank") ? jstr(x, "bank") : "", bank) &&
+		    kind_of(jstr(x, "action")) == k)
+			return true;
+	return false;
+}
+
+static int32_t day_of(const char *s)
+{
+	int32_t d = 0;
+	return s && market_day_parse(s, strlen(s), &d) == 0 ? d : -1;
+}
+
+/* Checks one item; writes why it fails to why (empty when it passes). */
+static void check_item(const cJSON *it, char *why, size_t wsz)
+{
+	why[0] = 0;
+	struct ev_story s;
+	int32_t pub = day_of(jstr(it, "published"));
+	/* A body that opens with its dateline ("TOKYO, March 24 - ") is read
+	 * as the archive's stories are: the dateline apart, its day the
+	 * story's "today". */
+	const char *body = jstr(it, "body");
+	char dateline[64] = "";
+	const char *dash = body ? strstr(body, " - ") : NULL;
+	if (dash && dash - body < (long)sizeof(dateline) - 3 && memchr(body, ',', (size_t)(dash - body))) {
+		snprintf(dateline, sizeof(dateline), "%.*s -", (int)(dash - body), body);
+		body = dash + 3;
+	}
+	int32_t local = events_local_day(pub, 12 * 3600, dateline[0] ? dateline : NULL,
+					 jstr(it, "title"), body);
+	events_extract(jstr(it, "title"), body, local, &s);
+	const cJSON *facts = cJSON_GetObjectItem(it, "facts");
+	const cJSON *denied = cJSON_GetObjectItem(it, "denied");
+	size_t used = 0;
+#define WHY(...) (used < wsz ? (void)(used += (size_t)snprintf(why + used, wsz - used, __VA_ARGS__)) : (void)0)
+	const cJSON *f;
+	cJSON_ArrayForEach(f, facts) {
+		const char *bank = jstr(f, "bank");
+		enum ev_kind k = kind_of(jstr(f, "action"));
+		bool bg = cJSON_IsTrue(cJSON_GetObjectItem(f, "background"));
+		int32_t day = day_of(jstr(f, "date"));
+		bool found = false, wrong_day = false;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct ev_act *a = &s.acts[i];
+			if (a->kind != k || strcmp(a->bank, bank))
+				continue;
+			if (a->mode == EV_MODE_FACT || (bg && a->mode == EV_MODE_BACKGROUND)) {
+				if (bg || a->day == day)
+					found = true;
+				else
+					wrong_day = true;
+			}
+		}
+		if (!found)
+			WHY("%s %s %s%s; ", wrong_day ? "misdated" : "missed", bank, jstr(f, "action"),
+			    bg ? " (background)" : "");
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		const struct ev_act *a = &s.acts[i];
+		if (events_is_policy_fact(a) && eval_labelled_bank(a->bank) &&
+		    !listed(facts, a->bank, a->kind))
+			WHY("extra %s %s (cue '%s'); ", a->bank, events_kind_name(a->kind), a->cue);
+		/* A denial beside a fact of the same (bank, action) ("bought
+		 * this morning, was not seen this afternoon"): the labels keep
+		 * the fact only. */
+		if (a->mode == EV_MODE_DENIED && !listed(denied, a->bank, a->kind) &&
+		    !listed(facts, a->bank, a->kind))
+			WHY("%s %s read as denied (cue '%s'); ", a->bank, events_kind_name(a->kind),
+			    a->cue);
+	}
+	cJSON_ArrayForEach(f, denied) {
+		bool d = false;
+		for (size_t i = 0; i < s.n; i++)
+			d = d || (s.acts[i].mode == EV_MODE_DENIED && s.acts[i].kind ==
+				  kind_of(jstr(f, "action")) && !strcmp(s.acts[i].bank, jstr(f, "bank")));
+		if (!d)
+			WHY("denial of %s %s not read; ", jstr(f, "bank"), jstr(f, "action"));
+	}
+#undef WHY
+}
+
+/* The ids of tests/data/news-sentences-misread.txt ("s-0016 why"), the
+ * items the extractor is known to misread: each must still fail (a fixed
+ * one is taken off the list), every other item must pass. */
+static size_t load_known(char ids[][16], size_t max)
+{
+	FILE *fp = fopen(KNOWN, "r");
+	assert_non_null(fp);
+	char line[512];
+	size_t n = 0;
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "s-", 2) && n < max)
+			sscanf(line, "%15s", ids[n++]);
+	fclose(fp);
+	return n;
+}
+
+static void test_sentences(void **state)
+{
+	(void)state;
+	static char known[256][16];
+	size_t nknown = load_known(known, 256);
+	FILE *fp = fopen(SENTENCES, "r");
+	assert_non_null(fp);
+	char *line = NULL;
+	size_t cap = 0, n = 0, bad = 0, unexpected = 0;
+	while (getline(&line, &cap, fp) > 0) {
+		cJSON *it = cJSON_Parse(line);
+		if (!it)
+			fail_msg("%s: line %zu is not JSON", SENTENCES, n + 1);
+		n++;
+		char why[512];
+		check_item(it, why, sizeof(why));
+		bool listed_known = false;
+		for (size_t k = 0; k < nknown; k++)
+			listed_known = listed_known || !strcmp(known[k], jstr(it, "id"));
+		if (why[0])
+			bad++;
+		if (why[0] && !listed_known) {
+			unexpected++;
+			print_message("misread: %s [%s] %s: %s\n", jstr(it, "id"), jstr(it, "cat"),
+				      jstr(it, "note") ? jstr(it, "note") : "", why);
+		} else if (!why[0] && listed_known) {
+			unexpected++;
+			print_message("now read as labelled, take it off %s: %s\n", KNOWN,
+				      jstr(it, "id"));
+		}
+		cJSON_Delete(it);
+	}
+	free(line);
+	fclose(fp);
+	print_message("%zu of %zu challenge items read as labelled (%zu known misreadings)\n",
+		      n - bad, n, nknown);
+	assert_true(n >= 400);
+	assert_int_equal(unexpected, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sentences),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
