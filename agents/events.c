@@ -67,6 +67,14 @@ static size_t find_mentions(const struct clause *c, struct mention *m, size_t ma
 			i += 2;
 			continue;
 		}
+		/* "the French intervention rate", "the West German discount
+		 * rate": the country owns the official rate it names. */
+		const char *adj = !best ? events_rate_adjective(c, i) : NULL;
+		if (adj) {
+			m[n++] = (struct mention){ i, 1, A_COUNTRY, adj };
+			i++;
+			continue;
+		}
 		if (!best) {
 			i++;
 			continue;
@@ -376,6 +384,8 @@ static const struct mention *rate_owner(const struct clause *c, const struct men
 		const struct word *w = &c->w[m[i].pos + m[i].len - 1];
 		const char *t = c->text + w->off;
 		if (w->len > 2 && t[w->len - 2] == '\'' && tolower((unsigned char)t[w->len - 1]) == 's')
+			return &m[i];
+		if (m[i].type == A_COUNTRY && events_rate_adjective(c, m[i].pos))
 			return &m[i];
 	}
 	return NULL;

@@ -133,7 +133,10 @@
  *   the story's bank, "the central bank" before any is named the bank of
  *   the official quoted ("..., a Bank of Japan official said"). A trade
  *   verb with no object ("bought heavily in early trading") intervenes in
- *   a clause about currencies that names nothing else bought.
+ *   a clause about currencies that names nothing else bought. A
+ *   nationality owns the official rate it names ("the French
+ *   intervention rate", "the West German discount rate"; not "German
+ *   interest rates"); "cannot" expects.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a

@@ -21,6 +21,25 @@ static const struct {
 	{ "swedish", "Riksbank" }, { "taiwanese", "CBC" },
 };
 
+const char *events_rate_adjective(const struct clause *c, size_t i)
+{
+	static const char *const rate[] = { "discount", "lombard", "intervention", "repurchase",
+		"rediscount", "treasury", "call", "overnight", "official", NULL };
+	if (!is_any(c, i + 1, rate) && !(is(c, i + 1, "bank") && is(c, i + 2, "rate")))
+		return NULL;
+	/* "intervention rate", "treasury certificate rate": the rate itself. */
+	if ((is(c, i + 1, "intervention") || is(c, i + 1, "call") || is(c, i + 1, "overnight") ||
+	     is(c, i + 1, "official")) &&
+	    !is(c, i + 2, "rate") && !is(c, i + 2, "rates") && !is(c, i + 3, "rate"))
+		return NULL;
+	if (is(c, i + 1, "treasury") && !is(c, i + 2, "certificate"))
+		return NULL;
+	for (size_t k = 0; k < ARRAY_SIZE(country_adj); k++)
+		if (is(c, i, country_adj[k].w))
+			return country_adj[k].code;
+	return NULL;
+}
+
 const char *events_title_country(const char *title)
 {
 	if (!title || !*title)
@@ -228,8 +247,12 @@ enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
 	if (k == EV_NONE || v < 3 || !is(c, v - 1, "rate"))
 		return EV_NONE;
 	size_t j = v - 1;
-	/* "the Bank of Canada rate", "the Bank of Canada's key rate". */
-	if (is(c, j - 1, "key"))
+	/* "the Bank of Canada rate", "the Bank of Canada's key rate", "the
+	 * Bank of Canada's weekly bank rate". */
+	if (is(c, j - 1, "bank") && j >= 5 && (is(c, j - 2, "weekly") || is(c, j - 2, "key")) &&
+	    events_match_phrase(c, j - 5, "bank of canada"))
+		return k;
+	if (is(c, j - 1, "key") || is(c, j - 1, "weekly"))
 		j--;
 	if (j >= 3 && events_match_phrase(c, j - 3, "bank of canada"))
 		return k;
@@ -237,7 +260,7 @@ enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
 	if (!is(c, v - 2, "bank"))
 		return EV_NONE;
 	j = v - 2;
-	if (j > 0 && is(c, j - 1, "key"))
+	if (j > 0 && (is(c, j - 1, "key") || is(c, j - 1, "weekly")))
 		j--;
 	return j > 0 && (is(c, j - 1, "canadian") || is(c, j - 1, "canada")) ? k : EV_NONE;
 }
@@ -257,8 +280,12 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v)
 		k = EV_HIKE;
 	if (k == EV_NONE || v < 4)
 		return EV_NONE;
-	/* The rate right before: "... at a fixed 3.55 pct, down from". */
-	if (!is(c, v - 1, "pct") || !comma_before(c, v))
+	/* The rate just before: "... at a fixed 3.55 pct, down from", "set a
+	 * fixed rate of 3.55 pct for its new repurchase pact, down from". */
+	bool pct = false;
+	for (size_t j = v - 1; j + 10 > v && j > 0 && !pct; j--)
+		pct = is(c, j, "pct") && events_number_word(c, j - 1);
+	if (!pct || !comma_before(c, v))
 		return EV_NONE;
 	bool t = false;
 	for (size_t j = v >= 16 ? v - 16 : 0; j < c->n && j < v + 16; j++)

@@ -116,6 +116,11 @@ int32_t events_midweek(const struct clause *c, int32_t pub);
  * sidelines" at v: an intervention denied. */
 bool events_market_absence(const struct clause *c, size_t v);
 
+/* "French" in "the French intervention rate", "German" in "the West
+ * German discount rate": the bank of the country whose official rate the
+ * adjective at i names, or NULL. */
+const char *events_rate_adjective(const struct clause *c, size_t i);
+
 struct mention;
 /* An attribution after a comma following the verb at v that hedges the
  * act ("..., according to market rumours", ", dealers believed"):

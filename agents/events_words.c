@@ -240,6 +240,7 @@ const struct cue_def events_cues[] = {
 	{ "may", EV_MODE_EXPECTED, false }, { "might", EV_MODE_EXPECTED, false },
 	{ "could", EV_MODE_EXPECTED, false }, { "would", EV_MODE_EXPECTED, false },
 	{ "will", EV_MODE_EXPECTED, false }, { "can", EV_MODE_EXPECTED, false },
+	{ "cannot", EV_MODE_EXPECTED, false },
 	{ "hope", EV_MODE_EXPECTED, true }, { "seen", EV_MODE_EXPECTED, false },
 	{ "sees", EV_MODE_EXPECTED, false }, { "forecast", EV_MODE_EXPECTED, true },
 	{ "predict", EV_MODE_EXPECTED, true }, { "possib", EV_MODE_EXPECTED, true },
