@@ -1113,6 +1113,12 @@ static void redate_retold(struct reader *r)
 void events_extract(const char *title, const char *body, int32_t pub_day,
 		    struct ev_story *out)
 {
+	events_extract_story(title, body, NULL, pub_day, out);
+}
+
+void events_extract_story(const char *title, const char *body, const char *dateline,
+			  int32_t pub_day, struct ev_story *out)
+{
 	memset(out, 0, sizeof(*out));
 	struct reader r = { .pub_day = pub_day, .out = out, .last_type = A_OTHER };
 	char *t = events_decode_entities(title);
@@ -1122,6 +1128,8 @@ void events_extract(const char *title, const char *body, int32_t pub_day,
 			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
 			     !strncasecmp(p, "liquidity", 9);
 	r.title_country = events_title_country(t);
+	if (!r.title_country)
+		r.title_country = events_dateline_country(dateline);
 	read_text(&r, t, true);
 	/* The title's actor does not carry into the body's first "it". */
 	r.last_type = A_OTHER;

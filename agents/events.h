@@ -230,9 +230,14 @@ struct ev_story {
 };
 
 /* Reads title and body (either may be NULL) published on pub_day and
- * fills *out. One act per (bank, kind, mode) is kept, the title's first. */
+ * fills *out. One act per (bank, kind, mode) is kept, the title's first.
+ * With its dateline ("TAIPEI, July 9 -", or NULL), "the central bank" of
+ * a story whose title names no country and that has named no bank is the
+ * dateline's country's. */
 void events_extract(const char *title, const char *body, int32_t pub_day,
 		    struct ev_story *out);
+void events_extract_story(const char *title, const char *body, const char *dateline,
+			  int32_t pub_day, struct ev_story *out);
 
 /* The day a story's "today" means, for events_extract's pub_day: the
  * day its dateline names ("TOKYO, March 24 -", one day either side of the

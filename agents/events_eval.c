@@ -181,7 +181,7 @@ size_t eval_story_acts(const struct news_item *it, int32_t pub, enum eval_rules 
 		return n;
 	}
 	struct ev_story s;
-	events_extract(it->title, it->body, eval_item_local_day(it, pub), &s);
+	events_extract_story(it->title, it->body, it->dateline, eval_item_local_day(it, pub), &s);
 	for (size_t i = 0; i < s.n && n < max; i++) {
 		if (!events_is_policy_fact(&s.acts[i]) || !eval_labelled_bank(s.acts[i].bank))
 			continue;

@@ -608,3 +608,31 @@ size_t events_tail_end(const struct clause *c, size_t from, size_t to)
 			return k;
 	return to;
 }
+
+const char *events_dateline_country(const char *dateline)
+{
+	static const struct {
+		const char *city, *code;
+	} cities[] = {
+		{ "TOKYO", "BOJ" }, { "OSAKA", "BOJ" }, { "FRANKFURT", "Bundesbank" },
+		{ "BONN", "Bundesbank" }, { "HAMBURG", "Bundesbank" }, { "LONDON", "BoE" },
+		{ "PARIS", "BdF" }, { "ROME", "BdI" }, { "MILAN", "BdI" }, { "MADRID", "BdE" },
+		{ "BRUSSELS", "BNB" }, { "AMSTERDAM", "DNB" }, { "THE HAGUE", "DNB" },
+		{ "COPENHAGEN", "DKNB" }, { "ZURICH", "SNB" }, { "BERNE", "SNB" }, { "BASLE", "SNB" },
+		{ "GENEVA", "SNB" }, { "OTTAWA", "BoC" }, { "TORONTO", "BoC" }, { "MONTREAL", "BoC" },
+		{ "SYDNEY", "RBA" }, { "MELBOURNE", "RBA" }, { "CANBERRA", "RBA" },
+		{ "WELLINGTON", "RBNZ" }, { "TAIPEI", "CBC" }, { "OSLO", "Norges" },
+		{ "NEW YORK", "Fed" }, { "WASHINGTON", "Fed" }, { "CHICAGO", "Fed" },
+		{ "STOCKHOLM", "Riksbank" },
+	};
+	if (!dateline)
+		return NULL;
+	while (*dateline == ' ')
+		dateline++;
+	for (size_t i = 0; i < ARRAY_SIZE(cities); i++) {
+		size_t n = strlen(cities[i].city);
+		if (!strncasecmp(dateline, cities[i].city, n) && !isalpha((unsigned char)dateline[n]))
+			return cities[i].code;
+	}
+	return NULL;
+}

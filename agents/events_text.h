@@ -121,6 +121,10 @@ bool events_market_absence(const struct clause *c, size_t v);
  * adjective at i names, or NULL. */
 const char *events_rate_adjective(const struct clause *c, size_t i);
 
+/* The central bank of the city a dateline opens with ("TAIPEI, July 9
+ * -": CBC), or NULL. */
+const char *events_dateline_country(const char *dateline);
+
 struct mention;
 /* An attribution after a comma following the verb at v that hedges the
  * act ("..., according to market rumours", ", dealers believed"):

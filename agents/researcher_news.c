@@ -50,12 +50,12 @@ static void memo_insert(const struct story_memo *m)
 }
 
 static void story_analyse(const char *id, const char *title, const char *body,
-			  int32_t pub_day, struct story_memo *out)
+			  const char *dateline, int32_t pub_day, struct story_memo *out)
 {
 	char dbuf[16];
 	snprintf(dbuf, sizeof(dbuf), "%d", (int)pub_day);
-	uint64_t key = fnv_add(fnv_add(fnv_add(fnv_add(1469598103934665603ULL, id), title), body),
-			       dbuf);
+	uint64_t key = fnv_add(fnv_add(fnv_add(fnv_add(fnv_add(1469598103934665603ULL, id), title),
+					       body), dateline), dbuf);
 	key |= 1; /* 0 marks an empty slot */
 	pthread_mutex_lock(&memo_lock);
 	for (size_t i = memo_cap ? key & (memo_cap - 1) : 0; memo_cap && memo[i].key;
@@ -68,7 +68,7 @@ static void story_analyse(const char *id, const char *title, const char *body,
 	}
 	pthread_mutex_unlock(&memo_lock);
 	struct story_memo m = { .key = key };
-	events_extract(title, body, pub_day, &m.ev);
+	events_extract_story(title, body, dateline, pub_day, &m.ev);
 	/* One story, counted once for each currency it discusses (title and
 	 * body together), so a currency's "stories" are the stories about it. */
 	analytics_sentiment_init(&m.sent);
@@ -212,7 +212,7 @@ int researcher_work_news(struct agent *a, const char *pair, int32_t ws, int32_t 
 		bool dated;
 		int32_t pub_day = events_local_day_iso(at, jstr(story, "dateline"), title, body, &dated);
 		struct story_memo sm;
-		story_analyse(sid, title, body, pub_day, &sm);
+		story_analyse(sid, title, body, jstr(story, "dateline"), pub_day, &sm);
 		const struct ccy_sentiment *side[2] = { analytics_sentiment_get(&sm.sent, b),
 							 analytics_sentiment_get(&sm.sent, q) };
 		if ((side[0] && side[0]->stories) || (side[1] && side[1]->stories))

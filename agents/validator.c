@@ -226,7 +226,7 @@ static void act_news_cover(struct agent *a, struct act_news *an, int32_t from, i
 		act_progress(a, an, false);
 		if (!story_view(s, v))
 			continue;
-		events_extract(v->title, v->body, v->local_day, &an->ev[an->n]);
+		events_extract_story(v->title, v->body, v->dateline, v->local_day, &an->ev[an->n]);
 		v->ev = &an->ev[an->n];
 		an->n++;
 	}

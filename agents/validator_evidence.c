@@ -298,8 +298,8 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 			continue;
 		const struct ev_story *es = s->ev;
 		if (!es) {
-			events_extract(s->title, s->body, s->local_day ? s->local_day : s->pub_day,
-				       own);
+			events_extract_story(s->title, s->body, s->dateline,
+					     s->local_day ? s->local_day : s->pub_day, own);
 			es = own;
 		}
 		const struct ev_act *f = story_act(es, c->bank, c->kind, EV_MODE_FACT);

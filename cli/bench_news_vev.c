@@ -184,7 +184,8 @@ static size_t acts_collect(const struct eval_set *set, const struct news_list *a
 							       cmp_item_id) : NULL;
 		if (!hit)
 			continue;
-		events_extract((*hit)->title, (*hit)->body, eval_item_local_day(*hit, st->pub), ev);
+		events_extract_story((*hit)->title, (*hit)->body, (*hit)->dateline,
+				     eval_item_local_day(*hit, st->pub), ev);
 		for (size_t k = 0; k < ev->n; k++) {
 			if (!events_is_policy_fact(&ev->acts[k]) || !eval_labelled_bank(ev->acts[k].bank))
 				continue;
@@ -225,7 +226,8 @@ static void *read_worker(void *arg)
 		if (!r->need[k])
 			continue;
 		const struct news_item *it = &r->arch->items[k];
-		events_extract(it->title, it->body, eval_item_local_day(it, r->days[k]), e);
+		events_extract_story(it->title, it->body, it->dateline,
+				     eval_item_local_day(it, r->days[k]), e);
 		if (e->n) {
 			r->evs[k] = e;
 			e = xmalloc(sizeof(*e));

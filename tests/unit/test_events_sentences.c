@@ -75,7 +75,7 @@ static void check_item(const cJSON *it, char *why, size_t wsz)
 	}
 	int32_t local = events_local_day(pub, 12 * 3600, dateline[0] ? dateline : NULL,
 					 jstr(it, "title"), body);
-	events_extract(jstr(it, "title"), body, local, &s);
+	events_extract_story(jstr(it, "title"), body, dateline[0] ? dateline : NULL, local, &s);
 	const cJSON *facts = cJSON_GetObjectItem(it, "facts");
 	const cJSON *denied = cJSON_GetObjectItem(it, "denied");
 	size_t used = 0;
