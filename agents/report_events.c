@@ -205,6 +205,14 @@ static void put_event_quote(struct md *m, const cJSON *e)
 		add(m, "\" (");
 		put(m, title, "(no title)");
 		add(m, ")");
+	} else if (title && strlen(title) > 2 && title[strlen(title) - 1] == '.' &&
+		   islower((unsigned char)title[strlen(title) - 2])) {
+		/* A headline written as a sentence ("... dealers said."):
+		 * without its full stop before the "; " or " [sources" (not
+		 * "IN U.S."). */
+		char *t = xstrndup(title, strlen(title) - 1);
+		put(m, t, "(no title)");
+		free(t);
 	} else {
 		put(m, title, "(no title)");
 	}

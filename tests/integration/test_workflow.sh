@@ -111,6 +111,10 @@ else:
 boj26 = [e for e in r['events'] if e['bank'] == 'BOJ' and e['date'] == '1987-03-26']
 if len(boj26) != 1 or sorted(boj26[0]['told_with']) != sorted(e['id'] for e in r['events'] if e['date'] == '1987-03-26' and e['bank'] in ('Fed', 'BoE')):
     errs.append('JSON told_with of the BOJ 26 Mar %s' % [e.get('told_with') for e in boj26])
+# A headline written as a sentence loses its full stop before '; ' (the
+# 25 Mar line's 'this morning, dealers said.;'), an abbreviation keeps it.
+if '.;' in ke or 'IN U.S. [sources' not in ke:
+    errs.append('headline stops: %s' % [l[:90] for l in ke.split('\n') if '.;' in l or 'IN U.S' in l])
 summ = md.split('## Executive summary')[1].split('\n## ')[0]
 if 'chief among them' in summ or 'BOJ intervention (' in summ:
     errs.append('the summary lists events by label')
