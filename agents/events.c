@@ -549,6 +549,11 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * rise in base rates" or in market rates). */
 			if (cn && (priv || (!official && !owner)))
 				continue;
+		} else if ((uo = events_reserve_restraint(c, v)) > 0) {
+			/* "maintain the existing degree of reserve restraint":
+			 * the FOMC's hold. */
+			kind = EV_HOLD;
+			objend = uo;
 		} else if (is_any(c, v, events_hold_verbs)) {
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
@@ -755,8 +760,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			for (size_t i = 0; i < nm && !owner; i++)
 				if (m[i].type == A_CB && m[i].pos > v && m[i].pos < uo)
 					owner = &m[i];
-		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0) {
-			/* "has not changed its policy stance": a hold. */
+		} else if ((uo = events_unchanged_policy(c, v, &neg)) > 0 ||
+			   (uo = events_no_policy_change(c, v, &neg)) > 0) {
+			/* "has not changed its policy stance", "did not reflect
+			 * any change in credit policy": a hold. */
 			kind = EV_HOLD;
 			objend = uo;
 		} else {

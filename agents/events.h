@@ -31,7 +31,10 @@
  *            (stance)", "did not alter its rates", "did not change its
  *            intervention rate", "made no change to its rates", "NO
  *            CHANGE IN BUNDESBANK CREDIT POLICIES", "without a rate
- *            change", "left its discount rate at 3.5 pct"
+ *            change", "left its discount rate at 3.5 pct", "did not
+ *            reflect any change in credit policy" (of a measure), the
+ *            FOMC's "(voted to) maintain the existing degree of reserve
+ *            restraint"
  *     intervention: intervened (not in a securities or money market);
  *            bought, sold or supported dollars, yen, marks, sterling,
  *            was a buyer or seller of them, supports or propped up one

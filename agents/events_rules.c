@@ -342,6 +342,11 @@ bool events_decided_to(const struct clause *c, size_t v)
 		if (k == 0)
 			break;
 	}
+	/* "voted at their March 31 meeting to maintain": a vote, a meeting
+	 * between. */
+	for (size_t k = v - 2, n = 0; n < 8 && k > 0; k--, n++)
+		if (starts(c, k, "vote") && is(c, k + 1, "at"))
+			return true;
 	return false;
 }
 
@@ -635,4 +640,42 @@ const char *events_dateline_country(const char *dateline)
 			return cities[i].code;
 	}
 	return NULL;
+}
+
+size_t events_reserve_restraint(const struct clause *c, size_t v)
+{
+	static const char *const keep[] = { "maintain", "maintained", "maintaining", "keep",
+		"kept", "leave", "left", NULL };
+	if (!is_any(c, v, keep))
+		return 0;
+	for (size_t j = v + 1; j + 2 < c->n && j <= v + 6; j++)
+		if ((is(c, j, "reserve") && (is(c, j + 1, "restraint") || starts(c, j + 1, "pressure"))) ||
+		    (is(c, j, "pressure") && is(c, j + 1, "on") && is(c, j + 2, "reserve")))
+			return j + 1;
+	return 0;
+}
+
+size_t events_no_policy_change(const struct clause *c, size_t v, size_t *neg)
+{
+	static const char *const verbs[] = { "reflect", "reflects", "reflected", "mean", "means",
+		"meant", "signal", "signals", "indicate", "indicates", "imply", "implies", NULL };
+	static const char *const chg[] = { "change", "shift", "tightening", "easing", "switch",
+					   NULL };
+	static const char *const pol[] = { "policy", "policies", "stance", "course", NULL };
+	if (!is_any(c, v, verbs) || v < 2)
+		return 0;
+	size_t k = v - 1;
+	if (!is(c, k, "not") && !is(c, k, "n't"))
+		return 0;
+	for (size_t j = v + 1; j < c->n && j <= v + 3; j++) {
+		if (!is_any(c, j, chg))
+			continue;
+		for (size_t e = j + 1; e < c->n && e <= j + 4; e++)
+			if (is_any(c, e, pol)) {
+				*neg = k > 0 && (is(c, k - 1, "did") || is(c, k - 1, "does") ||
+						 is(c, k - 1, "do")) ? k - 1 : k;
+				return e;
+			}
+	}
+	return 0;
 }

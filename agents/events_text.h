@@ -125,6 +125,13 @@ const char *events_rate_adjective(const struct clause *c, size_t i);
  * -": CBC), or NULL. */
 const char *events_dateline_country(const char *dateline);
 
+/* "(voted to) maintain the existing degree of reserve restraint", the
+ * FOMC's hold: the end of the object, or 0. */
+size_t events_reserve_restraint(const struct clause *c, size_t v);
+/* "did not reflect any change in credit policy" said of a measure: a
+ * hold; the end of the object, 0 when not, *neg the negation's start. */
+size_t events_no_policy_change(const struct clause *c, size_t v, size_t *neg);
+
 struct mention;
 /* An attribution after a comma following the verb at v that hedges the
  * act ("..., according to market rumours", ", dealers believed"):
