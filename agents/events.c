@@ -262,6 +262,14 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 				r->vague_day[i] = false;
 				r->dated[i] = r->cur_dated;
 			}
+			/* A headline's act is the body's: its day when the body
+			 * names one ("CROW SAYS BANK OF CANADA BOUGHT U.S.
+			 * DOLLARS" over "bought U.S. dollars last week"). */
+			if (s->acts[i].in_title && !c->title && !r->dated[i] && r->cur_dated) {
+				s->acts[i].day = day;
+				r->dated[i] = true;
+				r->vague_day[i] = vague;
+			}
 			return;
 		}
 	if (s->n >= EVENTS_MAX)
@@ -991,6 +999,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * just ended ("RESERVES SHOW RECORD RISE IN MAY"): that month. */
 		if (presup && !now && !dated && r->title_month_end)
 			d = r->title_month_end, dated = true;
+		/* "recent Bank of England intervention", no day named: a week
+		 * back, as the labels read "recent". */
+		else if (presup && !now && !dated)
+			d = r->pub_day - EVENTS_RECENT_DAYS;
 		r->cur_dated = dated || (presup && now);
 		if (mode == EV_MODE_FACT &&
 		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))

@@ -222,6 +222,11 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 	    (is(c, i, "this") && (is(c, i + 1, "morning") || is(c, i + 1, "afternoon") ||
 				  is(c, i + 1, "evening"))))
 		return *out = (pub), true;
+	/* "bought dollars recently": a week back, as "recent" is read. */
+	if (is(c, i, "recently") && !is(c, i - 1, "until") && !is(c, i - 1, "only")) {
+		*vague = true;
+		return *out = (pub - EVENTS_RECENT_DAYS), true;
+	}
 	/* "three days ago", "a week ago", "two weeks ago". */
 	if (is(c, i, "ago") && i >= 2 && (is(c, i - 1, "day") || is(c, i - 1, "days") ||
 					   is(c, i - 1, "week") || is(c, i - 1, "weeks"))) {
@@ -386,6 +391,22 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		"when", "although", "though", NULL };
 	if (v >= c->n)
 		return false;
+	/* "rose to 8.59 pct from 8.58 pct last week", "fixed at 722.50 against
+	 * 721.10 yesterday": the day of the level compared with. */
+	static const char *const cmp[] = { "against", "with", "versus", "than", NULL };
+	static const char *const unit[] = { "pct", "dlrs", "yen", "marks", "cents", "francs",
+		"lire", "points", NULL };
+	/* "from" too after a rate that moved of itself ("rose to 8.59 pct
+	 * from 8.58 pct last week"), not after a bank's move ("cut its rate
+	 * to 14 pct from 15 pct yesterday": the day of the cut). */
+	static const char *const moved[] = { "rose", "rises", "fell", "falls", "jumped", "jumps",
+		"climbed", "eased", "dropped", "edged", "slipped", "declined", NULL };
+	size_t u = i >= 1 && is_any(c, i - 1, unit) ? 1 : 0;
+	if (i >= u + 2 && events_number_word(c, i - 1 - u) &&
+	    (is_any(c, i - 2 - u, cmp) ||
+	     (is(c, i - 2 - u, "from") && (is_any(c, v, moved) || (i >= u + 3 &&
+		(is(c, i - 3 - u, "up") || is(c, i - 3 - u, "down")))))))
+		return true;
 	/* "bought dollars this week, bankers said on Thursday": after the
 	 * act, the saying's day. */
 	if (i > v + 1 && ((is_any(c, i - 1, say)) || (i > 1 && is(c, i - 1, "on") && is_any(c, i - 2, say))))

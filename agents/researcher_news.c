@@ -228,7 +228,11 @@ int researcher_work_news(struct agent *a, const char *pair, int32_t ws, int32_t 
 		 * bank, action and day, citing all its stories. */
 		for (size_t k = 0; k < sm.ev.n; k++) {
 			const struct ev_act *ev = &sm.ev.acts[k];
-			if (!events_is_policy_fact(ev) || ev->day < ws - 1 || ev->day > we ||
+			/* In the window: a story's day is its local day, so a
+			 * day's slack before it is no longer needed (an act a
+			 * week before a story of the window's end, "recent", is
+			 * the week before's). */
+			if (!events_is_policy_fact(ev) || ev->day < ws || ev->day > we ||
 			    !events_act_touches(ev, b, q))
 				continue;
 			char day[16];

@@ -8,7 +8,9 @@
  * - no (bank, action) of not_facts is reported as done, and no other
  *   hike, cut, hold or intervention is reported as done;
  * - each (bank, action) of denied is read as denied (the validator takes
- *   such a story as a denial), and no act outside denied is.
+ *   such a story as a denial), and no act outside denied and not_facts
+ *   is (the sets' writers differ on whether "no need to raise" denies or
+ *   only speculates: either is not done).
  * The items it is known to misread are listed, with why, in
  * tests/data/news-sentences-misread.txt: those must still fail (one read
  * right is taken off the list), every other must pass. The failures are
@@ -87,8 +89,18 @@ static void check_item(const cJSON *it, char *why, size_t wsz)
 		local = events_local_day(pub, 12 * 3600, dateline[0] ? dateline : NULL,
 					 jstr(it, "title"), body);
 	events_extract_story(jstr(it, "title"), body, dateline[0] ? dateline : NULL, local, &s);
+	/* MADF_SENTENCE=s-0001 prints what the extractor read of that item. */
+	const char *dbg = getenv("MADF_SENTENCE");
+	for (size_t i = 0; dbg && !strcmp(dbg, jstr(it, "id") ? jstr(it, "id") : "") && i < s.n; i++) {
+		char d[16];
+		market_day_format(s.acts[i].day, d, sizeof(d));
+		print_message("  %s %s %s %s cue '%s': %s\n", s.acts[i].bank,
+			      events_kind_name(s.acts[i].kind), events_mode_name(s.acts[i].mode), d,
+			      s.acts[i].cue, s.acts[i].evidence);
+	}
 	const cJSON *facts = cJSON_GetObjectItem(it, "facts");
 	const cJSON *denied = cJSON_GetObjectItem(it, "denied");
+	const cJSON *not_facts = cJSON_GetObjectItem(it, "not_facts");
 	size_t used = 0;
 #define WHY(...) (used < wsz ? (void)(used += (size_t)snprintf(why + used, wsz - used, __VA_ARGS__)) : (void)0)
 	const cJSON *f;
@@ -121,8 +133,12 @@ static void check_item(const cJSON *it, char *why, size_t wsz)
 		/* A denial beside a fact of the same (bank, action) ("bought
 		 * this morning, was not seen this afternoon"): the labels keep
 		 * the fact only. */
+		/* Read as denied but only not done ("no need to raise", "no
+		 * room to cut"): the two sets' writers put the line between a
+		 * denial and a speculation apart; an act not done either way
+		 * is no error. */
 		if (a->mode == EV_MODE_DENIED && !listed(denied, a->bank, a->kind) &&
-		    !listed(facts, a->bank, a->kind))
+		    !listed(facts, a->bank, a->kind) && !listed(not_facts, a->bank, a->kind))
 			WHY("%s %s read as denied (cue '%s'); ", a->bank, events_kind_name(a->kind),
 			    a->cue);
 	}
@@ -203,10 +219,18 @@ static void test_sentences(void **state)
 	run_set(&(struct set){ SENTENCES, KNOWN, 400 });
 }
 
+static void test_stories(void **state)
+{
+	(void)state;
+	run_set(&(struct set){ "tests/data/news-stories.jsonl", "tests/data/news-stories-misread.txt",
+			       300 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sentences),
+		cmocka_unit_test(test_stories),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
