@@ -47,6 +47,7 @@ struct reader {
 	const char *title_country; /* the one country the title names */
 	const char *named[8];    /* the central banks named so far */
 	size_t nnamed;
+	bool lead;               /* reading the body's first sentence */
 };
 
 static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
@@ -265,7 +266,7 @@ static void story_add(struct reader *r, const struct clause *c, const char *bank
 			/* A headline's act is the body's: its day when the body
 			 * names one ("CROW SAYS BANK OF CANADA BOUGHT U.S.
 			 * DOLLARS" over "bought U.S. dollars last week"). */
-			if (s->acts[i].in_title && !c->title && !r->dated[i] && r->cur_dated) {
+			if (s->acts[i].in_title && !c->title && !r->dated[i] && r->cur_dated && r->lead) {
 				s->acts[i].day = day;
 				r->dated[i] = true;
 				r->vague_day[i] = vague;
@@ -461,9 +462,14 @@ static void add_partners(struct reader *r, const struct clause *c, const struct 
 		return;
 	size_t k = v + 1;
 	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said") &&
-	       !(is(c, k, "as") && is(c, k + 1, "did")))
+	       !(is(c, k, "as") && is(c, k + 1, "did")) &&
+	       !(is(c, k, "joined") && is(c, k + 1, "by") && comma_before(c, k)))
 		k++;
-	if (is(c, k, "with"))
+	/* "bought dollars in London this afternoon, joined by the
+	 * Bundesbank": the partner. */
+	if (is(c, k, "joined"))
+		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
+	else if (is(c, k, "with"))
 		add_list(r, c, m, nm, k + 1, EV_INTERVENTION, day, vague);
 	else if (is(c, k, "as"))
 		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
@@ -504,7 +510,8 @@ static void read_clause(struct reader *r, struct clause *c)
 			bool rate_noun = nounw && v > 0 && is_any(c, v - 1, events_rate_words) &&
 					 !is_any(c, v - 1, events_be_words);
 			long o = rate_noun ? -1 :
-				 events_rate_object(c, v + 1, is(c, v, "eased") ? 3 : nounw ? 14 : 10,
+				 events_rate_object(c, v + 1, is(c, v, "eased") || starts(c, v, "loosen") ? 3 :
+						    nounw ? 14 : 10,
 						    &priv, &official);
 			long pr = o < 0 && !rate_noun ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
@@ -526,12 +533,21 @@ static void read_clause(struct reader *r, struct clause *c)
 				owner = rate_owner(c, m, nm, v + 1, objend);
 				/* "a cut in ...", "a further cut": a noun. */
 				static const char *const det[] = { "a", "an", "the", "any", "another",
-								   "no", NULL };
+								   "no", "its", "their", NULL };
 				/* "a half-point increase", "a 0.5 percentage point cut". */
 				bool size = is(c, v - 1, "point") || is(c, v - 1, "points") ||
 					    is(c, v - 1, "pct");
+				/* "the Federal Reserve's increase in its discount rate",
+				 * "last Tuesday's half-point cut": a possessive. */
+				bool poss = false;
+				for (size_t k = v; k-- > 0 && k + (size ? 4 : 2) > v && !poss;) {
+					const struct word *pw = &c->w[k];
+					poss = pw->len > 2 && c->text[pw->off + pw->len - 2] == '\'' &&
+					       tolower((unsigned char)c->text[pw->off + pw->len - 1]) == 's';
+				}
 				if (cn || ((is(c, v, "cut") || is(c, v, "increase") || is(c, v, "hike")) &&
-					   v > 0 && (is_any(c, v - 1, det) || (v > 1 && is_any(c, v - 2, det)) ||
+					   v > 0 && (poss || is_any(c, v - 1, det) ||
+						     (v > 1 && is_any(c, v - 2, det)) ||
 						     (size && v > 2 && is_any(c, v - 3, det)) ||
 						     (size && v > 3 && is_any(c, v - 4, det)))))
 					form = VF_NOUN;
@@ -618,7 +634,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (is(c, v + 1, "rate") || is(c, v + 1, "rates") || is(c, v + 1, "tender") ||
 			    is(c, v + 1, "period") || is(c, v + 1, "levels") || is(c, v + 1, "debt") ||
 			    is(c, v + 1, "debts") || is(c, v - 1, "market") ||
-			    is(c, v - 1, "reserve"))
+			    (is(c, v - 1, "reserve") && !is(c, v - 2, "federal")))
 				continue;
 			/* The EC's "Intervention Board", "intervention prices" for
 			 * cereals: farm support, not the currency market. */
@@ -664,6 +680,11 @@ static void read_clause(struct reader *r, struct clause *c)
 				continue;
 			kind = EV_INTERVENTION;
 		} else if (events_bank_ccy_noun(c, m, nm, v)) {
+			kind = EV_INTERVENTION;
+			form = VF_NOUN;
+		} else if ((agent = events_ccy_noun_by(c, m, nm, v)) != NULL) {
+			/* "heavy dollar buying by the Bank of Japan in March",
+			 * "purchases of foreign currency by the Bank of France". */
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
 		} else if (is_any(c, v, events_trade_verbs)) {
@@ -751,7 +772,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * lower 10 pct": its dealing rate. */
 			official = true;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
-			   is(c, v, "resistance")) {
+			   is(c, v, "resistance") || is(c, v, "resisting")) {
 			for (size_t j = v + 1; j < c->n && j < v + 13; j++)
 				if (is(c, j, "cut") || is(c, j, "rise") || is(c, j, "lower"))
 					kind = EV_HOLD, objend = j;
@@ -915,7 +936,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			continue;
 		char cue[24] = "";
 		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
-			      is(c, v, "resistance");
+			      is(c, v, "resistance") || is(c, v, "resisting");
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
@@ -923,6 +944,17 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
 		if (!c->title && sub == owner && sub->pos > v)
 			from = v >= 10 ? v - 10 : 0;
+		/* "saw no reason to raise rates after last week's rise in the
+		 * Fed's discount rate", "in response to the Fed's increase": a
+		 * noun act after "after" is a known one; the cues before are
+		 * the main clause's. */
+		for (size_t k = v; form == VF_NOUN && !c->title && k-- > from && k + 5 > v;)
+			if (is(c, k, "after") || is(c, k, "following") ||
+			    (is(c, k, "to") && k > 0 && is(c, k - 1, "response")) ||
+			    (is(c, k, "of") && k > 0 && is(c, k - 1, "wake"))) {
+				from = k + 1;
+				break;
+			}
 		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		/* After a noun the cues follow its actor too: "intervention by
@@ -1002,7 +1034,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "recent Bank of England intervention", no day named: a week
 		 * back, as the labels read "recent". */
 		else if (presup && !now && !dated)
-			d = r->pub_day - EVENTS_RECENT_DAYS;
+			d = r->pub_day - EVENTS_RECENT_DAYS, vague = true;
 		r->cur_dated = dated || (presup && now);
 		if (mode == EV_MODE_FACT &&
 		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
@@ -1086,6 +1118,9 @@ static void read_text(struct reader *r, const char *text, bool title)
 			read_clause(r, c);
 			free(c);
 		}
+		/* The lead ends with the first full stop. */
+		if (!title && i < len && text[i] != ';' && text[i] != ',')
+			r->lead = false;
 		st = next;
 		i = next - 1;
 	}
@@ -1152,6 +1187,7 @@ void events_extract_story(const char *title, const char *body, const char *datel
 	read_text(&r, t, true);
 	/* The title's actor does not carry into the body's first "it". */
 	r.last_type = A_OTHER;
+	r.lead = true;
 	read_text(&r, b, false);
 	/* A title's intervention over a money-market body without a currency. */
 	static const char *const fxw[] = { " dollar", " yen", " mark ", " marks", " sterling",

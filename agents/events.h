@@ -139,7 +139,16 @@
  *   a clause about currencies that names nothing else bought. A
  *   nationality owns the official rate it names ("the French
  *   intervention rate", "the West German discount rate"; not "German
- *   interest rates"); "cannot" expects.
+ *   interest rates"); "cannot" expects; "would not raise", "we will not
+ *   cut" deny (not "would not resist a cut"); "do not expect the bank to
+ *   cut" does not; a noun act after "after", "following", "in response
+ *   to" is a known one, whatever the main clause's cues; a possessive
+ *   makes a noun ("the Federal Reserve's increase in its discount rate");
+ *   "dollar buying by the Bank of Japan", "purchases of foreign currency
+ *   by the Bank of France"; "bought dollars ..., joined by the
+ *   Bundesbank". A headline's act takes the day its body's lead names;
+ *   a date after a level compared with ("against 721.10 yesterday", "up
+ *   from", "rose to 8.59 pct from 8.58 pct last week") dates the level.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a

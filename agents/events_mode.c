@@ -38,6 +38,7 @@ static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, ch
 		"follow", "match", "say", "said", "know", "knew", "detail", "explain", "identif",
 		"quantif", "refer", "address", "clear", "certain", "sure", "believ", "thought",
 		"ask", "urg", "press", "request", "prevent", "stop", "halt", "stem", "help",
+		"expect", "anticipat", "forecast", "predict",
 		"succeed", "aim", "calm", "reverse", "large", "big", "heavy", "substantial",
 		"enough", "sufficient", "effective", "successful", "massive", NULL };
 	if (!is_any(c, i, neg))
@@ -177,6 +178,21 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		if (!strcmp(d->w, "report") && !is(c, i + 1, "that") && !is(c, i + 1, "of"))
 			continue;
+		/* "would not raise rates simply to defend the dollar", "we will
+		 * not cut": an intention denied. */
+		if ((!strcmp(d->w, "will") || !strcmp(d->w, "would")) && is(c, i + 1, "not") &&
+		    i + 2 < to) {
+			/* "it would not resist a half point cut": let it be. */
+			bool allow = starts(c, i + 2, "resist") || starts(c, i + 2, "oppos") ||
+				     starts(c, i + 2, "object") || starts(c, i + 2, "block") ||
+				     starts(c, i + 2, "stand") || starts(c, i + 2, "prevent") ||
+				     starts(c, i + 2, "rule");
+			if (allow)
+				snprintf(cue, cuesz, "%s not %s", c->w[i].w, c->w[i + 2].w);
+			else
+				snprintf(cue, cuesz, "%s not", c->w[i].w);
+			return allow ? EV_MODE_EXPECTED : EV_MODE_DENIED;
+		}
 		/* "out of the question": ruled out. */
 		if (!strcmp(d->w, "question") && i >= 3 && is(c, i - 1, "the") && is(c, i - 2, "of") &&
 		    is(c, i - 3, "out")) {

@@ -237,9 +237,10 @@ enum ev_kind events_change_noun(const struct clause *c, size_t v)
 
 enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
 {
-	static const char *const up[] = { "rose", "rises", "climbed", "climbs", "edged", NULL };
+	static const char *const up[] = { "rose", "rises", "climbed", "climbs", "edged", "jumped",
+					  "jumps", "surged", NULL };
 	static const char *const down[] = { "fell", "falls", "dropped", "drops", "declined",
-					    "eased", "slipped", NULL };
+					    "eased", "slipped", "tumbled", NULL };
 	enum ev_kind k = is_any(c, v, up) ? EV_HIKE : is_any(c, v, down) ? EV_CUT : EV_NONE;
 	/* "edged up", "edged down". */
 	if (is(c, v, "edged"))
@@ -434,7 +435,8 @@ bool events_market_entry(const struct clause *c, size_t v)
 	size_t k = v + 2;
 	if (is(c, k, "foreign") && is(c, k + 1, "exchange"))
 		k += 2;
-	else if (is(c, k, "currency") || is(c, k, "exchange") || is(c, k, "exchanges"))
+	else if (is(c, k, "currency") || is(c, k, "exchange") || is(c, k, "exchanges") ||
+		 is(c, k, "open"))
 		k++;
 	bool market = (is(c, v + 1, "the") && (is(c, k, "market") || is(c, k, "markets"))) ||
 		      (c->title && is(c, v + 1, "market"));
@@ -678,4 +680,34 @@ size_t events_no_policy_change(const struct clause *c, size_t v, size_t *neg)
 			}
 	}
 	return 0;
+}
+
+const struct mention *events_ccy_noun_by(const struct clause *c, const struct mention *m,
+					 size_t nm, size_t v)
+{
+	static const char *const nouns[] = { "buying", "purchases", "sales", "selling", "support",
+					     NULL };
+	if (!is_any(c, v, nouns))
+		return NULL;
+	size_t k = v + 1;
+	if (v > 0 && events_is_ccy(c, v - 1)) {
+		/* "dollar buying by" */
+	} else if (is(c, k, "of")) {
+		/* "purchases of (foreign) currency", "sales of dollars" */
+		k++;
+		if (is(c, k, "foreign"))
+			k++;
+		if (!events_is_ccy(c, k))
+			return NULL;
+		k++;
+	} else {
+		return NULL;
+	}
+	if (!is(c, k, "by"))
+		return NULL;
+	k += 1 + is(c, k + 1, "the");
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
+			return &m[i];
+	return NULL;
 }

@@ -1,6 +1,7 @@
 /* The event extractor's text: names of kinds and modes, words of a
  * clause, dates (see events_text.h, events.h). */
 #include "agents/events_text.h"
+#include "agents/events_words.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -404,8 +405,10 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	size_t u = i >= 1 && is_any(c, i - 1, unit) ? 1 : 0;
 	if (i >= u + 2 && events_number_word(c, i - 1 - u) &&
 	    (is_any(c, i - 2 - u, cmp) ||
-	     (is(c, i - 2 - u, "from") && (is_any(c, v, moved) || (i >= u + 3 &&
-		(is(c, i - 3 - u, "up") || is(c, i - 3 - u, "down")))))))
+	     (is(c, i - 2 - u, "from") &&
+	      (is_any(c, v, moved) || (i >= u + 3 && (is(c, i - 3 - u, "up") ||
+						      is(c, i - 3 - u, "down"))) ||
+	       !(is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs))))))
 		return true;
 	/* "bought dollars this week, bankers said on Thursday": after the
 	 * act, the saying's day. */

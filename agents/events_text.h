@@ -140,6 +140,10 @@ enum ev_mode events_tail_hedge(const struct clause *c, const struct mention *m, 
 			       size_t v, char *cue, size_t cuesz, enum ev_mode mode);
 /* "Bank of Japan dollar support", "central bank dollar purchases" at v. */
 bool events_bank_ccy_noun(const struct clause *c, const struct mention *m, size_t nm, size_t v);
+/* "dollar buying by the Bank of Japan", "purchases of foreign currency
+ * by the Bank of France" at v: the bank after "by", else NULL. */
+const struct mention *events_ccy_noun_by(const struct clause *c, const struct mention *m,
+					 size_t nm, size_t v);
 /* The other central banks of the subject's list before the verb at v,
  * the subject being sub: "the Bundesbank and the Swiss National Bank
  * bought", "the Bundesbank, the Bank of France and the Bank of Italy all

@@ -170,6 +170,15 @@ const struct actor_def events_actors[] = {
 	{ "dresdner", A_COMMERCIAL, NULL },
 	{ "commerzbank", A_COMMERCIAL, NULL },
 	{ "bank of tokyo", A_COMMERCIAL, NULL },
+	/* Commercial banks whose names hold a central bank's. */
+	{ "industrial bank of japan", A_COMMERCIAL, NULL },
+	{ "long-term credit bank of japan", A_COMMERCIAL, NULL },
+	{ "long term credit bank of japan", A_COMMERCIAL, NULL },
+	{ "nippon credit bank", A_COMMERCIAL, NULL },
+	{ "royal bank of canada", A_COMMERCIAL, NULL },
+	{ "national bank of canada", A_COMMERCIAL, NULL },
+	{ "commonwealth bank of australia", A_COMMERCIAL, NULL },
+	{ "national bank of new zealand", A_COMMERCIAL, NULL },
 	{ "bank of america", A_COMMERCIAL, NULL },
 	{ "bank of china", A_COMMERCIAL, NULL },
 	{ "bank of new zealand", A_COMMERCIAL, NULL },
@@ -290,7 +299,7 @@ const size_t events_ncues = ARRAY_SIZE(events_cues);
 
 const char *const events_cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
 	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
-	NULL };
+	"loosen", "loosened", "loosens", NULL };
 const char *const events_hike_verbs[] = { "raised", "raises", "raising", "increased",
 	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
 	"tightened", "tightens", NULL };

@@ -163,7 +163,7 @@ static size_t load_known(const char *path, char ids[][16], size_t max)
 	char line[512];
 	size_t n = 0;
 	while (fgets(line, sizeof(line), fp))
-		if (!strncmp(line, "s-", 2) && n < max)
+		if (line[0] != '#' && line[0] != '\n' && n < max)
 			sscanf(line, "%15s", ids[n++]);
 	fclose(fp);
 	return n;
