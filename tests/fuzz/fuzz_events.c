@@ -7,7 +7,10 @@
  * three-letter currencies, and evidence that is valid UTF-8 when the
  * story is (it goes into the researcher's JSON messages). The entities
  * decoder (events_decode_entities) never lengthens the text and yields
- * only printable ASCII for what it decodes. */
+ * only printable ASCII for what it decodes. The title is also read as a
+ * dateline (events_extract_story) and as a published time: a story's
+ * local day (events_local_day, events_local_day_iso) is never more than a
+ * day from its UTC day. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include <cJSON.h>
 
 #include "agents/events.h"
+#include "agents/market.h"
 #include "core/message.h"
 
 #include "tests/fuzz/fuzz_util.h"
@@ -58,9 +62,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	int32_t pub_day = 6264 + data[0]; /* 1987-02-26 and on */
 	bool valid = utf8_ok(text) && (!body || utf8_ok(body));
+	int32_t local = events_local_day(pub_day, data[0] * 339, text, text, body);
+	if (local < pub_day - 1 || local > pub_day + 1)
+		fuzz_fail("a local day more than a day from the UTC day", text);
+	bool ok;
+	int32_t iso = events_local_day_iso(text, body, text, body, &ok);
+	int32_t utc = 0;
+	if (ok && (strlen(text) < 10 || market_day_parse(text, 10, &utc) != 0))
+		fuzz_fail("a published time read from text that is none", text);
+	if (ok && (iso < utc - 1 || iso > utc + 1))
+		fuzz_fail("an ISO time's local day more than a day off", text);
 	struct ev_story st;
 	memset(&st, 0xa5, sizeof(st));
-	events_extract(text, body, pub_day, &st);
+	events_extract_story(text, body, text, pub_day, &st);
 	if (st.n > EVENTS_MAX)
 		fuzz_fail("more acts than EVENTS_MAX", NULL);
 	for (size_t i = 0; i < st.n; i++) {
