@@ -495,6 +495,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		enum vform form = VF_FINITE;
 		bool official = false, priv = false, signal = false, dealing = false;
 		bool speaker = false, presup = false, now = false, nochange = false, absent = false;
+		bool stance = false;
 		const struct mention *owner = NULL, *agent = NULL;
 		size_t objend = v, neg = 0, uo;
 		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
@@ -513,6 +514,12 @@ static void read_clause(struct reader *r, struct clause *c)
 				 events_rate_object(c, v + 1, is(c, v, "eased") || starts(c, v, "loosen") ? 3 :
 						    nounw ? 14 : 10,
 						    &priv, &official);
+			/* "eased monetary policy", "tightened credit policy": a
+			 * stance, not an official rate moved (the Rules label a
+			 * rate's change only): read only when denied or expected
+			 * ("would not loosen monetary policy"). */
+			stance = o >= 0 && (is(c, (size_t)o, "policy") || is(c, (size_t)o, "policies")) &&
+				 (is(c, v, "eased") || starts(c, v, "tighten") || starts(c, v, "loosen"));
 			long pr = o < 0 && !rate_noun ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
 				/* "Italy's discount rate would be cut to 11.5 pct". */
@@ -1039,6 +1046,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (mode == EV_MODE_FACT &&
 		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
+		if (stance && (mode == EV_MODE_FACT || mode == EV_MODE_BACKGROUND))
+			continue;
 		/* "stayed out of the market": not done. */
 		if (absent && mode == EV_MODE_FACT)
 			mode = EV_MODE_DENIED, snprintf(cue, sizeof(cue), "%s", c->w[v].w);

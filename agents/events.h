@@ -149,6 +149,9 @@
  *   Bundesbank". A headline's act takes the day its body's lead names;
  *   a date after a level compared with ("against 721.10 yesterday", "up
  *   from", "rose to 8.59 pct from 8.58 pct last week") dates the level.
+ *   "eased monetary policy", "tightened credit policy" name a stance, no
+ *   official rate moved: read only when denied or expected ("would not
+ *   loosen monetary policy"), never as done.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
