@@ -183,13 +183,20 @@ static void ids_add(char *buf, size_t size, const char *id)
 		snprintf(buf + l, size - l, "%s%s", l ? ", " : "", id);
 }
 
+/* The day a story's desk wrote it: its local day (a Tokyo story sent the
+ * UTC evening before is of the next Tokyo day). */
+static int32_t story_day(const struct vev_story *s)
+{
+	return s->local_day ? s->local_day : s->pub_day;
+}
+
 static void group_add(struct vev_result *r, const struct vev_claim *c, const struct vev_story *s)
 {
 	char city[24];
 	story_city(s, city);
 	struct vev_group *g = NULL;
 	for (size_t i = 0; i < r->ngroups; i++)
-		if (!strcmp(r->groups[i].city, city) && r->groups[i].pub_day == s->pub_day)
+		if (!strcmp(r->groups[i].city, city) && r->groups[i].pub_day == story_day(s))
 			g = &r->groups[i];
 	if (!g) {
 		if (r->ngroups == VEV_MAX_GROUPS)
@@ -197,7 +204,7 @@ static void group_add(struct vev_result *r, const struct vev_claim *c, const str
 		g = &r->groups[r->ngroups++];
 		memset(g, 0, sizeof(*g));
 		snprintf(g->city, sizeof(g->city), "%s", city);
-		g->pub_day = s->pub_day;
+		g->pub_day = story_day(s);
 	}
 	ids_add(g->ids, sizeof(g->ids), s->id);
 	g->n++;
@@ -337,10 +344,10 @@ void vev_judge(const struct vev_claim *c, const struct vev_story *st, size_t n,
 			story_city(s, city);
 			bool seen = false;
 			for (size_t k = 0; k < ndg && !seen; k++)
-				seen = !strcmp(dg[k].city, city) && dg[k].pub_day == s->pub_day;
+				seen = !strcmp(dg[k].city, city) && dg[k].pub_day == story_day(s);
 			if (!seen && ndg < VEV_MAX_GROUPS) {
 				snprintf(dg[ndg].city, sizeof(dg[ndg].city), "%s", city);
-				dg[ndg++].pub_day = s->pub_day;
+				dg[ndg++].pub_day = story_day(s);
 			}
 		}
 		const struct ev_act *o = opposite != EV_NONE ?

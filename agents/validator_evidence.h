@@ -73,7 +73,8 @@ enum vev_price { VEV_PRICE_NA, VEV_PRICE_CONSISTENT, VEV_PRICE_FLAT, VEV_PRICE_D
 
 struct vev_group {
 	char city[24];
-	int32_t pub_day;
+	int32_t pub_day;       /* the local day its desk wrote (a Tokyo story sent the UTC
+				* evening before is the next Tokyo day's) */
 	char ids[400];        /* "reuters-21578-8591, ..." */
 	unsigned n, uncited;
 };

@@ -47,7 +47,9 @@ esac
 # The validator's verdict on the BOJ's dollar buying of 03-24 rests on
 # independent evidence: reports from other datelines and the USD/JPY move
 # that day (150.25 on 03-23 to 149.32 on 03-24, a smaller fall than the
-# day before), not on the cited stories read again.
+# day before), not on the cited stories read again; a Tokyo flash sent the
+# UTC evening before (8586) is one of Tokyo's reports of the 24th, not a
+# report of its own of the 23rd.
 check "the BOJ intervention of 03-24 is confirmed by other datelines and the USD/JPY move" python3 -c "
 import re, sys
 md = open('$md').read()
@@ -55,7 +57,8 @@ m = re.search(r'BOJ intervention on 1987-03-24:.*?finding USDJPY-N\\d+\\n  - Rea
 why = m.group(1) if m else ''
 ok = (why.startswith('confirmed: reports: ') and
       int(re.search(r'(\\d+) independent reports', why).group(1)) >= 2 and
-      'TOKYO 03-24: reuters-21578-8591' in why and 'NEW YORK 03-24: reuters-21578-' in why and
+      'TOKYO 03-24: reuters-21578-8586, reuters-21578-8591' in why and 'TOKYO 03-23' not in why and
+      'NEW YORK 03-24: reuters-21578-' in why and
       'USD/JPY 150.25 (1987-03-23) to 149.32 (1987-03-24), -0.62% after -0.96% the day before, damped' in why)
 sys.exit(0 if ok else 1)"
 hasnt "real data is not labelled simulated" "$r" "imulated"
