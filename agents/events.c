@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents/events_reader.h"
 #include "agents/events_text.h"
 #include "agents/events_words.h"
 #include "core/banned.h"
@@ -14,41 +15,7 @@
 
 /* The vocabulary (banks, actors, mode cues) is in events_words.c. */
 
-static const struct bank_def *bank_get(const char *code)
-{
-	for (size_t i = 0; code && i < events_nbanks; i++)
-		if (!strcmp(events_banks[i].code, code))
-			return &events_banks[i];
-	return NULL;
-}
-
-const char *events_bank_ccy(const char *bank)
-{
-	const struct bank_def *b = bank_get(bank);
-	return b ? b->ccy : NULL;
-}
-
 /* ---- the story's reading ------------------------------------------------- */
-
-struct reader {
-	int32_t pub_day;
-	const char *story_bank;  /* the first central bank named */
-	const char *last_cb;     /* the central bank named last */
-	enum actor_type last_type;
-	const char *last_code;
-	struct ev_story *out;
-	bool mm_words, data_words;
-	bool title_mm;           /* the title is about the money market */
-	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
-	bool dated[EVENTS_MAX];     /* its clause named its day */
-	bool cur_dated;             /* the clause being read names its act's day */
-	int32_t title_month_end;    /* "... RISE IN MAY" early in June: May's end; 0 none */
-	struct ev_act story_ccys;   /* the currencies the story names, first first */
-	const char *title_country; /* the one country the title names */
-	const char *named[8];    /* the central banks named so far */
-	size_t nnamed;
-	bool lead;               /* reading the body's first sentence */
-};
 
 static size_t find_mentions(const struct clause *c, struct mention *m, size_t max)
 {
@@ -201,126 +168,6 @@ enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
 
 /* ---- acts ------------------------------------------------------------------ */
 
-static void add_ccy(struct ev_act *a, const char *ccy)
-{
-	if (!ccy)
-		return;
-	for (size_t i = 0; i < a->nccy; i++)
-		if (!strcmp(a->ccys[i], ccy))
-			return;
-	if (a->nccy < EVENTS_CCY_MAX)
-		snprintf(a->ccys[a->nccy++], sizeof(a->ccys[0]), "%s", ccy);
-}
-
-static void clause_ccys(const struct clause *c, struct ev_act *a)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		/* An amount ("50 mln dlrs") is not the currency. */
-		bool amount = i > 0 && (isdigit((unsigned char)c->w[i - 1].w[0]) ||
-					is(c, i - 1, "mln") || is(c, i - 1, "billion"));
-		const char *w = c->w[i].w;
-		if (!strcmp(w, "yen") && !amount)
-			add_ccy(a, "JPY");
-		else if ((!strcmp(w, "dollar") || !strcmp(w, "dollars")) && !amount) {
-			if (is(c, i - 1, "australian"))
-				add_ccy(a, "AUD");
-			else if (is(c, i - 1, "zealand"))
-				add_ccy(a, "NZD");
-			else if (is(c, i - 1, "canadian"))
-				add_ccy(a, "CAD");
-			else if (!is(c, i - 1, "taiwan") && !is(c, i - 1, "kong") &&
-				 !is(c, i - 1, "singapore"))
-				add_ccy(a, "USD");
-		} else if ((!strcmp(w, "marks") || !strcmp(w, "mark")) && !amount &&
-			   (i == 0 || !is(c, i - 1, "the") || true))
-			add_ccy(a, "DEM");
-		else if ((!strcmp(w, "sterling") || !strcmp(w, "pound")) && !amount)
-			add_ccy(a, "GBP");
-		else if (!strcmp(w, "franc") || !strcmp(w, "francs")) {
-			if (is(c, i - 1, "swiss"))
-				add_ccy(a, "CHF");
-			else if (is(c, i - 1, "french"))
-				add_ccy(a, "FRF");
-		}
-	}
-}
-
-static void story_add(struct reader *r, const struct clause *c, const char *bank,
-		      enum ev_kind kind, enum ev_mode mode, const char *cue, int32_t day,
-		      bool vague)
-{
-	struct ev_story *s = r->out;
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->acts[i].bank, bank) && s->acts[i].kind == kind &&
-		    s->acts[i].mode == mode) {
-			/* The body names the currencies a headline leaves out,
-			 * and the day ("on January 28") a headline's "in
-			 * January" does not. */
-			if (kind == EV_INTERVENTION)
-				clause_ccys(c, &s->acts[i]);
-			if (r->vague_day[i] && !vague) {
-				s->acts[i].day = day;
-				r->vague_day[i] = false;
-				r->dated[i] = r->cur_dated;
-			}
-			/* A headline's act is the body's: its day when the body
-			 * names one ("CROW SAYS BANK OF CANADA BOUGHT U.S.
-			 * DOLLARS" over "bought U.S. dollars last week"). */
-			if (s->acts[i].in_title && !c->title && !r->dated[i] && r->cur_dated && r->lead) {
-				s->acts[i].day = day;
-				r->dated[i] = true;
-				r->vague_day[i] = vague;
-			}
-			return;
-		}
-	if (s->n >= EVENTS_MAX)
-		return;
-	const struct bank_def *b = bank_get(bank);
-	struct ev_act *a = &s->acts[s->n++];
-	memset(a, 0, sizeof(*a));
-	a->bank = b ? b->code : "?";
-	a->bank_name = b ? b->name : "?";
-	a->kind = kind;
-	a->mode = mode;
-	a->day = day;
-	r->vague_day[s->n - 1] = vague;
-	r->dated[s->n - 1] = r->cur_dated;
-	a->in_title = c->title;
-	snprintf(a->cue, sizeof(a->cue), "%s", cue ? cue : "");
-	add_ccy(a, b ? b->ccy : NULL);
-	if (kind == EV_INTERVENTION)
-		clause_ccys(c, a);
-	/* The evidence: the clause, white space folded. */
-	size_t k = 0, i;
-	bool sp = false;
-	for (i = 0; i < c->len && k + 4 < sizeof(a->evidence); i++) {
-		unsigned char ch = (unsigned char)c->text[i];
-		if (isspace(ch)) {
-			sp = k > 0;
-			continue;
-		}
-		if (ch < 32 || ch == 127)
-			continue;
-		if (sp)
-			a->evidence[k++] = ' ';
-		sp = false;
-		a->evidence[k++] = (char)ch;
-	}
-	a->evidence[k] = 0;
-	/* Cut short: at the last word's end, marked so ("…"). */
-	while (i < c->len && isspace((unsigned char)c->text[i]))
-		i++;
-	if (i < c->len) {
-		char *spc = strrchr(a->evidence, ' ');
-		if (spc && spc - a->evidence > (ptrdiff_t)k / 2)
-			k = (size_t)(spc - a->evidence);
-		memcpy(a->evidence + k, "\xe2\x80\xa6", 4);
-	}
-}
-
-/* The actor of the verb at v: the nearest mention before it in the clause
- * (an intervening commercial bank or government takes the act), or
- * "by <bank>" after it for a noun. */
 static const struct mention *subject_of(const struct mention *m, size_t nm, size_t v,
 					const struct clause *c, bool noun)
 {
@@ -400,85 +247,10 @@ static const struct mention *rate_owner(const struct clause *c, const struct men
 	return NULL;
 }
 
-/* The banks of a list starting at word k ("the Fed, the Bank of Japan and
- * the Bundesbank", "the U.S., Japan and Britain", "the central banks of
- * Japan and West Germany") act too: each is added as a fact of the kind.
- * Returns the number added. */
-static size_t add_list(struct reader *r, const struct clause *c, const struct mention *m,
-		       size_t nm, size_t k, enum ev_kind kind, int32_t day, bool vague)
-{
-	size_t added = 0;
-	if (is(c, k, "the"))
-		k++;
-	/* "the central banks of": the countries after "of". */
-	if (is(c, k, "central") && is(c, k + 1, "banks") && is(c, k + 2, "of"))
-		k += 3;
-	for (;;) {
-		if (is(c, k, "the"))
-			k++;
-		const struct mention *p = NULL;
-		for (size_t i = 0; i < nm && !p; i++)
-			if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_COUNTRY))
-				p = &m[i];
-		if (!p)
-			return added;
-		story_add(r, c, p->code, kind, EV_MODE_FACT, "", day, vague);
-		added++;
-		k = p->pos + p->len;
-		if (is(c, k, "and"))
-			k++;
-		else if (p->type != A_COUNTRY && !comma_before(c, k))
-			return added;
-	}
-}
-
-/* The banks named as partners of a reported intervention act too:
- * "bought dollars with the Bundesbank and the Fed", "intervention by the
- * Fed and the Bank of Japan", "... as did the Bundesbank", "the Fed joined
- * the Bank of Japan in buying dollars". */
-static void add_partners(struct reader *r, const struct clause *c, const struct mention *m,
-			 size_t nm, size_t v, bool noun, int32_t day, bool vague)
-{
-	if (noun && is(c, v + 1, "by"))
-		add_list(r, c, m, nm, v + 2, EV_INTERVENTION, day, vague);
-	/* "joined the Bank of Japan in buying": the one who joined. */
-	if (!noun && v >= 3 && is(c, v - 1, "in")) {
-		const struct mention *b = NULL, *a = NULL;
-		for (size_t i = 0; i < nm; i++)
-			if (m[i].pos + m[i].len == v - 1)
-				b = &m[i];
-		size_t j = b ? b->pos : 0;
-		if (j > 0 && is(c, j - 1, "the"))
-			j--;
-		if (b && j > 0 && (is(c, j - 1, "joined") || is(c, j - 1, "joins"))) {
-			for (size_t i = 0; i < nm; i++)
-				if (m[i].pos + m[i].len <= j - 1)
-					a = &m[i];
-			if (a && (a->type == A_CB || a->type == A_COUNTRY))
-				story_add(r, c, a->code, EV_INTERVENTION, EV_MODE_FACT, "", day, vague);
-		}
-	}
-	if (noun)
-		return;
-	size_t k = v + 1;
-	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said") &&
-	       !(is(c, k, "as") && is(c, k + 1, "did")) &&
-	       !(is(c, k, "joined") && is(c, k + 1, "by") && comma_before(c, k)))
-		k++;
-	/* "bought dollars in London this afternoon, joined by the
-	 * Bundesbank": the partner. */
-	if (is(c, k, "joined"))
-		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
-	else if (is(c, k, "with"))
-		add_list(r, c, m, nm, k + 1, EV_INTERVENTION, day, vague);
-	else if (is(c, k, "as"))
-		add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
-}
-
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
-	clause_ccys(c, &r->story_ccys);
+	events_clause_ccys(c, &r->story_ccys);
 	if (c->title) {
 		bool o, va, lw, dt;
 		int32_t td = events_clause_day_at(c, c->n, r->pub_day, &o, &va, &lw, &dt);
@@ -1051,16 +823,16 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "stayed out of the market": not done. */
 		if (absent && mode == EV_MODE_FACT)
 			mode = EV_MODE_DENIED, snprintf(cue, sizeof(cue), "%s", c->w[v].w);
-		story_add(r, c, bank, kind, mode, cue, d, vague);
+		events_story_add(r, c, bank, kind, mode, cue, d, vague);
 		/* The other banks of the subject's list act alike. */
 		const struct mention *co[6];
 		size_t nco = form == VF_NOUN ? 0 : events_subject_list(c, m, nm, sub, v, co, 6);
 		for (size_t i = 0; i < nco; i++)
-			story_add(r, c, co[i]->code, kind, mode, cue, d, vague);
+			events_story_add(r, c, co[i]->code, kind, mode, cue, d, vague);
 		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)
-			add_list(r, c, m, nm, group->pos, kind, d, vague);
+			events_add_list(r, c, m, nm, group->pos, kind, d, vague);
 		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT)
-			add_partners(r, c, m, nm, v, form == VF_NOUN, d, vague);
+			events_add_partners(r, c, m, nm, v, form == VF_NOUN, d, vague);
 	}
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
@@ -1135,44 +907,6 @@ static void read_text(struct reader *r, const char *text, bool title)
 	}
 }
 
-/* A body's fact whose clause names no day, told after a mention of the
- * same bank's act of the same kind that does name a past day ("its
- * discount rate cut on February 23 ... The Bank cut the rate to 2.5 pct
- * from three"), retells that act: it takes that day, and is background
- * when the day is before the week. */
-static void redate_retold(struct reader *r)
-{
-	struct ev_story *s = r->out;
-	for (size_t i = 0; i < s->n; i++) {
-		struct ev_act *a = &s->acts[i];
-		if (a->mode != EV_MODE_FACT || a->in_title || r->dated[i])
-			continue;
-		for (size_t j = 0; j < i; j++) {
-			const struct ev_act *e = &s->acts[j];
-			if (!r->dated[j] || e->in_title || strcmp(e->bank, a->bank) ||
-			    e->kind != a->kind || e->day >= r->pub_day - 1)
-				continue;
-			a->day = e->day;
-			r->dated[i] = true;
-			if (a->day < r->pub_day - EVENTS_RECENT_DAYS)
-				a->mode = EV_MODE_BACKGROUND;
-			break;
-		}
-		/* One act per (bank, kind, mode): a retelling now background
-		 * may repeat one. */
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(s->acts[j].bank, a->bank) && s->acts[j].kind == a->kind &&
-			    s->acts[j].mode == a->mode) {
-				memmove(&s->acts[i], &s->acts[i + 1], (s->n - i - 1) * sizeof(*a));
-				memmove(&r->dated[i], &r->dated[i + 1], (s->n - i - 1) * sizeof(bool));
-				memmove(&r->vague_day[i], &r->vague_day[i + 1],
-					(s->n - i - 1) * sizeof(bool));
-				s->n--, i--;
-				break;
-			}
-	}
-}
-
 void events_extract(const char *title, const char *body, int32_t pub_day,
 		    struct ev_story *out)
 {
@@ -1225,7 +959,7 @@ void events_extract_story(const char *title, const char *body, const char *datel
 	}
 	free(t);
 	free(b);
-	redate_retold(&r);
+	events_redate_retold(&r);
 	/* The Fed's own dollar is in every pair: its intervention concerns
 	 * the other currencies the story names ("concerted intervention"
 	 * in a story of the dollar's fall against the yen: USD/JPY). */
@@ -1234,7 +968,7 @@ void events_extract_story(const char *title, const char *body, const char *datel
 		if (a->kind != EV_INTERVENTION || a->nccy != 1 || strcmp(a->ccys[0], "USD"))
 			continue;
 		for (size_t k = 0; k < r.story_ccys.nccy; k++)
-			add_ccy(a, r.story_ccys.ccys[k]);
+			events_add_ccy(a, r.story_ccys.ccys[k]);
 	}
 	out->bank = r.story_bank;
 	out->kind = EV_NONE;

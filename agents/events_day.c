@@ -63,9 +63,9 @@ int32_t events_local_day(int32_t utc_day, int utc_sec, const char *dateline, con
 		/* The dateline's day when it is the UTC day or one either
 		 * side; a typo ("March 2" for April 2) leaves the UTC day. */
 		for (int32_t d = utc_day - 1; d <= utc_day + 1; d++) {
-			char s[16];
-			market_day_format(d, s, sizeof(s));
-			if (atoi(s + 5) == mon && atoi(s + 8) == mday)
+			int y, m, dd;
+			market_day_to_ymd(d, &y, &m, &dd);
+			if (m == mon && dd == mday)
 				return d;
 		}
 		return utc_day;

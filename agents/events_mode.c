@@ -5,6 +5,7 @@
 
 #include "agents/events_text.h"
 #include "agents/events_words.h"
+#include "core/util.h"
 #include "core/banned.h"
 
 const struct cue_def *events_cue_at(const struct clause *c, size_t i)
@@ -14,6 +15,31 @@ const struct cue_def *events_cue_at(const struct clause *c, size_t i)
 			return &events_cues[k];
 	return NULL;
 }
+
+/* Predicates a negation may belong to instead of the act after them:
+ * saying, knowing, judging, asking, imitating, effect and size. The
+ * factive ones presuppose their object: a dated noun act after them is
+ * done ("not impressed by the Bundesbank's purchases this morning", "did
+ * not follow yesterday's rise", "was not large"). */
+static const struct {
+	const char *w;
+	bool factive;
+} negated_other[] = {
+	{ "mention", true }, { "comment", true }, { "discuss", true }, { "elaborat", false },
+	{ "disclos", false }, { "specif", false }, { "reveal", false }, { "confirm", false },
+	{ "impress", true }, { "surpris", true }, { "copy", true }, { "copie", true },
+	{ "follow", true }, { "match", true }, { "say", false }, { "said", false },
+	{ "know", false }, { "knew", false }, { "detail", false }, { "explain", false },
+	{ "identif", false }, { "quantif", false }, { "refer", false }, { "address", false },
+	{ "clear", false }, { "certain", false }, { "sure", false }, { "believ", false },
+	{ "thought", false }, { "ask", false }, { "urg", false }, { "press", false },
+	{ "request", false }, { "prevent", true }, { "stop", true }, { "halt", true },
+	{ "stem", true }, { "help", true }, { "expect", false }, { "anticipat", false },
+	{ "forecast", false }, { "predict", false }, { "succeed", false }, { "aim", false },
+	{ "calm", true }, { "reverse", true }, { "large", true }, { "big", true },
+	{ "heavy", true }, { "substantial", true }, { "enough", true }, { "sufficient", true },
+	{ "effective", true }, { "successful", true }, { "massive", true },
+};
 
 /* A negation ("not", "no", "never", "n't", "nor") at i that is not the
  * act's own, before the act at to. Returns the index the scan goes on
@@ -33,14 +59,7 @@ static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, ch
 		"directly", "immediately", "publicly", "explicitly", "so", "too", "very", "really",
 		"even", "always", "necessarily", "formally", "officially", "much", "particularly",
 		"want", "wish", "to", NULL };
-	static const char *const other[] = { "mention", "comment", "discuss", "elaborat",
-		"disclos", "specif", "reveal", "confirm", "impress", "surpris", "copy", "copie",
-		"follow", "match", "say", "said", "know", "knew", "detail", "explain", "identif",
-		"quantif", "refer", "address", "clear", "certain", "sure", "believ", "thought",
-		"ask", "urg", "press", "request", "prevent", "stop", "halt", "stem", "help",
-		"expect", "anticipat", "forecast", "predict",
-		"succeed", "aim", "calm", "reverse", "large", "big", "heavy", "substantial",
-		"enough", "sufficient", "effective", "successful", "massive", NULL };
+
 	if (!is_any(c, i, neg))
 		return 0;
 	*kind = 'e';
@@ -57,8 +76,8 @@ static size_t negation_elsewhere(const struct clause *c, size_t i, size_t to, ch
 			*kind = 'r';
 			return k + 1;
 		}
-		for (size_t j = 0; other[j]; j++)
-			if (starts(c, k, other[j])) {
+		for (size_t j = 0; j < ARRAY_SIZE(negated_other); j++)
+			if (starts(c, k, negated_other[j].w)) {
 				*kind = 'o';
 				return k;
 			}
@@ -222,13 +241,11 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 
 bool events_factive_cue(const char *cue)
 {
-	static const char *const f[] = { "not impress", "not surpris", "not mention", "not follow",
-		"not copy", "not copie", "not match", "not comment", "not discuss", "not calm",
-		"not prevent", "not stop", "not halt", "not stem", "not help", "not reverse",
-		"not large", "not big", "not heavy", "not substantial", "not enough",
-		"not sufficient", "not effective", "not successful", "not massive", NULL };
-	for (size_t i = 0; f[i]; i++)
-		if (!strncmp(cue, f[i], strlen(f[i])))
+	if (strncmp(cue, "not ", 4))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(negated_other); i++)
+		if (negated_other[i].factive &&
+		    !strncmp(cue + 4, negated_other[i].w, strlen(negated_other[i].w)))
 			return true;
 	return false;
 }

@@ -1,0 +1,55 @@
+/* Internal to the event extractor (agents/events.c, events_acts.c): the
+ * state of one story's reading, and the acts it gathers. Not for other
+ * modules. */
+#ifndef MADF_EVENTS_READER_H
+#define MADF_EVENTS_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agents/events.h"
+#include "agents/events_words.h"
+
+struct clause;
+
+struct reader {
+	int32_t pub_day;
+	const char *story_bank;  /* the first central bank named */
+	const char *last_cb;     /* the central bank named last */
+	enum actor_type last_type;
+	const char *last_code;
+	struct ev_story *out;
+	bool mm_words, data_words;
+	bool title_mm;           /* the title is about the money market */
+	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
+	bool dated[EVENTS_MAX];     /* its clause named its day */
+	bool cur_dated;             /* the clause being read names its act's day */
+	int32_t title_month_end;    /* "... RISE IN MAY" early in June: May's end; 0 none */
+	struct ev_act story_ccys;   /* the currencies the story names, first first */
+	const char *title_country; /* the one country the title names */
+	const char *named[8];    /* the central banks named so far */
+	size_t nnamed;
+	bool lead;               /* reading the body's first sentence */
+};
+
+/* Adds ccy ("JPY") to the act's currencies, once. */
+void events_add_ccy(struct ev_act *a, const char *ccy);
+/* The currencies clause c names, added to a. */
+void events_clause_ccys(const struct clause *c, struct ev_act *a);
+/* Keeps the act (bank, kind, mode) of clause c on day: a new one with its
+ * evidence, or the one already kept, completed (its currencies, the day a
+ * headline or a vague mention lacked). */
+void events_story_add(struct reader *r, const struct clause *c, const char *bank,
+		      enum ev_kind kind, enum ev_mode mode, const char *cue, int32_t day,
+		      bool vague);
+/* The banks of a list starting at word k act too (see events_acts.c). */
+size_t events_add_list(struct reader *r, const struct clause *c, const struct mention *m,
+		       size_t nm, size_t k, enum ev_kind kind, int32_t day, bool vague);
+/* The partners of a reported intervention at v act too. */
+void events_add_partners(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm, size_t v, bool noun, int32_t day, bool vague);
+/* A body's undated fact told after a dated mention of that act takes its day. */
+void events_redate_retold(struct reader *r);
+
+#endif
