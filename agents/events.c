@@ -920,8 +920,15 @@ void events_extract_story(const char *title, const char *body, const char *datel
 	struct reader r = { .pub_day = pub_day, .out = out, .last_type = A_OTHER };
 	char *t = events_decode_entities(title);
 	char *b = events_decode_entities(body);
+	/* "JAPAN'S RESERVES FALL" over "foreign exchange reserves fell":
+	 * the currency reserves, not the banks' reserves of a money-market
+	 * story. */
+	bool fx_reserves = b && (strcasestr(b, "exchange reserves") || strcasestr(b, "currency reserves") ||
+				 strcasestr(b, "foreign reserves") || strcasestr(b, "gold reserves") ||
+				 strcasestr(b, "foreign exchange holdings"));
 	for (char *p = t; *p && !r.title_mm; p++)
-		r.title_mm = !strncasecmp(p, "money market", 12) || !strncasecmp(p, "reserves", 8) ||
+		r.title_mm = !strncasecmp(p, "money market", 12) ||
+			     (!strncasecmp(p, "reserves", 8) && !fx_reserves) ||
 			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
 			     !strncasecmp(p, "liquidity", 9);
 	r.title_country = events_title_country(t);
