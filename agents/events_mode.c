@@ -145,6 +145,11 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
 		    (is_any(c, i + 1, events_trade_verbs) || is_any(c, i + 1, events_interv_verbs)))
 			continue;
+		/* "had seen no sign of Federal Reserve intervention": the
+		 * perfect's "seen" is a sight, not "seen as likely". */
+		if (!strcmp(d->w, "seen") && (is(c, i - 1, "had") || is(c, i - 1, "has") ||
+					      is(c, i - 1, "have") || is(c, i - 1, "having")))
+			continue;
 		/* "had seen the Bank of Japan buying dollars": seen done too. */
 		if (!strcmp(d->w, "seen") && seen_doing(c, i, to))
 			continue;
