@@ -734,6 +734,10 @@ static void read_clause(struct reader *r, struct clause *c)
 				from = k + 1;
 				break;
 			}
+		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS": a headline's
+		 * second predicate after a comma is out of the first's cues. */
+		if (c->title && v > from && comma_before(c, v) && sub->pos < v)
+			from = v;
 		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		/* After a noun the cues follow its actor too: "intervention by

@@ -153,6 +153,20 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		/* "had seen the Bank of Japan buying dollars": seen done too. */
 		if (!strcmp(d->w, "seen") && seen_doing(c, i, to))
 			continue;
+		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS", "denied the
+		 * rumour and bought dollars": the denial's object ends where a
+		 * second verb of the same subject starts (not "denied that it
+		 * had cut rates and bought"). */
+		if ((!strcmp(d->w, "denied") || !strcmp(d->w, "denies")) && to > i + 2 &&
+		    to < c->n && (is(c, to - 1, "and") || comma_before(c, to))) {
+			bool that = false;
+			for (size_t k = i + 1; k < to; k++)
+				that = that || is(c, k, "that") || is(c, k, "it") || is(c, k, "they");
+			if (!that) {
+				i = to - 1;
+				continue;
+			}
+		}
 		/* "no change" after a meeting is a hold, kept as such. */
 		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
 			continue;

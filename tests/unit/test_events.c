@@ -973,7 +973,21 @@ static void test_events_negation_scope(void **state)
 				 "slow approach to reducing interest rates, not least because of "
 				 "inflation.", d, "BoE", EV_CUT),
 			 EV_MODE_CALLED_FOR);
+	/* A denial ends where a second verb of its subject starts; the
+	 * perfect's "seen" is a sight, and "no sign" after it a denial. */
+	assert_int_equal(mode_of("The Fed denied the rumour and bought dollars in New York.", d, "Fed",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Fed denied that it had bought dollars and yen.", d, "Fed",
+				 EV_INTERVENTION),
+			 EV_MODE_DENIED);
+	assert_int_equal(mode_of("Dealers said they had seen no sign of Federal Reserve intervention.",
+				 d, "Fed", EV_INTERVENTION),
+			 EV_MODE_DENIED);
 	struct ev_story s;
+	events_extract("FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS", "", day_of(d), &s);
+	assert_non_null(act_of(&s, "Fed", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "Fed", EV_INTERVENTION)->mode, EV_MODE_FACT);
 	events_extract("BANK OF ENGLAND GOVERNOR SPEAKS",
 		       "The Bank of England governor spoke to the committee. He said intervention "
 		       "by central banks had slowed the dollar's fall.",
