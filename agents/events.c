@@ -247,6 +247,86 @@ static const struct mention *rate_owner(const struct clause *c, const struct men
 	return NULL;
 }
 
+/* "... rumours that the Federal Reserve had cut its discount rate, but a
+ * Fed spokesman said there had been no change", "a Bundesbank spokesman
+ * denied the reports": a central bank's spokesman (or the bank) denying
+ * in a clause with no act of its own denies the act the story has told
+ * as rumour or expectation of that bank, the latest one. */
+static void rumour_denied(struct reader *r, const struct clause *c, const struct mention *m,
+			  size_t nm)
+{
+	const char *bank = NULL;
+	for (size_t i = 0; i < nm && !bank; i++)
+		if (m[i].type == A_CB)
+			bank = m[i].code;
+	if (!bank || c->title)
+		return;
+	static const char *const hearsay[] = { "rumour", "rumours", "rumor", "rumors", "report",
+		"reports", "talk", "speculation", "suggestion", "suggestions", NULL };
+	static const char *const been[] = { "been", "was", "is", NULL };
+	size_t at = 0;
+	for (size_t k = 0; k + 2 < c->n && !at; k++) {
+		/* "said there had been no change", "there was no such move". */
+		if (is(c, k, "there") && is_any(c, k + 1 + is(c, k + 1, "had") + is(c, k + 1, "has"),
+						   been)) {
+			size_t j = k + 2 + is(c, k + 1, "had") + is(c, k + 1, "has");
+			if (is(c, j, "no") && (is(c, j + 1, "change") || is(c, j + 1, "action") ||
+					       is(c, j + 1, "move") || is(c, j + 1, "truth") ||
+					       (is(c, j + 1, "such") && is(c, j + 2, "move"))))
+				at = k + 1;
+		}
+		/* "had taken no action", "denied the rumours", "dismissed
+		 * the reports". */
+		if ((is(c, k, "taken") || is(c, k, "took")) && is(c, k + 1, "no") &&
+		    is(c, k + 2, "action"))
+			at = k + 1;
+		if ((starts(c, k, "deni") || starts(c, k, "dismiss") || starts(c, k, "rejected")) &&
+		    (is_any(c, k + 1, hearsay) || (is(c, k + 1, "the") && is_any(c, k + 2, hearsay)) ||
+		     (is(c, k + 1, "market") && is_any(c, k + 2, hearsay))))
+			at = k + 1;
+	}
+	if (!at)
+		return;
+	/* The speaker is the bank or its spokesman, before the denial. */
+	bool speaker = false;
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].type == A_CB && !strcmp(m[i].code, bank) && m[i].pos < at)
+			speaker = true;
+	if (!speaker)
+		return;
+	struct ev_story *s = r->out;
+	for (size_t i = s->n; i-- > 0;) {
+		const struct ev_act *a = &s->acts[i];
+		if (strcmp(a->bank, bank) || (a->mode != EV_MODE_RUMOURED && a->mode != EV_MODE_EXPECTED) ||
+		    (a->kind != EV_HIKE && a->kind != EV_CUT && a->kind != EV_INTERVENTION))
+			continue;
+		char cue[24];
+		snprintf(cue, sizeof(cue), "%s", c->w[at - 1].w);
+		events_story_add(r, c, bank, a->kind, EV_MODE_DENIED, cue, a->day, false);
+		return;
+	}
+	/* "had taken no action on the discount rate today, denying rumours
+	 * on Wall Street of a half-point rise": the rumour told after. */
+	for (size_t k = at; k < c->n; k++) {
+		if (!is_any(c, k, hearsay))
+			continue;
+		for (size_t j = k + 1; j < c->n && j < k + 11; j++) {
+			enum ev_kind kind = events_change_noun(c, j);
+			if (!kind && (is(c, j, "cut") || is(c, j, "reduction")))
+				kind = EV_CUT;
+			if (!kind && (is(c, j, "rise") || is(c, j, "increase") || is(c, j, "hike")))
+				kind = EV_HIKE;
+			if (kind == EV_HIKE || kind == EV_CUT) {
+				char cue[24];
+				snprintf(cue, sizeof(cue), "%s", c->w[at - 1].w);
+				events_story_add(r, c, bank, kind, EV_MODE_DENIED, cue, r->pub_day, false);
+				return;
+			}
+		}
+		return;
+	}
+}
+
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
@@ -262,6 +342,7 @@ static void read_clause(struct reader *r, struct clause *c)
 	bool old = false, vague = false;
 	bool last_week = false;
 	int32_t day = events_clause_day(c, r->pub_day, &old, &vague, &last_week);
+	size_t before = r->out->n;
 	for (size_t v = 0; v < c->n; v++) {
 		enum ev_kind kind = EV_NONE;
 		enum vform form = VF_FINITE;
@@ -838,6 +919,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (kind == EV_INTERVENTION && mode == EV_MODE_FACT)
 			events_add_partners(r, c, m, nm, v, form == VF_NOUN, d, vague);
 	}
+	if (r->out->n == before)
+		rumour_denied(r, c, m, nm);
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
 		"assistance", "liquidity", "tender", "advances", "help", "shortage", NULL };

@@ -988,6 +988,25 @@ static void test_events_negation_scope(void **state)
 	events_extract("FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS", "", day_of(d), &s);
 	assert_non_null(act_of(&s, "Fed", EV_INTERVENTION));
 	assert_int_equal(act_of(&s, "Fed", EV_INTERVENTION)->mode, EV_MODE_FACT);
+	/* A spokesman's denial with no act of its own denies the act the
+	 * story told as rumour, before or after it. */
+	events_extract("FED SAYS DISCOUNT RATE UNCHANGED",
+		       "Rumours that the Federal Reserve had cut its discount rate swept Wall Street, "
+		       "but a Fed spokesman said there had been no change.",
+		       day_of(d), &s);
+	assert_non_null(act_of(&s, "Fed", EV_CUT));
+	bool denied = false;
+	for (size_t i = 0; i < s.n; i++)
+		denied = denied || (!strcmp(s.acts[i].bank, "Fed") && s.acts[i].kind == EV_CUT &&
+				    s.acts[i].mode == EV_MODE_DENIED);
+	assert_true(denied);
+	assert_int_equal(mode_of("A Federal Reserve spokesman said the Board had taken no action on "
+				 "the discount rate today, denying rumours on Wall Street of a "
+				 "half-point rise.", d, "Fed", EV_HIKE),
+			 EV_MODE_DENIED);
+	/* No rumour told: nothing to deny. */
+	events_extract("FED SPOKESMAN", "A Fed spokesman said there had been no change.", day_of(d), &s);
+	assert_int_equal(s.n, 0);
 	events_extract("BANK OF ENGLAND GOVERNOR SPEAKS",
 		       "The Bank of England governor spoke to the committee. He said intervention "
 		       "by central banks had slowed the dollar's fall.",
