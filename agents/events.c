@@ -138,6 +138,22 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 				return m->code;
 		return NULL;
 	case A_PRONOUN:
+		/* "The Bundesbank and the Swiss National Bank denied that they
+		 * had bought dollars": "they" is a list of banks just named in
+		 * the clause, nothing else (not "dealers said they"). */
+		if (is(c, m->pos, "they")) {
+			const struct mention *p = m > first ? m - 1 : NULL;
+			/* "denied market talk that they had": the market is
+			 * not who "they" are. */
+			while (p && p > first && p->type == A_OTHER &&
+			       (is(c, p->pos, "market") || is(c, p->pos, "markets")))
+				p--;
+			return p && p->type == A_CB && p->pos >= 1 &&
+					       (is(c, p->pos - 1, "and") ||
+						(is(c, p->pos - 1, "the") && is(c, p->pos - 2, "and"))) ?
+				       p->code :
+				       NULL;
+		}
 		for (const struct mention *p = m; p-- > first;) {
 			if (p->type == A_PRONOUN || p->type == A_OTHER)
 				continue;
@@ -911,7 +927,17 @@ static void read_clause(struct reader *r, struct clause *c)
 		events_story_add(r, c, bank, kind, mode, cue, d, vague);
 		/* The other banks of the subject's list act alike. */
 		const struct mention *co[6];
-		size_t nco = form == VF_NOUN ? 0 : events_subject_list(c, m, nm, sub, v, co, 6);
+		/* A noun act takes the list of the subject before it
+		 * ("BUNDESBANK AND SWISS NATIONAL BANK DENY INTERVENTION"). */
+		size_t nco = form == VF_NOUN && sub->pos > v ? 0 :
+			     events_subject_list(c, m, nm, sub, v, co, 6);
+		if (sub->type == A_PRONOUN && is(c, sub->pos, "they") && sub > m) {
+			const struct mention *p = sub - 1;
+			while (p > m && p->type == A_OTHER &&
+			       (is(c, p->pos, "market") || is(c, p->pos, "markets")))
+				p--;
+			nco = events_subject_list(c, m, nm, p, p->pos + p->len, co, 6);
+		}
 		for (size_t i = 0; i < nco; i++)
 			events_story_add(r, c, co[i]->code, kind, mode, cue, d, vague);
 		if (group && kind == EV_INTERVENTION && mode == EV_MODE_FACT)

@@ -226,6 +226,7 @@ const struct actor_def events_actors[] = {
 	{ "institutions", A_OTHER, NULL },
 	{ "bank", A_COMMERCIAL, NULL },
 	{ "it", A_PRONOUN, NULL },
+	{ "they", A_PRONOUN, NULL },
 };
 
 const size_t events_nactors = ARRAY_SIZE(events_actors);

@@ -1004,6 +1004,19 @@ static void test_events_negation_scope(void **state)
 				 "the discount rate today, denying rumours on Wall Street of a "
 				 "half-point rise.", d, "Fed", EV_HIKE),
 			 EV_MODE_DENIED);
+	/* "they" after a list of banks is the list, both in a headline's
+	 * noun act; "dealers said they" is not a bank. */
+	events_extract("BUNDESBANK AND SWISS NATIONAL BANK DENY INTERVENTION",
+		       "The Bundesbank and the Swiss National Bank both denied market talk that they "
+		       "had bought dollars this morning.",
+		       day_of(d), &s);
+	assert_non_null(act_of(&s, "Bundesbank", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "Bundesbank", EV_INTERVENTION)->mode, EV_MODE_DENIED);
+	assert_non_null(act_of(&s, "SNB", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "SNB", EV_INTERVENTION)->mode, EV_MODE_DENIED);
+	events_extract("DOLLAR FIRMER", "The Bank of Japan held its rates. Dealers said they had bought dollars.",
+		       day_of(d), &s);
+	assert_null(act_of(&s, "BOJ", EV_INTERVENTION));
 	/* No rumour told: nothing to deny. */
 	events_extract("FED SPOKESMAN", "A Fed spokesman said there had been no change.", day_of(d), &s);
 	assert_int_equal(s.n, 0);
