@@ -835,6 +835,16 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * second predicate after a comma is out of the first's cues. */
 		if (c->title && v > from && comma_before(c, v) && sub->pos < v)
 			from = v;
+		/* "no reason for the Dutch central bank to follow last week's
+		 * rise in the Bundesbank's securities repurchase rate": the
+		 * owner's act followed or matched is a known one. */
+		for (size_t k = v; form == VF_NOUN && owner && owner->type == A_CB && owner->pos > v &&
+				   k-- > from && k + 5 > v;)
+			if ((is(c, k, "follow") || is(c, k, "match") || is(c, k, "copy") ||
+			     is(c, k, "mirror")) && !is(c, k + 1, "with") && !is(c, k + 1, "suit")) {
+				from = k + 1;
+				break;
+			}
 		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		/* After a noun the cues follow its actor too: "intervention by

@@ -1017,6 +1017,11 @@ static void test_events_negation_scope(void **state)
 	events_extract("DOLLAR FIRMER", "The Bank of Japan held its rates. Dealers said they had bought dollars.",
 		       day_of(d), &s);
 	assert_null(act_of(&s, "BOJ", EV_INTERVENTION));
+	/* The act another bank would follow is known, not denied with it. */
+	assert_int_equal(mode_of("Duisenberg said he saw no reason for the Dutch central bank to "
+				 "follow last week's rise in the Bundesbank's securities repurchase "
+				 "rate.", d, "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
 	/* No rumour told: nothing to deny. */
 	events_extract("FED SPOKESMAN", "A Fed spokesman said there had been no change.", day_of(d), &s);
 	assert_int_equal(s.n, 0);
