@@ -118,6 +118,16 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 		    !is(c, m->pos + m->len, "of"))
 			/* "intervention by central banks": several, none named. */
 			return r->nnamed == 1 && !is(c, m->pos + 1, "banks") ? r->named[0] : NULL;
+		/* "the Central Bank of Ireland": the country named after it,
+		 * or a bank the reader does not know, not the last one named. */
+		if (is(c, m->pos + m->len, "of")) {
+			size_t k = m->pos + m->len + 1 + is(c, m->pos + m->len + 1, "the");
+			if (k < c->n && c->text[c->w[k].off] >= 'A' && c->text[c->w[k].off] <= 'Z') {
+				char w[48];
+				snprintf(w, sizeof(w), "%.*s", (int)c->w[k].len, c->text + c->w[k].off);
+				return events_title_country(w);
+			}
+		}
 		if (r->last_cb || r->story_bank)
 			return r->last_cb ? r->last_cb : r->story_bank;
 		/* None named yet: "the central bank" of the country the title
@@ -998,6 +1008,10 @@ static void read_text(struct reader *r, const char *text, bool title)
 	for (size_t i = 0; i <= len; i++) {
 		bool end = i == len;
 		size_t cut = i, next = i + 1;
+		/* "BANK OF ENGLAND HOLDS RATES AFTER ELECTION; IRISH RATE CUT":
+		 * a headline's parts are clauses of their own. */
+		if (!end && title && text[i] == ';')
+			end = true;
 		if (!end && !title) {
 			char ch = text[i];
 			if ((ch == '.' || ch == '?' || ch == '!') && (i + 1 == len || isspace((unsigned char)text[i + 1])) &&
