@@ -826,6 +826,23 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
+		/* "Asked about reports in the Zurich market that the central bank
+		 * had sold francs": the hearsay noun whose "that" the act is in. */
+		for (size_t k = sub->pos; !c->title && k-- > 0 && k + 4 > sub->pos;) {
+			if (!is(c, k, "that"))
+				continue;
+			for (size_t j = k; j-- > 0 && j + 7 > k;)
+				if (is(c, j, "reports") || is(c, j, "report") || is(c, j, "rumours") ||
+				    is(c, j, "rumour") || is(c, j, "rumors") || is(c, j, "talk") ||
+				    is(c, j, "speculation") || is(c, j, "suggestions")) {
+					if (j < from)
+						from = j;
+					break;
+				} else if (starts(c, j, "said") || starts(c, j, "say")) {
+					break;
+				}
+			break;
+		}
 		/* The owner named after a noun ("should not be taken as implying
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
 		if (!c->title && sub == owner && sub->pos > v)
