@@ -167,6 +167,10 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 				continue;
 			}
 		}
+		/* "the largest in a single week since April, followed the
+		 * Federal Reserve's decision on Friday": a record's "since". */
+		if (!strcmp(d->w, "since") && events_superlative_since(c, i))
+			continue;
 		/* "no change" after a meeting is a hold, kept as such. */
 		if (!strcmp(d->w, "set") && !is(c, i + 1, "to"))
 			continue;

@@ -384,8 +384,27 @@ int32_t events_clause_day(const struct clause *c, int32_t pub, bool *old, bool *
  * the saying in "said last week that ... bought", or a leading
  * subordinate clause ("After stifling pressure last week, the
  * authorities sanctioned ..."). */
+bool events_superlative_since(const struct clause *c, size_t s)
+{
+	static const char *const sup[] = { "lowest", "highest", "largest", "biggest", "first",
+		"strongest", "weakest", "smallest", "sharpest", "steepest", "best", "worst", "most",
+		"least", "heaviest", "fastest", "slowest", "widest", "narrowest", "longest", NULL };
+	if (!is(c, s, "since"))
+		return false;
+	for (size_t k = s; k-- > 0 && k + 8 > s;)
+		if (is_any(c, k, sup))
+			return true;
+	return false;
+}
+
 static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 {
+	/* "fell to its lowest level against the mark since the January
+	 * realignment", "the largest in a single week since April": the
+	 * date of a record, not of the act. */
+	if ((i >= 1 && events_superlative_since(c, i - 1)) ||
+	    (i >= 2 && is(c, i - 1, "the") && events_superlative_since(c, i - 2)))
+		return true;
 	static const char *const say[] = { "said", "says", "say", "reported", "announced",
 		"stated", "disclosed", "revealed", "confirmed", "told", NULL };
 	static const char *const sub[] = { "after", "before", "following", "since", "while",

@@ -232,4 +232,8 @@ bool events_market_entry(const struct clause *c, size_t v);
  * initial), not a sentence. */
 bool events_abbreviation(const char *s, size_t end);
 
+/* Word s is the "since" of a record ("its lowest level since January",
+ * "the largest rise since April"): what follows dates the record. */
+bool events_superlative_since(const struct clause *c, size_t s);
+
 #endif
