@@ -488,8 +488,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "left its discount rate at 3.5 pct": after the rate's
 			 * last word. */
 			if (!steady && !kept_official &&
-			    !(o >= 0 && is(c, oe + 1, "at") && oe + 2 < c->n &&
-			      isdigit((unsigned char)c->w[oe + 2].w[0])))
+			    !(o >= 0 && is(c, oe + 1, "at") && events_number_word(c, oe + 2)))
 				continue;
 			/* "kept prices steady": a rate, policy or credit is held, or
 			 * "it" (the rate named before). */

@@ -142,8 +142,8 @@ size_t events_match_phrase(const struct clause *c, size_t i, const char *p)
 
 bool events_number_word(const struct clause *c, size_t i)
 {
-	static const char *const nums[] = { "one", "two", "three", "four", "six", "nine", "twelve",
-		NULL };
+	static const char *const nums[] = { "one", "two", "three", "four", "five", "six", "seven",
+		"eight", "nine", "ten", "eleven", "twelve", NULL };
 	return i < c->n && (isdigit((unsigned char)c->w[i].w[0]) || is_any(c, i, nums));
 }
 
