@@ -872,6 +872,17 @@ static void read_clause(struct reader *r, struct clause *c)
 				break;
 			}
 		size_t to = nochange ? v : neg ? neg : c->title && !resist ? c->n : v;
+		/* "BUNDESBANK LEAVES RATES UNCHANGED, NO CUT SEEN SOON": a
+		 * headline's part after a comma that opens with a negation is
+		 * another act's. */
+		size_t title_end = c->n;
+		for (size_t k = v + 1; c->title && k < c->n; k++)
+			if (comma_before(c, k) && (is(c, k, "no") || is(c, k, "but"))) {
+				title_end = k;
+				break;
+			}
+		if (c->title && !neg && !nochange && to > title_end)
+			to = title_end;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		/* After a noun the cues follow its actor too: "intervention by
 		 * the Bank of Japan would be ineffective". */
@@ -879,7 +890,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (sub->pos > v && sub->pos + sub->len > tail)
 			tail = sub->pos + sub->len;
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
-			mode = events_mode_between(c, v + 1, c->title ? c->n :
+			mode = events_mode_between(c, v + 1, c->title ? title_end :
 						   events_tail_end(c, tail, tail + (form == VF_NOUN ? 8 : 4)),
 						   cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
