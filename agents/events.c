@@ -826,21 +826,33 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
 		/* "Asked about reports in the Zurich market that the central bank
-		 * had sold francs": the hearsay noun whose "that" the act is in. */
-		for (size_t k = sub->pos; !c->title && k-- > 0 && k + 4 > sub->pos;) {
-			if (!is(c, k, "that"))
-				continue;
-			for (size_t j = k; j-- > 0 && j + 7 > k;)
-				if (is(c, j, "reports") || is(c, j, "report") || is(c, j, "rumours") ||
-				    is(c, j, "rumour") || is(c, j, "rumors") || is(c, j, "talk") ||
-				    is(c, j, "speculation") || is(c, j, "suggestions")) {
-					if (j < from)
-						from = j;
-					break;
-				} else if (starts(c, j, "said") || starts(c, j, "say")) {
-					break;
-				}
-			break;
+		 * had sold francs", "denying a report in the Sunday Times that it
+		 * had spent", "rumours on Thursday that the Fed and the
+		 * Bundesbank had bought": the hearsay noun whose "that" the act
+		 * (its subject's list) is in. */
+		size_t hearsay = 0;
+		{
+			const struct mention *lst[6];
+			size_t nl = form == VF_NOUN ? 0 : events_subject_list(c, m, nm, sub, v, lst, 6);
+			size_t first = sub->pos;
+			for (size_t i = 0; i < nl; i++)
+				if (lst[i]->pos < first)
+					first = lst[i]->pos;
+			for (size_t k = first; !c->title && sub->pos < v && k-- > 0 && k + 4 > first;) {
+				if (!is(c, k, "that"))
+					continue;
+				for (size_t j = k; j-- > 0 && j + 8 > k;)
+					if (is(c, j, "reports") || is(c, j, "report") || is(c, j, "rumours") ||
+					    is(c, j, "rumour") || is(c, j, "rumors") || is(c, j, "talk") ||
+					    is(c, j, "speculation") || is(c, j, "suggestions") ||
+					    is(c, j, "suggestion") || is(c, j, "story")) {
+						hearsay = j + 1;
+						break;
+					} else if (starts(c, j, "said") || starts(c, j, "say")) {
+						break;
+					}
+				break;
+			}
 		}
 		/* The owner named after a noun ("should not be taken as implying
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
@@ -899,6 +911,8 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_DENIED;
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
+		if (mode == EV_MODE_FACT && hearsay)
+			mode = EV_MODE_RUMOURED, snprintf(cue, sizeof(cue), "%s", c->w[hearsay - 1].w);
 		/* "..., according to market rumours", "..., dealers believed":
 		 * an attribution after the act that makes it hearsay. */
 		if (mode == EV_MODE_FACT && !c->title && sub->pos < v)

@@ -267,6 +267,8 @@ const struct cue_def events_cues[] = {
 	{ "time", EV_MODE_EXPECTED, false }, { "whether", EV_MODE_RUMOURED, false },
 	{ "rumour", EV_MODE_RUMOURED, true }, { "rumor", EV_MODE_RUMOURED, true },
 	{ "speculat", EV_MODE_RUMOURED, true }, { "talk", EV_MODE_RUMOURED, false },
+	{ "talked", EV_MODE_RUMOURED, false }, { "unconfirmed", EV_MODE_RUMOURED, false },
+	{ "unverified", EV_MODE_RUMOURED, false },
 	{ "understood", EV_MODE_RUMOURED, false }, { "reportedly", EV_MODE_RUMOURED, false },
 	{ "suspected", EV_MODE_RUMOURED, false }, { "apparently", EV_MODE_RUMOURED, false },
 	{ "estimates", EV_MODE_RUMOURED, false }, { "believ", EV_MODE_RUMOURED, true },
