@@ -104,6 +104,35 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 	case A_GENERIC_CB:
 		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
 			return NULL;
+		/* "the National Bank" of a story that has named one (the
+		 * Belgian, Danish or Swiss), else of its dateline's country,
+		 * not the Bundesbank named last. */
+		if (is(c, m->pos, "national") && is(c, m->pos + 1, "bank")) {
+			for (size_t k = 0; k < r->nnamed; k++)
+				if (!strcmp(r->named[k], "BNB") || !strcmp(r->named[k], "DKNB") ||
+				    !strcmp(r->named[k], "SNB"))
+					return r->named[k];
+			if (r->title_country && (!strcmp(r->title_country, "BNB") ||
+						 !strcmp(r->title_country, "DKNB") ||
+						 !strcmp(r->title_country, "SNB")))
+				return r->title_country;
+		}
+		/* "the Swedish central bank", "the Irish central bank": a
+		 * country the reader does not know, not the last bank named. */
+		if (!c->title && is(c, m->pos, "central") && m->pos > 0 &&
+		    isupper((unsigned char)c->text[c->w[m->pos - 1].off]) &&
+		    !(m > first && m[-1].pos + m[-1].len == m->pos)) {
+			char w[48];
+			snprintf(w, sizeof(w), "%.*s", (int)c->w[m->pos - 1].len,
+				 c->text + c->w[m->pos - 1].off);
+			static const char *const det[] = { "The", "A", "Its", "This", "That", "Their",
+							   "Another", "Any", "No", NULL };
+			bool d = false;
+			for (size_t k = 0; det[k]; k++)
+				d = d || !strcmp(w, det[k]);
+			if (!d)
+				return events_title_country(w);
+		}
 		/* "Norway's central bank": the country's. */
 		if (m > first && m[-1].type == A_COUNTRY && m[-1].pos + m[-1].len == m->pos)
 			return m[-1].code;
