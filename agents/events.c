@@ -940,6 +940,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_DENIED;
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
+		/* "ahead of any cut by the Bundesbank", "any further rise": a
+		 * hypothetical act. */
+		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title && v > 0 &&
+		    (is(c, v - 1, "any") || (v > 1 && is(c, v - 2, "any") &&
+					     (is(c, v - 1, "further") || is(c, v - 1, "such") ||
+					      is(c, v - 1, "new") || is(c, v - 1, "early")))))
+			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "any");
 		if (mode == EV_MODE_FACT && hearsay)
 			mode = EV_MODE_RUMOURED, snprintf(cue, sizeof(cue), "%s", c->w[hearsay - 1].w);
 		/* "..., according to market rumours", "..., dealers believed":

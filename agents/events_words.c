@@ -293,6 +293,7 @@ const struct cue_def events_cues[] = {
 	{ "oppose", EV_MODE_DENIED, false }, { "ruled", EV_MODE_DENIED, false },
 	{ "rules", EV_MODE_DENIED, false }, { "rule", EV_MODE_DENIED, false },
 	{ "reluctan", EV_MODE_DENIED, true }, { "ceas", EV_MODE_DENIED, true },
+	{ "unnecessary", EV_MODE_DENIED, false }, { "needless", EV_MODE_DENIED, false },
 	{ "shun", EV_MODE_DENIED, true }, { "eschew", EV_MODE_DENIED, true },
 	{ "spurn", EV_MODE_DENIED, true },
 	{ "worried", EV_MODE_EXPECTED, false }, { "rather", EV_MODE_DENIED, false }, { "determined", EV_MODE_EXPECTED, false },
