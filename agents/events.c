@@ -1178,6 +1178,26 @@ void events_extract_story(const char *title, const char *body, const char *datel
 			out->n--, i--;
 		}
 	}
+	/* "The central bank had resisted a rise for more than a week" in a
+	 * story of the bank's rise: the resistance gave way, no hold. */
+	for (size_t i = 0; i < out->n; i++) {
+		const struct ev_act *h = &out->acts[i];
+		if (h->kind != EV_HOLD || h->mode != EV_MODE_FACT ||
+		    !(strcasestr(h->evidence, "resist") || strcasestr(h->evidence, "fought")))
+			continue;
+		bool gave_way = false;
+		for (size_t k = 0; k < out->n; k++)
+			gave_way = gave_way || (out->acts[k].mode == EV_MODE_FACT &&
+						(out->acts[k].kind == EV_HIKE ||
+						 out->acts[k].kind == EV_CUT) &&
+						!strcmp(out->acts[k].bank, h->bank));
+		if (!gave_way)
+			continue;
+		memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));
+		memmove(&r.dated[i], &r.dated[i + 1], (out->n - i - 1) * sizeof(bool));
+		memmove(&r.vague_day[i], &r.vague_day[i + 1], (out->n - i - 1) * sizeof(bool));
+		out->n--, i--;
+	}
 	free(t);
 	free(b);
 	events_redate_retold(&r);
