@@ -841,6 +841,17 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * bank as the subject, is theirs. */
 		if (priv && sub->type != A_CB && !signal)
 			continue;
+		/* "Dealers said the Bank of England had not intervened ...,
+		 * despite the pound's jump after Wednesday's cut in base
+		 * rates": a commercial rate's noun far from the bank is the
+		 * banks' own. */
+		bool after_noun = false;
+		for (size_t k = v; k-- > 0 && k + 4 > v;)
+			after_noun = after_noun || is(c, k, "after") || is(c, k, "following") ||
+				     is(c, k, "before") || is(c, k, "since");
+		if (priv && !signal && form == VF_NOUN && sub != owner && sub->pos < v &&
+		    sub->pos + sub->len + 3 < v && after_noun)
+			continue;
 		/* An intervention needs the currency market: in a story about
 		 * the money market "it has intervened" is an operation. */
 		if (kind == EV_INTERVENTION && r->title_mm && !fx_context(c))
