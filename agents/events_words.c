@@ -305,10 +305,11 @@ const size_t events_ncues = ARRAY_SIZE(events_cues);
 
 const char *const events_cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
 	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
-	"loosen", "loosened", "loosens", NULL };
+	"loosen", "loosened", "loosens", "shaved", "shaves", "pared", "pares", "slashed",
+	"slashes", NULL };
 const char *const events_hike_verbs[] = { "raised", "raises", "raising", "increased",
 	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
-	"tightened", "tightens", NULL };
+	"tightened", "tightens", "boosted", "boosts", NULL };
 const char *const events_hold_verbs[] = { "left", "leaves", "leaving", "kept", "keeps",
 	"keeping", "held", "holds", "holding", "maintained", "maintains", "leave", "keep",
 	"hold", "maintain", NULL };
