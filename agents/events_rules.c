@@ -60,6 +60,13 @@ const char *events_title_country(const char *title)
 		for (size_t a = 0; a < ARRAY_SIZE(country_adj) && !code; a++)
 			if (is(c, i, country_adj[a].w))
 				code = country_adj[a].code;
+		/* "BUYS U.S. DOLLARS": the dollar every market trades, no
+		 * country's story. */
+		if (code && !strcmp(code, "Fed") &&
+		    (is(c, i + 1, "dollar") || is(c, i + 1, "dollars") || is(c, i + 1, "dlrs") ||
+		     is(c, i + 1, "dlr") || is(c, i + 2, "dollar") || is(c, i + 2, "dollars") ||
+		     is(c, i + 2, "dlrs")))
+			code = NULL;
 		if (code && found && strcmp(code, found))
 			several = true;
 		if (code)
