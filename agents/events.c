@@ -382,6 +382,48 @@ static void rumour_denied(struct reader *r, const struct clause *c, const struct
 	}
 }
 
+/* "..., although the Swiss central bank's part could not be confirmed",
+ * "although Swiss involvement was only market talk": the story calls one
+ * bank's part of an act it told as done hearsay; that bank's acts told
+ * as done become rumoured. */
+static void part_doubted(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm)
+{
+	static const char *const part[] = { "part", "involvement", "participation", "role",
+					    "presence", NULL };
+	static const char *const doubt[] = { "talk", "rumour", "rumours", "rumor", "unconfirmed",
+					     "confirmed", "speculation", "doubt", "doubtful",
+					     "unclear", NULL };
+	for (size_t k = 1; k < c->n; k++) {
+		if (!is_any(c, k, part))
+			continue;
+		const char *bank = NULL;
+		for (size_t i = 0; i < nm; i++)
+			if (m[i].type == A_CB && m[i].pos + m[i].len == k)
+				bank = m[i].code;
+		if (!bank) {
+			char w[48];
+			snprintf(w, sizeof(w), "%.*s", (int)c->w[k - 1].len, c->text + c->w[k - 1].off);
+			bank = isupper((unsigned char)w[0]) ? events_title_country(w) : NULL;
+		}
+		if (!bank)
+			continue;
+		bool doubted = false;
+		for (size_t j = k + 1; j < c->n && j < k + 9 && !doubted; j++)
+			doubted = is_any(c, j, doubt) &&
+				  (!is(c, j, "confirmed") || is(c, j - 1, "not") || is(c, j - 1, "be"));
+		if (!doubted)
+			continue;
+		for (size_t i = 0; i < r->out->n; i++) {
+			struct ev_act *a = &r->out->acts[i];
+			if (!strcmp(a->bank, bank) && a->mode == EV_MODE_FACT) {
+				a->mode = EV_MODE_RUMOURED;
+				snprintf(a->cue, sizeof(a->cue), "part unconfirmed");
+			}
+		}
+	}
+}
+
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
@@ -1055,6 +1097,7 @@ static void read_clause(struct reader *r, struct clause *c)
 	}
 	if (r->out->n == before)
 		rumour_denied(r, c, m, nm);
+	part_doubted(r, c, m, nm);
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
 		"assistance", "liquidity", "tender", "advances", "help", "shortage", NULL };
