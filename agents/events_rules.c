@@ -184,10 +184,21 @@ long events_rate_object(const struct clause *c, size_t from, size_t span, bool *
 			static const char *const on_off[] = { "certificates", "certificate",
 				"repurchase", "repurchases", "lombard", "discount", NULL };
 			for (size_t k = j + 2; (is(c, j + 1, "on") || is(c, j + 1, "for")) &&
-					       k < c->n && k <= j + 6; k++)
+					       k < c->n && k <= j + 6; k++) {
+				/* "the rate on its special advances", "on its
+				 * liquidity facility": an operation's rate. */
+				if (is(c, k, "special") || is(c, k, "facility") || is(c, k, "facilities"))
+					return -1;
 				*official = *official || is_any(c, k, on_off);
+			}
 			return (long)j;
 		}
+		/* "reducing restrictions on the use of money market rates": the
+		 * object is the restrictions. */
+		if (is(c, j, "restrictions") || is(c, j, "controls") || is(c, j, "curbs") ||
+		    is(c, j, "limits") || is(c, j, "ceilings") || is(c, j, "requirements") ||
+		    is(c, j, "requirement"))
+			return -1;
 		/* The object ends at a new verb or clause word. */
 		/* "its one, two and three month rates": a list of terms. */
 		if (is(c, j, "and") && j > 0 && events_number_word(c, j - 1) && events_number_word(c, j + 1))

@@ -32,6 +32,11 @@ const struct bank_def events_banks[] = {
 	{ "CBC", "Central Bank of China (Taiwan)", "TWD" },
 	{ "Riksbank", "Sveriges Riksbank", "SEK" },
 	{ "Norges", "Norges Bank", "NOK" },
+	{ "OeNB", "Austrian National Bank", "ATS" },
+	{ "CBI", "Central Bank of Ireland", "IEP" },
+	{ "BoF", "Bank of Finland", "FIM" },
+	{ "BdP", "Bank of Portugal", "PTE" },
+	{ "BoG", "Bank of Greece", "GRD" },
 };
 
 const size_t events_nbanks = ARRAY_SIZE(events_banks);
@@ -105,6 +110,17 @@ const struct actor_def events_actors[] = {
 	{ "central bank of taiwan", A_CB, "CBC" },
 	{ "taiwan central bank", A_CB, "CBC" },
 	{ "riksbank", A_CB, "Riksbank" },
+	{ "swedish central bank", A_CB, "Riksbank" },
+	{ "bank of sweden", A_CB, "Riksbank" },
+	/* Banks the labels do not code, named so that their acts are not
+	 * given to a bank named before. */
+	{ "austrian national bank", A_CB, "OeNB" },
+	{ "austrian central bank", A_CB, "OeNB" },
+	{ "central bank of ireland", A_CB, "CBI" },
+	{ "irish central bank", A_CB, "CBI" },
+	{ "bank of finland", A_CB, "BoF" },
+	{ "bank of portugal", A_CB, "BdP" },
+	{ "bank of greece", A_CB, "BoG" },
 	{ "norges bank", A_CB, "Norges" },
 	{ "bank of norway", A_CB, "Norges" },
 	{ "norwegian central bank", A_CB, "Norges" },
