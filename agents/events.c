@@ -104,6 +104,12 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 	case A_GENERIC_CB:
 		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
 			return NULL;
+		/* "the council left the discount and Lombard rates unchanged":
+		 * the central bank council the story has named. */
+		if (is(c, m->pos + 1, "council"))
+			return r->cb_council && !is(c, m->pos + 2, "of") ?
+				       (r->last_cb ? r->last_cb : r->story_bank) :
+				       NULL;
 		/* "the National Bank" of a story that has named one (the
 		 * Belgian, Danish or Swiss), else of its dateline's country,
 		 * not the Bundesbank named last. */
@@ -436,6 +442,8 @@ static void read_clause(struct reader *r, struct clause *c)
 	}
 	struct mention m[32];
 	size_t nm = find_mentions(c, m, ARRAY_SIZE(m));
+	for (size_t i = 1; i < c->n && !r->cb_council; i++)
+		r->cb_council = is(c, i, "council") && (is(c, i - 1, "bank") || is(c, i - 1, "bundesbank"));
 	bool old = false, vague = false;
 	bool last_week = false;
 	int32_t day = events_clause_day(c, r->pub_day, &old, &vague, &last_week);

@@ -22,6 +22,7 @@ struct reader {
 	struct ev_story *out;
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
+	bool cb_council;         /* a central bank's council was named */
 	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
 	bool dated[EVENTS_MAX];     /* its clause named its day */
 	bool cur_dated;             /* the clause being read names its act's day */

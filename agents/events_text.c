@@ -315,8 +315,14 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 		*old = true;
 		return *out = (pub - 30), true;
 	}
+	/* "unlikely before the autumn", "until the summer": a season to
+	 * come dates no done act. */
+	size_t pre = i >= 1 && is(c, i - 1, "the") ? i - 2 : i - 1;
+	bool ahead = i >= 1 && pre < c->n &&
+		     (is(c, pre, "before") || is(c, pre, "until") || is(c, pre, "till") ||
+		      is(c, pre, "by") || is(c, pre, "next"));
 	if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
-	     is(c, i, "winter")) && !is(c, i - 1, "this")) {
+	     is(c, i, "winter")) && !is(c, i - 1, "this") && !ahead) {
 		*old = true;
 		return *out = (pub - 90), true;
 	}

@@ -124,6 +124,7 @@ const struct actor_def events_actors[] = {
 	{ "norges bank", A_CB, "Norges" },
 	{ "bank of norway", A_CB, "Norges" },
 	{ "norwegian central bank", A_CB, "Norges" },
+	{ "the council", A_GENERIC_CB, NULL }, /* of a story of a central bank council */
 	{ "central bank", A_GENERIC_CB, NULL },
 	{ "central banks", A_GENERIC_CB, NULL },
 	{ "monetary authorities", A_GENERIC_CB, NULL },
