@@ -341,7 +341,11 @@ bool events_debt_purchase(const char *text)
 			   (strstr(s, "debt") || strstr(s, "borrowing") || strstr(s, "loan")) &&
 			   (strstr(s, "currenc") || strstr(s, "dollars") || strstr(s, "marks") ||
 			    strstr(s, "yen") || strstr(s, "sterling") || strstr(s, "francs")) &&
-			   (strstr(s, "bought") || strstr(s, "buy") || strstr(s, "purchase"));
+			   (strstr(s, "bought") || strstr(s, "buy") || strstr(s, "purchase")) &&
+			   /* "reports that some large French companies were
+			    * buying marks to repay debts": not the bank's. */
+			   !strstr(s, "companies") && !strstr(s, "firms") && !strstr(s, "importers") &&
+			   !strstr(s, "corporations") && !strstr(s, "exporters");
 		free(s);
 		if (hit)
 			return true;
