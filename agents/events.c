@@ -430,6 +430,23 @@ static void part_doubted(struct reader *r, const struct clause *c, const struct 
 	}
 }
 
+/* "refused to lower its dealing rates", "its refusal yesterday to
+ * raise the discount rate": the position of the verb refused, an
+ * official rate its object; 0 when none. */
+static size_t refused_rate(const struct clause *c, size_t v)
+{
+	if (!starts(c, v, "refus"))
+		return 0;
+	size_t to = is(c, v + 1, "to") ? v + 1 : v + 2;
+	if (!is(c, to, "to") || !(is_any(c, to + 1, events_cut_verbs) ||
+				  is_any(c, to + 1, events_hike_verbs)))
+		return 0;
+	bool priv, official;
+	return events_rate_object(c, to + 2, 6, &priv, &official) >= 0 && official && !priv ?
+		       to + 1 :
+		       0;
+}
+
 static void read_clause(struct reader *r, struct clause *c)
 {
 	events_clause_words(c);
@@ -735,6 +752,11 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "the bank's move to lend to the discount houses at a
 			 * lower 10 pct": its dealing rate. */
 			official = true;
+		} else if ((uo = refused_rate(c, v)) > 0) {
+			/* "The Bank of England's refusal yesterday to lower its money
+			 * market dealing rates": a hold. */
+			kind = EV_HOLD;
+			objend = uo;
 		} else if (is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
 			   is(c, v, "resistance") || is(c, v, "resisting")) {
 			for (size_t j = v + 1; j < c->n && j < v + 13; j++)
@@ -911,7 +933,8 @@ static void read_clause(struct reader *r, struct clause *c)
 			continue;
 		char cue[24] = "";
 		bool resist = is(c, v, "resisted") || is(c, v, "resists") || is(c, v, "fought") ||
-			      is(c, v, "resistance") || is(c, v, "resisting");
+			      is(c, v, "resistance") || is(c, v, "resisting") ||
+			      (kind == EV_HOLD && starts(c, v, "refus"));
 		size_t from = c->title ? 0 : sub->pos >= 6 ? sub->pos - 6 : 0;
 		if (!c->title && sub->pos > v)
 			from = v >= 6 ? v - 6 : 0;
