@@ -732,6 +732,25 @@ static void read_clause(struct reader *r, struct clause *c)
 					objend = j;
 					break;
 				}
+			/* "signalled a rise in base rates", "the base rate rise was
+			 * engineered by the Bank of England". */
+			for (size_t j = v >= 4 ? v - 4 : 0; kind == EV_NONE && j < c->n && j < v + 18; j++)
+				if (is(c, j, "rise") || is(c, j, "rises") || is(c, j, "increase") ||
+				    is(c, j, "hike") || is(c, j, "higher")) {
+					kind = EV_HIKE;
+					signal = true;
+					if (is(c, v, "signal") || is(c, v, "signals"))
+						form = VF_NOUN;
+					objend = j;
+					break;
+				}
+			/* "allowed the federal funds rate to rise", "allowed money
+			 * market rates to drift higher": a market rate let go. */
+			for (size_t j = v + 1; kind != EV_NONE && j < c->n && j < v + 8; j++)
+				if (is(c, j, "funds") || is(c, j, "interbank") ||
+				    (is(c, j, "call") && (is(c, j + 1, "money") || is(c, j + 1, "rate"))) ||
+				    (is(c, j, "market") && (is(c, j + 1, "rates") || is(c, j + 1, "rate"))))
+					kind = EV_NONE;
 			if (kind == EV_NONE)
 				continue;
 		} else if ((is(c, v, "introduced") || is(c, v, "established")) && v >= 2 &&

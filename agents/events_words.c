@@ -336,7 +336,7 @@ const char *const events_trade_verbs[] = { "bought", "buying", "buys", "buy", "s
 	"supported", "supporting", "supports", "propped",
 	"sells", "sell", "purchased", "purchases", "sales", "buyer", "seller", NULL };
 const char *const events_signal_verbs[] = { "signalled", "signaled", "signals", "signal", "sanctioned",
-	"sanctions", "endorsed", "approves", "approved", "allowed", NULL };
+	"sanctions", "endorsed", "approves", "approved", "allowed", "engineered", NULL };
 const char *const events_ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
 	"crowns", "crown",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
