@@ -474,7 +474,9 @@ static void read_clause(struct reader *r, struct clause *c)
 		const struct mention *owner = NULL, *agent = NULL;
 		size_t objend = v, neg = 0, uo;
 		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
-		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn) && !lm) {
+		enum ev_kind bm = events_boc_rate_move(c, v);
+		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn) && !lm &&
+		    !bm) {
 			kind = cn ? cn : is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after; a
 			 * noun's rate may follow a day and an owner ("a half-point
@@ -760,7 +762,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * morning": the bank cut its dealing rates. */
 			kind = EV_CUT;
 			official = dealing = true;
-		} else if ((kind = events_boc_rate_move(c, v)) != EV_NONE) {
+		} else if ((kind = bm) != EV_NONE) {
 			/* "Canada's bank rate rose", "BANK OF CANADA RATE RISES". */
 			official = true;
 		} else if ((kind = events_tender_move(c, v)) != EV_NONE) {

@@ -255,30 +255,37 @@ enum ev_kind events_change_noun(const struct clause *c, size_t v)
 
 enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
 {
-	static const char *const up[] = { "rose", "rises", "climbed", "climbs", "edged", "jumped",
-					  "jumps", "surged", NULL };
+	static const char *const up[] = { "rose", "rises", "risen", "climbed", "climbs", "edged",
+					  "nudged", "jumped", "jumps", "surged", NULL };
 	static const char *const down[] = { "fell", "falls", "dropped", "drops", "declined",
 					    "eased", "slipped", "tumbled", NULL };
 	enum ev_kind k = is_any(c, v, up) ? EV_HIKE : is_any(c, v, down) ? EV_CUT : EV_NONE;
-	/* "edged up", "edged down". */
-	if (is(c, v, "edged"))
+	/* "edged up", "edged down", "nudged up". */
+	if (is(c, v, "edged") || is(c, v, "nudged"))
 		k = is(c, v + 1, "up") ? EV_HIKE : is(c, v + 1, "down") ? EV_CUT : EV_NONE;
-	if (k == EV_NONE || v < 3 || !is(c, v - 1, "rate"))
+	/* "had already risen": the rate before the auxiliaries. */
+	size_t rv = v;
+	while (rv > 3 && (is(c, rv - 1, "had") || is(c, rv - 1, "has") || is(c, rv - 1, "already")))
+		rv--;
+	if (k == EV_NONE || rv < 3 || !is(c, rv - 1, "rate"))
 		return EV_NONE;
-	size_t j = v - 1;
+	size_t j = rv - 1;
 	/* "the Bank of Canada rate", "the Bank of Canada's key rate", "the
 	 * Bank of Canada's weekly bank rate". */
 	if (is(c, j - 1, "bank") && j >= 5 && (is(c, j - 2, "weekly") || is(c, j - 2, "key")) &&
 	    events_match_phrase(c, j - 5, "bank of canada"))
+		return k;
+	/* "the Bank of Canada's bank rate eased". */
+	if (is(c, j - 1, "bank") && j >= 4 && events_match_phrase(c, j - 4, "bank of canada"))
 		return k;
 	if (is(c, j - 1, "key") || is(c, j - 1, "weekly"))
 		j--;
 	if (j >= 3 && events_match_phrase(c, j - 3, "bank of canada"))
 		return k;
 	/* "Canada's bank rate", "the Canadian key bank rate". */
-	if (!is(c, v - 2, "bank"))
+	if (!is(c, rv - 2, "bank"))
 		return EV_NONE;
-	j = v - 2;
+	j = rv - 2;
 	if (j > 0 && (is(c, j - 1, "key") || is(c, j - 1, "weekly")))
 		j--;
 	return j > 0 && (is(c, j - 1, "canadian") || is(c, j - 1, "canada")) ? k : EV_NONE;
