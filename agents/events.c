@@ -497,6 +497,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * ("would not loosen monetary policy"). */
 			stance = o >= 0 && (is(c, (size_t)o, "policy") || is(c, (size_t)o, "policies")) &&
 				 (is(c, v, "eased") || starts(c, v, "tighten") || starts(c, v, "loosen"));
+			/* "left its intervention rate unchanged ..., after cutting it
+			 * by a quarter point on Tuesday": "it" is the official rate
+			 * the clause named before. */
+			for (size_t k = v >= 16 ? v - 16 : 0; o < 0 && !rate_noun && is(c, v + 1, "it") &&
+							      !c->title && k < v; k++)
+				if (is_any(c, k, events_official_rate) && is_any(c, k + 1, events_rate_words))
+					o = (long)(v + 1), official = true, priv = false;
 			long pr = o < 0 && !rate_noun ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
 				/* "Italy's discount rate would be cut to 11.5 pct". */
@@ -1003,6 +1010,14 @@ static void read_clause(struct reader *r, struct clause *c)
 				from = k + 1;
 				break;
 			}
+		/* "with dealers still wary after the Swiss National Bank sold
+		 * francs": the act of an "after" clause is done, whatever the
+		 * main clause's cues. */
+		if (!c->title && form != VF_NOUN && sub->pos < v && sub->pos >= 1 &&
+		    (is(c, sub->pos - 1, "after") ||
+		     (sub->pos >= 2 && is(c, sub->pos - 1, "the") && is(c, sub->pos - 2, "after"))) &&
+		    from < sub->pos)
+			from = sub->pos;
 		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS": a headline's
 		 * second predicate after a comma is out of the first's cues. */
 		if (c->title && v > from && comma_before(c, v) && sub->pos < v)

@@ -441,6 +441,10 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		return true;
 	if (i >= v)
 		return false;
+	/* "at today's tender, after cutting it by a quarter point on
+	 * Tuesday": a date before "after" is the main clause's. */
+	if (v >= 1 && (is(c, v - 1, "after") || is(c, v - 1, "following")) && i + 1 < v)
+		return true;
 	if (i > 0 && is_any(c, i - 1, say))
 		for (size_t t = i + 1; t < v; t++)
 			if (is(c, t, "that"))
