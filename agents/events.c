@@ -774,8 +774,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			official = true;
 		} else if ((kind = events_tender_move(c, v)) != EV_NONE) {
 			/* "its repurchase tender at a fixed 3.55 pct, down from
-			 * 3.80": the rate it fixes moved. */
+			 * 3.80": the rate it fixes moved; "The Bundesbank offered
+			 * banks a 28-day securities repurchase pact at a fixed rate
+			 * of 3.55 pct, down from": the bank that offered it. */
 			official = true;
+			for (size_t i = 0; i < nm && !agent; i++)
+				if (m[i].type == A_CB && m[i].pos < v)
+					agent = &m[i];
 		} else if ((kind = lm) != EV_NONE) {
 			/* "the bank's move to lend to the discount houses at a
 			 * lower 10 pct": its dealing rate. */
