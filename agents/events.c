@@ -1016,11 +1016,13 @@ static void read_clause(struct reader *r, struct clause *c)
 				break;
 			}
 		/* "with dealers still wary after the Swiss National Bank sold
-		 * francs": the act of an "after" clause is done, whatever the
+		 * francs", "steady since the central bank recently sold marks":
+		 * the act of an "after" or "since" clause is done, whatever the
 		 * main clause's cues. */
 		if (!c->title && form != VF_NOUN && sub->pos < v && sub->pos >= 1 &&
-		    (is(c, sub->pos - 1, "after") ||
-		     (sub->pos >= 2 && is(c, sub->pos - 1, "the") && is(c, sub->pos - 2, "after"))) &&
+		    (is(c, sub->pos - 1, "after") || is(c, sub->pos - 1, "since") ||
+		     (sub->pos >= 2 && is(c, sub->pos - 1, "the") &&
+		      (is(c, sub->pos - 2, "after") || is(c, sub->pos - 2, "since")))) &&
 		    from < sub->pos)
 			from = sub->pos;
 		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS": a headline's
