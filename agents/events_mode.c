@@ -102,6 +102,11 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 				 size_t cuesz)
 {
 	size_t neg_other = 0; /* a negation of another predicate, seen */
+	/* "it had been ready to support the dollar and had bought dollars":
+	 * a second verb with its own auxiliary is out of the first's cues. */
+	if (to >= 2 && to < c->n && to > from + 2 && is(c, to - 2, "and") &&
+	    (is(c, to - 1, "had") || is(c, to - 1, "has") || is(c, to - 1, "have")))
+		from = to - 1;
 	for (size_t i = from; i < to && i < c->n; i++) {
 		const struct cue_def *d = events_cue_at(c, i);
 		if (!d)
