@@ -226,14 +226,16 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		if (!strcmp(d->w, "report") && !is(c, i + 1, "that") && !is(c, i + 1, "of"))
 			continue;
 		/* "would not raise rates simply to defend the dollar", "we will
-		 * not cut": an intention denied. */
+		 * not cut": an intention denied; "would not hesitate to
+		 * intervene" expects it. */
 		if ((!strcmp(d->w, "will") || !strcmp(d->w, "would")) && is(c, i + 1, "not") &&
-		    i + 2 < to) {
+		    i + 2 <= to) {
 			/* "it would not resist a half point cut": let it be. */
 			bool allow = starts(c, i + 2, "resist") || starts(c, i + 2, "oppos") ||
 				     starts(c, i + 2, "object") || starts(c, i + 2, "block") ||
 				     starts(c, i + 2, "stand") || starts(c, i + 2, "prevent") ||
-				     starts(c, i + 2, "rule");
+				     starts(c, i + 2, "rule") || starts(c, i + 2, "hesitat") ||
+				     starts(c, i + 2, "shrink") || starts(c, i + 2, "flinch");
 			if (allow)
 				snprintf(cue, cuesz, "%s not %s", c->w[i].w, c->w[i + 2].w);
 			else

@@ -226,11 +226,19 @@ static void test_stories(void **state)
 			       300 });
 }
 
+static void test_traps(void **state)
+{
+	(void)state;
+	run_set(&(struct set){ "tests/data/news-traps.jsonl", "tests/data/news-traps-misread.txt",
+			       360 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sentences),
 		cmocka_unit_test(test_stories),
+		cmocka_unit_test(test_traps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
