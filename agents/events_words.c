@@ -340,7 +340,8 @@ const char *const events_signal_verbs[] = { "signalled", "signaled", "signals", 
 const char *const events_ccy_words[] = { "dollar", "dollars", "dlrs", "yen", "marks", "mark",
 	"crowns", "crown",
 	"sterling", "pound", "pounds", "francs", "franc", "currency", "currencies", "lire",
-	"guilders", NULL };
+	"guilders", "guilder", "lira", "peseta", "pesetas", "krone", "kroner", "schilling",
+	"schillings", "escudo", "escudos", "drachma", "drachmas", NULL };
 /* A currency word at i; "mark" after a pronoun, "to" or a modal is the
  * verb ("they mark the end"). */
 bool events_is_ccy(const struct clause *c, size_t i)
