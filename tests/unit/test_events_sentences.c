@@ -1,8 +1,11 @@
-/* The event extractor on the challenge sentences (tests/data/
- * news-sentences.jsonl): short texts written for the purpose, not taken
- * from the archive, each labelled by the rules of tests/data/
- * news-labels.md before the extractor was run on it (how the set was
- * made: news-labels.md, "Challenge sentences"). Every item is checked:
+/* The event extractor on the challenge sets: sentences (tests/data/
+ * news-sentences.jsonl), short wire stories (news-stories.jsonl) and
+ * long stories full of central-bank mentions that are not acts
+ * (news-traps.jsonl): texts written for the purpose, not taken from the
+ * archive, each labelled by the rules of tests/data/news-labels.md before
+ * the extractor was run on it (how each set was made: news-labels.md,
+ * "Challenge sentences", "Challenge stories", "Trap stories"). Every
+ * item is checked:
  * - each labelled fact is reported as done, on its day (background ones
  *   as background or as done);
  * - no (bank, action) of not_facts is reported as done, and no other
@@ -160,7 +163,7 @@ static size_t load_known(const char *path, char ids[][16], size_t max)
 {
 	FILE *fp = fopen(path, "r");
 	assert_non_null(fp);
-	char line[512];
+	char line[4096];
 	size_t n = 0;
 	while (fgets(line, sizeof(line), fp))
 		if (line[0] != '#' && line[0] != '\n' && n < max)
