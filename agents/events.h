@@ -152,6 +152,39 @@
  *   "eased monetary policy", "tightened credit policy" name a stance, no
  *   official rate moved: read only when denied or expected ("would not
  *   loosen monetary policy"), never as done.
+ *   Read from the December challenge stories: a denial's object ends
+ *   where a second verb of its subject starts ("denied the rumour and
+ *   bought dollars", "FED DENIES ... RUMOUR, BUYS DOLLARS"), and a second
+ *   verb with its own auxiliary is out of the first's cues ("had been
+ *   ready to support the dollar and had bought dollars"); a headline's
+ *   part after a comma opening with "no" or "but" ("..., NO CUT SEEN
+ *   SOON") and after ';' is another act's; the perfect's "seen" is a
+ *   sight ("had seen no sign of Federal Reserve intervention" denies);
+ *   a central bank's spokesman denying in a clause with no act of its own
+ *   ("there had been no change", "denying rumours of a half-point
+ *   rise") denies the act told as rumour; "they" right after a list of
+ *   banks is the list; the act another bank would follow is known ("no
+ *   reason to follow last week's rise in the Bundesbank's rate"); an act
+ *   in the "that" of a hearsay noun ("reports in the Zurich market
+ *   that", "rumours on Thursday that the Fed and the Bundesbank had
+ *   bought") is hearsay, as are "talked of", "unconfirmed"; "although
+ *   the Swiss central bank's part could not be confirmed" makes that
+ *   bank's part of a list hearsay; "made a cut ... unnecessary", "ahead
+ *   of any cut", "shuns intervention" are not done; a refusal to move an
+ *   official rate is a hold; a bank signalling, sanctioning or
+ *   engineering a rise is a hike (not a market rate it "allowed" to
+ *   move); a bank that "had resisted a rise" in a story of its rise held
+ *   nothing; the act of an "after" or "since" clause is done and dated by
+ *   its own phrase; "it" after a rate verb is the official rate named
+ *   before; a tender at a new fixed rate is the offering bank's; a date
+ *   after a record's "since" ("its lowest level since the January
+ *   realignment") dates the record; a season after "before", "until"
+ *   dates nothing; "the National Bank" is the Belgian, Danish or Swiss
+ *   bank the story names, else its dateline's; "the Swedish central
+ *   bank", "the Central Bank of Ireland" and other banks without a code
+ *   are not the last bank named; "the council" of a story of a central
+ *   bank council is that bank; "U.S. DOLLARS" in a headline names no
+ *   country; a rate on a special advance or facility is an operation's.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
