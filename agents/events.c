@@ -177,7 +177,11 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 			return m->code;
 		/* "Japan intervened": the country's central bank once the
 		 * story has named it ("a finance minister said Japan
-		 * intervened" names no bank). */
+		 * intervened" names no bank: nor does a minister's "West
+		 * Germany had intervened in concert"). */
+		for (const struct mention *p = first; intervention && p < m; p++)
+			if (p->type == A_GOVT)
+				return NULL;
 		for (size_t k = 0; intervention && k < r->nnamed; k++)
 			if (!strcmp(r->named[k], m->code))
 				return m->code;

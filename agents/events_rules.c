@@ -476,6 +476,13 @@ bool events_market_entry(const struct clause *c, size_t v)
 	if (is_any(c, v, come))
 		return (is(c, v + 1, "into") && is(c, v + 2, "the") && is(c, v + 3, "market")) ||
 		       (is(c, v + 1, "in") && is(c, v + 2, "to") && is_any(c, v + 3, tv));
+	/* "had been well received in the currency markets": a participle
+	 * before "in" is another predicate's. */
+	if (is(c, v, "in") && market && v > 0 && strlen(c->w[v - 1].w) > 3 &&
+	    !strcmp(c->w[v - 1].w + strlen(c->w[v - 1].w) - 2, "ed") &&
+	    !is(c, v - 1, "seen") && !is(c, v - 1, "detected") && !is(c, v - 1, "spotted") &&
+	    !is(c, v - 1, "noticed") && !is(c, v - 1, "reported") && !is(c, v - 1, "involved"))
+		return false;
 	if (is(c, v, "in") && market && v > 0) {
 		/* "was (not) in the market", "NOT IN MARKET"; "was seen in
 		 * the market", "had not seen the Fed in the market". */
