@@ -30,7 +30,8 @@ const char *events_rate_adjective(const struct clause *c, size_t i)
 	/* "intervention rate", "treasury certificate rate": the rate itself. */
 	if ((is(c, i + 1, "intervention") || is(c, i + 1, "call") || is(c, i + 1, "overnight") ||
 	     is(c, i + 1, "official")) &&
-	    !is(c, i + 2, "rate") && !is(c, i + 2, "rates") && !is(c, i + 3, "rate"))
+	    !is(c, i + 2, "rate") && !is(c, i + 2, "rates") && !is(c, i + 3, "rate") &&
+	    !is(c, i + 3, "rates"))
 		return NULL;
 	if (is(c, i + 1, "treasury") && !is(c, i + 2, "certificate"))
 		return NULL;
