@@ -1310,6 +1310,26 @@ void events_extract_story(const char *title, const char *body, const char *datel
 			out->n--, i--;
 		}
 	}
+	/* "ASIAN CURRENCIES FIRM AS TAIWAN CENTRAL BANK BUYS DOLLARS" over a
+	 * body that tells the buying only as belief: the body's telling
+	 * qualifies the headline's. */
+	for (size_t i = 0; i < out->n; i++) {
+		struct ev_act *h = &out->acts[i];
+		if (!h->in_title || h->mode != EV_MODE_FACT)
+			continue;
+		bool told = false, hearsay = false;
+		for (size_t k = 0; k < r.nbody_facts; k++)
+			told = told || (r.body_facts[k].kind == h->kind &&
+					!strcmp(r.body_facts[k].bank, h->bank));
+		for (size_t k = 0; k < out->n; k++)
+			hearsay = hearsay || (!out->acts[k].in_title && out->acts[k].kind == h->kind &&
+					      out->acts[k].mode == EV_MODE_RUMOURED &&
+					      !strcmp(out->acts[k].bank, h->bank));
+		if (!told && hearsay) {
+			h->mode = EV_MODE_RUMOURED;
+			snprintf(h->cue, sizeof(h->cue), "body: hearsay");
+		}
+	}
 	/* "The central bank had resisted a rise for more than a week" in a
 	 * story of the bank's rise: the resistance gave way, no hold. */
 	for (size_t i = 0; i < out->n; i++) {

@@ -76,6 +76,10 @@ void events_story_add(struct reader *r, const struct clause *c, const char *bank
 		      bool vague)
 {
 	struct ev_story *s = r->out;
+	if (!c->title && mode == EV_MODE_FACT && r->nbody_facts < EVENTS_MAX) {
+		r->body_facts[r->nbody_facts].bank = bank;
+		r->body_facts[r->nbody_facts++].kind = kind;
+	}
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->acts[i].bank, bank) && s->acts[i].kind == kind &&
 		    s->acts[i].mode == mode) {

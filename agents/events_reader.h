@@ -23,6 +23,11 @@ struct reader {
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
 	bool cb_council;         /* a central bank's council was named */
+	struct {                 /* the (bank, kind) the body told as done */
+		const char *bank;
+		enum ev_kind kind;
+	} body_facts[EVENTS_MAX];
+	size_t nbody_facts;
 	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
 	bool dated[EVENTS_MAX];     /* its clause named its day */
 	bool cur_dated;             /* the clause being read names its act's day */
