@@ -392,6 +392,54 @@ static void rumour_denied(struct reader *r, const struct clause *c, const struct
 	}
 }
 
+/* "the Bank of Japan did not join in", "the Bank of England was not
+ * involved", "the Bundesbank did not join the operation", "had been absent
+ * from the Tokyo market": in a story of an intervention (one it has told
+ * of some bank, or a clause about currencies), the bank took no part. */
+static void took_no_part(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm)
+{
+	bool story_iv = false;
+	for (size_t i = 0; i < r->out->n; i++)
+		story_iv = story_iv || r->out->acts[i].kind == EV_INTERVENTION;
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].type != A_CB)
+			continue;
+		size_t k = m[i].pos + m[i].len;
+		if (is(c, k, "had") || is(c, k, "has") || is(c, k, "also"))
+			k++;
+		size_t e = 0;
+		if ((is(c, k, "did") || is(c, k, "was") || is(c, k, "had") || is(c, k, "has")) &&
+		    is(c, k + 1, "not") &&
+		    (is(c, k + 2, "join") || is(c, k + 2, "joined") || is(c, k + 2, "involved") ||
+		     is(c, k + 2, "participate") || is(c, k + 2, "participated") ||
+		     is(c, k + 2, "take") || is(c, k + 2, "taken")))
+			e = k + 3;
+		else if (is(c, k, "was") && is(c, k + 1, "absent"))
+			e = k + 2;
+		else if (is(c, k, "been") && is(c, k + 1, "absent"))
+			e = k + 2;
+		else if (k >= 1 && is(c, k - 1, "had") && is(c, k, "been") && is(c, k + 1, "absent"))
+			e = k + 2;
+		if (!e)
+			continue;
+		/* "did not take part", not "did not take a decision". */
+		if ((is(c, e - 1, "take") || is(c, e - 1, "taken")) && !is(c, e, "part"))
+			continue;
+		bool fx = story_iv;
+		for (size_t j = 0; j < c->n && !fx; j++)
+			fx = events_is_ccy(c, j) || is(c, j, "intervention") || is(c, j, "operation");
+		if (!fx)
+			continue;
+		char cue[24];
+		snprintf(cue, sizeof(cue), "not %s", c->w[e - 1].w);
+		events_story_add(r, c, m[i].code, EV_INTERVENTION, EV_MODE_DENIED, cue,
+				 events_clause_day(c, r->pub_day, &(bool){ false }, &(bool){ false },
+						   &(bool){ false }),
+				 false);
+	}
+}
+
 /* "..., although the Swiss central bank's part could not be confirmed",
  * "although Swiss involvement was only market talk": the story calls one
  * bank's part of an act it told as done hearsay; that bank's acts told
@@ -1176,6 +1224,8 @@ static void read_clause(struct reader *r, struct clause *c)
 	if (r->out->n == before)
 		rumour_denied(r, c, m, nm);
 	part_doubted(r, c, m, nm);
+	if (r->out->n == before)
+		took_no_part(r, c, m, nm);
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
 		"assistance", "liquidity", "tender", "advances", "help", "shortage", NULL };

@@ -228,8 +228,8 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		/* "would not raise rates simply to defend the dollar", "we will
 		 * not cut": an intention denied; "would not hesitate to
 		 * intervene" expects it. */
-		if ((!strcmp(d->w, "will") || !strcmp(d->w, "would")) && is(c, i + 1, "not") &&
-		    i + 2 <= to) {
+		if ((!strcmp(d->w, "will") || !strcmp(d->w, "would")) &&
+		    (is(c, i + 1, "not") || is(c, i + 1, "never")) && i + 2 <= to) {
 			/* "it would not resist a half point cut": let it be. */
 			bool allow = starts(c, i + 2, "resist") || starts(c, i + 2, "oppos") ||
 				     starts(c, i + 2, "object") || starts(c, i + 2, "block") ||
@@ -237,9 +237,9 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 				     starts(c, i + 2, "rule") || starts(c, i + 2, "hesitat") ||
 				     starts(c, i + 2, "shrink") || starts(c, i + 2, "flinch");
 			if (allow)
-				snprintf(cue, cuesz, "%s not %s", c->w[i].w, c->w[i + 2].w);
+				snprintf(cue, cuesz, "%s %s %s", c->w[i].w, c->w[i + 1].w, c->w[i + 2].w);
 			else
-				snprintf(cue, cuesz, "%s not", c->w[i].w);
+				snprintf(cue, cuesz, "%s %s", c->w[i].w, c->w[i + 1].w);
 			return allow ? EV_MODE_EXPECTED : EV_MODE_DENIED;
 		}
 		/* "out of the question": ruled out. */

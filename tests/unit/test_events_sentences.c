@@ -233,7 +233,7 @@ static void test_traps(void **state)
 {
 	(void)state;
 	run_set(&(struct set){ "tests/data/news-traps.jsonl", "tests/data/news-traps-misread.txt",
-			       360 });
+			       540 });
 }
 
 int main(void)
