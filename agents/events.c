@@ -440,6 +440,62 @@ static void took_no_part(struct reader *r, const struct clause *c, const struct 
 	}
 }
 
+/* "the Swiss National Bank said it would not follow the Bundesbank's
+ * move", "did not follow yesterday's cut in Belgian official interest
+ * rates", "would not follow the Australian central bank into the market":
+ * the subject denies doing as the other did (the kind the object names,
+ * or for a "move" the story's last rate change). */
+static void not_follow(struct reader *r, const struct clause *c, const struct mention *m,
+		       size_t nm)
+{
+	for (size_t v = 2; v + 1 < c->n; v++) {
+		if (!is(c, v, "follow"))
+			continue;
+		size_t n = v - 1;
+		if (is(c, n, "to") && is(c, n - 1, "going") && n >= 3 && is(c, n - 2, "is"))
+			n -= 3;
+		if (!(is(c, n, "not") || is(c, n, "never")) ||
+		    !(is(c, n - 1, "would") || is(c, n - 1, "will") || is(c, n - 1, "did") ||
+		      is(c, n - 1, "does") || is(c, n - 1, "is") || is(c, n - 1, "n't")))
+			continue;
+		/* Its subject: the central bank (or "it" for the bank named
+		 * before) nearest before the auxiliary. */
+		const char *bank = NULL;
+		for (size_t i = 0; i < nm && m[i].pos < n; i++)
+			if (m[i].type == A_CB)
+				bank = m[i].code;
+			else if (m[i].type == A_GENERIC_CB || m[i].type == A_PRONOUN)
+				bank = m[i].pos + m[i].len + 2 >= n ? (r->last_cb ? r->last_cb : bank) :
+								      bank;
+		if (!bank)
+			return;
+		enum ev_kind kind = EV_NONE;
+		for (size_t j = v + 1; j < c->n && j < v + 10 && kind == EV_NONE; j++) {
+			if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
+			    is(c, j, "easing"))
+				kind = EV_CUT;
+			else if (is(c, j, "rise") || is(c, j, "rises") || is(c, j, "increase") ||
+				 is(c, j, "hike") || is(c, j, "tightening"))
+				kind = EV_HIKE;
+			else if (is(c, j, "market") || is(c, j, "intervention"))
+				kind = EV_INTERVENTION;
+			else if (is(c, j, "move") || is(c, j, "moves") || is(c, j, "lead") ||
+				 is(c, j, "example"))
+				for (size_t i = r->out->n; i-- > 0 && kind == EV_NONE;)
+					if ((r->out->acts[i].kind == EV_HIKE ||
+					     r->out->acts[i].kind == EV_CUT) &&
+					    r->out->acts[i].mode == EV_MODE_FACT)
+						kind = r->out->acts[i].kind;
+		}
+		if (kind == EV_NONE)
+			return;
+		char cue[24];
+		snprintf(cue, sizeof(cue), "not follow");
+		events_story_add(r, c, bank, kind, EV_MODE_DENIED, cue, r->pub_day, false);
+		return;
+	}
+}
+
 /* "..., although the Swiss central bank's part could not be confirmed",
  * "although Swiss involvement was only market talk": the story calls one
  * bank's part of an act it told as done hearsay; that bank's acts told
@@ -1224,6 +1280,7 @@ static void read_clause(struct reader *r, struct clause *c)
 	if (r->out->n == before)
 		rumour_denied(r, c, m, nm);
 	part_doubted(r, c, m, nm);
+	not_follow(r, c, m, nm);
 	if (r->out->n == before)
 		took_no_part(r, c, m, nm);
 	/* Context: money-market words and the actors named. */

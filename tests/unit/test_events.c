@@ -1184,6 +1184,17 @@ static void test_events_trap_readings(void **state)
 	assert_int_equal(mode_of("Dealers said there were rumours that the Fed and the Bundesbank "
 				 "had bought dollars.", d, "Fed", EV_INTERVENTION),
 			 EV_MODE_RUMOURED);
+	/* Taking no part, and not following another bank. */
+	events_extract("BANK OF JAPAN BUYS DOLLARS",
+		       "The Bank of Japan bought dollars. The Bundesbank did not join in, dealers said.",
+		       day_of(d), &s);
+	assert_int_equal(act_of(&s, "Bundesbank", EV_INTERVENTION)->mode, EV_MODE_DENIED);
+	events_extract("BUNDESBANK CUTS REPURCHASE RATE",
+		       "The Bundesbank cut its securities repurchase rate. The Swiss National Bank "
+		       "said it would not follow the Bundesbank's move.",
+		       day_of(d), &s);
+	assert_non_null(act_of(&s, "SNB", EV_CUT));
+	assert_int_equal(act_of(&s, "SNB", EV_CUT)->mode, EV_MODE_DENIED);
 	/* The council of a central bank; a season to come. */
 	events_extract(NULL, "Investors had hoped for a cut at the central bank council meeting of the "
 		       "Bundesbank. But the council left the discount and Lombard rates unchanged and "
