@@ -464,9 +464,9 @@ static void not_follow(struct reader *r, const struct clause *c, const struct me
 		for (size_t i = 0; i < nm && m[i].pos < n; i++)
 			if (m[i].type == A_CB)
 				bank = m[i].code;
-			else if (m[i].type == A_GENERIC_CB || m[i].type == A_PRONOUN)
-				bank = m[i].pos + m[i].len + 2 >= n ? (r->last_cb ? r->last_cb : bank) :
-								      bank;
+			else if ((m[i].type == A_GENERIC_CB || m[i].type == A_PRONOUN) && !bank &&
+				 m[i].pos + m[i].len + 2 >= n)
+				bank = r->last_cb;
 		if (!bank)
 			return;
 		enum ev_kind kind = EV_NONE;
