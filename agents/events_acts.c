@@ -71,6 +71,16 @@ void events_clause_ccys(const struct clause *c, struct ev_act *a)
 	}
 }
 
+void events_drop_act(struct reader *r, size_t i)
+{
+	struct ev_story *s = r->out;
+	size_t n = s->n - i - 1;
+	memmove(&s->acts[i], &s->acts[i + 1], n * sizeof(s->acts[0]));
+	memmove(&r->dated[i], &r->dated[i + 1], n * sizeof(bool));
+	memmove(&r->vague_day[i], &r->vague_day[i + 1], n * sizeof(bool));
+	s->n--;
+}
+
 void events_story_add(struct reader *r, const struct clause *c, const char *bank,
 		      enum ev_kind kind, enum ev_mode mode, const char *cue, int32_t day,
 		      bool vague)
@@ -254,11 +264,7 @@ void events_redate_retold(struct reader *r)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(s->acts[j].bank, a->bank) && s->acts[j].kind == a->kind &&
 			    s->acts[j].mode == a->mode) {
-				memmove(&s->acts[i], &s->acts[i + 1], (s->n - i - 1) * sizeof(*a));
-				memmove(&r->dated[i], &r->dated[i + 1], (s->n - i - 1) * sizeof(bool));
-				memmove(&r->vague_day[i], &r->vague_day[i + 1],
-					(s->n - i - 1) * sizeof(bool));
-				s->n--, i--;
+				events_drop_act(r, i--);
 				break;
 			}
 	}

@@ -55,7 +55,32 @@ size_t events_add_list(struct reader *r, const struct clause *c, const struct me
 /* The partners of a reported intervention at v act too. */
 void events_add_partners(struct reader *r, const struct clause *c, const struct mention *m,
 			 size_t nm, size_t v, bool noun, int32_t day, bool vague);
+/* Removes act i, with its day flags. */
+void events_drop_act(struct reader *r, size_t i);
+/* After the whole story is read: a headline's act the body tells only as
+ * hearsay becomes hearsay; a hold of "had resisted a rise" in a story of
+ * the bank's rise is dropped. */
+void events_settle_story(struct reader *r);
 /* A body's undated fact told after a dated mention of that act takes its day. */
 void events_redate_retold(struct reader *r);
+
+/* Clause-level readings (events_told.c), run on clause c with its
+ * mentions m[0..nm) after its verbs: "a Fed spokesman said there had been
+ * no change" denies the rumoured act; "although the Swiss central bank's
+ * part could not be confirmed" makes that bank's part hearsay; "would not
+ * follow the Bundesbank's move" denies the subject's doing alike; "did not
+ * join in", "was not involved" deny an intervention. */
+void events_rumour_denied(struct reader *r, const struct clause *c, const struct mention *m,
+			  size_t nm);
+void events_part_doubted(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm);
+void events_not_follow(struct reader *r, const struct clause *c, const struct mention *m,
+		       size_t nm);
+void events_took_no_part(struct reader *r, const struct clause *c, const struct mention *m,
+			 size_t nm);
+/* "refused to lower its dealing rates", "its refusal yesterday to raise
+ * the discount rate" at word v: the position of the verb refused, an
+ * official rate its object; 0 when none. */
+size_t events_refused_rate(const struct clause *c, size_t v);
 
 #endif
