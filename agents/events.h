@@ -264,6 +264,7 @@ struct ev_act {
 	bool in_title;
 	char ccys[EVENTS_CCY_MAX][4];
 	size_t nccy;
+	bool own_named;         /* an intervention's sentence names ccys[0] */
 	char cue[24];           /* the word that set the mode, "" for a fact */
 	char evidence[EVENTS_EVIDENCE_LEN]; /* the clause, decoded */
 };
@@ -307,7 +308,10 @@ bool events_is_policy_fact(const struct ev_act *a);
  * currencies (the Bank of France buying dollars for yen: USD/JPY), or the
  * pair holds the bank's own currency (ccys[0]) and the act names no other
  * (a BOJ cut: JPY pairs; the BOJ buying dollars: USD/JPY, not EUR/USD).
- * The Bundesbank's mark stands for the euro. */
+ * A non-Fed bank's intervention in two other currencies whose sentence
+ * never names its own ("the Bundesbank bought dollars for yen") concerns
+ * only the pair of those two: USD/JPY, not EUR/USD. The Bundesbank's mark
+ * stands for the euro. */
 bool events_act_touches(const struct ev_act *a, const char *b, const char *q);
 
 /* The act for (bank, kind) with mode fact, or NULL. */

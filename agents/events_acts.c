@@ -32,8 +32,12 @@ void events_add_ccy(struct ev_act *a, const char *ccy)
 	if (!ccy)
 		return;
 	for (size_t i = 0; i < a->nccy; i++)
-		if (!strcmp(a->ccys[i], ccy))
+		if (!strcmp(a->ccys[i], ccy)) {
+			/* Named again after the bank's own was set. */
+			if (i == 0)
+				a->own_named = true;
 			return;
+		}
 	if (a->nccy < EVENTS_CCY_MAX)
 		snprintf(a->ccys[a->nccy++], sizeof(a->ccys[0]), "%s", ccy);
 }
@@ -57,8 +61,7 @@ void events_clause_ccys(const struct clause *c, struct ev_act *a)
 			else if (!is(c, i - 1, "taiwan") && !is(c, i - 1, "kong") &&
 				 !is(c, i - 1, "singapore"))
 				events_add_ccy(a, "USD");
-		} else if ((!strcmp(w, "marks") || !strcmp(w, "mark")) && !amount &&
-			   (i == 0 || !is(c, i - 1, "the") || true))
+		} else if ((!strcmp(w, "marks") || !strcmp(w, "mark")) && !amount)
 			events_add_ccy(a, "DEM");
 		else if ((!strcmp(w, "sterling") || !strcmp(w, "pound")) && !amount)
 			events_add_ccy(a, "GBP");

@@ -66,6 +66,15 @@ static bool act_has(const struct ev_act *ev, const char *pair_ccy)
 
 bool events_act_touches(const struct ev_act *ev, const char *b, const char *q)
 {
+	if (ev->kind == EV_INTERVENTION && ev->nccy >= 3 && !ev->own_named &&
+	    strcmp(ev->ccys[0], "USD")) {
+		bool hb = false, hq = false;
+		for (size_t i = 1; i < ev->nccy; i++) {
+			hb = hb || ccy_same(ev->ccys[i], b);
+			hq = hq || ccy_same(ev->ccys[i], q);
+		}
+		return hb && hq;
+	}
 	if (act_has(ev, b) && act_has(ev, q))
 		return true;
 	if (ev->nccy == 0)

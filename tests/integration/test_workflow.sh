@@ -178,6 +178,13 @@ if len(fed) != 1 or fed[0]['pairs'] != ['USD/JPY']:
 fed26 = [e for e in r['events'] if e['bank'] == 'Fed' and e['date'] == '1987-03-26']
 if len(fed26) != 1 or fed26[0]['pairs'] != ['USD/JPY']:
     errs.append('the Fed of 03-26 is under %s' % [e['pairs'] for e in fed26])
+# Another bank buying dollars for yen deals in neither its own currency
+# nor any pair of it: the Bundesbank's of 03-25 and 03-27 and the SNB's of
+# 03-27 are USD/JPY's only, not EUR/USD's or USD/CHF's.
+for bank, day in (('Bundesbank', '1987-03-25'), ('Bundesbank', '1987-03-27'), ('SNB', '1987-03-27')):
+    ev = [e for e in r['events'] if e['bank'] == bank and e['date'] == day]
+    if len(ev) != 1 or ev[0]['pairs'] != ['USD/JPY']:
+        errs.append('the %s of %s is under %s' % (bank, day, [e['pairs'] for e in ev]))
 for ent in ('&lt;', '&gt;', '&amp;', '&quot;'):
     if ent in md:
         errs.append('an HTML entity in the report: ' + ent)

@@ -533,6 +533,43 @@ static void test_events_fed_story_currencies(void **state)
 	assert_int_equal(a->nccy, 1);
 }
 
+/* An act belongs to the pairs whose currencies it concerns: the
+ * Bundesbank buying dollars for yen is USD/JPY, not EUR/USD; buying
+ * dollars for marks, or bare dollars, is EUR/USD. */
+static void test_events_pair_relevance(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract("BUNDESBANK BUYS DOLLARS FOR YEN",
+		       "The Bundesbank bought dollars for yen in Frankfurt today, dealers said.",
+		       day_of("1987-03-25"), &s);
+	const struct ev_act *a = events_find_fact(&s, "Bundesbank", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_true(events_act_touches(a, "USD", "JPY"));
+	assert_false(events_act_touches(a, "EUR", "USD"));
+	assert_false(events_act_touches(a, "EUR", "JPY"));
+	events_extract(NULL, "The Bundesbank sold marks for dollars in Frankfurt today, dealers said.",
+		       day_of("1987-03-25"), &s);
+	a = events_find_fact(&s, "Bundesbank", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_true(events_act_touches(a, "EUR", "USD"));
+	assert_false(events_act_touches(a, "USD", "JPY"));
+	events_extract(NULL, "The Bundesbank bought dollars in Frankfurt today, dealers said.",
+		       day_of("1987-03-25"), &s);
+	a = events_find_fact(&s, "Bundesbank", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_true(events_act_touches(a, "EUR", "USD"));
+	assert_false(events_act_touches(a, "USD", "JPY"));
+	/* A BOJ cut: every yen pair, no other. */
+	events_extract("BANK OF JAPAN CUTS DISCOUNT RATE",
+		       "The Bank of Japan cut its discount rate to 2.5 pct from 3.0 pct today.",
+		       day_of("1987-02-20"), &s);
+	a = events_find_fact(&s, "BOJ", EV_CUT);
+	assert_non_null(a);
+	assert_true(events_act_touches(a, "USD", "JPY"));
+	assert_false(events_act_touches(a, "EUR", "USD"));
+}
+
 /* Of several dates in a clause, the one nearest the verb dates the act;
  * "last week" in a Sunday story is the week just ended. */
 static void test_events_nearest_date(void **state)
@@ -1125,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_events_nearest_date),
 		cmocka_unit_test(test_events_date_elsewhere),
 		cmocka_unit_test(test_events_fed_story_currencies),
+		cmocka_unit_test(test_events_pair_relevance),
 		cmocka_unit_test(test_events_change_nouns),
 		cmocka_unit_test(test_events_gerund_and_decision),
 		cmocka_unit_test(test_events_bank_and_rate_names),
