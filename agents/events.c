@@ -139,6 +139,12 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 			if (!d)
 				return events_title_country(w);
 		}
+		/* "the central banks' purchases", "central banks spent":
+		 * several, none named ("the central banks of Japan and West
+		 * Germany" is read as a group where the act is). */
+		if (is(c, m->pos, "central") && is(c, m->pos + 1, "banks") &&
+		    !is(c, m->pos + m->len, "of") && !(m->pos > 0 && is(c, m->pos - 1, "other")))
+			return NULL;
 		/* "Norway's central bank": the country's. */
 		if (m > first && m[-1].type == A_COUNTRY && m[-1].pos + m[-1].len == m->pos)
 			return m[-1].code;
@@ -340,6 +346,16 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t objend = v, neg = 0, uo;
 		enum ev_kind cn = events_change_noun(c, v), lm = events_lend_move(c, v);
 		enum ev_kind bm = events_boc_rate_move(c, v);
+		/* "The bank rate rose to 7.63 pct from 7.41 pct" in a story of
+		 * the Bank of Canada's auction: its rate, moved from a level. */
+		if (!bm && v >= 2 && is(c, v - 1, "rate") && is(c, v - 2, "bank") &&
+		    (v == 2 || is(c, v - 3, "the")) && r->last_cb && !strcmp(r->last_cb, "BoC")) {
+			bool from = false;
+			for (size_t k = v + 1; k < c->n && k < v + 8; k++)
+				from = from || is(c, k, "from");
+			if (from)
+				bm = events_rate_move_kind(c, v);
+		}
 		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn) && !lm &&
 		    !bm) {
 			kind = cn ? cn : is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
@@ -594,14 +610,17 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
-		} else if (is_any(c, v, events_signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
-			/* "signalled a cut", "gave way to a cut in base rates". */
+		} else if ((is_any(c, v, events_signal_verbs) && !is(c, v + 1, "that")) ||
+			   (is(c, v, "gave") && is(c, v + 1, "way"))) {
+			/* "signalled a cut", "gave way to a cut in base rates"; not
+			 * "the injection signalled that the Fed wanted lower
+			 * rates" (what the market read, no act). */
 			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
 				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
 				    is(c, j, "lower") || is(c, j, "drop") || is(c, j, "fall")) {
 					kind = EV_CUT;
 					signal = true;
-					if (is(c, v, "signal") || is(c, v, "signals"))
+					if ((is(c, v, "signal") || is(c, v, "signals")) && !is(c, v - 1, "to"))
 						form = VF_NOUN;
 					objend = j;
 					break;
@@ -613,11 +632,23 @@ static void read_clause(struct reader *r, struct clause *c)
 				    is(c, j, "hike") || is(c, j, "higher")) {
 					kind = EV_HIKE;
 					signal = true;
-					if (is(c, v, "signal") || is(c, v, "signals"))
+					if ((is(c, v, "signal") || is(c, v, "signals")) && !is(c, v - 1, "to"))
 						form = VF_NOUN;
 					objend = j;
 					break;
 				}
+			/* "allowed it to rise by six cents", "allowed sterling to
+			 * fall": a currency let go, not a rate (unless a rate is
+			 * named by the move: "allowed it to cut its discount
+			 * rate"). */
+			bool ccy_obj = false, rate_obj = false;
+			for (size_t j = v + 1; kind != EV_NONE && j < objend + 5 && j < c->n; j++) {
+				ccy_obj = ccy_obj || (j < objend && (is_any(c, j, events_ccy_words) ||
+								      (is(c, j, "it") && starts(c, v, "allow"))));
+				rate_obj = rate_obj || is_any(c, j, events_rate_words);
+			}
+			if (ccy_obj && !rate_obj)
+				kind = EV_NONE;
 			/* "allowed the federal funds rate to rise", "allowed money
 			 * market rates to drift higher": a market rate let go. */
 			for (size_t j = v + 1; kind != EV_NONE && j < c->n && j < v + 8; j++)
@@ -691,6 +722,13 @@ static void read_clause(struct reader *r, struct clause *c)
 					np = m[i].pos;
 			presup = presup || events_presupposed(c, np, &now);
 		}
+		/* "to signal a further half-point cut in base rates": the cut
+		 * is the infinitive's object, read with it (not expected). */
+		bool signalled = false;
+		for (size_t k = v >= 6 ? v - 6 : 1; form == VF_NOUN && !signal && k < v; k++)
+			signalled = signalled || (is_any(c, k, events_signal_verbs) && is(c, k - 1, "to"));
+		if (signalled && (kind == EV_CUT || kind == EV_HIKE))
+			continue;
 		/* "decided (today) to raise", "its decision to cut": done. */
 		bool decided = events_decided_to(c, v);
 		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") && !decided)
@@ -909,11 +947,19 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * headline's part after a comma that opens with a negation is
 		 * another act's. */
 		size_t title_end = c->n;
-		for (size_t k = v + 1; c->title && k < c->n; k++)
-			if (comma_before(c, k) && (is(c, k, "no") || is(c, k, "but"))) {
+		for (size_t k = v + 1; c->title && k < c->n && title_end == c->n; k++) {
+			if (!comma_before(c, k))
+				continue;
+			/* "..., DISMISSES CUT TALK": a part naming another move. */
+			bool other = is(c, k, "no") || is(c, k, "but");
+			for (size_t j = k; j < c->n && !other; j++)
+				other = is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "rise") ||
+					is(c, j, "rises") || is(c, j, "hike") || is(c, j, "hikes") ||
+					is(c, j, "increase") || is(c, j, "easing") ||
+					is(c, j, "tightening");
+			if (other)
 				title_end = k;
-				break;
-			}
+		}
 		if (c->title && !neg && !nochange && to > title_end)
 			to = title_end;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
@@ -945,6 +991,13 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * an attribution after the act that makes it hearsay. */
 		if (mode == EV_MODE_FACT && !c->title && sub->pos < v)
 			mode = events_tail_hedge(c, m, nm, v, cue, sizeof(cue), mode);
+		/* "central banks generally followed the Bundesbank's lead in
+		 * supporting the dollar": a habit, no act of a day (not "the
+		 * Bundesbank, which normally stays out, bought today"). */
+		size_t habit = mode == EV_MODE_FACT && !c->title && !events_clause_dated(c) ?
+				       events_habit(c, v) : 0;
+		if (habit)
+			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "%s", c->w[habit - 1].w);
 		/* Inside a quotation from a commentator: a view. */
 		if (mode == EV_MODE_FACT && !c->title && memchr(c->text, '"', c->w[v].off) &&
 		    sub->type != A_CB && !speaker) {
@@ -966,7 +1019,8 @@ static void read_clause(struct reader *r, struct clause *c)
 					     is(c, v, "intervene") || is(c, v, "keep") ||
 					     is(c, v, "step") || is(c, v, "enter") || is(c, v, "come") ||
 					     is(c, v, "leave") || is(c, v, "hold") ||
-					     is(c, v, "maintain")) && form != VF_NOUN && !lm && !decided) {
+					     is(c, v, "maintain")) && form != VF_NOUN && !lm && !decided &&
+		    !events_plural_banks_before(c, m, nm, v)) {
 			/* A bare stem after a modal or in a headline's
 			 * "MAY CUT" is handled above; elsewhere it is not a
 			 * report of a done act. */
@@ -991,15 +1045,20 @@ static void read_clause(struct reader *r, struct clause *c)
 		bool dated = false;
 		day = events_clause_day_at(c, v, r->pub_day, &old, &vague, &last_week, &dated);
 		int32_t d = presup && now ? r->pub_day : day;
-		/* "sold dollars this week", "this week's intervention": the
-		 * week's middle, no day being named. */
-		int32_t mid = kind == EV_INTERVENTION && !dated ? events_midweek(c, r->pub_day) : -1;
+		/* "sold dollars this week", "this week's intervention", "raised
+		 * its rate this week": the week's middle, no day being named
+		 * (not a hold, which lasts to the story's day). */
+		int32_t mid = kind != EV_HOLD && !dated ? events_midweek(c, r->pub_day) : -1;
 		if (mid >= 0)
 			d = mid, dated = true;
 		/* "recent intervention" in a story of the figures of the month
 		 * just ended ("RESERVES SHOW RECORD RISE IN MAY"): that month. */
 		if (presup && !now && !dated && r->title_month_end)
 			d = r->title_month_end, dated = true;
+		/* "its purchases ... during the month" under "RESERVES RISE IN
+		 * FEBRUARY": the month the title names, vague. */
+		else if (!dated && r->title_month_end && events_the_month(c))
+			d = r->title_month_end, dated = vague = true;
 		/* "recent Bank of England intervention", no day named: a week
 		 * back, as the labels read "recent". */
 		else if (presup && !now && !dated)

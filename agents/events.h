@@ -148,7 +148,12 @@
  *   by the Bank of France"; "bought dollars ..., joined by the
  *   Bundesbank". A headline's act takes the day its body's lead names;
  *   a date after a level compared with ("against 721.10 yesterday", "up
- *   from", "rose to 8.59 pct from 8.58 pct last week") dates the level.
+ *   from", "rose to 8.59 pct from 8.58 pct last week", "down from 1.8168
+ *   on Friday") dates the level, for the verb and for the clause whose
+ *   day a headline takes; a possessive day after "following" or "after"
+ *   ("following last week's crash") or after "from <level> in" ("up from
+ *   3.80 pct in last week's tender") dates that noun (not "after
+ *   Tuesday's auction", the rate's own).
  *   "eased monetary policy", "tightened credit policy" name a stance, no
  *   official rate moved: read only when denied or expected ("would not
  *   loosen monetary policy"), never as done.
@@ -185,6 +190,31 @@
  *   are not the last bank named; "the council" of a story of a central
  *   bank council is that bank; "U.S. DOLLARS" in a headline names no
  *   country; a rate on a special advance or facility is an operation's.
+ *   Read from the wire stories (news-wires.jsonl): brokers are not the
+ *   bank ("brokers raised the bill discount rate"); a currency a bank
+ *   "allowed to rise" is no rate moved ("allowed it to cut its discount
+ *   rate" is); "signalled that the Fed wanted lower rates" reports a
+ *   reading, no act; the plural "the central banks'", "central banks
+ *   spent" name no bank (not "joined other central banks", whose
+ *   subject acts); "CUTS SPECIAL ADVANCES RATE" is an operation's rate;
+ *   "said they had heard" is hearsay; a habit ("generally followed the
+ *   Bundesbank's lead in supporting the dollar") in a clause with no day
+ *   is no act; "could not be ruled out" after an aside (", now eight
+ *   pct,") expects; "decided at its regular meeting today to leave" is
+ *   done; a headline's part after a comma naming another move ("...,
+ *   DISMISSES CUT TALK") keeps its cues; "FED AND BUNDESBANK BUY
+ *   DOLLARS" is a present, done; "to signal a further cut" expects (the
+ *   cut noun is the signal's); "the bank rate rose to 7.63 pct from 7.41"
+ *   after the Bank of Canada is named is its rate; "the Bundesbank's move
+ *   this week to raise" is done; the "Autumn Statement" is no season.
+ *   Days: "effective Monday", "with effect from" name when it applies,
+ *   not the act's day; a day after "and" and a second act verb is that
+ *   verb's ("and the Fed also bought dollars in New York overnight"), as
+ *   is one after "following" and an act noun; "despite yesterday's cut"
+ *   dates that cut; a plain day is taken before a possessive one of
+ *   another noun ("yesterday's Autumn Statement, and the Bank cut its
+ *   rates today"); "after 1.8390 yesterday" is a level's; "during the
+ *   month" under a title naming the month just ended is that month.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a
@@ -205,8 +235,8 @@
  *   day" the day before the clause's other date ("said on Friday it had
  *   raised its rate the previous day"); a date after "said" dates the
  *   saying ("bought this week, bankers said on Thursday"); an
- *   intervention of "this week" with no day is the week's middle (its
- *   Wednesday, once past); "current" and "has carried out" date
+ *   intervention, hike or cut of "this week" with no day is the week's
+ *   middle (its Wednesday, once past); "current" and "has carried out" date
  *   a noun intervention on the publication day; a month named in the
  *   first week of the next one is its last
  *   weekday; "last month", "last year", "two months after", "earlier this

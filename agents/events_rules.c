@@ -184,6 +184,12 @@ long events_rate_object(const struct clause *c, size_t from, size_t span, bool *
 			 * rate on its securities repurchase pacts". */
 			static const char *const on_off[] = { "certificates", "certificate",
 				"repurchase", "repurchases", "lombard", "discount", NULL };
+			/* "CUTS SPECIAL ADVANCES RATE", "its special lending
+			 * facility rate": an operation's rate too. */
+			for (size_t k = from; k < j; k++)
+				if (is(c, k, "special") || is(c, k, "facility") ||
+				    (is(c, k, "advances") && k + 1 == j))
+					return -1;
 			for (size_t k = j + 2; (is(c, j + 1, "on") || is(c, j + 1, "for")) &&
 					       k < c->n && k <= j + 6; k++) {
 				/* "the rate on its special advances", "on its
@@ -254,7 +260,7 @@ enum ev_kind events_change_noun(const struct clause *c, size_t v)
 	return EV_NONE;
 }
 
-enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
+enum ev_kind events_rate_move_kind(const struct clause *c, size_t v)
 {
 	static const char *const up[] = { "rose", "rises", "risen", "climbed", "climbs", "edged",
 					  "nudged", "jumped", "jumps", "surged", NULL };
@@ -264,6 +270,12 @@ enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
 	/* "edged up", "edged down", "nudged up". */
 	if (is(c, v, "edged") || is(c, v, "nudged"))
 		k = is(c, v + 1, "up") ? EV_HIKE : is(c, v + 1, "down") ? EV_CUT : EV_NONE;
+	return k;
+}
+
+enum ev_kind events_boc_rate_move(const struct clause *c, size_t v)
+{
+	enum ev_kind k = events_rate_move_kind(c, v);
 	/* "had already risen": the rate before the auxiliaries. */
 	size_t rv = v;
 	while (rv > 3 && (is(c, rv - 1, "had") || is(c, rv - 1, "has") || is(c, rv - 1, "already")))
@@ -370,13 +382,21 @@ bool events_decided_to(const struct clause *c, size_t v)
 		if (starts(c, k, "decid") || is(c, k, "decision") || starts(c, k, "agree") ||
 		    starts(c, k, "vote") || is(c, k, "moved"))
 			return true;
+		/* "the Bundesbank's move this week to raise": a possessive's
+		 * move is made (not "a move to raise rates would"). */
+		if (is(c, k, "move") && k > 0 &&
+		    (is(c, k - 1, "its") || (c->w[k - 1].len > 2 &&
+					     c->text[c->w[k - 1].off + c->w[k - 1].len - 2] == '\'')))
+			return true;
 		if (k == 0)
 			break;
 	}
-	/* "voted at their March 31 meeting to maintain": a vote, a meeting
-	 * between. */
+	/* "voted at their March 31 meeting to maintain", "decided at its
+	 * regular meeting today to leave": a meeting between. */
 	for (size_t k = v - 2, n = 0; n < 8 && k > 0; k--, n++)
-		if (starts(c, k, "vote") && is(c, k + 1, "at"))
+		if ((starts(c, k, "vote") || starts(c, k, "decid")) &&
+		    (is(c, k + 1, "at") || is(c, k + 1, "on") || is(c, k + 1, "today") ||
+		     is(c, k + 1, "yesterday")))
 			return true;
 	return false;
 }
@@ -647,9 +667,23 @@ size_t events_tail_end(const struct clause *c, size_t from, size_t to)
 	bool both = false;
 	for (size_t k = from >= 6 ? from - 6 : 0; k < from; k++)
 		both = both || is(c, k, "both");
-	for (size_t k = from + 1; k < to && k < c->n; k++)
+	/* "a rise in its repurchase rate, now eight pct, could not be ruled
+	 * out": an aside between commas is passed over. */
+	static const char *const aside[] = { "now", "currently", "already", "then", NULL };
+	for (size_t k = from + 1; k < to && k < c->n; k++) {
+		if (comma_before(c, k) && is_any(c, k, aside)) {
+			size_t j = k + 1;
+			while (j < c->n && j < k + 6 && !comma_before(c, j))
+				j++;
+			if (j < c->n && comma_before(c, j)) {
+				to += j - k;
+				k = j;
+				continue;
+			}
+		}
 		if (comma_before(c, k) || (is_any(c, k, stop) && !(both && is(c, k, "and"))))
 			return k;
+	}
 	return to;
 }
 
@@ -747,4 +781,42 @@ const struct mention *events_ccy_noun_by(const struct clause *c, const struct me
 		if (m[i].pos == k && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
 			return &m[i];
 	return NULL;
+}
+
+/* "during the month", "in the month", "over the month". */
+bool events_the_month(const struct clause *c)
+{
+	for (size_t i = 2; i < c->n; i++)
+		if (is(c, i, "month") && is(c, i - 1, "the") &&
+		    (is(c, i - 2, "during") || is(c, i - 2, "in") || is(c, i - 2, "over") ||
+		     is(c, i - 2, "through")))
+			return true;
+	return false;
+}
+
+/* "FED AND BUNDESBANK BUY DOLLARS": two banks named just before the verb
+ * make a bare stem a plural present, a report of the act. */
+bool events_plural_banks_before(const struct clause *c, const struct mention *m, size_t nm,
+				size_t v)
+{
+	for (size_t i = 1; i < nm; i++)
+		if (m[i].type == A_CB && m[i].pos + m[i].len == v && m[i - 1].type == A_CB &&
+		    m[i].pos >= 1 && m[i - 1].pos + m[i - 1].len + 1 == m[i].pos &&
+		    is(c, m[i].pos - 1, "and"))
+			return true;
+	return false;
+}
+
+size_t events_habit(const struct clause *c, size_t v)
+{
+	static const char *const habit[] = { "generally", "usually", "normally", "typically",
+		"traditionally", "habitually", "customarily", NULL };
+	for (size_t h = v >= 8 ? v - 8 : 0; h < v; h++) {
+		bool comma = false;
+		for (size_t k = h + 1; k <= v && !comma; k++)
+			comma = comma_before(c, k);
+		if (is_any(c, h, habit) && !comma)
+			return h + 1;
+	}
+	return 0;
 }

@@ -330,8 +330,9 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 	bool ahead = i >= 1 && pre < c->n &&
 		     (is(c, pre, "before") || is(c, pre, "until") || is(c, pre, "till") ||
 		      is(c, pre, "by") || is(c, pre, "next"));
+	/* (The "Autumn Statement" is a budget's name.) */
 	if ((is(c, i, "autumn") || is(c, i, "summer") || is(c, i, "spring") ||
-	     is(c, i, "winter")) && !is(c, i - 1, "this") && !ahead) {
+	     is(c, i, "winter")) && !is(c, i - 1, "this") && !ahead && !is(c, i + 1, "statement")) {
 		*old = true;
 		return *out = (pub - 90), true;
 	}
@@ -412,6 +413,36 @@ bool events_superlative_since(const struct clause *c, size_t s)
 	return false;
 }
 
+/* "yesterday's", "last week's", "Friday's": a day phrase at i whose
+ * word (or the next) ends in "'s". */
+static bool possessive_day(const struct clause *c, size_t i)
+{
+	for (size_t k = i; k < i + 2 && k < c->n; k++) {
+		const struct word *pw = &c->w[k];
+		if (pw->len > 2 && c->text[pw->off + pw->len - 2] == '\'' &&
+		    tolower((unsigned char)c->text[pw->off + pw->len - 1]) == 's')
+			return true;
+	}
+	return false;
+}
+
+/* A possessive day of a noun that is neither an act nor its occasion
+ * ("yesterday's Autumn Statement"; not "yesterday's auction", "last
+ * week's cut", "Monday's buying"). */
+static bool possessive_other(const struct clause *c, size_t i)
+{
+	static const char *const act[] = { "cut", "cuts", "rise", "rises", "increase", "reduction",
+		"hike", "fall", "drop", "move", "moves", "intervention", "purchases", "buying", "sales",
+		"selling", "sale", "auction", "tender", "meeting", "session", "decision",
+		"announcement", "action", "operation", "operations", "fixing", NULL };
+	if (!possessive_day(c, i))
+		return false;
+	for (size_t k = i + 1; k < i + 6 && k < c->n; k++)
+		if (is_any(c, k, act))
+			return false;
+	return true;
+}
+
 static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 {
 	/* "fell to its lowest level against the mark since the January
@@ -424,11 +455,12 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		"stated", "disclosed", "revealed", "confirmed", "told", NULL };
 	static const char *const sub[] = { "after", "before", "following", "since", "while",
 		"when", "although", "though", NULL };
-	if (v >= c->n)
-		return false;
 	/* "rose to 8.59 pct from 8.58 pct last week", "fixed at 722.50 against
-	 * 721.10 yesterday": the day of the level compared with. */
+	 * 721.10 yesterday", "down from 1.8168 on Friday": the day of the
+	 * level compared with, for a verb or the whole clause. */
 	static const char *const cmp[] = { "against", "with", "versus", "than", NULL };
+	/* "fixed at 1.8465 marks after 1.8390 yesterday": "after" a level. */
+	bool after_level = false;
 	static const char *const unit[] = { "pct", "dlrs", "yen", "marks", "cents", "francs",
 		"lire", "points", NULL };
 	/* "from" too after a rate that moved of itself ("rose to 8.59 pct
@@ -436,14 +468,91 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	 * to 14 pct from 15 pct yesterday": the day of the cut). */
 	static const char *const moved[] = { "rose", "rises", "fell", "falls", "jumped", "jumps",
 		"climbed", "eased", "dropped", "edged", "slipped", "declined", NULL };
-	size_t u = i >= 1 && is_any(c, i - 1, unit) ? 1 : 0;
-	if (i >= u + 2 && events_number_word(c, i - 1 - u) &&
-	    (is_any(c, i - 2 - u, cmp) ||
-	     (is(c, i - 2 - u, "from") &&
-	      (is_any(c, v, moved) || (i >= u + 3 && (is(c, i - 3 - u, "up") ||
-						      is(c, i - 3 - u, "down"))) ||
-	       !(is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs))))))
+	size_t at = i >= 1 && is(c, i - 1, "on") ? i - 1 : i;
+	/* "against 135.40 in New York overnight": the level's market. */
+	if (at >= 3 && is(c, at - 1, "york") && is(c, at - 2, "new") && is(c, at - 3, "in"))
+		at -= 3;
+	else if (at >= 2 && is(c, at - 2, "in") && isupper((unsigned char)c->text[c->w[at - 1].off]))
+		at -= 2;
+	size_t u = at >= 1 && is_any(c, at - 1, unit) ? 1 : 0;
+	bool verb = v < c->n;
+	if (at >= u + 3 && is(c, at - 2 - u, "after"))
+		after_level = events_number_word(c, at - 3 - u) || is_any(c, at - 3 - u, unit);
+	if (at >= u + 2 && events_number_word(c, at - 1 - u) &&
+	    (is_any(c, at - 2 - u, cmp) || after_level ||
+	     (is(c, at - 2 - u, "from") &&
+	      ((verb && is_any(c, v, moved)) ||
+	       (at >= u + 3 && (is(c, at - 3 - u, "up") || is(c, at - 3 - u, "down"))) ||
+	       (verb && !(is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)))))))
 		return true;
+	/* "up from 3.80 pct in last week's tender", "following last week's
+	 * crash": the day of the level compared with, or of what the act
+	 * followed ("at yesterday's auction", "last Tuesday's cut" are the
+	 * act's). */
+	bool poss = possessive_day(c, i);
+	size_t lead = i >= 1 && (is(c, i - 1, "last") || is(c, i - 1, "this")) ? i - 1 : i;
+	/* (Not "after Tuesday's treasury bill auction": the bank rate the
+	 * auction sets.) */
+	bool occasion = false;
+	for (size_t k = i + 1; k < i + 5 && k < c->n; k++)
+		occasion = occasion || is(c, k, "auction") || is(c, k, "tender") ||
+			   is(c, k, "meeting") || is(c, k, "session");
+	if (poss && !occasion && lead >= 1 &&
+	    (is(c, lead - 1, "following") || is(c, lead - 1, "after")) && (!verb || lead > v))
+		return true;
+	/* "down from the 3.85 pct at which last week's pact was allocated". */
+	/* (Not "from 8.29 pct at Thursday's auction": the act's occasion.) */
+	if (poss && !(occasion && lead >= 1 && is(c, lead - 1, "at"))) {
+		static const char *const glue[] = { "in", "at", "which", "the", "of", NULL };
+		size_t k = lead;
+		while (k > 0 && k + 4 > lead && is_any(c, k - 1, glue))
+			k--;
+		if (k < lead && k >= 1 && is_any(c, k - 1, unit))
+			k--;
+		if (k < lead && k >= 2 && events_number_word(c, k - 1) &&
+		    (is(c, k - 2, "from") || (is(c, k - 2, "the") && k >= 3 && is(c, k - 3, "from"))))
+			return true;
+	}
+	if (!verb)
+		return false;
+	/* "cut its discount rate, effective on Monday", "with effect from
+	 * Monday": the day it applies from, not the day of the decision. */
+	if ((i >= 1 && is(c, i - 1, "effective")) ||
+	    (i >= 2 && is(c, i - 1, "on") && is(c, i - 2, "effective")) ||
+	    (i >= 2 && is(c, i - 1, "from") && (is(c, i - 2, "effect") || is(c, i - 2, "as"))))
+		return true;
+	/* "despite yesterday's cut in the Bundesbank's rate", "bought
+	 * dollars, following Federal Reserve purchases in New York
+	 * yesterday": the day of another act named as a noun. */
+	static const char *const act_noun[] = { "cut", "cuts", "rise", "increase", "reduction",
+		"hike", "intervention", "purchases", "buying", "sales", "selling", "move", "action",
+		NULL };
+	static const char *const adjunct[] = { "despite", "after", "following", "since", "before",
+		NULL };
+	if (verb && poss && lead >= 1 && is_any(c, lead - 1, adjunct)) {
+		for (size_t k = i + 1; k < i + 5 && k < c->n; k++)
+			if (is_any(c, k, act_noun))
+				return k != v;
+	}
+	if (verb && i > v) {
+		for (size_t k = v + 1; k < i; k++)
+			if (is(c, k, "following") || (is(c, k, "after") && k + 1 < i)) {
+				for (size_t j = k + 1; j < i; j++)
+					if (is_any(c, j, act_noun))
+						return true;
+				break;
+			}
+	}
+	/* "bought dollars throughout the day, and the Federal Reserve also
+	 * bought dollars in New York overnight": the second verb's day. */
+	for (size_t k = v + 1; verb && k < i; k++) {
+		if (!is(c, k, "and"))
+			continue;
+		for (size_t j = k + 1; j < i; j++)
+			if (is_any(c, j, events_trade_verbs) || is_any(c, j, events_interv_verbs) ||
+			    is_any(c, j, events_cut_verbs) || is_any(c, j, events_hike_verbs))
+				return true;
+	}
 	/* "bought dollars this week, bankers said on Thursday": after the
 	 * act, the saying's day. */
 	if (i > v + 1 && ((is_any(c, i - 1, say)) || (i > 1 && is(c, i - 1, "on") && is_any(c, i - 2, say))))
@@ -481,16 +590,23 @@ int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool
 	int32_t best = pub, d;
 	size_t dist = (size_t)-1;
 	*old = *vague = *last_week = false;
-	for (size_t i = 0; i < c->n; i++) {
-		bool o = false, va = false, lw = false;
-		if (!day_at(c, i, pub, &o, &va, &lw, &d) || dates_other_verb(c, i, v))
-			continue;
-		/* The first phrase for the clause, the nearest for a verb. */
-		size_t k = v >= c->n ? 0 : i > v ? i - v : v - i;
-		if (v >= c->n ? dist != (size_t)-1 : k >= dist)
-			continue;
-		dist = k, best = d, *old = o, *vague = va, *last_week = lw;
-	}
+	/* For a verb, a plain date before a possessive one ("yesterday's
+	 * Autumn Statement, and the Bank cut its rates today"); the
+	 * possessive when it is the only one ("Last week's cut followed a
+	 * signal from the Bank, which lowered its rates"). */
+	for (int pass = 0; pass < 2 && dist == (size_t)-1; pass++)
+		for (size_t i = 0; i < c->n; i++) {
+			bool o = false, va = false, lw = false;
+			if (!day_at(c, i, pub, &o, &va, &lw, &d) || dates_other_verb(c, i, v))
+				continue;
+			if (pass == 0 && v < c->n && possessive_other(c, i))
+				continue;
+			/* The first phrase for the clause, the nearest for a verb. */
+			size_t k = v >= c->n ? 0 : i > v ? i - v : v - i;
+			if (v >= c->n ? dist != (size_t)-1 : k >= dist)
+				continue;
+			dist = k, best = d, *old = o, *vague = va, *last_week = lw;
+		}
 	/* "said on Friday it had raised its rate the previous day": the day
 	 * before the clause's other date (or the story's). */
 	for (size_t i = 1; i + 1 < c->n; i++) {

@@ -178,6 +178,22 @@ enum ev_kind events_change_noun(const struct clause *c, size_t v);
 /* "Canada's bank rate rose", "the Bank of Canada rate fell" with the verb
  * at v: EV_HIKE or EV_CUT, else EV_NONE. */
 enum ev_kind events_boc_rate_move(const struct clause *c, size_t v);
+/* "during the month", "in the month", "over the month" in the clause. */
+bool events_the_month(const struct clause *c);
+
+/* "FED AND BUNDESBANK BUY DOLLARS": two banks named just before the verb
+ * at v, a bare stem then a plural present. */
+bool events_plural_banks_before(const struct clause *c, const struct mention *m, size_t nm,
+				size_t v);
+
+/* A habit before the verb at v with no comma between ("central banks
+ * generally followed the Bundesbank's lead in supporting the dollar"):
+ * the adverb's index + 1, else 0. */
+size_t events_habit(const struct clause *c, size_t v);
+
+/* The direction of a rate's own move verb at v ("rose", "edged down"):
+ * EV_HIKE, EV_CUT or EV_NONE. */
+enum ev_kind events_rate_move_kind(const struct clause *c, size_t v);
 
 /* A tender or repurchase rate given with its move, "... tender at a fixed
  * 3.55 pct, down from 3.80" ("up from", "lower than", "higher than") at

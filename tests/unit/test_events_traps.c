@@ -1,6 +1,7 @@
 /* The event extractor's readings found with the blind trap stories of
- * December (tests/data/news-traps.jsonl), one sentence of each kind that
- * was misread. The other readings are in test_events.c. */
+ * December (tests/data/news-traps.jsonl) and the wire stories written
+ * after them (news-wires.jsonl), one sentence of each kind that was
+ * misread. The other readings are in test_events.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,10 +94,163 @@ static void test_events_trap_readings(void **state)
 	assert_int_equal(act_of(&s, "Bundesbank", EV_HOLD)->day, day_of(d));
 }
 
+/* Readings from the blind wire stories (tests/data/news-wires.jsonl). */
+static void test_events_wire_readings(void **state)
+{
+	(void)state;
+	const char *d = "1987-10-09";
+	struct ev_story s;
+	/* Brokers move a bill rate; a currency let go is no rate. */
+	assert_int_equal(mode_of("The central bank sold 600 billion yen of bills, and brokers raised "
+				 "the two-month bill discount rate to 4.5000 pct from 4.3750 pct.",
+				 d, "BOJ", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("The Taiwan dollar closed at 30.14, after the central bank allowed it "
+				 "to rise by six cents.", d, "CBC", EV_HIKE),
+			 -1);
+	assert_int_equal(mode_of("The Nederlandsche Bank said the guilder's strength had allowed it to "
+				 "cut its discount rate by half a point today.", d, "DNB", EV_CUT),
+			 EV_MODE_FACT);
+	/* Several central banks name none; "joined other central banks"
+	 * keeps its subject. */
+	events_extract(NULL, "The Federal Reserve was reported to have intervened yesterday. Dealers "
+		       "said the central banks' purchases had slowed the dollar's fall.", day_of(d), &s);
+	assert_true(!act_of(&s, "Fed", EV_INTERVENTION) ||
+		    act_of(&s, "Fed", EV_INTERVENTION)->mode != EV_MODE_FACT);
+	assert_int_equal(mode_of("Volcker said the Fed had joined other central banks in buying "
+				 "dollars today.", d, "Fed", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* A day after a level compared with, or after what the act
+	 * followed, is not the act's; an auction's day is the rate's. */
+	events_extract("BUNDESBANK BUYS DOLLARS AT FRANKFURT FIXING",
+		       "The Bundesbank bought 32.5 mln dlrs at the Frankfurt fixing as the dollar was "
+		       "fixed at 1.8060 marks, down from 1.8168 on Friday, dealers said.",
+		       day_of("1987-03-23"), &s);
+	assert_non_null(act_of(&s, "Bundesbank", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "Bundesbank", EV_INTERVENTION)->day, day_of("1987-03-23"));
+	events_extract("NORWAY RAISES OVERNIGHT LENDING RATE",
+		       "Norges Bank raised its overnight lending rate to 15.5 pct from 14.8 pct to "
+		       "defend the crown against outflows following last week's stock market crash, "
+		       "the central bank said.", day_of("1987-10-26"), &s);
+	assert_non_null(act_of(&s, "Norges", EV_HIKE));
+	assert_int_equal(act_of(&s, "Norges", EV_HIKE)->day, day_of("1987-10-26"));
+	events_extract(NULL, "The Bank of Canada's bank rate fell to 7.09 pct from 7.27 pct after "
+		       "Tuesday's weekly treasury bill auction.", day_of("1987-04-02"), &s);
+	assert_non_null(act_of(&s, "BoC", EV_CUT));
+	assert_int_equal(act_of(&s, "BoC", EV_CUT)->day, day_of("1987-03-31"));
+	/* Not ruled out past an aside; a market's reading signalled; an
+	 * operation's rate; hearsay heard; a habit. */
+	assert_int_equal(mode_of("Dealers said a rise in the Bank of France's repurchase rate, now "
+				 "eight pct, could not be ruled out.", d, "BdF", EV_HIKE),
+			 EV_MODE_EXPECTED);
+	events_extract(NULL, "Dealers said the early injection signalled that the Fed wanted lower "
+		       "short-term rates.", day_of(d), &s);
+	assert_true(!act_of(&s, "Fed", EV_CUT) || act_of(&s, "Fed", EV_CUT)->mode != EV_MODE_FACT);
+	events_extract("DUTCH CENTRAL BANK CUTS SPECIAL ADVANCES RATE",
+		       "The Nederlandsche Bank lowered the rate on its special advances to banks.",
+		       day_of(d), &s);
+	assert_null(act_of(&s, "DNB", EV_CUT));
+	assert_int_equal(mode_of("Several dealers said they had heard the Bank of Japan bought dollars "
+				 "through two city banks.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_RUMOURED);
+	assert_true(mode_of("Dealers said central banks in the smaller countries generally followed "
+			    "the Bundesbank's lead in supporting the dollar.", d, "Bundesbank",
+			    EV_INTERVENTION) != EV_MODE_FACT);
+	/* A decision at a meeting; a headline's part on another move; two
+	 * banks before a bare stem. */
+	events_extract("BANK OF JAPAN LEAVES DISCOUNT RATE UNCHANGED, DISMISSES CUT TALK",
+		       "The Bank of Japan's policy board decided at its regular meeting today to leave "
+		       "the official discount rate unchanged at 2.5 pct.", day_of(d), &s);
+	assert_non_null(events_find_fact(&s, "BOJ", EV_HOLD));
+	events_extract("FED AND BUNDESBANK BUY DOLLARS IN CONCERTED ACTION",
+		       "Dealers said the dollar firmed.", day_of(d), &s);
+	assert_non_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
+}
+
+/* The wire stories' days and their last readings. */
+static void test_events_wire_days(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	const struct ev_act *a;
+	/* "effective on Monday" is not the decision's day. */
+	events_extract(NULL, "The Bank of Japan said it had cut its official discount rate to 2.5 pct "
+		       "from 3.0 pct, effective on Monday.", day_of("1987-02-20"), &s);
+	a = events_find_fact(&s, "BOJ", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-02-20"));
+	/* Another act's day: after "and" and its verb, after "following". */
+	events_extract(NULL, "The Bank of Japan bought dollars heavily throughout the day, dealers "
+		       "said, and the Federal Reserve also bought dollars in New York overnight.",
+		       day_of("1987-03-24"), &s);
+	a = events_find_fact(&s, "BOJ", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-24"));
+	events_extract(NULL, "The Bank of Japan bought dollars in Tokyo, dealers said, following "
+		       "Federal Reserve purchases of dollars in New York yesterday.",
+		       day_of("1987-12-29"), &s);
+	assert_int_equal(events_find_fact(&s, "BOJ", EV_INTERVENTION)->day, day_of("1987-12-29"));
+	assert_int_equal(events_find_fact(&s, "Fed", EV_INTERVENTION)->day, day_of("1987-12-28"));
+	/* "despite yesterday's cut" dates the other bank's cut, not the hold. */
+	events_extract(NULL, "The Nederlandsche Bank said it was leaving its official interest rates "
+		       "unchanged, despite yesterday's cut in the Bundesbank's securities repurchase "
+		       "rate to 3.80 pct from 3.85 pct.", day_of("1987-10-22"), &s);
+	assert_int_equal(events_find_fact(&s, "DNB", EV_HOLD)->day, day_of("1987-10-22"));
+	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_CUT)->day, day_of("1987-10-21"));
+	/* A plain day before a possessive one of another noun; no season. */
+	events_extract(NULL, "The City welcomed the plans set out in yesterday's Autumn Statement, and "
+		       "the Bank of England cut its money market dealing rates by half a point today.",
+		       day_of("1987-11-04"), &s);
+	a = events_find_fact(&s, "BoE", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-11-04"));
+	/* A level's day: "after 1.8390 yesterday", "from the 3.85 pct at which
+	 * last week's pact was allocated". */
+	events_extract("BUNDESBANK SELLS DOLLARS AT FRANKFURT FIXING",
+		       "The Bundesbank sold 24.7 mln dlrs at today's Frankfurt fixing, where the dollar "
+		       "was fixed at 1.8465 marks after 1.8390 yesterday, dealers said.",
+		       day_of("1987-07-14"), &s);
+	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_INTERVENTION)->day,
+			 day_of("1987-07-14"));
+	events_extract("BUNDESBANK LOWERS REPURCHASE RATE TO 3.80 PCT",
+		       "The Bundesbank offered banks a securities repurchase pact at a fixed rate of "
+		       "3.80 pct, down from the 3.85 pct at which last week's pact was allocated.",
+		       day_of("1987-10-20"), &s);
+	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_CUT)->day, day_of("1987-10-20"));
+	/* A rise of "this week" is the week's middle; a hold lasts. */
+	events_extract(NULL, "The dollar fell after the Bundesbank raised its securities repurchase "
+		       "rate to 3.85 pct from 3.80 pct this week.", day_of("1987-10-16"), &s);
+	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_HIKE)->day, day_of("1987-10-14"));
+	/* "during the month" under a title naming the month just ended. */
+	events_extract("AUSTRALIAN OFFICIAL RESERVES RISE IN FEBRUARY",
+		       "The Reserve Bank said the rise mainly reflected its purchases of foreign "
+		       "exchange in the market during the month.", day_of("1987-03-04"), &s);
+	a = events_find_fact(&s, "RBA", EV_INTERVENTION);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-02-27"));
+	/* "to signal a further cut" expects; the bank rate of a Bank of
+	 * Canada story; a possessive's move is made. */
+	events_extract(NULL, "Dealers said the lower borrowing target cleared the way for the Bank of "
+		       "England to signal a further half-point cut in base rates.",
+		       day_of("1987-03-17"), &s);
+	assert_null(events_find_fact(&s, "BoE", EV_CUT));
+	events_extract(NULL, "Rates rose after the Bank of Canada's weekly treasury bill auction. The "
+		       "bank rate rose to 7.63 pct from 7.41 pct a week earlier.",
+		       day_of("1987-04-09"), &s);
+	assert_non_null(events_find_fact(&s, "BoC", EV_HIKE));
+	assert_int_equal(mode_of("Analysts pointed to the Bundesbank's move this week to raise the rate "
+				 "on its securities repurchase pacts to 3.85 pct from 3.80 pct.",
+				 "1987-10-08", "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events_trap_readings),
+		cmocka_unit_test(test_events_wire_readings),
+		cmocka_unit_test(test_events_wire_days),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
