@@ -1,10 +1,11 @@
 /* The event extractor on the challenge sets: sentences (tests/data/
  * news-sentences.jsonl), short wire stories (news-stories.jsonl) and
  * long stories full of central-bank mentions that are not acts
- * (news-traps.jsonl): texts written for the purpose, not taken from the
+ * (news-traps.jsonl) and plain wire stories of the held-out periods
+ * (news-wires.jsonl): texts written for the purpose, not taken from the
  * archive, each labelled by the rules of tests/data/news-labels.md before
  * the extractor was run on it (how each set was made: news-labels.md,
- * "Challenge sentences", "Challenge stories", "Trap stories"). Every
+ * "Challenge sentences", "Challenge stories", "Trap stories", "Wire stories"). Every
  * item is checked:
  * - each labelled fact is reported as done, on its day (background ones
  *   as background or as done);
@@ -236,12 +237,20 @@ static void test_traps(void **state)
 			       540 });
 }
 
+static void test_wires(void **state)
+{
+	(void)state;
+	run_set(&(struct set){ "tests/data/news-wires.jsonl", "tests/data/news-wires-misread.txt",
+			       360 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sentences),
 		cmocka_unit_test(test_stories),
 		cmocka_unit_test(test_traps),
+		cmocka_unit_test(test_wires),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
