@@ -59,8 +59,9 @@ tm -f /dev/null new-session -d -s main -x 120 -y 40 -c "$TOP" \
 wait_for "the console starts" 30 on_screen main "AGENT"
 keys main : p r o c e s s i n g Space $W Enter
 wait_for ":processing $W lists the claim" 30 on_screen main "processing of $W: 1 message"
-hdr=$(cap main | grep -m1 "MESSAGE ID")
-has "the header has a LEASE column after AGE" "$hdr" "AGE   LEASE"
+# polled: the title can be drawn a frame before the header row is whole
+hdr_lease() { cap main | grep -m1 "MESSAGE ID" | grep -qF "AGE   LEASE"; }
+wait_for "the header has a LEASE column after AGE" 30 hdr_lease
 wait_for "its row is shown" 30 sh -c "tmux -L '$S' capture-pane -p -t main | awk '\$2 == \"heartbeat\" { f = 1 } END { exit !f }'"
 v=$(lease_shown)
 t1=$(now)
