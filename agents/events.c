@@ -155,6 +155,12 @@ static const char *resolve(struct reader *r, const struct clause *c, const struc
 		 * is the story's bank only when the story has named one. */
 		static const char *const art[] = { "the", "a", "an", "its", "their", "this", "that",
 						   "whose", NULL };
+		/* A headline's source after its dash ("... - central bank"):
+		 * the bank of the country the headline names. */
+		const char *dash = c->title ? strstr(c->text, " - ") : NULL;
+		if (dash && dash < c->text + c->len && c->text + c->w[m->pos].off > dash &&
+		    r->title_country && r->nnamed == 0)
+			return r->title_country;
 		if (is(c, m->pos, "central") && !(m->pos > 0 && is_any(c, m->pos - 1, art)) &&
 		    !is(c, m->pos + m->len, "of"))
 			/* "intervention by central banks": several, none named. */
@@ -367,7 +373,9 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "the Bundesbank discount rate cut that ...": the rate
 			 * before the noun is its object, not a rate after it. */
 			bool rate_noun = nounw && v > 0 && is_any(c, v - 1, events_rate_words) &&
-					 !is_any(c, v - 1, events_be_words);
+					 !is_any(c, v - 1, events_be_words) &&
+					 /* (a headline's passive: "RATE CUT TO 10 PCT") */
+					 !(c->title && is(c, v + 1, "to") && events_number_word(c, v + 2));
 			long o = rate_noun ? -1 :
 				 events_rate_object(c, v + 1, is(c, v, "eased") || starts(c, v, "loosen") ? 3 :
 						    nounw ? 14 : 10,
@@ -755,6 +763,19 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (!sub && nm == 0 && r->last_cb)
 				sub = &last;
 		}
+		/* A headline's source after its dash: "Danish overnight money
+		 * market rate cut to 10 pct from 10.5 - central bank" (the
+		 * "market" of the rate's name is no actor). */
+		const char *dash = c->title ? strstr(c->text, " - ") : NULL;
+		if ((!sub || (sub->type == A_OTHER && is_any(c, sub->pos + sub->len, events_rate_words))) &&
+		    dash && dash < c->text + c->len && kind != EV_INTERVENTION &&
+		    events_passive_rate(c, v, &pp, &po) >= 0 && po && !pp)
+			for (size_t i = 0; i < nm; i++)
+				if (c->text + c->w[m[i].pos].off > dash &&
+				    (m[i].type == A_CB || m[i].type == A_GENERIC_CB)) {
+					sub = &m[i];
+					break;
+				}
 		/* "we have not changed our policy," a central bank official
 		 * said: the speaker. */
 		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {

@@ -214,7 +214,11 @@
  *   dates that cut; a plain day is taken before a possessive one of
  *   another noun ("yesterday's Autumn Statement, and the Bank cut its
  *   rates today"); "after 1.8390 yesterday" is a level's; "during the
- *   month" under a title naming the month just ended is that month.
+ *   month" under a title naming the month just ended is that month. A
+ *   headline that drops its auxiliary ("Danish overnight money market
+ *   rate cut to 10 pct from 10.5 - central bank") is a passive whose
+ *   actor is the central bank after its dash, the bank of the country
+ *   the headline names.
  *   A noun intervention the
  *   clause presumes done ("recent", "current", "continuing", "today's",
  *   "this week's", "has carried out"; not "no recent", "further") is a

@@ -223,9 +223,16 @@ long events_rate_object(const struct clause *c, size_t from, size_t span, bool *
 long events_passive_rate(const struct clause *c, size_t v, bool *priv, bool *official)
 {
 	*priv = *official = false;
-	if (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g')
+	/* A headline drops the auxiliary: "Danish overnight money market rate
+	 * cut to 10 pct from 10.5 - central bank". */
+	bool headline = c->title && v >= 1 && is_any(c, v - 1, events_rate_words) &&
+			!is(c, v - 1, "policy") && is(c, v + 1, "to") && events_number_word(c, v + 2) &&
+			(is(c, v, "cut") || is(c, v, "raised") || is(c, v, "lowered") ||
+			 is(c, v, "reduced") || is(c, v, "increased"));
+	if (!headline &&
+	    (v < 2 || !is_any(c, v - 1, events_be_words) || c->w[v].w[strlen(c->w[v].w) - 1] == 'g'))
 		return -1;
-	size_t aux = v - 1;
+	size_t aux = headline ? v : v - 1;
 	/* "would be cut", "has been raised": the modal or "has" before. */
 	while (aux > 0 && (is_any(c, aux - 1, events_be_words) || is(c, aux - 1, "has") ||
 			   is(c, aux - 1, "have") || is(c, aux - 1, "had") || events_cue_at(c, aux - 1)))

@@ -168,6 +168,25 @@ static void test_events_wire_readings(void **state)
 	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
 }
 
+/* A headline that drops its auxiliary and names its source after a dash
+ * (the named week's 9735, a title-only flash). */
+static void test_events_headline_source(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	events_extract("Danish overnight money market rate cut to 10 pct from 10.5 - central bank",
+		       NULL, day_of("1987-03-26"), &s);
+	const struct ev_act *a = events_find_fact(&s, "DKNB", EV_CUT);
+	assert_non_null(a);
+	assert_int_equal(a->day, day_of("1987-03-26"));
+	/* Dealers as the source, a commercial rate: no act. */
+	events_extract("U.K. MONEY MARKET RATES CUT TO 9 PCT - DEALERS", NULL, day_of("1987-03-26"),
+		       &s);
+	assert_null(events_find_fact(&s, "BoE", EV_CUT));
+	events_extract("U.S. PRIME RATE CUT TO 7.5 PCT BY CHEMICAL", NULL, day_of("1987-03-26"), &s);
+	assert_null(events_find_fact(&s, "Fed", EV_CUT));
+}
+
 /* The wire stories' days and their last readings. */
 static void test_events_wire_days(void **state)
 {
@@ -251,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_events_trap_readings),
 		cmocka_unit_test(test_events_wire_readings),
 		cmocka_unit_test(test_events_wire_days),
+		cmocka_unit_test(test_events_headline_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
