@@ -618,11 +618,8 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
-		} else if ((is_any(c, v, events_signal_verbs) && !is(c, v + 1, "that")) ||
-			   (is(c, v, "gave") && is(c, v + 1, "way"))) {
-			/* "signalled a cut", "gave way to a cut in base rates"; not
-			 * "the injection signalled that the Fed wanted lower
-			 * rates" (what the market read, no act). */
+		} else if (is_any(c, v, events_signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
+			/* "signalled a cut", "gave way to a cut in base rates". */
 			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
 				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
 				    is(c, j, "lower") || is(c, j, "drop") || is(c, j, "fall")) {
@@ -997,6 +994,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (mode == EV_MODE_FACT && signal && objend > v &&
 		    events_mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
 			mode = EV_MODE_DENIED;
+		/* "the injection signalled that the Fed wanted lower rates":
+		 * what the market read, no act done. */
+		else if (mode == EV_MODE_FACT && signal && is(c, v + 1, "that"))
+			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "%s that", c->w[v].w);
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
 		/* "ahead of any cut by the Bundesbank", "any further rise": a
