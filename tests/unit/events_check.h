@@ -35,4 +35,20 @@ static int mode_of(const char *body, const char *day, const char *bank, enum ev_
 	return a ? (int)a->mode : -1;
 }
 
+/* The day of the act (bank, kind) the story reports as done, or -1. */
+static inline int32_t fact_day(const struct ev_story *s, const char *bank, enum ev_kind k)
+{
+	const struct ev_act *a = events_find_fact(s, bank, k);
+	return a ? a->day : -1;
+}
+
+/* Reads a title and body published on day and returns fact_day. */
+static inline int32_t read_fact_day(const char *title, const char *body, const char *day,
+			     const char *bank, enum ev_kind k)
+{
+	struct ev_story s;
+	events_extract(title, body, day_of(day), &s);
+	return fact_day(&s, bank, k);
+}
+
 #endif

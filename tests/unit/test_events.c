@@ -539,35 +539,35 @@ static void test_events_fed_story_currencies(void **state)
 static void test_events_pair_relevance(void **state)
 {
 	(void)state;
-	struct ev_story s;
-	events_extract("BUNDESBANK BUYS DOLLARS FOR YEN",
-		       "The Bundesbank bought dollars for yen in Frankfurt today, dealers said.",
-		       day_of("1987-03-25"), &s);
-	const struct ev_act *a = events_find_fact(&s, "Bundesbank", EV_INTERVENTION);
-	assert_non_null(a);
-	assert_true(events_act_touches(a, "USD", "JPY"));
-	assert_false(events_act_touches(a, "EUR", "USD"));
-	assert_false(events_act_touches(a, "EUR", "JPY"));
-	events_extract(NULL, "The Bundesbank sold marks for dollars in Frankfurt today, dealers said.",
-		       day_of("1987-03-25"), &s);
-	a = events_find_fact(&s, "Bundesbank", EV_INTERVENTION);
-	assert_non_null(a);
-	assert_true(events_act_touches(a, "EUR", "USD"));
-	assert_false(events_act_touches(a, "USD", "JPY"));
-	events_extract(NULL, "The Bundesbank bought dollars in Frankfurt today, dealers said.",
-		       day_of("1987-03-25"), &s);
-	a = events_find_fact(&s, "Bundesbank", EV_INTERVENTION);
-	assert_non_null(a);
-	assert_true(events_act_touches(a, "EUR", "USD"));
-	assert_false(events_act_touches(a, "USD", "JPY"));
-	/* A BOJ cut: every yen pair, no other. */
-	events_extract("BANK OF JAPAN CUTS DISCOUNT RATE",
-		       "The Bank of Japan cut its discount rate to 2.5 pct from 3.0 pct today.",
-		       day_of("1987-02-20"), &s);
-	a = events_find_fact(&s, "BOJ", EV_CUT);
-	assert_non_null(a);
-	assert_true(events_act_touches(a, "USD", "JPY"));
-	assert_false(events_act_touches(a, "EUR", "USD"));
+	static const struct {
+		const char *body, *bank;
+		enum ev_kind kind;
+		const char *yes, *no; /* a pair it concerns, one it does not */
+	} cases[] = {
+		{ "The Bundesbank bought dollars for yen in Frankfurt today, dealers said.",
+		  "Bundesbank", EV_INTERVENTION, "USD/JPY", "EUR/USD" },
+		{ "The Swiss National Bank bought dollars against yen today, dealers said.", "SNB",
+		  EV_INTERVENTION, "USD/JPY", "USD/CHF" },
+		{ "The Bundesbank sold marks for dollars in Frankfurt today, dealers said.",
+		  "Bundesbank", EV_INTERVENTION, "EUR/USD", "USD/JPY" },
+		{ "The Bundesbank bought dollars in Frankfurt today, dealers said.", "Bundesbank",
+		  EV_INTERVENTION, "EUR/USD", "USD/JPY" },
+		/* A BOJ cut: every yen pair, no other. */
+		{ "The Bank of Japan cut its discount rate to 2.5 pct from 3.0 pct today.", "BOJ",
+		  EV_CUT, "USD/JPY", "EUR/USD" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ev_story s;
+		events_extract(NULL, cases[i].body, day_of("1987-03-25"), &s);
+		const struct ev_act *a = events_find_fact(&s, cases[i].bank, cases[i].kind);
+		assert_non_null(a);
+		char yb[4], yq[4], nb[4], nq[4];
+		sscanf(cases[i].yes, "%3[A-Z]/%3[A-Z]", yb, yq);
+		sscanf(cases[i].no, "%3[A-Z]/%3[A-Z]", nb, nq);
+		if (!events_act_touches(a, yb, yq) || events_act_touches(a, nb, nq))
+			fail_msg("%s: %s should be under %s, not %s", cases[i].body, cases[i].bank,
+				 cases[i].yes, cases[i].no);
+	}
 }
 
 /* Of several dates in a clause, the one nearest the verb dates the act;

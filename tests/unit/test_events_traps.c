@@ -176,9 +176,7 @@ static void test_events_headline_source(void **state)
 	struct ev_story s;
 	events_extract("Danish overnight money market rate cut to 10 pct from 10.5 - central bank",
 		       NULL, day_of("1987-03-26"), &s);
-	const struct ev_act *a = events_find_fact(&s, "DKNB", EV_CUT);
-	assert_non_null(a);
-	assert_int_equal(a->day, day_of("1987-03-26"));
+	assert_int_equal(fact_day(&s, "DKNB", EV_CUT), day_of("1987-03-26"));
 	/* Dealers as the source, a commercial rate: no act. */
 	events_extract("U.K. MONEY MARKET RATES CUT TO 9 PCT - DEALERS", NULL, day_of("1987-03-26"),
 		       &s);
@@ -192,62 +190,59 @@ static void test_events_wire_days(void **state)
 {
 	(void)state;
 	struct ev_story s;
-	const struct ev_act *a;
 	/* "effective on Monday" is not the decision's day. */
-	events_extract(NULL, "The Bank of Japan said it had cut its official discount rate to 2.5 pct "
-		       "from 3.0 pct, effective on Monday.", day_of("1987-02-20"), &s);
-	a = events_find_fact(&s, "BOJ", EV_CUT);
-	assert_non_null(a);
-	assert_int_equal(a->day, day_of("1987-02-20"));
+	assert_int_equal(read_fact_day(NULL, "The Bank of Japan said it had cut its official discount "
+				       "rate to 2.5 pct from 3.0 pct, effective on Monday.",
+				       "1987-02-20", "BOJ", EV_CUT),
+			 day_of("1987-02-20"));
 	/* Another act's day: after "and" and its verb, after "following". */
-	events_extract(NULL, "The Bank of Japan bought dollars heavily throughout the day, dealers "
-		       "said, and the Federal Reserve also bought dollars in New York overnight.",
-		       day_of("1987-03-24"), &s);
-	a = events_find_fact(&s, "BOJ", EV_INTERVENTION);
-	assert_non_null(a);
-	assert_int_equal(a->day, day_of("1987-03-24"));
+	assert_int_equal(read_fact_day(NULL, "The Bank of Japan bought dollars heavily throughout the "
+				       "day, dealers said, and the Federal Reserve also bought "
+				       "dollars in New York overnight.", "1987-03-24", "BOJ",
+				       EV_INTERVENTION),
+			 day_of("1987-03-24"));
 	events_extract(NULL, "The Bank of Japan bought dollars in Tokyo, dealers said, following "
 		       "Federal Reserve purchases of dollars in New York yesterday.",
 		       day_of("1987-12-29"), &s);
-	assert_int_equal(events_find_fact(&s, "BOJ", EV_INTERVENTION)->day, day_of("1987-12-29"));
-	assert_int_equal(events_find_fact(&s, "Fed", EV_INTERVENTION)->day, day_of("1987-12-28"));
+	assert_int_equal(fact_day(&s, "BOJ", EV_INTERVENTION), day_of("1987-12-29"));
+	assert_int_equal(fact_day(&s, "Fed", EV_INTERVENTION), day_of("1987-12-28"));
 	/* "despite yesterday's cut" dates the other bank's cut, not the hold. */
 	events_extract(NULL, "The Nederlandsche Bank said it was leaving its official interest rates "
 		       "unchanged, despite yesterday's cut in the Bundesbank's securities repurchase "
 		       "rate to 3.80 pct from 3.85 pct.", day_of("1987-10-22"), &s);
-	assert_int_equal(events_find_fact(&s, "DNB", EV_HOLD)->day, day_of("1987-10-22"));
-	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_CUT)->day, day_of("1987-10-21"));
+	assert_int_equal(fact_day(&s, "DNB", EV_HOLD), day_of("1987-10-22"));
+	assert_int_equal(fact_day(&s, "Bundesbank", EV_CUT), day_of("1987-10-21"));
 	/* A plain day before a possessive one of another noun; no season. */
-	events_extract(NULL, "The City welcomed the plans set out in yesterday's Autumn Statement, and "
-		       "the Bank of England cut its money market dealing rates by half a point today.",
-		       day_of("1987-11-04"), &s);
-	a = events_find_fact(&s, "BoE", EV_CUT);
-	assert_non_null(a);
-	assert_int_equal(a->day, day_of("1987-11-04"));
+	assert_int_equal(read_fact_day(NULL, "The City welcomed the plans set out in yesterday's "
+				       "Autumn Statement, and the Bank of England cut its money "
+				       "market dealing rates by half a point today.", "1987-11-04",
+				       "BoE", EV_CUT),
+			 day_of("1987-11-04"));
 	/* A level's day: "after 1.8390 yesterday", "from the 3.85 pct at which
 	 * last week's pact was allocated". */
-	events_extract("BUNDESBANK SELLS DOLLARS AT FRANKFURT FIXING",
-		       "The Bundesbank sold 24.7 mln dlrs at today's Frankfurt fixing, where the dollar "
-		       "was fixed at 1.8465 marks after 1.8390 yesterday, dealers said.",
-		       day_of("1987-07-14"), &s);
-	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_INTERVENTION)->day,
+	assert_int_equal(read_fact_day("BUNDESBANK SELLS DOLLARS AT FRANKFURT FIXING",
+				       "The Bundesbank sold 24.7 mln dlrs at today's Frankfurt "
+				       "fixing, where the dollar was fixed at 1.8465 marks after "
+				       "1.8390 yesterday, dealers said.", "1987-07-14", "Bundesbank",
+				       EV_INTERVENTION),
 			 day_of("1987-07-14"));
-	events_extract("BUNDESBANK LOWERS REPURCHASE RATE TO 3.80 PCT",
-		       "The Bundesbank offered banks a securities repurchase pact at a fixed rate of "
-		       "3.80 pct, down from the 3.85 pct at which last week's pact was allocated.",
-		       day_of("1987-10-20"), &s);
-	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_CUT)->day, day_of("1987-10-20"));
-	/* A rise of "this week" is the week's middle; a hold lasts. */
-	events_extract(NULL, "The dollar fell after the Bundesbank raised its securities repurchase "
-		       "rate to 3.85 pct from 3.80 pct this week.", day_of("1987-10-16"), &s);
-	assert_int_equal(events_find_fact(&s, "Bundesbank", EV_HIKE)->day, day_of("1987-10-14"));
+	assert_int_equal(read_fact_day("BUNDESBANK LOWERS REPURCHASE RATE TO 3.80 PCT",
+				       "The Bundesbank offered banks a securities repurchase pact at "
+				       "a fixed rate of 3.80 pct, down from the 3.85 pct at which "
+				       "last week's pact was allocated.", "1987-10-20", "Bundesbank",
+				       EV_CUT),
+			 day_of("1987-10-20"));
+	/* A rise of "this week" is the week's middle. */
+	assert_int_equal(read_fact_day(NULL, "The dollar fell after the Bundesbank raised its "
+				       "securities repurchase rate to 3.85 pct from 3.80 pct this "
+				       "week.", "1987-10-16", "Bundesbank", EV_HIKE),
+			 day_of("1987-10-14"));
 	/* "during the month" under a title naming the month just ended. */
-	events_extract("AUSTRALIAN OFFICIAL RESERVES RISE IN FEBRUARY",
-		       "The Reserve Bank said the rise mainly reflected its purchases of foreign "
-		       "exchange in the market during the month.", day_of("1987-03-04"), &s);
-	a = events_find_fact(&s, "RBA", EV_INTERVENTION);
-	assert_non_null(a);
-	assert_int_equal(a->day, day_of("1987-02-27"));
+	assert_int_equal(read_fact_day("AUSTRALIAN OFFICIAL RESERVES RISE IN FEBRUARY",
+				       "The Reserve Bank said the rise mainly reflected its purchases "
+				       "of foreign exchange in the market during the month.",
+				       "1987-03-04", "RBA", EV_INTERVENTION),
+			 day_of("1987-02-27"));
 	/* "to signal a further cut" expects; the bank rate of a Bank of
 	 * Canada story; a possessive's move is made. */
 	events_extract(NULL, "Dealers said the lower borrowing target cleared the way for the Bank of "
