@@ -225,17 +225,18 @@ void events_add_partners(struct reader *r, const struct clause *c, const struct 
 	if (noun)
 		return;
 	size_t k = v + 1;
-	while (k < c->n && k < v + 12 && !is(c, k, "with") && !is(c, k, "said") &&
-	       !(is(c, k, "as") && is(c, k + 1, "did")) &&
+	while (k < c->n && k < v + 20 && !(k < v + 12 && is(c, k, "with")) && !is(c, k, "said") &&
+	       !(k < v + 12 && is(c, k, "as") && is(c, k + 1, "did")) &&
 	       !(is(c, k, "joined") && is(c, k + 1, "by") && comma_before(c, k)))
 		k++;
 	/* "bought dollars in London this afternoon, joined by the
-	 * Bundesbank": the partner. */
-	if (is(c, k, "joined"))
+	 * Bundesbank", also after an "as ..." aside ("as the U.S. currency
+	 * fell to new record lows, joined by the Bundesbank"): the partner. */
+	if (is(c, k, "joined") && is(c, k + 1, "by"))
 		events_add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
-	else if (is(c, k, "with"))
+	else if (k < v + 12 && is(c, k, "with"))
 		events_add_list(r, c, m, nm, k + 1, EV_INTERVENTION, day, vague);
-	else if (is(c, k, "as"))
+	else if (k < v + 12 && is(c, k, "as") && is(c, k + 1, "did"))
 		events_add_list(r, c, m, nm, k + 2, EV_INTERVENTION, day, vague);
 }
 

@@ -162,6 +162,12 @@ static void test_events_wire_readings(void **state)
 		       "The Bank of Japan's policy board decided at its regular meeting today to leave "
 		       "the official discount rate unchanged at 2.5 pct.", day_of(d), &s);
 	assert_non_null(events_find_fact(&s, "BOJ", EV_HOLD));
+	/* A partner after an "as ..." aside. */
+	events_extract(NULL, "The Bank of England bought dollars in London today as the U.S. currency "
+		       "fell to new record lows, joined by the Bundesbank, dealers said.", day_of(d),
+		       &s);
+	assert_non_null(events_find_fact(&s, "BoE", EV_INTERVENTION));
+	assert_non_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
 	events_extract("FED AND BUNDESBANK BUY DOLLARS IN CONCERTED ACTION",
 		       "Dealers said the dollar firmed.", day_of(d), &s);
 	assert_non_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
