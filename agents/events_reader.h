@@ -78,6 +78,15 @@ void events_not_follow(struct reader *r, const struct clause *c, const struct me
 		       size_t nm);
 void events_took_no_part(struct reader *r, const struct clause *c, const struct mention *m,
 			 size_t nm);
+/* The actors clause c names, in order (events_actors.c): at most max
+ * written to m; returns how many. */
+size_t events_find_mentions(const struct clause *c, struct mention *m, size_t max);
+/* The central bank mention m stands for, NULL when none; first is the
+ * clause's first mention, official_rate and intervention say what the
+ * act is (a country stands for its bank only then). */
+const char *events_resolve(struct reader *r, const struct clause *c, const struct mention *m,
+			   const struct mention *first, bool official_rate, bool intervention);
+
 /* "refused to lower its dealing rates", "its refusal yesterday to raise
  * the discount rate" at word v: the position of the verb refused, an
  * official rate its object; 0 when none. */

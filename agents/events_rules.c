@@ -391,9 +391,7 @@ bool events_decided_to(const struct clause *c, size_t v)
 			return true;
 		/* "the Bundesbank's move this week to raise": a possessive's
 		 * move is made (not "a move to raise rates would"). */
-		if (is(c, k, "move") && k > 0 &&
-		    (is(c, k - 1, "its") || (c->w[k - 1].len > 2 &&
-					     c->text[c->w[k - 1].off + c->w[k - 1].len - 2] == '\'')))
+		if (is(c, k, "move") && k > 0 && (is(c, k - 1, "its") || possessive(c, k - 1)))
 			return true;
 		if (k == 0)
 			break;

@@ -417,13 +417,7 @@ bool events_superlative_since(const struct clause *c, size_t s)
  * word (or the next) ends in "'s". */
 static bool possessive_day(const struct clause *c, size_t i)
 {
-	for (size_t k = i; k < i + 2 && k < c->n; k++) {
-		const struct word *pw = &c->w[k];
-		if (pw->len > 2 && c->text[pw->off + pw->len - 2] == '\'' &&
-		    tolower((unsigned char)c->text[pw->off + pw->len - 1]) == 's')
-			return true;
-	}
-	return false;
+	return possessive(c, i) || possessive(c, i + 1);
 }
 
 /* A possessive day of a noun that is neither an act nor its occasion
@@ -529,12 +523,12 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		NULL };
 	static const char *const adjunct[] = { "despite", "after", "following", "since", "before",
 		NULL };
-	if (verb && poss && lead >= 1 && is_any(c, lead - 1, adjunct)) {
+	if (poss && lead >= 1 && is_any(c, lead - 1, adjunct)) {
 		for (size_t k = i + 1; k < i + 5 && k < c->n; k++)
 			if (is_any(c, k, act_noun))
 				return k != v;
 	}
-	if (verb && i > v) {
+	if (i > v) {
 		for (size_t k = v + 1; k < i; k++)
 			if (is(c, k, "following") || (is(c, k, "after") && k + 1 < i)) {
 				for (size_t j = k + 1; j < i; j++)
@@ -545,7 +539,7 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	}
 	/* "bought dollars throughout the day, and the Federal Reserve also
 	 * bought dollars in New York overnight": the second verb's day. */
-	for (size_t k = v + 1; verb && k < i; k++) {
+	for (size_t k = v + 1; k < i; k++) {
 		if (!is(c, k, "and"))
 			continue;
 		for (size_t j = k + 1; j < i; j++)

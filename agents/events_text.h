@@ -54,6 +54,17 @@ static inline bool comma_before(const struct clause *c, size_t i)
 	return memchr(c->text + a, ',', c->w[i].off - a) != NULL;
 }
 
+/* Word k is a possessive: its text ends in "'s" ("Bundesbank's",
+ * "yesterday's"; the word itself has the "'s" cut off). */
+static inline bool possessive(const struct clause *c, size_t k)
+{
+	if (k >= c->n)
+		return false;
+	const struct word *w = &c->w[k];
+	const char *t = c->text + w->off;
+	return w->len > 2 && t[w->len - 2] == '\'' && (t[w->len - 1] == 's' || t[w->len - 1] == 'S');
+}
+
 static inline bool clause_has(const struct clause *c, const char *w)
 {
 	for (size_t i = 0; i < c->n; i++)
