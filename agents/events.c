@@ -892,9 +892,12 @@ static void read_clause(struct reader *r, struct clause *c)
 	if (r->out->n == before)
 		events_rumour_denied(r, c, m, nm);
 	events_part_doubted(r, c, m, nm);
+	events_this_was_talk(r, c);
 	events_not_follow(r, c, m, nm);
 	if (r->out->n == before)
 		events_took_no_part(r, c, m, nm);
+	r->prev_from = before;
+	r->prev_to = r->out->n;
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
 		"assistance", "liquidity", "tender", "advances", "help", "shortage", NULL };
@@ -929,6 +932,41 @@ static void read_clause(struct reader *r, struct clause *c)
 	}
 }
 
+/* A headline's comma before a part naming another central bank ("BANK OF
+ * JAPAN BUYS DOLLARS, FED ROLE UNCONFIRMED", "BOJ BUYS DOLLARS, FED SAID
+ * TO JOIN"): a part of its own, its hedge not the first part's. Not a
+ * list of banks ("BANK OF FRANCE, BUNDESBANK BUY DOLLARS": the part before
+ * is a name and nothing else) and not an attribution ("..., DEALERS
+ * SAY", no bank after the comma). */
+static bool title_part_comma(const char *text, size_t st, size_t i, size_t len)
+{
+	struct clause *a = xcalloc(1, sizeof(*a)), *b = xcalloc(1, sizeof(*b));
+	a->text = text + st, a->len = i - st, a->title = true;
+	b->text = text + i + 1, b->len = len - i - 1, b->title = true;
+	const char *comma = memchr(b->text, ',', b->len);
+	if (comma)
+		b->len = (size_t)(comma - b->text);
+	events_clause_words(a);
+	events_clause_words(b);
+	struct mention ma[16], mb[16];
+	size_t na = events_find_mentions(a, ma, 16), nb = events_find_mentions(b, mb, 16);
+	size_t named = 0;
+	for (size_t k = 0; k < na; k++)
+		named += ma[k].len;
+	bool cb = false, hedge = false;
+	for (size_t k = 0; k < nb; k++)
+		cb = cb || mb[k].type == A_CB;
+	/* Only a part with a hedge of its own ("..., FED BUYS" keeps the
+	 * first part's currency). */
+	static const char *const part[] = { "role", "part", "involvement", "participation", NULL };
+	for (size_t k = 0; k < b->n; k++)
+		hedge = hedge || events_cue_at(b, k) || is_any(b, k, part);
+	bool split = cb && hedge && named < a->n && b->n >= 2;
+	free(a);
+	free(b);
+	return split;
+}
+
 /* Splits text into clauses and reads each. */
 static void read_text(struct reader *r, const char *text, bool title)
 {
@@ -940,6 +978,9 @@ static void read_text(struct reader *r, const char *text, bool title)
 		 * a headline's parts are clauses of their own. */
 		if (!end && title && text[i] == ';')
 			end = true;
+		if (!end && title && text[i] == ',' && text[i + 1] == ' ' &&
+		    title_part_comma(text, st, i, len))
+			end = true, next = i + 2;
 		if (!end && !title) {
 			char ch = text[i];
 			if ((ch == '.' || ch == '?' || ch == '!') && (i + 1 == len || isspace((unsigned char)text[i + 1])) &&

@@ -139,6 +139,15 @@ const char *events_resolve(struct reader *r, const struct clause *c, const struc
 		if (is(c, m->pos, "central") && is(c, m->pos + 1, "banks") &&
 		    !is(c, m->pos + m->len, "of") && !(m->pos > 0 && is(c, m->pos - 1, "other")))
 			return NULL;
+		/* "the Bank" of a story that has named the Bank of England:
+		 * Reuters' name for it, not the last bank named ("talk that
+		 * the Bank of France had joined in ... the Bank had sold
+		 * sterling"). */
+		if (!c->title && is(c, m->pos, "the") && is(c, m->pos + 1, "bank") && m->len == 2 &&
+		    c->text[c->w[m->pos + 1].off] == 'B')
+			for (size_t k = 0; k < r->nnamed; k++)
+				if (!strcmp(r->named[k], "BoE"))
+					return "BoE";
 		/* "Norway's central bank": the country's. */
 		if (m > first && m[-1].type == A_COUNTRY && m[-1].pos + m[-1].len == m->pos)
 			return m[-1].code;

@@ -37,6 +37,9 @@ struct reader {
 	const char *named[8];    /* the central banks named so far */
 	size_t nnamed;
 	bool lead;               /* reading the body's first sentence */
+	const char *doubted[8];  /* banks whose part the story calls talk */
+	size_t ndoubted;
+	size_t prev_from, prev_to; /* the acts the previous clause added */
 };
 
 /* Adds ccy ("JPY") to the act's currencies, once. */
@@ -74,6 +77,9 @@ void events_rumour_denied(struct reader *r, const struct clause *c, const struct
 			  size_t nm);
 void events_part_doubted(struct reader *r, const struct clause *c, const struct mention *m,
 			 size_t nm);
+/* "..., but this was market talk that could not be confirmed": the
+ * previous clause's facts become hearsay. */
+void events_this_was_talk(struct reader *r, const struct clause *c);
 void events_not_follow(struct reader *r, const struct clause *c, const struct mention *m,
 		       size_t nm);
 void events_took_no_part(struct reader *r, const struct clause *c, const struct mention *m,

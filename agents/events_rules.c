@@ -203,7 +203,8 @@ long events_rate_object(const struct clause *c, size_t from, size_t span, bool *
 		/* "reducing restrictions on the use of money market rates": the
 		 * object is the restrictions. */
 		if (is(c, j, "restrictions") || is(c, j, "controls") || is(c, j, "curbs") ||
-		    is(c, j, "limits") || is(c, j, "ceilings") || is(c, j, "requirements") ||
+		    is(c, j, "limits") || is(c, j, "ceilings") || is(c, j, "ceiling") ||
+		    is(c, j, "cap") || is(c, j, "requirements") ||
 		    is(c, j, "requirement"))
 			return -1;
 		/* The object ends at a new verb or clause word. */
@@ -334,8 +335,19 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v)
 	if (!pct || !comma_before(c, v))
 		return EV_NONE;
 	bool t = false;
-	for (size_t j = v >= 16 ? v - 16 : 0; j < c->n && j < v + 16; j++)
+	for (size_t j = v >= 16 ? v - 16 : 0; j < c->n && j < v + 16; j++) {
 		t = t || is_any(c, j, tender);
+		/* "injected liquidity through 24-hour repurchase agreements at
+		 * 8-1/4 pct, up from", "added short-term liquidity at 3.80 pct,
+		 * down from": a fine-tuning operation's rate, not the regular
+		 * tender's. */
+		if (j < v && (is(c, j, "overnight") || is(c, j, "quick") || is(c, j, "special") ||
+			      (is(c, j, "short") && is(c, j + 1, "term")) ||
+			      (is(c, j, "fine") && is(c, j + 1, "tuning")) ||
+			      ((is(c, j, "24") || is(c, j, "one")) &&
+			       (is(c, j + 1, "hour") || is(c, j + 1, "day")))))
+			return EV_NONE;
+	}
 	return t ? k : EV_NONE;
 }
 
@@ -799,15 +811,18 @@ bool events_the_month(const struct clause *c)
 	return false;
 }
 
-/* "FED AND BUNDESBANK BUY DOLLARS": two banks named just before the verb
+/* "FED AND BUNDESBANK BUY DOLLARS", "BANK OF FRANCE, BUNDESBANK BUY
+ * DOLLARS": two banks named just before the verb
  * make a bare stem a plural present, a report of the act. */
 bool events_plural_banks_before(const struct clause *c, const struct mention *m, size_t nm,
 				size_t v)
 {
 	for (size_t i = 1; i < nm; i++)
 		if (m[i].type == A_CB && m[i].pos + m[i].len == v && m[i - 1].type == A_CB &&
-		    m[i].pos >= 1 && m[i - 1].pos + m[i - 1].len + 1 == m[i].pos &&
-		    is(c, m[i].pos - 1, "and"))
+		    m[i].pos >= 1 &&
+		    ((m[i - 1].pos + m[i - 1].len + 1 == m[i].pos && is(c, m[i].pos - 1, "and")) ||
+		     /* "BANK OF FRANCE, BUNDESBANK BUY DOLLARS". */
+		     (m[i - 1].pos + m[i - 1].len == m[i].pos && comma_before(c, m[i].pos))))
 			return true;
 	return false;
 }

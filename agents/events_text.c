@@ -472,6 +472,11 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	bool verb = v < c->n;
 	if (at >= u + 3 && is(c, at - 2 - u, "after"))
 		after_level = events_number_word(c, at - 3 - u) || is_any(c, at - 3 - u, unit);
+	/* "against 1.5985/95 yesterday": a quote's bid and offer are one
+	 * level. */
+	if (at >= u + 3 && events_number_word(c, at - 1 - u) && events_number_word(c, at - 2 - u) &&
+	    c->text[c->w[at - 1 - u].off - 1] == '/')
+		u++;
 	if (at >= u + 2 && events_number_word(c, at - 1 - u) &&
 	    (is_any(c, at - 2 - u, cmp) || after_level ||
 	     (is(c, at - 2 - u, "from") &&

@@ -12,6 +12,7 @@
 #include "agents/events_reader.h"
 #include "agents/events_text.h"
 #include "agents/events_words.h"
+#include "core/util.h"
 
 #include "core/banned.h"
 
@@ -211,9 +212,26 @@ void events_part_doubted(struct reader *r, const struct clause *c, const struct 
 	static const char *const doubt[] = { "talk", "rumour", "rumours", "rumor", "unconfirmed",
 					     "confirmed", "speculation", "doubt", "doubtful",
 					     "unclear", NULL };
+	/* "the reports of New York Fed buying in Tokyo were only market
+	 * talk": an act noun that is then called talk is a part too. */
+	static const char *const actn[] = { "buying", "selling", "purchases", "sales",
+					    "intervention", NULL };
+	static const char *const be[] = { "was", "were", "is", "are", NULL };
 	for (size_t k = 1; k < c->n; k++) {
-		if (!is_any(c, k, part))
-			continue;
+		bool noun = false;
+		if (!is_any(c, k, part)) {
+			if (!is_any(c, k, actn))
+				continue;
+			for (size_t j = k + 1; j < c->n && j < k + 6 && !noun; j++)
+				noun = is_any(c, j, be) &&
+				       (is_any(c, j + 1, doubt) ||
+					((is(c, j + 1, "only") || is(c, j + 1, "just") ||
+					  is(c, j + 1, "merely") || is(c, j + 1, "market")) &&
+					 (is_any(c, j + 2, doubt) ||
+					  (is(c, j + 2, "market") && is_any(c, j + 3, doubt)))));
+			if (!noun)
+				continue;
+		}
 		const char *bank = NULL;
 		for (size_t i = 0; i < nm; i++)
 			if (m[i].type == A_CB && m[i].pos + m[i].len == k)
@@ -231,12 +249,43 @@ void events_part_doubted(struct reader *r, const struct clause *c, const struct 
 				  (!is(c, j, "confirmed") || is(c, j - 1, "not") || is(c, j - 1, "be"));
 		if (!doubted)
 			continue;
+		/* Its facts told later in the story are hearsay too
+		 * (events_settle_story). */
+		bool seen = false;
+		for (size_t i = 0; i < r->ndoubted; i++)
+			seen = seen || !strcmp(r->doubted[i], bank);
+		if (!seen && r->ndoubted < ARRAY_SIZE(r->doubted))
+			r->doubted[r->ndoubted++] = bank;
 		for (size_t i = 0; i < r->out->n; i++) {
 			struct ev_act *a = &r->out->acts[i];
 			if (!strcmp(a->bank, bank) && a->mode == EV_MODE_FACT) {
 				a->mode = EV_MODE_RUMOURED;
 				snprintf(a->cue, sizeof(a->cue), "part unconfirmed");
 			}
+		}
+	}
+}
+
+void events_this_was_talk(struct reader *r, const struct clause *c)
+{
+	static const char *const talk[] = { "talk", "rumour", "rumours", "rumor", "speculation",
+					    "unconfirmed", "hearsay", NULL };
+	size_t k = is(c, 0, "but") || is(c, 0, "and") ? 1 : 0;
+	if (!(is(c, k, "this") || is(c, k, "that") || is(c, k, "it")) ||
+	    !(is(c, k + 1, "was") || is(c, k + 1, "is") || is(c, k + 1, "remained")))
+		return;
+	k += 2;
+	if (is(c, k, "only") || is(c, k, "just") || is(c, k, "merely") || is(c, k, "still"))
+		k++;
+	if (is(c, k, "market"))
+		k++;
+	if (!is_any(c, k, talk))
+		return;
+	for (size_t i = r->prev_from; i < r->prev_to && i < r->out->n; i++) {
+		struct ev_act *a = &r->out->acts[i];
+		if (a->mode == EV_MODE_FACT) {
+			a->mode = EV_MODE_RUMOURED;
+			snprintf(a->cue, sizeof(a->cue), "this was talk");
 		}
 	}
 }
@@ -261,6 +310,16 @@ size_t events_refused_rate(const struct clause *c, size_t v)
 void events_settle_story(struct reader *r)
 {
 	struct ev_story *s = r->out;
+	/* "BANK OF JAPAN BUYS DOLLARS, FED ROLE UNCONFIRMED" over "Some
+	 * dealers said the Federal Reserve had also been buying": a part the
+	 * story calls talk is hearsay wherever it is told. */
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < r->ndoubted; k++)
+			if (!strcmp(s->acts[i].bank, r->doubted[k]) &&
+			    s->acts[i].kind == EV_INTERVENTION && s->acts[i].mode == EV_MODE_FACT) {
+				s->acts[i].mode = EV_MODE_RUMOURED;
+				snprintf(s->acts[i].cue, sizeof(s->acts[i].cue), "part unconfirmed");
+			}
 	/* "ASIAN CURRENCIES FIRM AS TAIWAN CENTRAL BANK BUYS DOLLARS" over a
 	 * body that tells the buying only as belief: the body's telling
 	 * qualifies the headline's. */

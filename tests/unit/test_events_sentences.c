@@ -2,10 +2,11 @@
  * news-sentences.jsonl), short wire stories (news-stories.jsonl) and
  * long stories full of central-bank mentions that are not acts
  * (news-traps.jsonl) and plain wire stories of the held-out periods
- * (news-wires.jsonl): texts written for the purpose, not taken from the
+ * (news-wires.jsonl) and stories written one Rule at a time
+ * (news-rules.jsonl): texts written for the purpose, not taken from the
  * archive, each labelled by the rules of tests/data/news-labels.md before
  * the extractor was run on it (how each set was made: news-labels.md,
- * "Challenge sentences", "Challenge stories", "Trap stories", "Wire stories"). Every
+ * "Challenge sentences", "Challenge stories", "Trap stories", "Wire stories", "Rule stories"). Every
  * item is checked:
  * - each labelled fact is reported as done, on its day (background ones
  *   as background or as done);
@@ -244,6 +245,13 @@ static void test_wires(void **state)
 			       360 });
 }
 
+static void test_rules(void **state)
+{
+	(void)state;
+	run_set(&(struct set){ "tests/data/news-rules.jsonl", "tests/data/news-rules-misread.txt",
+			       315 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_stories),
 		cmocka_unit_test(test_traps),
 		cmocka_unit_test(test_wires),
+		cmocka_unit_test(test_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,6 +191,64 @@ static void test_events_headline_source(void **state)
 	assert_null(events_find_fact(&s, "Fed", EV_CUT));
 }
 
+/* Readings from the rule stories (news-rules.jsonl). */
+static void test_events_rule_readings(void **state)
+{
+	(void)state;
+	struct ev_story s;
+	int32_t d = day_of("1987-04-14");
+	/* A ceiling on commercial banks' lending rates is not an official rate. */
+	events_extract("TAIWAN CENTRAL BANK LOWERS CEILING ON LENDING RATES",
+		       "Taiwan's central bank lowered the ceiling on commercial banks' lending rates "
+		       "by half a point to 9.0 pct.", d, &s);
+	assert_null(events_find_fact(&s, "CBC", EV_CUT));
+	/* A fine-tuning operation's rate is not the regular tender's. */
+	events_extract(NULL, "The Bank of France injected liquidity into the money market through "
+		       "24-hour repurchase agreements at 8-1/4 pct, up from the 7-3/4 pct it charged "
+		       "on similar operations last week, dealers said.", d, &s);
+	assert_null(events_find_fact(&s, "BdF", EV_HIKE));
+	events_extract(NULL, "The Bundesbank offered banks a 28-day securities repurchase pact at a "
+		       "fixed 3.55 pct, down from 3.80 pct.", d, &s);
+	assert_int_equal(fact_day(&s, "Bundesbank", EV_CUT), d);
+	/* An uncoded Reserve Bank is not the Bank of England of a London story. */
+	events_extract_story(NULL, "The South African Reserve Bank cut its bank rate to 9.5 pct from "
+			     "10.5 pct, dealers said.", "LONDON, April 14 -", d, &s);
+	assert_null(events_find_fact(&s, "BoE", EV_CUT));
+	/* A headline's part naming another bank keeps its hedge to itself. */
+	events_extract("BANK OF JAPAN BUYS DOLLARS, FED ROLE UNCONFIRMED",
+		       "Some dealers said the Federal Reserve had also been buying dollars in Tokyo.",
+		       d, &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_INTERVENTION), d);
+	assert_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	events_extract("BANK OF FRANCE, BUNDESBANK BUY DOLLARS", NULL, d, &s);
+	assert_int_equal(fact_day(&s, "BdF", EV_INTERVENTION), d);
+	assert_int_equal(fact_day(&s, "Bundesbank", EV_INTERVENTION), d);
+	/* "..., but this was market talk": the clause before is hearsay. */
+	events_extract(NULL, "The Bank of Japan bought dollars, dealers said. Some dealers said the "
+		       "Federal Reserve had also been buying dollars, but this was market talk that "
+		       "could not be confirmed.", d, &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_INTERVENTION), d);
+	assert_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	/* "the reports of New York Fed buying were only market talk". */
+	events_extract(NULL, "Dealers said the Bank of Japan and the Federal Reserve Bank of New York "
+		       "bought dollars. Later some dealers said the reports of New York Fed buying "
+		       "were only market talk.", d, &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_INTERVENTION), d);
+	assert_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	/* "the Bank" of a story naming the Bank of England is the BoE. */
+	events_extract(NULL, "Sterling eased after the Bank of England sold pounds, dealers said, "
+		       "but talk that the Bank of France had joined in was dismissed. Dealers said "
+		       "the Bank had sold sterling for marks.", d, &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_INTERVENTION), d);
+	assert_null(events_find_fact(&s, "BdF", EV_INTERVENTION));
+	/* A quote's bid and offer are one level: "against 1.5985/95
+	 * yesterday" dates the level, not the act. */
+	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of England sold sterling for "
+				       "dollars, and the pound closed at 1.6035/45 dlrs against "
+				       "1.5985/95 yesterday.", "1987-03-24", "BoE", EV_INTERVENTION),
+			 day_of("1987-03-24"));
+}
+
 /* The wire stories' days and their last readings. */
 static void test_events_wire_days(void **state)
 {
@@ -272,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_events_wire_readings),
 		cmocka_unit_test(test_events_wire_days),
 		cmocka_unit_test(test_events_headline_source),
+		cmocka_unit_test(test_events_rule_readings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
