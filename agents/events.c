@@ -76,6 +76,81 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 	return best;
 }
 
+/* "contradicting dealers who said it had sold marks", "dismissed
+ * traders who said the bank had bought": the act's subject at first
+ * follows "who said" (or "which said") after a verb of denial within
+ * four words; returns the denial's index + 1, else 0. */
+static size_t contradicted_claim(const struct clause *c, size_t first)
+{
+	static const char *const deny[] = { "contradicting", "contradicted", "contradicts",
+					    "dismissing", "dismissed", "rejecting", "rejected",
+					    "disputing", "disputed", "denying", "rebutting", NULL };
+	if (first < 3 || !(is(c, first - 1, "said") || is(c, first - 1, "says")) ||
+	    !(is(c, first - 2, "who") || is(c, first - 2, "which")))
+		return 0;
+	for (size_t k = first - 2; k-- > 0 && k + 6 >= first;)
+		for (size_t j = 0; deny[j]; j++)
+			if (is(c, k, deny[j]))
+				return k + 1;
+	return 0;
+}
+
+/* "forced the Bank of Italy to raise its discount rate", "was obliged
+ * to sell marks", "moved to cut": an infinitive at v told as done by the
+ * past verb that governs it (not "forcing", "may force": those cues are
+ * read first; not "said the Fed had to intervene", an obligation). */
+static bool made_to(const struct clause *c, size_t v)
+{
+	static const char *const made[] = { "forced", "compelled", "obliged", "prompted", NULL };
+	if (v < 2 || !is(c, v - 1, "to"))
+		return false;
+	if (is(c, v - 2, "moved") || is(c, v - 2, "acted"))
+		return true;
+	for (size_t k = v - 1; k-- > 0 && k + 8 > v;)
+		if (is_any(c, k, made))
+			return true;
+	return false;
+}
+
+/* "spent about 4.5 billion dlrs defending the lira", "spent 2 billion
+ * marks in support of the franc": "spent" at v, an amount of a currency
+ * within eight words, then a defence or support of a currency. */
+static bool spent_defending(const struct clause *c, size_t v)
+{
+	if (!is(c, v, "spent") && !is(c, v, "spending") && !is(c, v, "spends"))
+		return false;
+	size_t amt = 0;
+	for (size_t j = v + 1; j < c->n && j < v + 9 && !amt; j++)
+		if (events_is_ccy(c, j))
+			amt = j;
+	if (!amt)
+		return false;
+	for (size_t j = amt + 1; j < c->n && j < amt + 6; j++)
+		if (starts(c, j, "defen") || starts(c, j, "support") || is(c, j, "propping") ||
+		    is(c, j, "shoring") || is(c, j, "intervention") || is(c, j, "intervening"))
+			for (size_t k = j + 1; k < c->n && k < j + 5; k++)
+				if (events_is_ccy(c, k) || is(c, k, "currency"))
+					return true;
+	return false;
+}
+
+/* "let the call rate rise", "letting interbank rates drift lower": a
+ * market rate between "let" and the verb at v. */
+static bool let_market_rate(const struct clause *c, size_t v)
+{
+	for (size_t k = v; k-- > 0 && k + 7 > v;) {
+		if (!is(c, k, "let") && !is(c, k, "letting") && !is(c, k, "lets"))
+			continue;
+		for (size_t j = k + 1; j < v; j++)
+			if (is(c, j, "funds") || is(c, j, "interbank") ||
+			    (is(c, j, "call") && (is(c, j + 1, "money") || is(c, j + 1, "rate"))) ||
+			    (is(c, j, "market") && (is(c, j + 1, "rates") || is(c, j + 1, "rate"))))
+				return true;
+		return false;
+	}
+	return false;
+}
+
 static bool fx_context(const struct clause *c)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -341,6 +416,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * "purchases of foreign currency by the Bank of France". */
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
+		} else if (spent_defending(c, v)) {
+			/* "spent the equivalent of 4.5 billion dlrs defending the
+			 * lira": the bank's money spent in the currency market. */
+			kind = EV_INTERVENTION;
 		} else if (is_any(c, v, events_trade_verbs)) {
 			bool cur = false;
 			/* "bought as much as 10 billion dlrs"; "supported the dollar"
@@ -652,6 +731,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (priv && !signal && form == VF_NOUN && sub != owner && sub->pos < v &&
 		    sub->pos + sub->len + 3 < v && after_noun)
 			continue;
+		/* "had let the call rate rise to about 4.0 pct through its
+		 * money market operations": a market rate let go, not an
+		 * official rate moved (as "allowed the federal funds rate"). */
+		if ((kind == EV_HIKE || kind == EV_CUT) && let_market_rate(c, v))
+			continue;
 		/* An intervention needs the currency market: in a story about
 		 * the money market "it has intervened" is an operation. */
 		if (kind == EV_INTERVENTION && r->title_mm && !fx_context(c))
@@ -694,6 +778,10 @@ static void read_clause(struct reader *r, struct clause *c)
 					}
 				break;
 			}
+			/* "had not intervened, contradicting dealers who said it
+			 * had sold marks": the claim the speaker denies. */
+			if (!hearsay && !c->title && sub->pos < v)
+				hearsay = contradicted_claim(c, first);
 		}
 		/* The owner named after a noun ("should not be taken as implying
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
@@ -804,7 +892,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		if ((mode == EV_MODE_EXPECTED) && (!strcmp(cue, "will") || !strcmp(cue, "would")) &&
 		    clause_has(c, "effective"))
 			mode = EV_MODE_FACT, cue[0] = 0;
-		if (mode == EV_MODE_FACT && form == VF_INFINITIVE) {
+		bool made = form == VF_INFINITIVE && made_to(c, v);
+		if (mode == EV_MODE_FACT && form == VF_INFINITIVE && !made) {
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "to %s", c->w[v].w);
 		}
@@ -815,7 +904,7 @@ static void read_clause(struct reader *r, struct clause *c)
 					     is(c, v, "intervene") || is(c, v, "keep") ||
 					     is(c, v, "step") || is(c, v, "enter") || is(c, v, "come") ||
 					     is(c, v, "leave") || is(c, v, "hold") ||
-					     is(c, v, "maintain")) && form != VF_NOUN && !lm && !decided &&
+					     is(c, v, "maintain")) && form != VF_NOUN && !lm && !decided && !made &&
 		    !events_plural_banks_before(c, m, nm, v)) {
 			/* A bare stem after a modal or in a headline's
 			 * "MAY CUT" is handled above; elsewhere it is not a
@@ -896,8 +985,13 @@ static void read_clause(struct reader *r, struct clause *c)
 	events_not_follow(r, c, m, nm);
 	if (r->out->n == before)
 		events_took_no_part(r, c, m, nm);
+	events_no_sign_of_it(r, c, m, nm);
 	r->prev_from = before;
 	r->prev_to = r->out->n;
+	if (r->out->n > before)
+		r->last_from = before, r->last_to = r->out->n, r->since_last = 0;
+	else
+		r->since_last = events_names_only_last(r, m, nm) ? r->since_last + 1 : 99;
 	/* Context: money-market words and the actors named. */
 	static const char *const mmw[] = { "money", "repurchase", "repurchases", "reserves",
 		"assistance", "liquidity", "tender", "advances", "help", "shortage", NULL };

@@ -97,6 +97,44 @@ static bool seen_doing(const struct clause *c, size_t i, size_t to)
 	return false;
 }
 
+/* "pressure on the Bank of Italy to follow": a "to" after "pressure on"
+ * at i and before the act at to, with no verb between that says the
+ * pressure worked ("forced", "prompted", "led"). */
+static bool pressure_on_to(const struct clause *c, size_t i, size_t to)
+{
+	static const char *const made[] = { "forced", "forcing", "prompted", "led",
+					    "obliged", "compelled", "drove", "pushed", NULL };
+	for (size_t k = i + 2; k < to && k < c->n; k++) {
+		for (size_t m = 0; made[m]; m++)
+			if (is(c, k, made[m]))
+				return false;
+		if (is(c, k, "to"))
+			return true;
+	}
+	return false;
+}
+
+/* A verb of dismissal just before the hearsay noun at i ("dismissed
+ * reports", "denied market rumours"): its index + 1, else 0. */
+static size_t dismissed_before(const struct clause *c, size_t i)
+{
+	static const char *const dis[] = { "dismissed", "dismissing", "dismisses", "denied",
+					   "denying", "denies", "rejected", "rejecting", "scotched",
+					   "quashed", "brushed", NULL };
+	if (!is(c, i, "reports") && !is(c, i, "report") && !starts(c, i, "rumo") &&
+	    !starts(c, i, "speculat") && !is(c, i, "talk"))
+		return 0;
+	for (size_t k = i; k-- > 0 && k + 3 > i;) {
+		for (size_t j = 0; dis[j]; j++)
+			if (is(c, k, dis[j]))
+				return k + 1;
+		if (!is(c, k, "the") && !is(c, k, "market") && !is(c, k, "press") &&
+		    !is(c, k, "newspaper") && !is(c, k, "all"))
+			return 0;
+	}
+	return 0;
+}
+
 /* The mode set by a cue in [from, to), with the cue word. */
 enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to, char *cue,
 				 size_t cuesz)
@@ -147,7 +185,7 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		}
 		/* "said to" is a rumour, "said" alone is not a cue. */
 		/* "seen buying dollars": dealers saw it done. */
-		if (!strcmp(d->w, "seen") && i + 1 < c->n &&
+		if ((!strcmp(d->w, "seen") || !strcmp(d->w, "see")) && i + 1 < c->n &&
 		    (is_any(c, i + 1, events_trade_verbs) || is_any(c, i + 1, events_interv_verbs)))
 			continue;
 		/* "had seen no sign of Federal Reserve intervention": the
@@ -156,7 +194,7 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 					      is(c, i - 1, "have") || is(c, i - 1, "having")))
 			continue;
 		/* "had seen the Bank of Japan buying dollars": seen done too. */
-		if (!strcmp(d->w, "seen") && seen_doing(c, i, to))
+		if ((!strcmp(d->w, "seen") || !strcmp(d->w, "see")) && seen_doing(c, i, to))
 			continue;
 		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS", "denied the
 		 * rumour and bought dollars": the denial's object ends where a
@@ -195,7 +233,11 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		if (!strcmp(d->w, "ahead") && !c->title)
 			continue;
-		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for"))
+		/* "pressure for a cut", "put pressure on the Bank of Italy to
+		 * follow with a cut"; not "pressure on the pound forced the
+		 * Bank to raise rates" (done) nor "selling pressure". */
+		if (!strcmp(d->w, "pressure") && !is(c, i + 1, "for") &&
+		    !(is(c, i + 1, "on") && pressure_on_to(c, i, to)))
 			continue;
 		/* "determined to": an intention; "ruled out": a denial. */
 		if (!strcmp(d->w, "determined") && !is(c, i + 1, "to"))
@@ -204,6 +246,11 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		    !is(c, i + 1, "out"))
 			continue;
 		if (!strcmp(d->w, "rather") && !is(c, i + 1, "than"))
+			continue;
+		/* "what dealers called the heaviest day of intervention": a
+		 * name, not a call for ("called for", "called on ... to"). */
+		if ((is(c, i, "called") || is(c, i, "calling")) && !is(c, i + 1, "for") &&
+		    !is(c, i + 1, "on") && !is(c, i + 1, "upon"))
 			continue;
 		/* "call money", "the call rate": a rate, not a call for. */
 		if (!strcmp(d->w, "call") &&
@@ -246,6 +293,12 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		if (!strcmp(d->w, "question") && i >= 3 && is(c, i - 1, "the") && is(c, i - 2, "of") &&
 		    is(c, i - 3, "out")) {
 			snprintf(cue, cuesz, "out of the question");
+			return EV_MODE_DENIED;
+		}
+		/* "dismissed reports that the bank planned to raise", "denied
+		 * rumours that it had sold": the hearsay denied. */
+		if (d->mode == EV_MODE_RUMOURED && dismissed_before(c, i)) {
+			snprintf(cue, cuesz, "%s %s", c->w[dismissed_before(c, i) - 1].w, c->w[i].w);
 			return EV_MODE_DENIED;
 		}
 		snprintf(cue, cuesz, "%s", c->w[i].w);

@@ -40,6 +40,9 @@ struct reader {
 	const char *doubted[8];  /* banks whose part the story calls talk */
 	size_t ndoubted;
 	size_t prev_from, prev_to; /* the acts the previous clause added */
+	size_t last_from, last_to; /* the acts of the last clause that added any */
+	unsigned since_last;       /* clauses read since that one (many once one names
+				    * another bank) */
 };
 
 /* Adds ccy ("JPY") to the act's currencies, once. */
@@ -80,6 +83,13 @@ void events_part_doubted(struct reader *r, const struct clause *c, const struct 
 /* "..., but this was market talk that could not be confirmed": the
  * previous clause's facts become hearsay. */
 void events_this_was_talk(struct reader *r, const struct clause *c);
+/* "The Bundesbank declined to comment, and dealers said they had seen no
+ * sign of it": the interventions of the last clause that told any, one
+ * or two clauses before, denied. */
+void events_no_sign_of_it(struct reader *r, const struct clause *c, const struct mention *m,
+			  size_t nm);
+/* Whether every central bank clause c names is one of the last acts'. */
+bool events_names_only_last(const struct reader *r, const struct mention *m, size_t nm);
 void events_not_follow(struct reader *r, const struct clause *c, const struct mention *m,
 		       size_t nm);
 void events_took_no_part(struct reader *r, const struct clause *c, const struct mention *m,

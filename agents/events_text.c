@@ -437,6 +437,19 @@ static bool possessive_other(const struct clause *c, size_t i)
 	return true;
 }
 
+/* "after yesterday's slide in the Australian dollar, which forced the
+ * Reserve Bank of Australia to buy": the verb at v is in a relative
+ * clause of the noun the possessive day at i dates. */
+static bool relative_of(const struct clause *c, size_t i, size_t v)
+{
+	if (v <= i + 2 || v >= c->n)
+		return false;
+	for (size_t k = i + 2; k < v && k < i + 9; k++)
+		if (is(c, k, "which") && comma_before(c, k))
+			return v < k + 12;
+	return false;
+}
+
 static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 {
 	/* "fell to its lowest level against the mark since the January
@@ -598,7 +611,7 @@ int32_t events_clause_day_at(const struct clause *c, size_t v, int32_t pub, bool
 			bool o = false, va = false, lw = false;
 			if (!day_at(c, i, pub, &o, &va, &lw, &d) || dates_other_verb(c, i, v))
 				continue;
-			if (pass == 0 && v < c->n && possessive_other(c, i))
+			if (pass == 0 && v < c->n && possessive_other(c, i) && !relative_of(c, i, v))
 				continue;
 			/* The first phrase for the clause, the nearest for a verb. */
 			size_t k = v >= c->n ? 0 : i > v ? i - v : v - i;

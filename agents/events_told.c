@@ -236,6 +236,12 @@ void events_part_doubted(struct reader *r, const struct clause *c, const struct 
 		for (size_t i = 0; i < nm; i++)
 			if (m[i].type == A_CB && m[i].pos + m[i].len == k)
 				bank = m[i].code;
+		/* "received no orders from the Fed, and its part remained in
+		 * doubt": "its" is the last bank named before it. */
+		if (!bank && is(c, k - 1, "its") && is_any(c, k, part))
+			for (size_t i = 0; i < nm; i++)
+				if (m[i].type == A_CB && m[i].pos + m[i].len < k)
+					bank = m[i].code;
 		if (!bank) {
 			char w[48];
 			snprintf(w, sizeof(w), "%.*s", (int)c->w[k - 1].len, c->text + c->w[k - 1].off);
@@ -286,6 +292,62 @@ void events_this_was_talk(struct reader *r, const struct clause *c)
 		if (a->mode == EV_MODE_FACT) {
 			a->mode = EV_MODE_RUMOURED;
 			snprintf(a->cue, sizeof(a->cue), "this was talk");
+		}
+	}
+}
+
+static bool clause_has_session(const struct clause *c)
+{
+	for (size_t k = 0; k < c->n; k++)
+		if (is(c, k, "trading") || is(c, k, "session") || is(c, k, "afternoon") ||
+		    is(c, k, "morning") || is(c, k, "since") || is(c, k, "later") ||
+		    is(c, k, "overnight"))
+			return true;
+	return false;
+}
+
+bool events_names_only_last(const struct reader *r, const struct mention *m, size_t nm)
+{
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].type != A_CB || !m[i].code)
+			continue;
+		bool among = false;
+		for (size_t k = r->last_from; k < r->last_to && k < r->out->n && !among; k++)
+			among = !strcmp(r->out->acts[k].bank, m[i].code);
+		if (!among)
+			return false;
+	}
+	return true;
+}
+
+void events_no_sign_of_it(struct reader *r, const struct clause *c, const struct mention *m,
+			  size_t nm)
+{
+	static const char *const sign[] = { "sign", "signs", "evidence", "trace", NULL };
+	static const char *const ref[] = { "it", "this", "that", "such", "any", NULL };
+	/* "There was no sign of it on Thursday or Friday", "no sign of it
+	 * in early New York trading today": another day's or session's. */
+	if (r->last_to <= r->last_from || r->since_last > 1 || events_clause_dated(c) ||
+	    clause_has_session(c) || !events_names_only_last(r, m, nm))
+		return;
+	size_t at = 0;
+	for (size_t k = 1; k + 2 < c->n && !at; k++)
+		if (is_any(c, k, sign) && (is(c, k - 1, "no") || (k > 1 && is(c, k - 1, "any") &&
+							       (is(c, k - 2, "not") || is(c, k - 2, "n't")))) &&
+		    is(c, k + 1, "of") && is_any(c, k + 2, ref) &&
+		    (!is(c, k + 2, "such") && !is(c, k + 2, "any") ?
+			     k + 3 >= c->n || !events_is_ccy(c, k + 3) :
+			     is(c, k + 3, "buying") || is(c, k + 3, "selling") ||
+				     is(c, k + 3, "intervention") || is(c, k + 3, "purchases") ||
+				     is(c, k + 3, "sales")))
+			at = k;
+	if (!at)
+		return;
+	for (size_t i = r->last_from; i < r->last_to && i < r->out->n; i++) {
+		struct ev_act *a = &r->out->acts[i];
+		if (a->kind == EV_INTERVENTION && a->mode == EV_MODE_FACT) {
+			a->mode = EV_MODE_DENIED;
+			snprintf(a->cue, sizeof(a->cue), "no sign of it");
 		}
 	}
 }

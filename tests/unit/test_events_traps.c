@@ -249,6 +249,81 @@ static void test_events_rule_readings(void **state)
 			 day_of("1987-03-24"));
 }
 
+/* Readings from the known misreads of the blind sets (December 2026):
+ * the acts they reported as done that the stories do not. */
+static void test_events_misread_readings(void **state)
+{
+	(void)state;
+	const char *d = "1987-03-18";
+	struct ev_story s;
+	/* A headline's "SEE" is a forecast, as "SEES". */
+	events_extract("ECONOMISTS SEE BUNDESBANK DISCOUNT RATE CUT THURSDAY", NULL, day_of(d), &s);
+	assert_null(events_find_fact(&s, "Bundesbank", EV_CUT));
+	assert_int_equal(act_of(&s, "Bundesbank", EV_CUT)->mode, EV_MODE_EXPECTED);
+	/* ... but dealers who "see the Bank of Japan buying" see it done;
+	 * who "see it cutting soon" forecast. */
+	assert_int_equal(mode_of("Dealers said they see the Bank of Japan buying dollars again "
+				 "today.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("Dealers said they see the Bank of Japan cutting its discount rate "
+				 "soon.", d, "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	/* Pressure on a bank to follow is a call, not its act; pressure that
+	 * forced it is the act. */
+	assert_int_equal(mode_of("Bankers said the Treasury's decision put pressure on the Bank of "
+				 "Italy to follow with a cut in its 11.5 pct discount rate.", d, "BdI",
+				 EV_CUT),
+			 EV_MODE_CALLED_FOR);
+	assert_int_equal(mode_of("Heavy pressure on the lira forced the Bank of Italy to raise its "
+				 "discount rate to 12 pct from 11.5 pct.", d, "BdI", EV_HIKE),
+			 EV_MODE_FACT);
+	/* "urging" calls for the act of its means clause too. */
+	assert_int_equal(mode_of("Exporters have been urging the central bank of Switzerland to push "
+				 "the franc lower by cutting its discount rate.", d, "SNB", EV_CUT),
+			 EV_MODE_CALLED_FOR);
+	/* What dealers "called" the heaviest buying is a name, not a call. */
+	assert_int_equal(mode_of("The dollar fell, overwhelming what dealers called the heaviest day "
+				 "of Bank of Japan intervention on record.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* The claim a spokesman contradicts; the reports he dismisses. */
+	events_extract(NULL, "A Bank of France spokesman said the central bank had not intervened "
+		       "today, contradicting dealers who said it had sold marks to support the "
+		       "franc. The spokesman also dismissed reports that the bank planned to raise "
+		       "its intervention rate.", day_of(d), &s);
+	assert_null(events_find_fact(&s, "BdF", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "BdF", EV_HIKE)->mode, EV_MODE_DENIED);
+	/* "its part remained in doubt": the last bank named before "its". */
+	events_extract(NULL, "Dealers said the Federal Reserve had bought dollars in New York on "
+		       "Friday, but several large banks there said they had received no orders from "
+		       "the Fed, and its part remained in doubt.", day_of(d), &s);
+	assert_null(events_find_fact(&s, "Fed", EV_INTERVENTION));
+	/* A market rate let rise is no official rate moved. */
+	assert_int_equal(mode_of("Money traders said the Bank of Japan had let the call rate rise to "
+				 "about 4.0 pct through its daily money market operations.", d, "BOJ",
+				 EV_HIKE),
+			 -1);
+	/* Money spent defending a currency is an intervention, dated by its
+	 * month named in the first week after it. */
+	assert_int_equal(read_fact_day(NULL, "The Bank of Italy spent the equivalent of about 4.5 "
+				       "billion dlrs defending the lira in August, the daily Il Sole "
+				       "24 Ore said today.", "1987-09-01", "BdI", EV_INTERVENTION),
+			 day_of("1987-08-31"));
+	/* "seen no sign of it" after a report denies it; not another day's
+	 * absence, nor the sign of another bank's talk. */
+	events_extract(NULL, "La Repubblica reported that the Bundesbank had bought lire in "
+		       "Frankfurt last week. The Bundesbank declined to comment, and dealers in "
+		       "Frankfurt said they had seen no sign of it.", day_of("1987-09-01"), &s);
+	assert_null(events_find_fact(&s, "Bundesbank", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "Bundesbank", EV_INTERVENTION)->mode, EV_MODE_DENIED);
+	events_extract(NULL, "Dealers said the Bank of Japan bought dollars on Tuesday. "
+		       "There was no sign of it on Thursday or Friday.", day_of("1987-04-10"), &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_INTERVENTION), day_of("1987-04-07"));
+	events_extract(NULL, "Dealers said the Bundesbank bought dollars in Frankfurt. There was "
+		       "also talk that the Swiss National Bank had joined in, but Zurich dealers said "
+		       "they had seen no sign of it.", day_of("1987-04-30"), &s);
+	assert_int_equal(fact_day(&s, "Bundesbank", EV_INTERVENTION), day_of("1987-04-30"));
+}
+
 /* The wire stories' days and their last readings. */
 static void test_events_wire_days(void **state)
 {
@@ -331,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_events_wire_days),
 		cmocka_unit_test(test_events_headline_source),
 		cmocka_unit_test(test_events_rule_readings),
+		cmocka_unit_test(test_events_misread_readings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
