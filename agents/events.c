@@ -986,6 +986,7 @@ static void read_clause(struct reader *r, struct clause *c)
 	if (r->out->n == before)
 		events_took_no_part(r, c, m, nm);
 	events_no_sign_of_it(r, c, m, nm);
+	events_others_said(r, c);
 	r->prev_from = before;
 	r->prev_to = r->out->n;
 	if (r->out->n > before)

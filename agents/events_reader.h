@@ -41,6 +41,7 @@ struct reader {
 	size_t ndoubted;
 	size_t prev_from, prev_to; /* the acts the previous clause added */
 	size_t last_from, last_to; /* the acts of the last clause that added any */
+	bool prev_some;            /* the previous clause opened "Some dealers said" */
 	unsigned since_last;       /* clauses read since that one (many once one names
 				    * another bank) */
 };
@@ -88,6 +89,10 @@ void events_this_was_talk(struct reader *r, const struct clause *c);
  * or two clauses before, denied. */
 void events_no_sign_of_it(struct reader *r, const struct clause *c, const struct mention *m,
 			  size_t nm);
+/* "Some bankers said the Bank of Spain had also bought francs, but others
+ * said the peseta's strength reflected private inflows alone": the acts of
+ * the clause before, disputed, are hearsay. Records whether c opens so. */
+void events_others_said(struct reader *r, const struct clause *c);
 /* Whether every central bank clause c names is one of the last acts'. */
 bool events_names_only_last(const struct reader *r, const struct mention *m, size_t nm);
 void events_not_follow(struct reader *r, const struct clause *c, const struct mention *m,

@@ -306,6 +306,36 @@ static bool clause_has_session(const struct clause *c)
 	return false;
 }
 
+void events_others_said(struct reader *r, const struct clause *c)
+{
+	static const char *const who[] = { "dealers", "bankers", "traders", "analysts",
+					   "economists", "sources", "operators", NULL };
+	static const char *const said[] = { "said", "say", "says", "believed", "thought",
+					    "doubted", "disputed", "denied", "saw", NULL };
+	size_t k = is(c, 0, "but") ? 1 : 0;
+	if (k && (is(c, k, "others") || (is(c, k, "other") && is_any(c, k + 1, who)))) {
+		size_t j = k + (is(c, k, "other") ? 2 : 1);
+		if (is_any(c, j, said) && r->prev_some)
+			for (size_t i = r->prev_from; i < r->prev_to && i < r->out->n; i++) {
+				struct ev_act *a = &r->out->acts[i];
+				if (a->mode == EV_MODE_FACT) {
+					a->mode = EV_MODE_RUMOURED;
+					snprintf(a->cue, sizeof(a->cue), "others said");
+				}
+			}
+	}
+	/* "Some bankers said", "Some Tokyo dealers said". */
+	size_t s = 0;
+	r->prev_some = false;
+	if (!is(c, s, "some"))
+		return;
+	for (size_t j = s + 1; j < c->n && j < s + 4; j++)
+		if (is_any(c, j, who)) {
+			r->prev_some = is_any(c, j + 1, said);
+			return;
+		}
+}
+
 bool events_names_only_last(const struct reader *r, const struct mention *m, size_t nm)
 {
 	for (size_t i = 0; i < nm; i++) {

@@ -322,6 +322,17 @@ static void test_events_misread_readings(void **state)
 		       "also talk that the Swiss National Bank had joined in, but Zurich dealers said "
 		       "they had seen no sign of it.", day_of("1987-04-30"), &s);
 	assert_int_equal(fact_day(&s, "Bundesbank", EV_INTERVENTION), day_of("1987-04-30"));
+	/* "Some bankers said ..., but others said ...": disputed, hearsay;
+	 * "Dealers said" alone is the fact. */
+	events_extract(NULL, "Some bankers said the Bank of Spain had also bought francs and marks "
+		       "to slow the peseta's rise, but others said the peseta's strength reflected "
+		       "private inflows alone.", day_of("1987-04-10"), &s);
+	assert_null(events_find_fact(&s, "BdE", EV_INTERVENTION));
+	assert_int_equal(act_of(&s, "BdE", EV_INTERVENTION)->mode, EV_MODE_RUMOURED);
+	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Spain had bought francs and "
+				       "marks to slow the peseta's rise, but the peseta still rose.",
+				       "1987-04-10", "BdE", EV_INTERVENTION),
+			 day_of("1987-04-10"));
 }
 
 /* The wire stories' days and their last readings. */
