@@ -106,6 +106,11 @@ static bool made_to(const struct clause *c, size_t v)
 		return false;
 	if (is(c, v - 2, "moved") || is(c, v - 2, "acted"))
 		return true;
+	/* "the Federal Reserve's decision late on Friday to raise its
+	 * discount rate": a decision taken. */
+	for (size_t k = v - 1; k-- > 0 && k + 7 > v;)
+		if (is(c, k, "decision"))
+			return true;
 	for (size_t k = v - 1; k-- > 0 && k + 8 > v;)
 		if (is_any(c, k, made))
 			return true;

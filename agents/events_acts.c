@@ -81,6 +81,7 @@ void events_drop_act(struct reader *r, size_t i)
 	memmove(&s->acts[i], &s->acts[i + 1], n * sizeof(s->acts[0]));
 	memmove(&r->dated[i], &r->dated[i + 1], n * sizeof(bool));
 	memmove(&r->vague_day[i], &r->vague_day[i + 1], n * sizeof(bool));
+	memmove(&r->body_told[i], &r->body_told[i + 1], n * sizeof(bool));
 	s->n--;
 }
 
@@ -109,11 +110,19 @@ void events_story_add(struct reader *r, const struct clause *c, const char *bank
 			/* A headline's act is the body's: its day when the body
 			 * names one ("CROW SAYS BANK OF CANADA BOUGHT U.S.
 			 * DOLLARS" over "bought U.S. dollars last week"). */
-			if (s->acts[i].in_title && !c->title && !r->dated[i] && r->cur_dated && r->lead) {
+			/* Past the lead, the body's day when it is the first
+			 * telling, on an earlier day of the last eight ("U.S.
+			 * CREDIT MARKETS DIGEST FED DISCOUNT RATE RISE" over "the
+			 * Federal Reserve's decision late on Friday to raise"). */
+			if (s->acts[i].in_title && !c->title && !r->dated[i] && r->cur_dated &&
+			    (r->lead || (!r->body_told[i] && day < s->acts[i].day &&
+					 day + 8 >= s->acts[i].day))) {
 				s->acts[i].day = day;
 				r->dated[i] = true;
 				r->vague_day[i] = vague;
 			}
+			if (!c->title)
+				r->body_told[i] = true;
 			return;
 		}
 	if (s->n >= EVENTS_MAX)
@@ -128,6 +137,7 @@ void events_story_add(struct reader *r, const struct clause *c, const char *bank
 	a->day = day;
 	r->vague_day[s->n - 1] = vague;
 	r->dated[s->n - 1] = r->cur_dated;
+	r->body_told[s->n - 1] = !c->title;
 	a->in_title = c->title;
 	snprintf(a->cue, sizeof(a->cue), "%s", cue ? cue : "");
 	events_add_ccy(a, b ? b->ccy : NULL);

@@ -30,6 +30,7 @@ struct reader {
 	size_t nbody_facts;
 	bool vague_day[EVENTS_MAX]; /* the act's day is a month's middle */
 	bool dated[EVENTS_MAX];     /* its clause named its day */
+	bool body_told[EVENTS_MAX]; /* the body has told it */
 	bool cur_dated;             /* the clause being read names its act's day */
 	int32_t title_month_end;    /* "... RISE IN MAY" early in June: May's end; 0 none */
 	struct ev_act story_ccys;   /* the currencies the story names, first first */

@@ -567,10 +567,28 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	}
 	/* "bought dollars this week, bankers said on Thursday": after the
 	 * act, the saying's day. */
-	if (i > v + 1 && ((is_any(c, i - 1, say)) || (i > 1 && is(c, i - 1, "on") && is_any(c, i - 2, say))))
+	/* (Not "the Federal Reserve's increase in its discount rate, announced
+	 * on Friday": the act's own participle.) */
+	size_t sv = is_any(c, i - 1, say) ? i - 1 : i > 1 && is(c, i - 1, "on") && is_any(c, i - 2, say) ? i - 2 : 0;
+	if (i > v + 1 && sv && !(is(c, sv, "announced") && comma_before(c, sv)))
 		return true;
 	if (i >= v)
 		return false;
+	/* "opened nervously this morning, their first full session since the
+	 * Federal Reserve raised its discount rate ... on Friday": a date
+	 * before the "since" (or "after") of the act's own clause is the
+	 * main clause's, when the act's clause has a date of its own. */
+	for (size_t k = i + 1; k < v && k + 6 > v; k++)
+		if ((is(c, k, "since") || is(c, k, "after")) && !events_superlative_since(c, k)) {
+			bool own = false;
+			bool o, va, lw;
+			int32_t d;
+			for (size_t j = v + 1; j < c->n && !own; j++)
+				own = day_at(c, j, 0, &o, &va, &lw, &d);
+			if (own)
+				return true;
+			break;
+		}
 	/* "at today's tender, after cutting it by a quarter point on
 	 * Tuesday": a date before "after" is the main clause's. */
 	if (v >= 1 && (is(c, v - 1, "after") || is(c, v - 1, "following")) && i + 1 < v)

@@ -329,6 +329,31 @@ static void test_events_misread_readings(void **state)
 		       "private inflows alone.", day_of("1987-04-10"), &s);
 	assert_null(events_find_fact(&s, "BdE", EV_INTERVENTION));
 	assert_int_equal(act_of(&s, "BdE", EV_INTERVENTION)->mode, EV_MODE_RUMOURED);
+	/* A headline's undated act is the one the body dates on an earlier
+	 * day of the last eight, past its lead too; a decision to raise is
+	 * taken; "announced on Friday" of a noun act is its day. */
+	assert_int_equal(read_fact_day("U.S. CREDIT MARKETS DIGEST FED DISCOUNT RATE RISE",
+				       "Bond prices fell in early trading. Dealers said the markets were "
+				       "still digesting the Federal Reserve's decision late on Friday to "
+				       "raise its discount rate to six pct from 5-1/2 pct.",
+				       "1987-09-08", "Fed", EV_HIKE),
+			 day_of("1987-09-04"));
+	assert_int_equal(read_fact_day(NULL, "U.S. credit markets were still digesting the Federal "
+				       "Reserve's increase in its discount rate to six pct from 5-1/2 "
+				       "pct, announced on Friday, as bond prices fell further.",
+				       "1987-09-08", "Fed", EV_HIKE),
+			 day_of("1987-09-04"));
+	/* ... but a headline the body tells undated first keeps its day. */
+	assert_int_equal(read_fact_day("BANK OF JAPAN BUYS DOLLARS",
+				       "Dealers said the Bank of Japan bought dollars in Tokyo. It had "
+				       "also bought dollars on Friday, dealers said.", "1987-09-08",
+				       "BOJ", EV_INTERVENTION),
+			 day_of("1987-09-08"));
+	/* A date before the act's own "since" clause is the main clause's. */
+	assert_int_equal(read_fact_day(NULL, "Bond prices fell sharply today, the steepest drop "
+				       "since the Federal Reserve raised its discount rate on Friday.",
+				       "1987-09-08", "Fed", EV_HIKE),
+			 day_of("1987-09-04"));
 	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Spain had bought francs and "
 				       "marks to slow the peseta's rise, but the peseta still rose.",
 				       "1987-04-10", "BdE", EV_INTERVENTION),
