@@ -481,6 +481,11 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		at -= 3;
 	else if (at >= 2 && is(c, at - 2, "in") && isupper((unsigned char)c->text[c->w[at - 1].off]))
 		at -= 2;
+	/* "up from 150.05 yen at the close on Friday", "at Friday's close":
+	 * the level's session. */
+	if (at >= 3 && is(c, at - 3, "at") && is(c, at - 2, "the") &&
+	    (is(c, at - 1, "close") || is(c, at - 1, "fixing") || is(c, at - 1, "opening")))
+		at -= 3;
 	size_t u = at >= 1 && is_any(c, at - 1, unit) ? 1 : 0;
 	bool verb = v < c->n;
 	if (at >= u + 3 && is(c, at - 2 - u, "after"))
@@ -574,6 +579,28 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		return true;
 	if (i >= v)
 		return false;
+	/* "its first full session since the Conservatives' election victory
+	 * on Thursday, and the Bank of England sold pounds": a date in a
+	 * "since" or "after" phrase with a noun and no verb, ended by a comma
+	 * before the act, dates the noun. */
+	for (size_t k = i; k-- > 0 && k + 9 > i;) {
+		if (comma_before(c, k + 1) && k + 1 <= i)
+			break;
+		if (!is(c, k, "since") && !is(c, k, "after") && !is(c, k, "following"))
+			continue;
+		if (k + 1 == i || (k + 2 == i && is(c, i - 1, "on")))
+			break;
+		bool verbal = false, comma = false;
+		for (size_t j = k + 1; j < i; j++)
+			verbal = verbal || is_any(c, j, events_trade_verbs) ||
+				 is_any(c, j, events_interv_verbs) || is_any(c, j, events_cut_verbs) ||
+				 is_any(c, j, events_hike_verbs);
+		for (size_t j = i + 1; j <= v && !comma; j++)
+			comma = comma_before(c, j);
+		if (!verbal && comma)
+			return true;
+		break;
+	}
 	/* "opened nervously this morning, their first full session since the
 	 * Federal Reserve raised its discount rate ... on Friday": a date
 	 * before the "since" (or "after") of the act's own clause is the

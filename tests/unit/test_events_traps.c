@@ -354,6 +354,17 @@ static void test_events_misread_readings(void **state)
 				       "since the Federal Reserve raised its discount rate on Friday.",
 				       "1987-09-08", "Fed", EV_HIKE),
 			 day_of("1987-09-04"));
+	/* The day of a level's session, of a "since" phrase's noun. */
+	assert_int_equal(read_fact_day(NULL, "The dollar closed at 151.20 yen in Tokyo, up from "
+				       "150.05 yen at the close on Friday, after the Bank of Japan "
+				       "bought dollars aggressively in the afternoon, dealers said.",
+				       "1987-03-23", "BOJ", EV_INTERVENTION),
+			 day_of("1987-03-23"));
+	assert_int_equal(read_fact_day(NULL, "Sterling rose strongly in its first full session "
+				       "since the Conservatives' election victory on Thursday, and the "
+				       "Bank of England sold pounds in the morning, dealers said.",
+				       "1987-06-15", "BoE", EV_INTERVENTION),
+			 day_of("1987-06-15"));
 	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Spain had bought francs and "
 				       "marks to slow the peseta's rise, but the peseta still rose.",
 				       "1987-04-10", "BdE", EV_INTERVENTION),
