@@ -578,7 +578,9 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		/* "recent Bank of England intervention", "its current
 		 * intervention": presumed done. */
-		if (kind == EV_INTERVENTION && form == VF_NOUN) {
+		static const char *const act_nouns[] = { "purchases", "sales", "buying", "selling",
+							 NULL };
+		if (kind == EV_INTERVENTION && (form == VF_NOUN || is_any(c, v, act_nouns))) {
 			size_t np = v;
 			for (size_t i = 0; i < nm; i++)
 				if (m[i].type != A_OTHER && m[i].pos + m[i].len + 1 >= v && m[i].pos < v)
@@ -813,6 +815,13 @@ static void read_clause(struct reader *r, struct clause *c)
 		      (is(c, sub->pos - 2, "after") || is(c, sub->pos - 2, "since")))) &&
 		    from < sub->pos)
 			from = sub->pos;
+		/* "dealers remained wary of the Bank of England, which sold
+		 * pounds heavily on March 23": the relative clause of the bank
+		 * is out of the main clause's cues. */
+		if (!c->title && sub->pos < v && sub->pos + sub->len + 1 <= v &&
+		    (is(c, sub->pos + sub->len, "which") || is(c, sub->pos + sub->len, "who")) &&
+		    comma_before(c, sub->pos + sub->len) && from < sub->pos + sub->len)
+			from = sub->pos + sub->len;
 		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS": a headline's
 		 * second predicate after a comma is out of the first's cues. */
 		if (c->title && v > from && comma_before(c, v) && sub->pos < v)
@@ -953,9 +962,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * back, as the labels read "recent". */
 		else if (presup && !now && !dated)
 			d = r->pub_day - EVENTS_RECENT_DAYS, vague = true;
-		r->cur_dated = dated || (presup && now);
+		/* (A "recent" act is dated, vaguely: a week back.) */
+		r->cur_dated = dated || presup;
 		if (mode == EV_MODE_FACT &&
-		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_RECENT_DAYS && !last_week)))
+		    ((old && !(presup && now)) || (d < r->pub_day - EVENTS_BACKGROUND_DAYS && !last_week)))
 			mode = EV_MODE_BACKGROUND;
 		if (stance && (mode == EV_MODE_FACT || mode == EV_MODE_BACKGROUND))
 			continue;

@@ -249,9 +249,10 @@
  *   act of that kind with a past day, retells it and takes that day;
  *   "recent" intervention in a story whose title names the month just
  *   ended ("RISE IN MAY" early in June) is dated that month's last
- *   weekday. A fact more than
- *   EVENTS_RECENT_DAYS before publication (other than "last week") is
- *   background: reported as fact, but not an act of the story's week.
+ *   weekday; "in the week ended April 13" that week's middle. A fact
+ *   more than EVENTS_BACKGROUND_DAYS before publication (other than
+ *   "last week") is background: reported as fact, but not an act of the
+ *   story's week (the labels' line: more than 8 days).
  * - Currencies: the bank's own, and for an intervention those named in
  *   the same sentence; a Fed intervention whose sentence names no other
  *   currency takes those the story names (the dollar is in every pair).
@@ -267,7 +268,8 @@
 #define EVENTS_MAX 16          /* acts kept per story */
 #define EVENTS_CCY_MAX 4
 #define EVENTS_EVIDENCE_LEN 320
-#define EVENTS_RECENT_DAYS 7
+#define EVENTS_RECENT_DAYS 7      /* "recent" with no day: a week back */
+#define EVENTS_BACKGROUND_DAYS 8  /* older than this before publication: background */
 
 enum ev_kind {
 	EV_NONE,

@@ -269,7 +269,7 @@ void events_redate_retold(struct reader *r)
 				continue;
 			a->day = e->day;
 			r->dated[i] = true;
-			if (a->day < r->pub_day - EVENTS_RECENT_DAYS)
+			if (a->day < r->pub_day - EVENTS_BACKGROUND_DAYS)
 				a->mode = EV_MODE_BACKGROUND;
 			break;
 		}

@@ -354,6 +354,14 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 		int y = py;
 		if (m + 1 > pm)
 			y--;
+		/* "in the week ended April 13": the week's middle, three days
+		 * before its end, as a period is read. */
+		bool week_ended = i >= 2 && is(c, i - 2, "week") &&
+				  (is(c, i - 1, "ended") || is(c, i - 1, "ending") || is(c, i - 1, "to"));
+		if (d >= 1 && d <= 31 && week_ended) {
+			*vague = true;
+			return *out = (days_from_civil(y, m + 1, d) - 3), true;
+		}
 		if (d >= 1 && d <= 31)
 			return *out = (days_from_civil(y, m + 1, d)), true;
 		/* "in March" in the first week of April: the month's

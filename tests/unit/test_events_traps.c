@@ -365,6 +365,26 @@ static void test_events_misread_readings(void **state)
 				       "Bank of England sold pounds in the morning, dealers said.",
 				       "1987-06-15", "BoE", EV_INTERVENTION),
 			 day_of("1987-06-15"));
+	/* "recent" purchases named after their bank are a week back; an act
+	 * eight days back is of the week, nine background; a relative clause
+	 * of the bank is out of the main clause's cues; "the week ended April
+	 * 13" is read as its middle. */
+	assert_int_equal(read_fact_day("LIRA STEADY AFTER RECENT BANK OF ITALY SUPPORT",
+				       "The lira was steady, helped by recent Bank of Italy purchases of "
+				       "lire against marks, dealers said.", "1987-08-26", "BdI",
+				       EV_INTERVENTION),
+			 day_of("1987-08-19"));
+	assert_int_equal(read_fact_day(NULL, "Dealers remained wary of the Bank of England, which "
+				       "sold pounds heavily on March 23.", "1987-03-31", "BoE",
+				       EV_INTERVENTION),
+			 day_of("1987-03-23"));
+	events_extract(NULL, "Dealers remained wary of the Bank of England, which sold pounds "
+		       "heavily on March 22.", day_of("1987-03-31"), &s);
+	assert_int_equal(act_of(&s, "BoE", EV_INTERVENTION)->mode, EV_MODE_BACKGROUND);
+	events_extract(NULL, "The National Bank of Belgium bought more than 7.91 billion francs of "
+		       "foreign currency in the week ended April 13, a spokesman said.",
+		       day_of("1987-04-21"), &s);
+	assert_int_equal(act_of(&s, "BNB", EV_INTERVENTION)->day, day_of("1987-04-10"));
 	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Spain had bought francs and "
 				       "marks to slow the peseta's rise, but the peseta still rose.",
 				       "1987-04-10", "BdE", EV_INTERVENTION),
