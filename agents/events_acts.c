@@ -102,7 +102,7 @@ void events_story_add(struct reader *r, const struct clause *c, const char *bank
 			 * January" does not. */
 			if (kind == EV_INTERVENTION)
 				events_clause_ccys(c, &s->acts[i]);
-			if (r->vague_day[i] && !vague) {
+			if (r->vague_day[i] && !vague && r->cur_dated) {
 				s->acts[i].day = day;
 				r->vague_day[i] = false;
 				r->dated[i] = r->cur_dated;

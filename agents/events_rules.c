@@ -123,7 +123,13 @@ bool events_presupposed(const struct clause *c, size_t np, bool *now)
 					     NULL };
 	*now = false;
 	for (size_t k = np; k-- > 0 && k + 3 > np;) {
+		/* (Not "down from 136.40 yesterday, despite intervention":
+		 * a day of its own, past a comma; "yesterday's intervention".) */
+		if (comma_before(c, k + 1))
+			break;
 		bool p = is_any(c, k, past), n = is_any(c, k, cur);
+		if ((is(c, k, "today") || is(c, k, "yesterday")) && !possessive(c, k))
+			n = false;
 		/* "this week's", "last week's" intervention. */
 		bool wk = is(c, k, "week") && k > 0 && (is(c, k - 1, "this") || is(c, k - 1, "last"));
 		if (!p && !n && !wk)

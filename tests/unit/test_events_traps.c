@@ -385,6 +385,22 @@ static void test_events_misread_readings(void **state)
 		       "foreign currency in the week ended April 13, a spokesman said.",
 		       day_of("1987-04-21"), &s);
 	assert_int_equal(act_of(&s, "BNB", EV_INTERVENTION)->day, day_of("1987-04-10"));
+	/* A month's act keeps its month when the story then tells it with
+	 * no day; a level's "yesterday" before "despite intervention" is
+	 * not the intervention's day. */
+	assert_int_equal(read_fact_day(NULL, "The reserves rose in September, reflecting Bundesbank "
+				       "intervention in September, the central bank said. Dealers said "
+				       "most of the Bundesbank's buying was of French francs.",
+				       "1987-10-02", "Bundesbank", EV_INTERVENTION),
+			 day_of("1987-09-30"));
+	assert_int_equal(read_fact_day(NULL, "The dollar fell to 134.80 yen, down from 136.40 "
+				       "yesterday, despite intervention by the Bank of Japan, dealers "
+				       "said.", "1987-11-10", "BOJ", EV_INTERVENTION),
+			 day_of("1987-11-10"));
+	assert_int_equal(read_fact_day(NULL, "Dealers said yesterday's intervention by the Bank of "
+				       "Japan had steadied the dollar.", "1987-11-10", "BOJ",
+				       EV_INTERVENTION),
+			 day_of("1987-11-09"));
 	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Spain had bought francs and "
 				       "marks to slow the peseta's rise, but the peseta still rose.",
 				       "1987-04-10", "BdE", EV_INTERVENTION),
