@@ -587,6 +587,21 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 		return true;
 	if (i >= v)
 		return false;
+	/* "The Bank of France, which left its intervention rate unchanged on
+	 * Monday, cut it to 7-1/2 pct today": a date inside a relative clause
+	 * between commas does not date the main verb after it. */
+	for (size_t k = i; k-- > 0 && k + 12 > i;) {
+		if ((is(c, k, "which") || is(c, k, "who")) && comma_before(c, k)) {
+			/* The clause closed by a comma right before the main
+			 * verb (not "..., when the bank bought crowns"). */
+			for (size_t j = i + 1; j <= v; j++)
+				if (comma_before(c, j))
+					return j + 2 >= v && !is(c, j, "when") && !is(c, j, "as");
+			break;
+		}
+		if (comma_before(c, k))
+			break;
+	}
 	/* "its first full session since the Conservatives' election victory
 	 * on Thursday, and the Bank of England sold pounds": a date in a
 	 * "since" or "after" phrase with a noun and no verb, ended by a comma

@@ -401,6 +401,16 @@ static void test_events_misread_readings(void **state)
 				       "Japan had steadied the dollar.", "1987-11-10", "BOJ",
 				       EV_INTERVENTION),
 			 day_of("1987-11-09"));
+	/* A relative clause's date between commas is not the main verb's;
+	 * one whose "when" clause holds the act is. */
+	assert_int_equal(read_fact_day(NULL, "The Bank of France, which left its intervention rate "
+				       "unchanged on Monday, cut it to 7-1/2 pct from 7-3/4 pct today.",
+				       "1987-03-19", "BdF", EV_CUT),
+			 day_of("1987-03-19"));
+	assert_int_equal(read_fact_day(NULL, "The spokesman cited the crown, which came under "
+				       "pressure on Monday, when the Norwegian central bank bought "
+				       "crowns.", "1987-03-18", "Norges", EV_INTERVENTION),
+			 day_of("1987-03-16"));
 	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Spain had bought francs and "
 				       "marks to slow the peseta's rise, but the peseta still rose.",
 				       "1987-04-10", "BdE", EV_INTERVENTION),
