@@ -317,6 +317,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			bool steady = false;
 			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
 				if (is(c, j, "unchanged") || is(c, j, "steady") || is(c, j, "stable") ||
+				    is(c, j, "firm") || is(c, j, "constant") ||
 				    (is(c, j, "on") && is(c, j + 1, "hold")))
 					steady = true, objend = j;
 			long o = events_rate_object(c, v + 1, 6, &priv, &official);

@@ -82,6 +82,15 @@ size_t events_find_mentions(const struct clause *c, struct mention *m, size_t ma
 			i += best;
 			continue;
 		}
+		/* "the central bank's sale of Treasury bills": a security, not
+		 * the ministry. */
+		static const char *const paper[] = { "bill", "bills", "bond", "bonds", "note", "notes",
+			"securities", "certificate", "certificates", "stock", "paper", "issue",
+			"issues", "auction", "auctions", "refunding", "yields", "yield", "market", NULL };
+		if (t == A_GOVT && is(c, i + best - 1, "treasury") && is_any(c, i + best, paper)) {
+			i += best;
+			continue;
+		}
 		m[n++] = (struct mention){ i, best, t, events_actors[bi].code };
 		i += best;
 	}
@@ -98,6 +107,16 @@ const char *events_resolve(struct reader *r, const struct clause *c, const struc
 	case A_GENERIC_CB:
 		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
 			return NULL;
+		/* "Chancellor Lawson said ... the authorities had intervened
+		 * heavily": a minister's "authorities" name no bank, as his
+		 * "we have been intervening" does not. */
+		if (is(c, m->pos, "authorities") || is(c, m->pos + 1, "authorities")) {
+			static const char *const gov[] = { "chancellor", "minister", "ministry",
+							   "treasury", "government", NULL };
+			for (size_t k = 0; k < c->n; k++)
+				if (is_any(c, k, gov))
+					return NULL;
+		}
 		/* "the council left the discount and Lombard rates unchanged":
 		 * the central bank council the story has named. */
 		if (is(c, m->pos + 1, "council"))

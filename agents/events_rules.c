@@ -382,8 +382,11 @@ bool events_debt_purchase(const char *text)
 		char *s = xstrndup(p, n);
 		for (char *q = s; *q; q++)
 			*q = (char)tolower((unsigned char)*q);
+		/* ("the foreign currency needed for the repayment": the
+		 * repayment is of a debt.) */
 		bool hit = strstr(s, "repay") &&
-			   (strstr(s, "debt") || strstr(s, "borrowing") || strstr(s, "loan")) &&
+			   (strstr(s, "debt") || strstr(s, "borrowing") || strstr(s, "loan") ||
+			    strstr(s, "repayment")) &&
 			   (strstr(s, "currenc") || strstr(s, "dollars") || strstr(s, "marks") ||
 			    strstr(s, "yen") || strstr(s, "sterling") || strstr(s, "francs")) &&
 			   (strstr(s, "bought") || strstr(s, "buy") || strstr(s, "purchase")) &&
@@ -794,6 +797,14 @@ const struct mention *events_ccy_noun_by(const struct clause *c, const struct me
 		if (!events_is_ccy(c, k))
 			return NULL;
 		k++;
+	} else if (is(c, k, "by") && !is(c, v, "support")) {
+		/* "concerted buying by the Federal Reserve and the Bank of
+		 * Japan", in a clause about currencies. */
+		bool ccy = false;
+		for (size_t j = 0; j < c->n && !ccy; j++)
+			ccy = events_is_ccy(c, j);
+		if (!ccy)
+			return NULL;
 	} else {
 		return NULL;
 	}

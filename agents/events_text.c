@@ -233,7 +233,9 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 				  is(c, i + 1, "evening"))))
 		return *out = (pub), true;
 	/* "bought dollars recently": a week back, as "recent" is read. */
-	if (is(c, i, "recently") && !is(c, i - 1, "until") && !is(c, i - 1, "only")) {
+	/* (Not "as recently as Tuesday": the day named after it.) */
+	if (is(c, i, "recently") && !is(c, i - 1, "until") && !is(c, i - 1, "only") &&
+	    !(is(c, i - 1, "as") && is(c, i + 1, "as"))) {
 		*vague = true;
 		return *out = (pub - EVENTS_RECENT_DAYS), true;
 	}
@@ -510,6 +512,13 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	       (at >= u + 3 && (is(c, at - 3 - u, "up") || is(c, at - 3 - u, "down"))) ||
 	       (verb && !(is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)))))))
 		return true;
+	/* "the amounts were smaller than last week's": a comparison's day. */
+	{
+		size_t l = i >= 1 && (is(c, i - 1, "last") || is(c, i - 1, "this")) ? i - 1 : i;
+		if (l >= 1 && (is(c, l - 1, "than") || (is(c, l - 1, "with") && l >= 2 &&
+							 is(c, l - 2, "compared"))))
+			return true;
+	}
 	/* "up from 3.80 pct in last week's tender", "following last week's
 	 * crash": the day of the level compared with, or of what the act
 	 * followed ("at yesterday's auction", "last Tuesday's cut" are the

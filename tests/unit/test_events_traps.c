@@ -417,6 +417,55 @@ static void test_events_misread_readings(void **state)
 			 day_of("1987-04-10"));
 }
 
+/* Readings from the near-miss stories of December 2026 (tests/data/
+ * news-near.jsonl), one sentence of each kind that was misread. */
+static void test_events_near_readings(void **state)
+{
+	(void)state;
+	const char *d = "1987-06-24";
+	struct ev_story s;
+	/* A chancellor's "the authorities had intervened" names no bank. */
+	events_extract_story(NULL, "Chancellor of the Exchequer Nigel Lawson said the authorities "
+			     "had intervened heavily to stop the pound rising too far.",
+			     "LONDON, June 24 -", day_of(d), &s);
+	assert_null(events_find_fact(&s, "BoE", EV_INTERVENTION));
+	/* Currency bought for a debt's repayment is no intervention. */
+	events_extract(NULL, "The Bank of France bought the foreign currency needed for the "
+		       "repayment in the market over several weeks, a ministry spokesman said.",
+		       day_of(d), &s);
+	assert_null(events_find_fact(&s, "BdF", EV_INTERVENTION));
+	/* "concerted buying by" two named banks, in a clause of currencies. */
+	events_extract(NULL, "The dollar ended higher against the yen, helped by concerted buying by "
+		       "the Federal Reserve and the Bank of Japan on Tuesday, dealers said.",
+		       day_of("1987-05-01"), &s);
+	assert_int_equal(fact_day(&s, "Fed", EV_INTERVENTION), day_of("1987-04-28"));
+	assert_int_equal(fact_day(&s, "BOJ", EV_INTERVENTION), day_of("1987-04-28"));
+	/* ... not buying of bonds, in a clause without a currency. */
+	events_extract(NULL, "Government bond prices rose on heavy buying by the Bank of Japan, "
+		       "dealers said.", day_of(d), &s);
+	assert_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	/* Dealing rates held "firm" are held. */
+	assert_int_equal(mode_of("The Bank of England bought bills, holding its dealing rates firm.",
+				 d, "BoE", EV_HOLD),
+			 EV_MODE_FACT);
+	/* "Treasury bills" are no Treasury: the Fed's spokesman's "did not
+	 * reflect a tightening of credit policy" is its hold. */
+	assert_int_equal(mode_of("A Federal Reserve spokesman said the central bank's sale of "
+				 "Treasury bills today did not reflect a tightening of credit policy.",
+				 d, "Fed", EV_HOLD),
+			 EV_MODE_FACT);
+	/* "as recently as Tuesday" is Tuesday; "smaller than last week's"
+	 * is a comparison's day. */
+	assert_int_equal(read_fact_day(NULL, "Dealers said the Danish central bank sold marks to "
+				       "support the crown as recently as Tuesday.", "1987-03-12",
+				       "DKNB", EV_INTERVENTION),
+			 day_of("1987-03-10"));
+	assert_int_equal(read_fact_day(NULL, "Dealers said the Bank of Japan bought dollars at around "
+				       "138.50 yen, adding that the amounts were smaller than last "
+				       "week's.", "1987-04-28", "BOJ", EV_INTERVENTION),
+			 day_of("1987-04-28"));
+}
+
 /* The wire stories' days and their last readings. */
 static void test_events_wire_days(void **state)
 {
@@ -500,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_events_headline_source),
 		cmocka_unit_test(test_events_rule_readings),
 		cmocka_unit_test(test_events_misread_readings),
+		cmocka_unit_test(test_events_near_readings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
