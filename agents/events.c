@@ -139,6 +139,20 @@ static bool spent_defending(const struct clause *c, size_t v)
 	return false;
 }
 
+/* ", a money market operation", ", a money-market operation" after the
+ * verb at v: the move named an operation. */
+static bool called_operation(const struct clause *c, size_t v)
+{
+	for (size_t k = v + 1; k + 3 < c->n; k++)
+		if (comma_before(c, k) && (is(c, k, "a") || is(c, k, "an")) &&
+		    ((is(c, k + 1, "money") && is(c, k + 2, "market") &&
+		      starts(c, k + 3, "operation")) ||
+		     ((is(c, k + 1, "technical") || is(c, k + 1, "routine")) &&
+		      (starts(c, k + 2, "operation") || starts(c, k + 3, "operation")))))
+			return true;
+	return false;
+}
+
 /* "let the call rate rise", "letting interbank rates drift lower": a
  * market rate between "let" and the verb at v. */
 static bool let_market_rate(const struct clause *c, size_t v)
@@ -744,6 +758,10 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * official rate moved (as "allowed the federal funds rate"). */
 		if ((kind == EV_HIKE || kind == EV_CUT) && let_market_rate(c, v))
 			continue;
+		/* "raised its seven-day repurchase rate to 8-1/4 pct from 8 pct on
+		 * Monday, a money market operation": the story's own word. */
+		if ((kind == EV_HIKE || kind == EV_CUT) && called_operation(c, v))
+			continue;
 		/* An intervention needs the currency market: in a story about
 		 * the money market "it has intervened" is an operation. */
 		if (kind == EV_INTERVENTION && r->title_mm && !fx_context(c))
@@ -793,7 +811,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		/* The owner named after a noun ("should not be taken as implying
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
-		if (!c->title && sub == owner && sub->pos > v)
+		if (!c->title && (sub == owner || (form == VF_NOUN && sub == agent)) && sub->pos > v)
 			from = v >= 10 ? v - 10 : 0;
 		/* "saw no reason to raise rates after last week's rise in the
 		 * Fed's discount rate", "in response to the Fed's increase": a

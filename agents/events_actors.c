@@ -107,6 +107,19 @@ const char *events_resolve(struct reader *r, const struct clause *c, const struc
 	case A_GENERIC_CB:
 		if (m->pos > 0 && is(c, m->pos - 1, "concerted"))
 			return NULL;
+		/* "The Bank of Spain was the only European central bank to
+		 * move": the bank the predicate names. */
+		for (size_t k = m->pos; k-- > 0 && k + 5 > m->pos;) {
+			if (!is(c, k, "only") && !is(c, k, "first") && !is(c, k, "last"))
+				continue;
+			if (k < 2 || !is(c, k - 1, "the") ||
+			    !(is(c, k - 2, "was") || is(c, k - 2, "is") || is(c, k - 2, "became")))
+				break;
+			for (const struct mention *p = m; p-- > first;)
+				if (p->type == A_CB && p->pos + p->len == k - 2)
+					return p->code;
+			break;
+		}
 		/* "Chancellor Lawson said ... the authorities had intervened
 		 * heavily": a minister's "authorities" name no bank, as his
 		 * "we have been intervening" does not. */

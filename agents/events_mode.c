@@ -233,6 +233,13 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 			continue;
 		if (!strcmp(d->w, "ahead") && !c->title)
 			continue;
+		/* "ECONOMISTS SPLIT ON NEW BANK OF JAPAN RATE CUT": a headline's
+		 * topic of debate (in a body, "the split between" is another
+		 * thing). */
+		if ((!strcmp(d->w, "split") || !strcmp(d->w, "divided") || !strcmp(d->w, "debate") ||
+		     !strcmp(d->w, "mull") || !strcmp(d->w, "ponder")) &&
+		    !c->title)
+			continue;
 		/* "pressure for a cut", "put pressure on the Bank of Italy to
 		 * follow with a cut"; not "pressure on the pound forced the
 		 * Bank to raise rates" (done) nor "selling pressure". */

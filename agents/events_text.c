@@ -485,7 +485,7 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	 * to 14 pct from 15 pct yesterday": the day of the cut). */
 	static const char *const moved[] = { "rose", "rises", "fell", "falls", "jumped", "jumps",
 		"climbed", "eased", "dropped", "edged", "slipped", "declined", NULL };
-	size_t at = i >= 1 && is(c, i - 1, "on") ? i - 1 : i;
+	size_t at = i >= 1 && (is(c, i - 1, "on") || is(c, i - 1, "last")) ? i - 1 : i;
 	/* "against 135.40 in New York overnight": the level's market. */
 	if (at >= 3 && is(c, at - 1, "york") && is(c, at - 2, "new") && is(c, at - 3, "in"))
 		at -= 3;

@@ -464,6 +464,32 @@ static void test_events_near_readings(void **state)
 				       "138.50 yen, adding that the amounts were smaller than last "
 				       "week's.", "1987-04-28", "BOJ", EV_INTERVENTION),
 			 day_of("1987-04-28"));
+	/* A headline's debate is no act. */
+	events_extract("JAPAN ECONOMISTS SPLIT ON NEW BANK OF JAPAN RATE CUT", NULL,
+		       day_of("1987-04-16"), &s);
+	assert_null(events_find_fact(&s, "BOJ", EV_CUT));
+	/* "declined to say how much ... reflected dollar purchases by the
+	 * Bank of Japan": the hedge reaches a noun's agent after it. */
+	events_extract(NULL, "Ministry officials declined to say how much of the rise reflected "
+		       "dollar purchases by the Bank of Japan.", day_of("1987-04-02"), &s);
+	assert_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	/* A move the story calls a money market operation is not a rate act. */
+	events_extract(NULL, "The franc steadied after the Bank of France raised its seven-day "
+		       "repurchase rate to 8-1/4 pct from 8 pct on Monday, a money market operation "
+		       "aimed at speculators.", day_of("1987-09-29"), &s);
+	assert_null(events_find_fact(&s, "BdF", EV_HIKE));
+	/* "the only European central bank to move" is the bank named, not
+	 * the European Central Bank. */
+	assert_int_equal(read_fact_day(NULL, "The Bank of Spain was the only European central bank "
+				       "to move its official rates this week, raising its overnight "
+				       "call money rate to 14.50 pct from 14.00 pct on Tuesday.",
+				       "1987-04-24", "BdE", EV_HIKE),
+			 day_of("1987-04-21"));
+	/* "down from 151.80 last Friday" is the level's day. */
+	assert_int_equal(read_fact_day(NULL, "The dollar ended the week at 149.10 yen, down from "
+				       "151.80 last Friday, despite heavy Bank of Japan intervention.",
+				       "1987-03-27", "BOJ", EV_INTERVENTION),
+			 day_of("1987-03-27"));
 }
 
 /* The wire stories' days and their last readings. */
