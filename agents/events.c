@@ -248,8 +248,16 @@ static void read_clause(struct reader *r, struct clause *c)
 					 !is_any(c, v - 1, events_be_words) &&
 					 /* (a headline's passive: "RATE CUT TO 10 PCT") */
 					 !(c->title && is(c, v + 1, "to") && events_number_word(c, v + 2));
+			/* "Monday's rise by the Bank of Spain in its overnight call
+			 * money rate": the noun's agent, then its rate. */
+			size_t ostart = v + 1;
+			for (size_t i = 0; nounw && is(c, v + 1, "by") && i < nm; i++)
+				if (m[i].type == A_CB &&
+				    (m[i].pos == v + 2 || (m[i].pos == v + 3 && is(c, v + 2, "the"))) &&
+				    is(c, m[i].pos + m[i].len, "in"))
+					ostart = m[i].pos + m[i].len, agent = &m[i];
 			long o = rate_noun ? -1 :
-				 events_rate_object(c, v + 1, is(c, v, "eased") || starts(c, v, "loosen") ? 3 :
+				 events_rate_object(c, ostart, is(c, v, "eased") || starts(c, v, "loosen") ? 3 :
 						    nounw ? 14 : 10,
 						    &priv, &official);
 			/* "eased monetary policy", "tightened credit policy": a
@@ -283,6 +291,8 @@ static void read_clause(struct reader *r, struct clause *c)
 			} else {
 				objend = (size_t)o;
 				owner = rate_owner(c, m, nm, v + 1, objend);
+				if (!owner && agent)
+					owner = agent; /* "rise by the Bank of Spain in its" */
 				/* "a cut in ...", "a further cut": a noun. */
 				static const char *const det[] = { "a", "an", "the", "any", "another",
 								   "no", "its", "their", NULL };
@@ -473,6 +483,13 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "bought 500 mln dlrs of (Treasury) bills". */
 			for (size_t j = v + 1; j < c->n && j < v + 11; j++)
 				cur = cur && !(j > v + 3 && is_any(c, j, events_not_ccy_words));
+			/* "bought dollars for a customer", "on behalf of a client":
+			 * an order, not the bank's own intervention (not "on behalf
+			 * of the U.S. monetary authorities"). */
+			static const char *const client[] = { "customer", "customers", "client",
+							      "clients", NULL };
+			for (size_t j = v + 1; j < c->n && j < v + 9; j++)
+				cur = cur && !is_any(c, j, client);
 			/* "the amount of sterling the Bank of England bought": the
 			 * currency before its buyer. */
 			for (size_t i = 0; i < nm && !cur; i++) {
@@ -635,6 +652,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (!sub && nm == 0 && r->last_cb)
 				sub = &last;
 		}
+		/* "raised the rate on its special advances, but left its official
+		 * discount rate unchanged": a second predicate with no subject
+		 * of its own is the last bank's (the clause starts at "but"). */
+		if (!sub && !c->title && form == VF_FINITE && v >= 1 && v <= 2 && r->last_cb &&
+		    (is(c, 0, "but") || is(c, 0, "and")) && (nm == 0 || m[0].pos > v))
+			sub = &last;
 		/* A headline's source after its dash: "Danish overnight money
 		 * market rate cut to 10 pct from 10.5 - central bank" (the
 		 * "market" of the rate's name is no actor). */

@@ -225,9 +225,17 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
 			continue;
 		/* "against" in a body or before a currency: the other currency. */
+		/* (Not "warned the Bank of Italy against raising its discount
+		 * rate": a warning, the act not done.) */
+		bool warned = false;
+		for (size_t k = i; k-- > 0 && k + 8 > i && !warned;)
+			warned = starts(c, k, "warn") || starts(c, k, "caution") ||
+				 starts(c, k, "advis") || starts(c, k, "argu");
 		if (!strcmp(d->w, "against") &&
 		    (!c->title || events_is_ccy(c, i + 1) ||
-		     (is(c, i + 1, "the") && events_is_ccy(c, i + 2))))
+		     (is(c, i + 1, "the") && events_is_ccy(c, i + 2))) &&
+		    !(warned && !c->title && !events_is_ccy(c, i + 1) &&
+		      (strstr(c->w[i + 1].w, "ing") || is(c, i + 1, "any") || is(c, i + 1, "a"))))
 			continue;
 		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
 			continue;

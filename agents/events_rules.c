@@ -271,6 +271,12 @@ enum ev_kind events_change_noun(const struct clause *c, size_t v)
 	for (size_t j = v + 1; j < c->n && j <= v + 2; j++)
 		if (is(c, j, "in") || is(c, j, "of"))
 			return k;
+	/* "Monday's rise by the Bank of Spain in its call money rate": the
+	 * agent between (up to six words: "the Bank of Spain"). */
+	if (is(c, v + 1, "by"))
+		for (size_t j = v + 3; j < c->n && j <= v + 7; j++)
+			if (is(c, j, "in"))
+				return k;
 	return EV_NONE;
 }
 

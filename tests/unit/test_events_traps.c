@@ -485,6 +485,26 @@ static void test_events_near_readings(void **state)
 				       "call money rate to 14.50 pct from 14.00 pct on Tuesday.",
 				       "1987-04-24", "BdE", EV_HIKE),
 			 day_of("1987-04-21"));
+	/* A warning against a rise is no rise. */
+	events_extract(NULL, "Italy's employers federation Confindustria warned the Bank of Italy "
+		       "against raising its 11.5 pct discount rate to defend the lira.",
+		       day_of("1987-08-19"), &s);
+	assert_null(events_find_fact(&s, "BdI", EV_HIKE));
+	/* A noun's agent before its rate: "rise by the Bank of Spain in its
+	 * overnight call money rate". */
+	assert_int_equal(read_fact_day(NULL, "The increases follow Monday's rise by the Bank of Spain "
+				       "in its overnight call money rate to 14.5 pct from 14 pct.",
+				       "1987-04-14", "BdE", EV_HIKE),
+			 day_of("1987-04-13"));
+	/* ", but left its official discount rate unchanged": the last bank's. */
+	assert_int_equal(mode_of("De Nederlandsche Bank raised the rate on its special advances to "
+				 "banks, but left its official discount rate unchanged.", d, "DNB",
+				 EV_HOLD),
+			 EV_MODE_FACT);
+	/* Dollars bought for a customer are an order, not an intervention. */
+	events_extract(NULL, "The Bank of England did not intervene on its own account, dealers said, "
+		       "but bought dollars for a customer.", day_of(d), &s);
+	assert_null(events_find_fact(&s, "BoE", EV_INTERVENTION));
 	/* "down from 151.80 last Friday" is the level's day. */
 	assert_int_equal(read_fact_day(NULL, "The dollar ended the week at 149.10 yen, down from "
 				       "151.80 last Friday, despite heavy Bank of Japan intervention.",
