@@ -235,7 +235,8 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		    (!c->title || events_is_ccy(c, i + 1) ||
 		     (is(c, i + 1, "the") && events_is_ccy(c, i + 2))) &&
 		    !(warned && !c->title && !events_is_ccy(c, i + 1) &&
-		      (strstr(c->w[i + 1].w, "ing") || is(c, i + 1, "any") || is(c, i + 1, "a"))))
+		      ((i + 1 < c->n && strstr(c->w[i + 1].w, "ing")) || is(c, i + 1, "any") ||
+		       is(c, i + 1, "a"))))
 			continue;
 		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
 			continue;
