@@ -76,100 +76,6 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 	return best;
 }
 
-/* "contradicting dealers who said it had sold marks", "dismissed
- * traders who said the bank had bought": the act's subject at first
- * follows "who said" (or "which said") after a verb of denial within
- * four words; returns the denial's index + 1, else 0. */
-static size_t contradicted_claim(const struct clause *c, size_t first)
-{
-	static const char *const deny[] = { "contradicting", "contradicted", "contradicts",
-					    "dismissing", "dismissed", "rejecting", "rejected",
-					    "disputing", "disputed", "denying", "rebutting", NULL };
-	if (first < 3 || !(is(c, first - 1, "said") || is(c, first - 1, "says")) ||
-	    !(is(c, first - 2, "who") || is(c, first - 2, "which")))
-		return 0;
-	for (size_t k = first - 2; k-- > 0 && k + 6 >= first;)
-		for (size_t j = 0; deny[j]; j++)
-			if (is(c, k, deny[j]))
-				return k + 1;
-	return 0;
-}
-
-/* "forced the Bank of Italy to raise its discount rate", "was obliged
- * to sell marks", "moved to cut": an infinitive at v told as done by the
- * past verb that governs it (not "forcing", "may force": those cues are
- * read first; not "said the Fed had to intervene", an obligation). */
-static bool made_to(const struct clause *c, size_t v)
-{
-	static const char *const made[] = { "forced", "compelled", "obliged", "prompted", NULL };
-	if (v < 2 || !is(c, v - 1, "to"))
-		return false;
-	if (is(c, v - 2, "moved") || is(c, v - 2, "acted"))
-		return true;
-	/* "the Federal Reserve's decision late on Friday to raise its
-	 * discount rate": a decision taken. */
-	for (size_t k = v - 1; k-- > 0 && k + 7 > v;)
-		if (is(c, k, "decision"))
-			return true;
-	for (size_t k = v - 1; k-- > 0 && k + 8 > v;)
-		if (is_any(c, k, made))
-			return true;
-	return false;
-}
-
-/* "spent about 4.5 billion dlrs defending the lira", "spent 2 billion
- * marks in support of the franc": "spent" at v, an amount of a currency
- * within eight words, then a defence or support of a currency. */
-static bool spent_defending(const struct clause *c, size_t v)
-{
-	if (!is(c, v, "spent") && !is(c, v, "spending") && !is(c, v, "spends"))
-		return false;
-	size_t amt = 0;
-	for (size_t j = v + 1; j < c->n && j < v + 9 && !amt; j++)
-		if (events_is_ccy(c, j))
-			amt = j;
-	if (!amt)
-		return false;
-	for (size_t j = amt + 1; j < c->n && j < amt + 6; j++)
-		if (starts(c, j, "defen") || starts(c, j, "support") || is(c, j, "propping") ||
-		    is(c, j, "shoring") || is(c, j, "intervention") || is(c, j, "intervening"))
-			for (size_t k = j + 1; k < c->n && k < j + 5; k++)
-				if (events_is_ccy(c, k) || is(c, k, "currency"))
-					return true;
-	return false;
-}
-
-/* ", a money market operation", ", a money-market operation" after the
- * verb at v: the move named an operation. */
-static bool called_operation(const struct clause *c, size_t v)
-{
-	for (size_t k = v + 1; k + 3 < c->n; k++)
-		if (comma_before(c, k) && (is(c, k, "a") || is(c, k, "an")) &&
-		    ((is(c, k + 1, "money") && is(c, k + 2, "market") &&
-		      starts(c, k + 3, "operation")) ||
-		     ((is(c, k + 1, "technical") || is(c, k + 1, "routine")) &&
-		      (starts(c, k + 2, "operation") || starts(c, k + 3, "operation")))))
-			return true;
-	return false;
-}
-
-/* "let the call rate rise", "letting interbank rates drift lower": a
- * market rate between "let" and the verb at v. */
-static bool let_market_rate(const struct clause *c, size_t v)
-{
-	for (size_t k = v; k-- > 0 && k + 7 > v;) {
-		if (!is(c, k, "let") && !is(c, k, "letting") && !is(c, k, "lets"))
-			continue;
-		for (size_t j = k + 1; j < v; j++)
-			if (is(c, j, "funds") || is(c, j, "interbank") ||
-			    (is(c, j, "call") && (is(c, j + 1, "money") || is(c, j + 1, "rate"))) ||
-			    (is(c, j, "market") && (is(c, j + 1, "rates") || is(c, j + 1, "rate"))))
-				return true;
-		return false;
-	}
-	return false;
-}
-
 static bool fx_context(const struct clause *c)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -446,7 +352,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			 * "purchases of foreign currency by the Bank of France". */
 			kind = EV_INTERVENTION;
 			form = VF_NOUN;
-		} else if (spent_defending(c, v)) {
+		} else if (events_spent_defending(c, v)) {
 			/* "spent the equivalent of 4.5 billion dlrs defending the
 			 * lira": the bank's money spent in the currency market. */
 			kind = EV_INTERVENTION;
@@ -779,11 +685,11 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "had let the call rate rise to about 4.0 pct through its
 		 * money market operations": a market rate let go, not an
 		 * official rate moved (as "allowed the federal funds rate"). */
-		if ((kind == EV_HIKE || kind == EV_CUT) && let_market_rate(c, v))
+		if ((kind == EV_HIKE || kind == EV_CUT) && events_let_market_rate(c, v))
 			continue;
 		/* "raised its seven-day repurchase rate to 8-1/4 pct from 8 pct on
 		 * Monday, a money market operation": the story's own word. */
-		if ((kind == EV_HIKE || kind == EV_CUT) && called_operation(c, v))
+		if ((kind == EV_HIKE || kind == EV_CUT) && events_called_operation(c, v))
 			continue;
 		/* An intervention needs the currency market: in a story about
 		 * the money market "it has intervened" is an operation. */
@@ -830,7 +736,7 @@ static void read_clause(struct reader *r, struct clause *c)
 			/* "had not intervened, contradicting dealers who said it
 			 * had sold marks": the claim the speaker denies. */
 			if (!hearsay && !c->title && sub->pos < v)
-				hearsay = contradicted_claim(c, first);
+				hearsay = events_contradicted_claim(c, first);
 		}
 		/* The owner named after a noun ("should not be taken as implying
 		 * an immediate cut in Japan's discount rate"): a longer reach. */
@@ -948,7 +854,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		if ((mode == EV_MODE_EXPECTED) && (!strcmp(cue, "will") || !strcmp(cue, "would")) &&
 		    clause_has(c, "effective"))
 			mode = EV_MODE_FACT, cue[0] = 0;
-		bool made = form == VF_INFINITIVE && made_to(c, v);
+		bool made = form == VF_INFINITIVE && events_made_to(c, v);
 		if (mode == EV_MODE_FACT && form == VF_INFINITIVE && !made) {
 			mode = EV_MODE_EXPECTED;
 			snprintf(cue, sizeof(cue), "to %s", c->w[v].w);

@@ -135,6 +135,21 @@ static size_t dismissed_before(const struct clause *c, size_t i)
 	return 0;
 }
 
+/* "warned the Bank of Italy against raising": "against" at i before a
+ * gerund (or "any", "a"), not a currency, within eight words of a verb
+ * of warning. */
+static bool warned_against(const struct clause *c, size_t i)
+{
+	if (events_is_ccy(c, i + 1) || !((i + 1 < c->n && strstr(c->w[i + 1].w, "ing")) ||
+					 is(c, i + 1, "any") || is(c, i + 1, "a")))
+		return false;
+	for (size_t k = i; k-- > 0 && k + 8 > i;)
+		if (starts(c, k, "warn") || starts(c, k, "caution") || starts(c, k, "advis") ||
+		    starts(c, k, "argu"))
+			return true;
+	return false;
+}
+
 /* The mode set by a cue in [from, to), with the cue word. */
 enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to, char *cue,
 				 size_t cuesz)
@@ -224,19 +239,13 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		 * POSSIBLE"); in a body they describe a done act. */
 		if ((!strcmp(d->w, "further") || !strcmp(d->w, "another")) && !c->title)
 			continue;
-		/* "against" in a body or before a currency: the other currency. */
-		/* (Not "warned the Bank of Italy against raising its discount
-		 * rate": a warning, the act not done.) */
-		bool warned = false;
-		for (size_t k = i; k-- > 0 && k + 8 > i && !warned;)
-			warned = starts(c, k, "warn") || starts(c, k, "caution") ||
-				 starts(c, k, "advis") || starts(c, k, "argu");
+		/* "against" in a body or before a currency: the other currency
+		 * (not "warned the Bank of Italy against raising its discount
+		 * rate": a warning, the act not done). */
 		if (!strcmp(d->w, "against") &&
 		    (!c->title || events_is_ccy(c, i + 1) ||
 		     (is(c, i + 1, "the") && events_is_ccy(c, i + 2))) &&
-		    !(warned && !c->title && !events_is_ccy(c, i + 1) &&
-		      ((i + 1 < c->n && strstr(c->w[i + 1].w, "ing")) || is(c, i + 1, "any") ||
-		       is(c, i + 1, "a"))))
+		    !(!c->title && warned_against(c, i)))
 			continue;
 		if (!strcmp(d->w, "little") && !is(c, i + 1, "room"))
 			continue;
@@ -313,8 +322,9 @@ enum ev_mode events_mode_between(const struct clause *c, size_t from, size_t to,
 		}
 		/* "dismissed reports that the bank planned to raise", "denied
 		 * rumours that it had sold": the hearsay denied. */
-		if (d->mode == EV_MODE_RUMOURED && dismissed_before(c, i)) {
-			snprintf(cue, cuesz, "%s %s", c->w[dismissed_before(c, i) - 1].w, c->w[i].w);
+		size_t dis = d->mode == EV_MODE_RUMOURED ? dismissed_before(c, i) : 0;
+		if (dis) {
+			snprintf(cue, cuesz, "%s %s", c->w[dis - 1].w, c->w[i].w);
 			return EV_MODE_DENIED;
 		}
 		snprintf(cue, cuesz, "%s", c->w[i].w);

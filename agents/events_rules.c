@@ -408,6 +408,96 @@ bool events_debt_purchase(const char *text)
 	return false;
 }
 
+/* "contradicting dealers who said it had sold marks", "dismissed
+ * traders who said the bank had bought": the act's subject at first
+ * follows "who said" (or "which said") after a verb of denial within
+ * four words; returns the denial's index + 1, else 0. */
+size_t events_contradicted_claim(const struct clause *c, size_t first)
+{
+	static const char *const deny[] = { "contradicting", "contradicted", "contradicts",
+					    "dismissing", "dismissed", "rejecting", "rejected",
+					    "disputing", "disputed", "denying", "rebutting", NULL };
+	if (first < 3 || !(is(c, first - 1, "said") || is(c, first - 1, "says")) ||
+	    !(is(c, first - 2, "who") || is(c, first - 2, "which")))
+		return 0;
+	for (size_t k = first - 2; k-- > 0 && k + 6 >= first;)
+		for (size_t j = 0; deny[j]; j++)
+			if (is(c, k, deny[j]))
+				return k + 1;
+	return 0;
+}
+
+/* "forced the Bank of Italy to raise its discount rate", "was obliged
+ * to sell marks", "acted to": an infinitive at v told as done by the
+ * past verb that governs it (not "forcing", "may force": those cues are
+ * read first; not "said the Fed had to intervene", an obligation; a
+ * decision taken is events_decided_to's). */
+bool events_made_to(const struct clause *c, size_t v)
+{
+	static const char *const made[] = { "forced", "compelled", "obliged", "prompted", NULL };
+	if (v < 2 || !is(c, v - 1, "to"))
+		return false;
+	if (is(c, v - 2, "acted"))
+		return true;
+	for (size_t k = v - 1; k-- > 0 && k + 8 > v;)
+		if (is_any(c, k, made))
+			return true;
+	return false;
+}
+
+/* "spent about 4.5 billion dlrs defending the lira", "spent 2 billion
+ * marks in support of the franc": "spent" at v, an amount of a currency
+ * within eight words, then a defence or support of a currency. */
+bool events_spent_defending(const struct clause *c, size_t v)
+{
+	if (!is(c, v, "spent") && !is(c, v, "spending") && !is(c, v, "spends"))
+		return false;
+	size_t amt = 0;
+	for (size_t j = v + 1; j < c->n && j < v + 9 && !amt; j++)
+		if (events_is_ccy(c, j))
+			amt = j;
+	if (!amt)
+		return false;
+	for (size_t j = amt + 1; j < c->n && j < amt + 6; j++)
+		if (starts(c, j, "defen") || starts(c, j, "support") || is(c, j, "propping") ||
+		    is(c, j, "shoring") || is(c, j, "intervention") || is(c, j, "intervening"))
+			for (size_t k = j + 1; k < c->n && k < j + 5; k++)
+				if (events_is_ccy(c, k) || is(c, k, "currency"))
+					return true;
+	return false;
+}
+
+/* ", a money market operation", ", a money-market operation" after the
+ * verb at v: the move named an operation. */
+bool events_called_operation(const struct clause *c, size_t v)
+{
+	for (size_t k = v + 1; k + 3 < c->n; k++)
+		if (comma_before(c, k) && (is(c, k, "a") || is(c, k, "an")) &&
+		    ((is(c, k + 1, "money") && is(c, k + 2, "market") &&
+		      starts(c, k + 3, "operation")) ||
+		     ((is(c, k + 1, "technical") || is(c, k + 1, "routine")) &&
+		      (starts(c, k + 2, "operation") || starts(c, k + 3, "operation")))))
+			return true;
+	return false;
+}
+
+/* "let the call rate rise", "letting interbank rates drift lower": a
+ * market rate between "let" and the verb at v. */
+bool events_let_market_rate(const struct clause *c, size_t v)
+{
+	for (size_t k = v; k-- > 0 && k + 7 > v;) {
+		if (!is(c, k, "let") && !is(c, k, "letting") && !is(c, k, "lets"))
+			continue;
+		for (size_t j = k + 1; j < v; j++)
+			if (is(c, j, "funds") || is(c, j, "interbank") ||
+			    (is(c, j, "call") && (is(c, j + 1, "money") || is(c, j + 1, "rate"))) ||
+			    (is(c, j, "market") && (is(c, j + 1, "rates") || is(c, j + 1, "rate"))))
+				return true;
+		return false;
+	}
+	return false;
+}
+
 bool events_decided_to(const struct clause *c, size_t v)
 {
 	if (v < 2 || !is(c, v - 1, "to"))
@@ -424,11 +514,12 @@ bool events_decided_to(const struct clause *c, size_t v)
 			break;
 	}
 	/* "voted at their March 31 meeting to maintain", "decided at its
-	 * regular meeting today to leave": a meeting between. */
+	 * regular meeting today to leave", "the Federal Reserve's decision
+	 * late on Friday to raise": a meeting or a day between. */
 	for (size_t k = v - 2, n = 0; n < 8 && k > 0; k--, n++)
-		if ((starts(c, k, "vote") || starts(c, k, "decid")) &&
+		if ((starts(c, k, "vote") || starts(c, k, "decid") || is(c, k, "decision")) &&
 		    (is(c, k + 1, "at") || is(c, k + 1, "on") || is(c, k + 1, "today") ||
-		     is(c, k + 1, "yesterday")))
+		     is(c, k + 1, "yesterday") || is(c, k + 1, "late")))
 			return true;
 	return false;
 }

@@ -221,8 +221,22 @@ enum ev_kind events_lend_move(const struct clause *c, size_t v);
 bool events_debt_purchase(const char *text);
 
 /* The verb at v after "to" that a decision makes done: "decided (today)
- * to", "decision to", "agreed to", "voted to", "moved to". */
+ * to", "decision (late on Friday) to", "agreed to", "voted to", "moved
+ * to". */
 bool events_decided_to(const struct clause *c, size_t v);
+/* The infinitive at v told as done by the past verb governing it:
+ * "forced the Bank of Italy to raise", "was obliged to sell", "acted to". */
+bool events_made_to(const struct clause *c, size_t v);
+/* "had not intervened, contradicting dealers who said it had sold
+ * marks": the act's subject at first follows "who said" after a verb of
+ * denial; the denial's index + 1, else 0. */
+size_t events_contradicted_claim(const struct clause *c, size_t first);
+/* "spent about 4.5 billion dlrs defending the lira" at v. */
+bool events_spent_defending(const struct clause *c, size_t v);
+/* ", a money market operation" after the rate move at v. */
+bool events_called_operation(const struct clause *c, size_t v);
+/* "let the call rate rise": a market rate let go before the move at v. */
+bool events_let_market_rate(const struct clause *c, size_t v);
 
 /* "no change to its discount and Lombard rates" ("in its credit policy",
  * "without a rate change") with "no" or "without" at v: the rate's

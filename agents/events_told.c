@@ -296,7 +296,9 @@ void events_this_was_talk(struct reader *r, const struct clause *c)
 	}
 }
 
-static bool clause_has_session(const struct clause *c)
+/* A session or time of its own in the clause ("in early trading",
+ * "this morning", "overnight", "since", "later"). */
+static bool clause_has_time(const struct clause *c)
 {
 	for (size_t k = 0; k < c->n; k++)
 		if (is(c, k, "trading") || is(c, k, "session") || is(c, k, "afternoon") ||
@@ -325,11 +327,10 @@ void events_others_said(struct reader *r, const struct clause *c)
 			}
 	}
 	/* "Some bankers said", "Some Tokyo dealers said". */
-	size_t s = 0;
 	r->prev_some = false;
-	if (!is(c, s, "some"))
+	if (!is(c, 0, "some"))
 		return;
-	for (size_t j = s + 1; j < c->n && j < s + 4; j++)
+	for (size_t j = 1; j < c->n && j < 4; j++)
 		if (is_any(c, j, who)) {
 			r->prev_some = is_any(c, j + 1, said);
 			return;
@@ -354,24 +355,29 @@ void events_no_sign_of_it(struct reader *r, const struct clause *c, const struct
 			  size_t nm)
 {
 	static const char *const sign[] = { "sign", "signs", "evidence", "trace", NULL };
-	static const char *const ref[] = { "it", "this", "that", "such", "any", NULL };
+	static const char *const ref[] = { "it", "this", "that", NULL };
 	/* "There was no sign of it on Thursday or Friday", "no sign of it
 	 * in early New York trading today": another day's or session's. */
 	if (r->last_to <= r->last_from || r->since_last > 1 || events_clause_dated(c) ||
-	    clause_has_session(c) || !events_names_only_last(r, m, nm))
+	    clause_has_time(c) || !events_names_only_last(r, m, nm))
 		return;
-	size_t at = 0;
-	for (size_t k = 1; k + 2 < c->n && !at; k++)
-		if (is_any(c, k, sign) && (is(c, k - 1, "no") || (k > 1 && is(c, k - 1, "any") &&
-							       (is(c, k - 2, "not") || is(c, k - 2, "n't")))) &&
-		    is(c, k + 1, "of") && is_any(c, k + 2, ref) &&
-		    (!is(c, k + 2, "such") && !is(c, k + 2, "any") ?
-			     k + 3 >= c->n || !events_is_ccy(c, k + 3) :
-			     is(c, k + 3, "buying") || is(c, k + 3, "selling") ||
-				     is(c, k + 3, "intervention") || is(c, k + 3, "purchases") ||
-				     is(c, k + 3, "sales")))
-			at = k;
-	if (!at)
+	static const char *const act[] = { "buying", "selling", "intervention", "purchases",
+					   "sales", NULL };
+	bool denied = false;
+	for (size_t k = 1; k + 2 < c->n && !denied; k++) {
+		/* "no sign of", "not ... any sign of" */
+		if (!is_any(c, k, sign) || !is(c, k + 1, "of") ||
+		    !(is(c, k - 1, "no") ||
+		      (k > 1 && is(c, k - 1, "any") && (is(c, k - 2, "not") || is(c, k - 2, "n't")))))
+			continue;
+		/* "of it", "of this" (not "of dollar weakness"); "of such
+		 * buying", "of any intervention". */
+		if (is(c, k + 2, "such") || is(c, k + 2, "any"))
+			denied = is_any(c, k + 3, act);
+		else
+			denied = is_any(c, k + 2, ref) && !events_is_ccy(c, k + 3);
+	}
+	if (!denied)
 		return;
 	for (size_t i = r->last_from; i < r->last_to && i < r->out->n; i++) {
 		struct ev_act *a = &r->out->acts[i];
