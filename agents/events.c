@@ -38,6 +38,13 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 		    (starts(c, e, "sa") || starts(c, e, "told") || starts(c, e, "report") ||
 		     starts(c, e, "not") || starts(c, e, "expect") || starts(c, e, "believ")))
 			continue;
+		/* "against market pressure for lower rates": "market" as a
+		 * modifier is no actor. */
+		static const char *const mkt_noun[] = { "pressure", "pressures", "rates", "rate",
+			"forces", "conditions", "expectations", "sentiment", "levels", NULL };
+		if (!noun && m[i].type == A_OTHER && is(c, e - 1, "market") && e < c->n &&
+		    is_any(c, e, mkt_noun))
+			continue;
 		best = &m[i];
 	}
 	/* "the Reserve Bank, using the Fed as agent, sold": a mention inside
@@ -50,6 +57,17 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 		if (open < best->pos && open + 5 >= best->pos && comma_before(c, open) &&
 		    close <= v && close + 3 >= v)
 			best = &best[-1];
+	}
+	/* "Having lifted its rate to 15 pct on Tuesday, the bank opened
+	 * ...": the participle's subject is the main clause's, after the
+	 * comma. */
+	if (!noun && v >= 1 && is(c, v - 1, "having") && (v == 1 || comma_before(c, v - 1))) {
+		size_t k = v + 1;
+		while (k < c->n && !comma_before(c, k))
+			k++;
+		for (size_t i = 0; i < nm && k < c->n; i++)
+			if (m[i].pos >= k && m[i].pos <= k + 1)
+				return &m[i];
 	}
 	/* "were signalled by the Bank of England": the agent. */
 	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
@@ -115,7 +133,10 @@ static void read_clause(struct reader *r, struct clause *c)
 	struct mention m[32];
 	size_t nm = events_find_mentions(c, m, ARRAY_SIZE(m));
 	for (size_t i = 1; i < c->n && !r->cb_council; i++)
-		r->cb_council = is(c, i, "council") && (is(c, i - 1, "bank") || is(c, i - 1, "bundesbank"));
+		r->cb_council = (is(c, i, "council") && (is(c, i - 1, "bank") || is(c, i - 1, "bundesbank"))) ||
+				/* "the Bank of Japan's policy board" */
+				(is(c, i, "board") && is(c, i - 1, "policy") && i >= 2 &&
+				 (is(c, i - 2, "bank") || is(c, i - 2, "japan") || is(c, i - 2, "the")));
 	bool old = false, vague = false;
 	bool last_week = false;
 	int32_t day = events_clause_day(c, r->pub_day, &old, &vague, &last_week);
@@ -140,9 +161,10 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (from)
 				bm = events_rate_move_kind(c, v);
 		}
-		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn) && !lm &&
-		    !bm) {
-			kind = cn ? cn : is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
+		enum ev_kind pm = events_phrasal_move(c, m, nm, v);
+		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn || pm) &&
+		    !lm && !bm) {
+			kind = cn ? cn : pm ? pm : is_any(c, v, events_cut_verbs) ? EV_CUT : EV_HIKE;
 			/* "eased" is a cut only with a rate object right after; a
 			 * noun's rate may follow a day and an owner ("a half-point
 			 * increase yesterday in the Bank of Spain's key overnight
@@ -156,7 +178,7 @@ static void read_clause(struct reader *r, struct clause *c)
 					 !(c->title && is(c, v + 1, "to") && events_number_word(c, v + 2));
 			/* "Monday's rise by the Bank of Spain in its overnight call
 			 * money rate": the noun's agent, then its rate. */
-			size_t ostart = v + 1;
+			size_t ostart = pm && (is(c, v + 1, "up") || is(c, v + 1, "down")) ? v + 2 : v + 1;
 			for (size_t i = 0; nounw && is(c, v + 1, "by") && i < nm; i++)
 				if (m[i].type == A_CB &&
 				    (m[i].pos == v + 2 || (m[i].pos == v + 3 && is(c, v + 2, "the"))) &&
@@ -179,6 +201,19 @@ static void read_clause(struct reader *r, struct clause *c)
 							      !c->title && k < v; k++)
 				if (is_any(c, k, events_official_rate) && is_any(c, k + 1, events_rate_words))
 					o = (long)(v + 1), official = true, priv = false;
+			/* "at the dealing rates it raised on Friday", "the rate
+			 * which it cut": the rate before, the verb's object. */
+			if (o < 0 && !rate_noun && !nounw && v >= 3 && is(c, v - 1, "it")) {
+				size_t rp = is_any(c, v - 2, events_rate_words) ? v - 2 :
+					    (is(c, v - 2, "which") || is(c, v - 2, "that")) &&
+							    is_any(c, v - 3, events_rate_words) ? v - 3 : 0;
+				for (size_t k = rp >= 3 ? rp - 3 : 0; rp && k <= rp; k++) {
+					official = official || is_any(c, k, events_official_rate);
+					priv = priv || is_any(c, k, events_private_rate);
+				}
+				if (rp && !is(c, rp, "policy") && !is(c, rp, "policies"))
+					o = (long)rp;
+			}
 			long pr = o < 0 && !rate_noun ? events_passive_rate(c, v, &priv, &official) : -1;
 			if (pr >= 0) {
 				/* "Italy's discount rate would be cut to 11.5 pct". */
@@ -216,6 +251,16 @@ static void read_clause(struct reader *r, struct clause *c)
 						     (size && v > 2 && is_any(c, v - 3, det)) ||
 						     (size && v > 3 && is_any(c, v - 4, det)))))
 					form = VF_NOUN;
+				/* "cuts in official rates elsewhere": the plural noun,
+				 * an act of an official rate or of its owner only ("last
+				 * week's increases in West German short-term rates" are
+				 * the market's). */
+				if ((is(c, v, "cuts") || is(c, v, "increases") || is(c, v, "hikes")) &&
+				    is(c, v + 1, "in")) {
+					form = VF_NOUN;
+					if (priv || (!official && !owner))
+						continue;
+				}
 				/* "said lowering rates too fast could ...": a gerund
 				 * without "is" or "was" names the act, it does not
 				 * report it. */
@@ -224,7 +269,7 @@ static void read_clause(struct reader *r, struct clause *c)
 								   "be", NULL };
 				bool gerund = !c->title && wl > 4 && !strcmp(c->w[v].w + wl - 3, "ing");
 				if (gerund && !(v > 0 && is_any(c, v - 1, aux)) &&
-				    !(v > 1 && is_any(c, v - 2, aux)))
+				    !(v > 1 && is_any(c, v - 2, aux)) && !events_bank_gerund(c, m, nm, v))
 					form = VF_NOUN;
 				/* "has relied on raising rates", "its strategy of
 				 * raising rates": a means or a habit, not an act. */
@@ -414,11 +459,18 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (!cur)
 				continue;
 			kind = EV_INTERVENTION;
-		} else if (is_any(c, v, events_signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way"))) {
-			/* "signalled a cut", "gave way to a cut in base rates". */
-			for (size_t j = v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
+		} else if (is_any(c, v, events_signal_verbs) || (is(c, v, "gave") && is(c, v + 1, "way")) ||
+			   events_gave_blessing(c, v)) {
+			/* "signalled a cut", "gave way to a cut in base rates";
+			 * "the clearers lowered their base rates after the Bank
+			 * finally gave its blessing": the move the clause names
+			 * before. */
+			bool bless = events_gave_blessing(c, v);
+			for (size_t j = bless ? 0 : v >= 4 ? v - 4 : 0; j < c->n && j < v + 18; j++)
 				if (is(c, j, "cut") || is(c, j, "cuts") || is(c, j, "reduction") ||
-				    is(c, j, "lower") || is(c, j, "drop") || is(c, j, "fall")) {
+				    is(c, j, "lower") || is(c, j, "drop") || is(c, j, "fall") ||
+				    (bless && j < v && (is(c, j, "lowered") || is(c, j, "reduced") ||
+							is(c, j, "lowering") || is(c, j, "reducing")))) {
 					kind = EV_CUT;
 					signal = true;
 					if ((is(c, v, "signal") || is(c, v, "signals")) && !is(c, v - 1, "to"))
@@ -428,9 +480,11 @@ static void read_clause(struct reader *r, struct clause *c)
 				}
 			/* "signalled a rise in base rates", "the base rate rise was
 			 * engineered by the Bank of England". */
-			for (size_t j = v >= 4 ? v - 4 : 0; kind == EV_NONE && j < c->n && j < v + 18; j++)
+			for (size_t j = bless ? 0 : v >= 4 ? v - 4 : 0; kind == EV_NONE && j < c->n && j < v + 18;
+			     j++)
 				if (is(c, j, "rise") || is(c, j, "rises") || is(c, j, "increase") ||
-				    is(c, j, "hike") || is(c, j, "higher")) {
+				    is(c, j, "hike") || is(c, j, "higher") ||
+				    (bless && j < v && (is(c, j, "raised") || is(c, j, "raising")))) {
 					kind = EV_HIKE;
 					signal = true;
 					if ((is(c, v, "signal") || is(c, v, "signals")) && !is(c, v - 1, "to"))
@@ -579,13 +633,20 @@ static void read_clause(struct reader *r, struct clause *c)
 				}
 		/* "we have not changed our policy," a central bank official
 		 * said: the speaker. */
-		if (neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) {
+		/* ("our policy stance remains the same," a senior official of
+		 * the bank told Reuters.) */
+		bool ours = false;
+		for (size_t k = neg >= 4 ? neg - 4 : 0; neg && k < neg; k++)
+			ours = ours || is(c, k, "our");
+		if ((neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) || ours) {
 			sub = NULL;
 			for (size_t i = 0; i < nm; i++) {
-				size_t e = m[i].pos + m[i].len;
+				size_t e = m[i].pos + m[i].len, p = m[i].pos;
 				if (m[i].pos > v && (m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
 				    (starts(c, e, "official") || starts(c, e, "source") ||
-				     is(c, e, "spokesman") || is(c, e, "governor")))
+				     is(c, e, "spokesman") || is(c, e, "governor") ||
+				     (p >= 2 && is(c, p - 1, "of") &&
+				      (starts(c, p - 2, "official") || is(c, p - 2, "spokesman")))))
 					sub = &m[i], speaker = true;
 			}
 		}
@@ -612,10 +673,26 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * between them, as "said that" is followed by a noun, not the
 		 * bank named earlier ("announced that its discount rate ..."
 		 * is the bank's own). */
-		for (size_t i = sub ? sub->pos + sub->len + 1 : v; i < v; i++)
+		/* ("the central bank council, which left the discount rate at
+		 * 3.0 pct": the bank's own council, board or committee.) */
+		static const char *const body_of[] = { "council", "board", "directorate",
+			"committee", "policy", "governors", NULL };
+		size_t rel_from = sub ? sub->pos + sub->len : v;
+		while (rel_from < v && is_any(c, rel_from, body_of))
+			rel_from++;
+		for (size_t i = sub ? rel_from + 1 : v; i < v; i++)
 			if ((is(c, i, "that") || is(c, i, "which")) && !is(c, i + 1, "its") &&
 			    !is(c, i + 1, "their"))
 				sub = NULL;
+		/* "the Bank of England finally bowed to the relentless buying
+		 * of sterling", "the Bank of Japan faced heavy dollar selling":
+		 * the market's trading the bank met, not its own. */
+		bool trade_noun = form == VF_NOUN ||
+				  ((is(c, v, "buying") || is(c, v, "selling") || is(c, v, "sales") ||
+				    is(c, v, "purchases")) && !(v > 0 && is_any(c, v - 1, events_be_words)));
+		if (sub && kind == EV_INTERVENTION && trade_noun && !owner &&
+		    events_met_trading(c, sub->pos + sub->len, v))
+			sub = NULL;
 		/* "U.S. beef sales of 480 mln dlrs": a country's sales or
 		 * purchases are trade, not a central bank's. */
 		if (sub && kind == EV_INTERVENTION && (is(c, v, "sales") || is(c, v, "purchases")) &&
@@ -766,10 +843,23 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "dealers remained wary of the Bank of England, which sold
 		 * pounds heavily on March 23": the relative clause of the bank
 		 * is out of the main clause's cues. */
-		if (!c->title && sub->pos < v && sub->pos + sub->len + 1 <= v &&
-		    (is(c, sub->pos + sub->len, "which") || is(c, sub->pos + sub->len, "who")) &&
-		    comma_before(c, sub->pos + sub->len) && from < sub->pos + sub->len)
-			from = sub->pos + sub->len;
+		size_t sub_end = sub->pos + sub->len;
+		while (sub_end < v && is_any(c, sub_end, body_of))
+			sub_end++;
+		if (!c->title && sub->pos < v && sub_end + 1 <= v &&
+		    (is(c, sub_end, "which") || is(c, sub_end, "who")) &&
+		    comma_before(c, sub_end) && from < sub_end) {
+			from = sub_end;
+			/* "the Bank of England, which had resisted downward
+			 * pressure for weeks, finally gave its blessing": the
+			 * relative clause closed before the verb is out of its
+			 * cues too. */
+			for (size_t k = sub_end + 2; k <= v; k++)
+				if (comma_before(c, k)) {
+					from = k;
+					break;
+				}
+		}
 		/* "FED DENIES DISCOUNT RATE RUMOUR, BUYS DOLLARS": a headline's
 		 * second predicate after a comma is out of the first's cues. */
 		if (c->title && v > from && comma_before(c, v) && sub->pos < v)
@@ -805,6 +895,20 @@ static void read_clause(struct reader *r, struct clause *c)
 		if (c->title && !neg && !nochange && to > title_end)
 			to = title_end;
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
+		/* "stood firm against market pressure for lower rates, keeping
+		 * its dealing rates unchanged": the pressure resisted is no
+		 * call for the hold. */
+		if (kind == EV_HOLD && mode == EV_MODE_CALLED_FOR && !strcmp(cue, "pressure")) {
+			size_t kp = 0;
+			for (size_t k = from; k < to && k < c->n; k++)
+				if (is(c, k, "pressure") &&
+				    ((k >= 1 && is(c, k - 1, "against")) ||
+				     (k >= 2 && is(c, k - 2, "against")) ||
+				     (k >= 3 && is(c, k - 3, "against"))))
+					kp = k;
+			if (kp)
+				mode = events_mode_between(c, kp + 1, to, cue, sizeof(cue));
+		}
 		/* After a noun the cues follow its actor too: "intervention by
 		 * the Bank of Japan would be ineffective". */
 		size_t tail = objend;

@@ -43,8 +43,16 @@ size_t events_find_mentions(const struct clause *c, struct mention *m, size_t ma
 		}
 		enum actor_type t = events_actors[bi].type;
 		/* "the Bank of Canada's bank rate": a rate, not a bank. */
+		/* ("purchases of bank bills", "bank lending": a kind of paper
+		 * or business, no actor.) */
 		if (!strcmp(events_actors[bi].phrase, "bank") && (is(c, i + 1, "rate") ||
-								  is(c, i + 1, "rates"))) {
+								  is(c, i + 1, "rates") ||
+								  is(c, i + 1, "bills") ||
+								  is(c, i + 1, "bill") ||
+								  is(c, i + 1, "lending") ||
+								  is(c, i + 1, "deposits") ||
+								  is(c, i + 1, "shares") ||
+								  is(c, i + 1, "holiday"))) {
 			i += best;
 			continue;
 		}
@@ -132,8 +140,10 @@ const char *events_resolve(struct reader *r, const struct clause *c, const struc
 		}
 		/* "the council left the discount and Lombard rates unchanged":
 		 * the central bank council the story has named. */
-		if (is(c, m->pos + 1, "council"))
-			return r->cb_council && !is(c, m->pos + 2, "of") ?
+		if (is(c, m->pos + 1, "council") || is(c, m->pos + 1, "board") ||
+		    (is(c, m->pos + 1, "policy") && is(c, m->pos + 2, "board")))
+			return r->cb_council &&
+				       !is(c, m->pos + (is(c, m->pos + 1, "policy") ? 3 : 2), "of") ?
 				       (r->last_cb ? r->last_cb : r->story_bank) :
 				       NULL;
 		/* "the National Bank" of a story that has named one (the

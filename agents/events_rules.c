@@ -90,6 +90,21 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 					    "interest", "rate", "policy", "basic", "discount",
 					    "lombard", "intervention", "repurchase", "official", "key",
 					    "dealing", "or", "and", NULL };
+	/* "our policy stance remains the same", "its credit policy remained
+	 * unchanged": said by the bank, its stance of the day. */
+	static const char *const stay[] = { "remains", "remained", "is", "was", "stays", "stayed",
+					    NULL };
+	if (is_any(c, v, stay) && v >= 2 && is_any(c, v - 1, obj) && !is(c, v - 1, "rates") &&
+	    !is(c, v - 1, "rate") &&
+	    (is(c, v + 1, "unchanged") || (is(c, v + 1, "the") && is(c, v + 2, "same")))) {
+		size_t p = v - 1;
+		while (p > 0 && is_any(c, p - 1, mods) && !is(c, p - 1, "its") && !is(c, p - 1, "our"))
+			p--;
+		if (p > 0 && (is(c, p - 1, "our") || is(c, p - 1, "its"))) {
+			*neg = v;
+			return is(c, v + 1, "unchanged") ? v + 1 : v + 2;
+		}
+	}
 	if (!is_any(c, v, verbs) || v < 2)
 		return 0;
 	size_t k = v - 1;
@@ -175,6 +190,20 @@ long events_rate_object(const struct clause *c, size_t from, size_t span, bool *
 			}
 			if (is(c, j, "discount") || is(c, j, "lombard"))
 				*official = true;
+			/* "the rates at which it deals with the discount houses",
+			 * "the rate at which the Bank lends to them": the dealing
+			 * rates the bank sets itself. */
+			if (is(c, j + 1, "at") && is(c, j + 2, "which")) {
+				size_t k = j + 3;
+				if (is(c, k, "the") && (is(c, k + 1, "bank") || is(c, k + 1, "central")))
+					k += is(c, k + 1, "central") ? 3 : 2;
+				else if (is(c, k, "it"))
+					k++;
+				else
+					k = 0;
+				if (k && (starts(c, k, "deal") || starts(c, k, "lend") || is(c, k, "lent")))
+					*official = true, *priv = false;
+			}
 			/* "the overnight money market lending rate": "lending" and
 			 * "loan" are a commercial bank's only without an official
 			 * word in the phrase. */
@@ -267,9 +296,11 @@ enum ev_kind events_change_noun(const struct clause *c, size_t v)
 	/* "rate rise": the rate before it ("rate rises to" is a verb). */
 	if (v > 0 && is_any(c, v - 1, events_rate_words) && (is(c, v, "rise") || is(c, v, "reduction")))
 		return k;
-	/* "a rise in", "a reduction yesterday of", "a rise today in". */
-	for (size_t j = v + 1; j < c->n && j <= v + 2; j++)
-		if (is(c, j, "in") || is(c, j, "of"))
+	/* "a rise in", "a reduction yesterday of", "a rise today in", "a
+	 * reduction this morning in". */
+	static const char *const when[] = { "this", "earlier", "late", "on", "last", NULL };
+	for (size_t j = v + 1; j < c->n && j <= v + 3; j++)
+		if ((is(c, j, "in") || is(c, j, "of")) && (j <= v + 2 || is_any(c, v + 1, when)))
 			return k;
 	/* "Monday's rise by the Bank of Spain in its call money rate": the
 	 * agent between (up to six words: "the Bank of Spain"). */
@@ -361,6 +392,81 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v)
 			return EV_NONE;
 	}
 	return t ? k : EV_NONE;
+}
+
+enum ev_kind events_phrasal_move(const struct clause *c, const struct mention *m, size_t nm,
+				 size_t v)
+{
+	static const char *const verbs[] = { "pushed", "pushes", "put", "puts", "nudged", "nudges",
+		"moved", "moves", "bumped", "marked", "brought", "knocked", NULL };
+	if (!is_any(c, v, verbs))
+		return EV_NONE;
+	/* Only a central bank's own verb, its name right before: "the
+	 * Bundesbank nudged up its repurchase rate" (not "month-end
+	 * pressures pushed up call money rates"). */
+	bool bank = false;
+	for (size_t i = 0; i < nm; i++)
+		bank = bank || (m[i].type == A_CB && m[i].pos + m[i].len == v);
+	if (!bank)
+		return EV_NONE;
+	/* The particle right after the verb or right after the rate it
+	 * moves ("pushed its dealing rates up by a full point"). */
+	for (size_t j = v + 1; j < c->n && j <= v + 10; j++) {
+		if (!is(c, j, "up") && !is(c, j, "down"))
+			continue;
+		if ((j != v + 1 && !is_any(c, j - 1, events_rate_words)) || is(c, j + 1, "with"))
+			return EV_NONE;
+		return is(c, j, "up") ? EV_HIKE : EV_CUT;
+	}
+	return EV_NONE;
+}
+
+bool events_bank_gerund(const struct clause *c, const struct mention *m, size_t nm, size_t v)
+{
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].type != A_CB || m[i].pos + m[i].len != v)
+			continue;
+		/* "the Bank of England, trimming its dealing rates in its
+		 * morning operations, made plain ...": the bank's participle. */
+		if (comma_before(c, v))
+			return true;
+		/* "within minutes of the Bank of England trimming its rates",
+		 * "shortly after the Bundesbank raising": a time after the act
+		 * (not "the prospect of the Bank of Japan cutting"). */
+		size_t p = m[i].pos;
+		if (p >= 1 && is(c, p - 1, "the"))
+			p--;
+		if (p >= 1 && (is(c, p - 1, "after") || is(c, p - 1, "following")))
+			return true;
+		if (p >= 2 && is(c, p - 1, "of") &&
+		    (is(c, p - 2, "minutes") || is(c, p - 2, "hours") || is(c, p - 2, "moments") ||
+		     is(c, p - 2, "days")))
+			return true;
+	}
+	return false;
+}
+
+bool events_gave_blessing(const struct clause *c, size_t v)
+{
+	static const char *const nod[] = { "blessing", "approval", "consent", "assent", "backing",
+		"go-ahead", "nod", NULL };
+	return (is(c, v, "gave") || is(c, v, "gives") || is(c, v, "give") ||
+		is(c, v, "signalled") || is(c, v, "signaled") || is(c, v, "signals")) &&
+	       (is(c, v + 1, "its") || is(c, v + 1, "the") || is(c, v + 1, "a")) &&
+	       is_any(c, v + 2, nod);
+}
+
+bool events_met_trading(const struct clause *c, size_t from, size_t v)
+{
+	static const char *const met[] = { "bowed", "bow", "bows", "bowing", "yielded", "yield",
+		"yields", "succumbed", "faced", "faces", "face", "facing", "confronted", "watched",
+		"watching", "watches", "monitored", "monitoring", "swamped", "overwhelmed",
+		"outweighed", "dwarfed", "battered", "noted", "observed", "tolerated", "ignored",
+		NULL };
+	for (size_t k = from; k < v && k < c->n; k++)
+		if (is_any(c, k, met) || ((is(c, k, "gave") || is(c, k, "give")) && is(c, k + 1, "in")))
+			return true;
+	return false;
 }
 
 enum ev_kind events_lend_move(const struct clause *c, size_t v)

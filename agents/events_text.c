@@ -441,8 +441,10 @@ static bool possessive_other(const struct clause *c, size_t i)
 		"announcement", "action", "operation", "operations", "fixing", NULL };
 	if (!possessive_day(c, i))
 		return false;
+	/* ("last Wednesday's trimming by the Bundesbank of its repurchase
+	 * rate": a verb's gerund is an act too.) */
 	for (size_t k = i + 1; k < i + 6 && k < c->n; k++)
-		if (is_any(c, k, act))
+		if (is_any(c, k, act) || is_any(c, k, events_cut_verbs) || is_any(c, k, events_hike_verbs))
 			return false;
 	return true;
 }
@@ -571,11 +573,29 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	if (i > v) {
 		for (size_t k = v + 1; k < i; k++)
 			if (is(c, k, "following") || (is(c, k, "after") && k + 1 < i)) {
+				/* "..., a surprise after its signals earlier this
+				 * week that a cut would be premature": the day of
+				 * the words it followed. */
+				static const char *const words[] = { "signals", "signal", "signalling",
+					"remarks", "comments", "warning", "warnings", "statement",
+					"statements", "assurances", "hints", NULL };
 				for (size_t j = k + 1; j < i; j++)
-					if (is_any(c, j, act_noun))
+					if (is_any(c, j, act_noun) || is_any(c, j, words))
 						return true;
 				break;
 			}
+	}
+	/* "kept the discount rate unchanged at 2.5 pct, the level to which
+	 * the central bank trimmed it on Monday": the relative clause's own
+	 * verb's day. */
+	for (size_t k = v + 1; k < i; k++) {
+		if (!is(c, k, "which") && !is(c, k, "when"))
+			continue;
+		for (size_t j = k + 1; j < i; j++)
+			if (is_any(c, j, events_cut_verbs) || is_any(c, j, events_hike_verbs) ||
+			    is_any(c, j, events_trade_verbs) || is_any(c, j, events_interv_verbs))
+				return true;
+		break;
 	}
 	/* "bought dollars throughout the day, and the Federal Reserve also
 	 * bought dollars in New York overnight": the second verb's day. */
@@ -601,11 +621,13 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	 * between commas does not date the main verb after it. */
 	for (size_t k = i; k-- > 0 && k + 12 > i;) {
 		if ((is(c, k, "which") || is(c, k, "who")) && comma_before(c, k)) {
-			/* The clause closed by a comma right before the main
-			 * verb (not "..., when the bank bought crowns"). */
+			/* The clause closed by a comma before the main verb ("...,
+			 * which had resisted lower rates for much of last week,
+			 * finally bowed to the buying and signalled its consent";
+			 * not "..., when the bank bought crowns"). */
 			for (size_t j = i + 1; j <= v; j++)
 				if (comma_before(c, j))
-					return j + 2 >= v && !is(c, j, "when") && !is(c, j, "as");
+					return !is(c, j, "when") && !is(c, j, "as");
 			break;
 		}
 		if (comma_before(c, k))

@@ -214,6 +214,22 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v);
 /* Lending "at a lower 10 pct" ("at a higher rate"), a lending word before,
  * with "lower" or "higher" at v: EV_CUT or EV_HIKE, else EV_NONE. */
 enum ev_kind events_lend_move(const struct clause *c, size_t v);
+/* A verb between a bank and a noun of trading at v that makes the
+ * trading the market's ("bowed to the relentless buying of sterling",
+ * "faced heavy dollar selling"). */
+bool events_met_trading(const struct clause *c, size_t from, size_t v);
+/* "gave its blessing", "signalled its consent" at v: the bank sanctioning
+ * a move of the commercial banks' rates. */
+bool events_gave_blessing(const struct clause *c, size_t v);
+/* A central bank's gerund at v that reports its act: "the Bank of
+ * England, trimming its dealing rates, ...", "within minutes of the Bank
+ * of England trimming its rates". */
+bool events_bank_gerund(const struct clause *c, const struct mention *m, size_t nm, size_t v);
+/* "the Bundesbank nudged up its repurchase rate", "the Bank of England
+ * pushed its dealing rates up": a phrasal verb of a rate's move with a
+ * central bank named right before it, its particle's direction. */
+enum ev_kind events_phrasal_move(const struct clause *c, const struct mention *m, size_t nm,
+				 size_t v);
 
 /* A sentence of text saying currency was bought to repay debt ("BUYS
  * CURRENCY TO REPAY DEBT", "the currency purchased was used to repay

@@ -136,6 +136,8 @@ const struct actor_def events_actors[] = {
 	{ "bank of norway", A_CB, "Norges" },
 	{ "norwegian central bank", A_CB, "Norges" },
 	{ "the council", A_GENERIC_CB, NULL }, /* of a story of a central bank council */
+	{ "the board", A_GENERIC_CB, NULL },   /* of a story of a bank's policy board */
+	{ "the policy board", A_GENERIC_CB, NULL },
 	{ "central bank", A_GENERIC_CB, NULL },
 	{ "central banks", A_GENERIC_CB, NULL },
 	{ "monetary authorities", A_GENERIC_CB, NULL },
@@ -324,6 +326,22 @@ const struct cue_def events_cues[] = {
 	{ "split", EV_MODE_EXPECTED, false }, { "divided", EV_MODE_EXPECTED, false },
 	{ "debate", EV_MODE_EXPECTED, true }, { "mull", EV_MODE_EXPECTED, true },
 	{ "ponder", EV_MODE_EXPECTED, true },
+	/* "the prospect of a cut in the discount rate", "the risk of
+	 * intervention", "the likelihood of the Bank of Japan cutting": a
+	 * possible act, not one done. */
+	{ "prospect", EV_MODE_EXPECTED, true }, { "likelihood", EV_MODE_EXPECTED, false },
+	{ "probabilit", EV_MODE_EXPECTED, true }, { "odds", EV_MODE_EXPECTED, false },
+	{ "risk", EV_MODE_EXPECTED, true }, { "danger", EV_MODE_EXPECTED, true },
+	{ "idea", EV_MODE_EXPECTED, false }, { "option", EV_MODE_EXPECTED, false },
+	{ "scenario", EV_MODE_EXPECTED, false }, { "spectre", EV_MODE_EXPECTED, false },
+	{ "uncertain", EV_MODE_RUMOURED, true },
+	/* "a proposed cut", "a threatened rise", "a looming cut". */
+	{ "propos", EV_MODE_EXPECTED, true }, { "threaten", EV_MODE_EXPECTED, true },
+	{ "looming", EV_MODE_EXPECTED, false }, { "mooted", EV_MODE_EXPECTED, false },
+	{ "hypothetical", EV_MODE_EXPECTED, false }, { "potential", EV_MODE_EXPECTED, false },
+	{ "eventual", EV_MODE_EXPECTED, false }, { "forthcoming", EV_MODE_EXPECTED, false },
+	{ "desired", EV_MODE_EXPECTED, false }, { "postponed", EV_MODE_EXPECTED, false },
+	{ "delayed", EV_MODE_EXPECTED, false },
 	{ "reported", EV_MODE_RUMOURED, false }, { "report", EV_MODE_RUMOURED, false },
 	{ "heard", EV_MODE_RUMOURED, false },
 	{ "opposed", EV_MODE_DENIED, false }, { "opposes", EV_MODE_DENIED, false },
@@ -343,10 +361,10 @@ const size_t events_ncues = ARRAY_SIZE(events_cues);
 const char *const events_cut_verbs[] = { "cut", "cuts", "cutting", "lowered", "lowers", "lowering",
 	"reduced", "reduces", "reducing", "trimmed", "trims", "eased", "lower", "reduce", "trim",
 	"loosen", "loosened", "loosens", "shaved", "shaves", "pared", "pares", "slashed",
-	"slashes", NULL };
+	"slashes", "trimming", "shaving", "paring", "slashing", NULL };
 const char *const events_hike_verbs[] = { "raised", "raises", "raising", "increased",
 	"increases", "lifted", "lifts", "hiked", "hikes", "raise", "increase", "hike", "lift",
-	"tightened", "tightens", "boosted", "boosts", NULL };
+	"tightened", "tightens", "boosted", "boosts", "lifting", "hiking", "boosting", NULL };
 const char *const events_hold_verbs[] = { "left", "leaves", "leaving", "kept", "keeps",
 	"keeping", "held", "holds", "holding", "maintained", "maintains", "leave", "keep",
 	"hold", "maintain", NULL };

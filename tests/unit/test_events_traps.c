@@ -513,6 +513,139 @@ static void test_events_near_readings(void **state)
 }
 
 /* The wire stories' days and their last readings. */
+/* Readings from the stories modelled on the dev range's own (December
+ * 2026, tests/data/news-modelled.jsonl): each a wording of the kind a
+ * writer used where the seed story had another. */
+static void test_events_modelled_readings(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-29";
+	struct ev_story s;
+	/* "the rates at which it deals with the discount houses" are the
+	 * bank's dealing rates, a noun's change "this morning" in them its
+	 * act. */
+	events_extract_story(NULL, "Market sources said the central bank's half-point reduction "
+			     "this morning in the rates at which it deals with the discount houses "
+			     "was taken as approval for lower base rates.",
+			     "LONDON, April 29 -", day_of(d), &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_CUT), day_of(d));
+	/* A bank's gerund: "within minutes of the Bank of England trimming",
+	 * "the Bank of England, trimming its dealing rates, made plain". */
+	assert_int_equal(mode_of("Barclays acted within minutes of the Bank of England trimming its "
+				 "dealing rates.", d, "BoE", EV_CUT),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of England, trimming its dealing rates in its morning "
+				 "operations, made plain that it would accept lower base rates.",
+				 d, "BoE", EV_CUT),
+			 EV_MODE_FACT);
+	/* ... not "the prospect of the Bank of Japan cutting", nor "the risk",
+	 * "the likelihood" or "a proposed" cut. */
+	assert_int_equal(mode_of("Dealers weighed the prospect of the Bank of Japan cutting its "
+				 "discount rate.", d, "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("Dealers weighed the risk of a cut in the Bank of Japan's discount "
+				 "rate.", d, "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("Dealers discussed the likelihood of Bank of Japan intervention.", d,
+				 "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("Dealers discussed a proposed cut in the Bank of Japan's discount "
+				 "rate.", d, "BOJ", EV_CUT),
+			 EV_MODE_EXPECTED);
+	/* The date of the words an act followed is theirs. */
+	assert_int_equal(read_fact_day(NULL, "The Bank of England trimmed its dealing rates, a "
+				       "surprise after its signals earlier this week that a cut "
+				       "would be premature.", "1987-10-23", "BoE", EV_CUT),
+			 day_of("1987-10-23"));
+	/* "Having lifted its rate ..., the Bank of Spain opened": the main
+	 * clause's subject. */
+	assert_int_equal(read_fact_day(NULL, "Having lifted its overnight call money rate to 15 pct "
+				       "from 14-3/4 pct on Tuesday, the Bank of Spain opened its "
+				       "special facility.", "1987-05-22", "BdE", EV_HIKE),
+			 day_of("1987-05-19"));
+	/* The council's relative clause is the council's act. */
+	assert_int_equal(mode_of("He spoke after the meeting of the Bundesbank council, which left "
+				 "the discount rate at 3.0 pct.", d, "Bundesbank", EV_HOLD),
+			 EV_MODE_FACT);
+	/* "gave its blessing" to the clearers' cut, past a relative clause
+	 * the bank's earlier resistance is in. */
+	events_extract_story(NULL, "The big four clearing banks lowered their base lending rates "
+			     "by half a point today after the Bank of England, which had resisted "
+			     "downward pressure for several weeks, finally gave its blessing, dealers "
+			     "said.", "LONDON, April 29 -", day_of(d), &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_CUT), day_of(d));
+	/* The market's trading a bank bowed to or faced is not its own. */
+	assert_int_equal(mode_of("The Bank of England finally bowed to the relentless buying of "
+				 "sterling.", d, "BoE", EV_INTERVENTION),
+			 -1);
+	assert_int_equal(mode_of("The Bank of Japan faced heavy dollar selling.", d, "BOJ",
+				 EV_INTERVENTION),
+			 -1);
+	assert_int_equal(mode_of("The Bank of England stepped up its buying of dollars.", d, "BoE",
+				 EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* A date in a relative clause closed before the verb, however far. */
+	assert_int_equal(read_fact_day(NULL, "British banks cut their base rates today after the "
+				       "Bank of England, which had resisted lower rates for much of "
+				       "last week, finally bowed to the buying of sterling and "
+				       "signalled its consent in the money market.",
+				       "1987-05-11", "BoE", EV_CUT),
+			 day_of("1987-05-11"));
+	/* "last Wednesday's trimming by the Bundesbank of its securities
+	 * repurchase rate": the possessive dates the gerund. */
+	assert_int_equal(read_fact_day(NULL, "They welcomed the Bank of England's move today to "
+				       "lower its dealing rates and last Wednesday's trimming by the "
+				       "Bundesbank of its securities repurchase rate to 3.55 pct from "
+				       "3.80 pct.", "1987-05-11", "Bundesbank", EV_CUT),
+			 day_of("1987-05-06"));
+	/* "our policy stance remains the same," an official of the bank. */
+	events_extract_story(NULL, "The Bank of Japan bought CDs today. \"Our policy stance remains "
+			     "the same,\" a senior official of the bank told Reuters.",
+			     "TOKYO, Sept 1 -", day_of("1987-09-01"), &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_HOLD), day_of("1987-09-01"));
+	assert_int_equal(mode_of("Dealers said market rates remained unchanged.", d, "BOJ", EV_HOLD),
+			 -1);
+	/* "the dealing rates it raised on Friday"; "bank bills" are paper. */
+	events_extract_story(NULL, "The Bank of England gave help. Purchases of bank bills were "
+			     "made at the dealing rates it raised on Friday.",
+			     "LONDON, Aug 10 -", day_of("1987-08-10"), &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_HIKE), day_of("1987-08-07"));
+	/* "nudged up its repurchase rate", the bank named right before; not
+	 * "pressures pushed up call money rates". */
+	assert_int_equal(mode_of("The Bundesbank nudged up its securities repurchase rate to 3.60 "
+				 "pct.", d, "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bundesbank said month-end pressures pushed up call money "
+				 "rates.", d, "Bundesbank", EV_HIKE),
+			 -1);
+	/* Pressure resisted is no call for the hold; "market pressure" names
+	 * no actor. */
+	events_extract_story(NULL, "Dealers said the Bank of England had again stood firm against "
+			     "market pressure for lower base lending rates today, keeping its "
+			     "dealing rates unchanged.", "LONDON, April 27 -", day_of("1987-04-27"),
+			     &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_HOLD), day_of("1987-04-27"));
+	/* "cuts in official rates elsewhere" and "increases in West German
+	 * short-term rates" are nouns of no bank's. */
+	assert_int_equal(mode_of("The Swiss National Bank president saw no need to change the "
+				 "discount rate, despite lower money market rates and cuts in "
+				 "official rates elsewhere in Europe.", d, "SNB", EV_CUT) == EV_MODE_FACT,
+			 false);
+	assert_int_equal(mode_of("Dealers had expected the Dutch central bank to raise the rate "
+				 "after last week's increases in West German short-term rates.", d,
+				 "DNB", EV_HIKE) == EV_MODE_FACT,
+			 false);
+	/* "the board" of a story of the Bank of Japan's policy board, and the
+	 * date of the relative clause after its hold is that clause's. */
+	events_extract_story(NULL, "The Bank of Japan's policy board decided today to ease rules. "
+			     "The official said the board also decided to keep the official discount "
+			     "rate unchanged at 2.5 pct, the level to which the central bank trimmed "
+			     "it by half a point on Monday.", "TOKYO, Feb 27 -",
+			     day_of("1987-02-27"), &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_HOLD), day_of("1987-02-27"));
+	assert_int_equal(fact_day(&s, "BOJ", EV_CUT), day_of("1987-02-23"));
+}
+
 static void test_events_wire_days(void **state)
 {
 	(void)state;
@@ -596,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_events_rule_readings),
 		cmocka_unit_test(test_events_misread_readings),
 		cmocka_unit_test(test_events_near_readings),
+		cmocka_unit_test(test_events_modelled_readings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
