@@ -324,6 +324,10 @@ static void read_clause(struct reader *r, struct clause *c)
 				       is(c, j, "money");
 			if (!held)
 				continue;
+			/* "kept money market rates stable with a repurchase pact":
+			 * the market's rates steered, no official rate held. */
+			if (o >= 1 && (is(c, (size_t)o - 1, "market") || is(c, (size_t)o - 1, "interbank")))
+				continue;
 			if (!steady && o >= 0)
 				objend = (size_t)o;
 			if (o < 0 && !steady)
@@ -946,6 +950,9 @@ static void read_clause(struct reader *r, struct clause *c)
 		 * Bundesbank, which normally stays out, bought today"). */
 		size_t habit = mode == EV_MODE_FACT && !c->title && !events_clause_dated(c) ?
 				       events_habit(c, v) : 0;
+		if (!habit && mode == EV_MODE_FACT && !r->chronology && !events_clause_dated(c) &&
+		    events_present_practice(c, v))
+			habit = v + 1;
 		if (habit)
 			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "%s", c->w[habit - 1].w);
 		/* Inside a quotation from a commentator: a view. */
@@ -1200,6 +1207,7 @@ void events_extract_story(const char *title, const char *body, const char *datel
 			     !strncasecmp(p, "repurchase", 10) || !strncasecmp(p, "assistance", 10) ||
 			     !strncasecmp(p, "liquidity", 9);
 	r.title_country = events_title_country(t);
+	r.chronology = events_chronology(t, b);
 	if (!r.title_country)
 		r.title_country = events_dateline_country(dateline);
 	read_text(&r, t, true);

@@ -22,6 +22,7 @@ struct reader {
 	struct ev_story *out;
 	bool mm_words, data_words;
 	bool title_mm;           /* the title is about the money market */
+	bool chronology;         /* paragraphs opening "March 23 - ": a chronology */
 	bool cb_council;         /* a central bank's council was named */
 	struct {                 /* the (bank, kind) the body told as done */
 		const char *bank;

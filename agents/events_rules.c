@@ -545,9 +545,12 @@ bool events_made_to(const struct clause *c, size_t v)
 		return false;
 	if (is(c, v - 2, "acted"))
 		return true;
+	/* (Not "under EMS rules the Bundesbank is obliged to intervene when
+	 * ...": a duty, no act.) */
 	for (size_t k = v - 1; k-- > 0 && k + 8 > v;)
 		if (is_any(c, k, made))
-			return true;
+			return !(k > 0 && (is(c, k - 1, "is") || is(c, k - 1, "are") ||
+					   is(c, k - 1, "be")));
 	return false;
 }
 
@@ -1045,6 +1048,46 @@ bool events_plural_banks_before(const struct clause *c, const struct mention *m,
 		     (m[i - 1].pos + m[i - 1].len == m[i].pos && comma_before(c, m[i].pos))))
 			return true;
 	return false;
+}
+
+bool events_present_practice(const struct clause *c, size_t v)
+{
+	static const char *const present[] = { "intervenes", "buys", "sells", "raises", "lowers",
+		"trims", "lifts", NULL };
+	static const char *const obj[] = { "its", "their", "the", NULL };
+	return !c->title && !(v > 0 && is_any(c, v - 1, events_be_words)) &&
+	       (is_any(c, v, present) || (is(c, v, "cuts") && is_any(c, v + 1, obj)));
+}
+
+bool events_chronology(const char *title, const char *body)
+{
+	static const char *const months[] = { "January", "February", "March", "April", "May",
+		"June", "July", "August", "September", "October", "November", "December", "Jan",
+		"Feb", "Aug", "Sept", "Oct", "Nov", "Dec" };
+	if (title && strcasestr(title, "chronology"))
+		return true;
+	/* Two paragraphs or more opening with a day and a dash. */
+	int n = 0;
+	for (const char *p = body; p && *p; p++) {
+		if (p != body && p[-1] != '\n')
+			continue;
+		while (*p == ' ')
+			p++;
+		for (size_t k = 0; k < ARRAY_SIZE(months); k++) {
+			size_t l = strlen(months[k]);
+			if (!strncmp(p, months[k], l) && p[l] == ' ' && isdigit((unsigned char)p[l + 1])) {
+				const char *q = p + l + 1;
+				while (isdigit((unsigned char)*q))
+					q++;
+				if (!strncmp(q, " - ", 3))
+					n++;
+				break;
+			}
+		}
+		if (!*p)
+			break;
+	}
+	return n >= 2;
 }
 
 size_t events_habit(const struct clause *c, size_t v)

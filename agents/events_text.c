@@ -267,6 +267,16 @@ static bool day_at(const struct clause *c, size_t i, int32_t pub, bool *old, boo
 		*vague = true;
 		return *out = (pub - 2), true;
 	}
+	/* "has intervened on several occasions in the past": long ago, no
+	 * day (not "in the past few days", "in the past two weeks"). */
+	if (is(c, i, "past") && i >= 2 && is(c, i - 1, "the") && is(c, i - 2, "in") &&
+	    !is(c, i + 1, "few") && !is(c, i + 1, "several") && !events_number_word(c, i + 1) &&
+	    !is(c, i + 1, "week") && !is(c, i + 1, "weeks") && !is(c, i + 1, "days") &&
+	    !is(c, i + 1, "month") && !is(c, i + 1, "months") && !is(c, i + 1, "year") &&
+	    !is(c, i + 1, "fortnight") && !is(c, i + 1, "day")) {
+		*vague = true;
+		return *out = (pub - 60), true;
+	}
 	/* "late last week": the Thursday before. */
 	if (is(c, i, "late") && is(c, i + 1, "last") && is(c, i + 2, "week")) {
 		int32_t mon0 = (int32_t)(((pub + 3) % 7 + 7) % 7);
@@ -570,9 +580,19 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 			if (is_any(c, k, act_noun))
 				return k != v;
 	}
+	/* "A cut in the Belgian discount rate followed last week's cut in
+	 * Dutch rates": a possessive after the act dates the noun it owns. */
+	if (poss && i > v) {
+		for (size_t k = i + 1; k < i + 5 && k < c->n; k++)
+			if (is_any(c, k, act_noun))
+				return k != v;
+	}
 	if (i > v) {
 		for (size_t k = v + 1; k < i; k++)
-			if (is(c, k, "following") || (is(c, k, "after") && k + 1 < i)) {
+			if (is(c, k, "following") || (is(c, k, "after") && k + 1 < i) ||
+			    (is(c, k, "despite") && k + 1 < i)) {
+				/* ("leaving its rates unchanged, despite the rise in
+				 * German rates over the past two weeks".) */
 				/* "..., a surprise after its signals earlier this
 				 * week that a cut would be premature": the day of
 				 * the words it followed. */

@@ -214,6 +214,13 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v);
 /* Lending "at a lower 10 pct" ("at a higher rate"), a lending word before,
  * with "lower" or "higher" at v: EV_CUT or EV_HIKE, else EV_NONE. */
 enum ev_kind events_lend_move(const struct clause *c, size_t v);
+/* A body's present at v ("the central bank intervenes only to smooth
+ * erratic movements", "buys dollars when"): a practice, not the news (a
+ * headline's present, or a chronology's, is). */
+bool events_present_practice(const struct clause *c, size_t v);
+/* A chronology: a title saying so, or two paragraphs or more opening
+ * with a day and a dash ("March 23 - The Bank of Japan buys dollars"). */
+bool events_chronology(const char *title, const char *body);
 /* A verb between a bank and a noun of trading at v that makes the
  * trading the market's ("bowed to the relentless buying of sterling",
  * "faced heavy dollar selling"). */

@@ -89,6 +89,7 @@ const struct actor_def events_actors[] = {
 	{ "dutch central bank", A_CB, "DNB" },
 	{ "netherlands central bank", A_CB, "DNB" },
 	{ "nederlandsche bank", A_CB, "DNB" },
+	{ "netherlands bank", A_CB, "DNB" },
 	{ "danish central bank", A_CB, "DKNB" },
 	{ "danish national bank", A_CB, "DKNB" },
 	{ "danmarks nationalbank", A_CB, "DKNB" },

@@ -646,6 +646,60 @@ static void test_events_modelled_readings(void **state)
 	assert_int_equal(fact_day(&s, "BOJ", EV_CUT), day_of("1987-02-23"));
 }
 
+/* Readings found by sentences written to probe the modelled stories'
+ * kinds of wording one at a time (December 2026). */
+static void test_events_probe_readings(void **state)
+{
+	(void)state;
+	const char *d = "1987-04-09";
+	struct ev_story s;
+	/* A duty ("is obliged to intervene when"), a practice ("intervenes
+	 * only to smooth", "trims its intervention rate when") and "in the
+	 * past" are no act of the day. */
+	assert_int_equal(mode_of("Under EMS rules the Bundesbank is obliged to intervene when the "
+				 "franc reaches its floor.", d, "Bundesbank", EV_INTERVENTION) ==
+				 EV_MODE_FACT,
+			 false);
+	assert_int_equal(mode_of("The Bundesbank was obliged to intervene when the franc reached "
+				 "its floor.", d, "Bundesbank", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	assert_int_equal(mode_of("The Bank of Japan intervenes in the market only to smooth erratic "
+				 "movements, the governor said.", d, "BOJ", EV_INTERVENTION),
+			 EV_MODE_EXPECTED);
+	assert_int_equal(mode_of("The Bank of France trims its intervention rate when the franc is "
+				 "strong.", d, "BdF", EV_CUT),
+			 EV_MODE_EXPECTED);
+	events_extract(NULL, "The Bank of Japan has intervened on several occasions in the past to "
+		       "support the dollar.", day_of(d), &s);
+	assert_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	/* ... but a chronology's present is its news. */
+	events_extract("CHRONOLOGY OF THE DOLLAR'S SLIDE",
+		       "Following is a chronology.\n    March 23 - The Bank of Japan buys dollars in "
+		       "Tokyo, dealers say.\n    March 24 - The Federal Reserve buys dollars in New "
+		       "York.", day_of("1987-03-25"), &s);
+	assert_non_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	/* "the Netherlands Bank" is the Dutch central bank. */
+	assert_int_equal(mode_of("The Netherlands Bank sold guilders for marks in the Amsterdam "
+				 "market, dealers said.", d, "DNB", EV_INTERVENTION),
+			 EV_MODE_FACT);
+	/* "despite the rise in German rates over the past two weeks" dates
+	 * the rise, not the hold. */
+	assert_int_equal(read_fact_day(NULL, "The Netherlands Bank said it was leaving its official "
+				       "interest rates unchanged, despite the rise in West German "
+				       "money market rates over the past two weeks.", "1987-09-24",
+				       "DNB", EV_HOLD),
+			 day_of("1987-09-24"));
+	/* Money market rates kept stable are the market's. */
+	assert_int_equal(mode_of("The Bundesbank kept money market rates stable with a repurchase "
+				 "pact at an unchanged 3.80 pct.", d, "Bundesbank", EV_HOLD),
+			 -1);
+	/* "followed last week's cut in Dutch rates": the possessive dates
+	 * the noun it owns. */
+	assert_int_equal(read_fact_day(NULL, "A cut in the Belgian discount rate followed last "
+				       "week's cut in Dutch rates.", d, "BNB", EV_CUT),
+			 day_of(d));
+}
+
 static void test_events_wire_days(void **state)
 {
 	(void)state;
@@ -730,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_events_misread_readings),
 		cmocka_unit_test(test_events_near_readings),
 		cmocka_unit_test(test_events_modelled_readings),
+		cmocka_unit_test(test_events_probe_readings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
