@@ -939,6 +939,48 @@ static void read_clause(struct reader *r, struct clause *c)
 					     (is(c, v - 1, "further") || is(c, v - 1, "such") ||
 					      is(c, v - 1, "new") || is(c, v - 1, "early")))))
 			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "any");
+		/* "did not expect the Bundesbank to follow with increases in
+		 * its own rates": a noun as an infinitive's object is as
+		 * hypothetical as its verb (not "due to the cut", "decided to
+		 * make a cut"). */
+		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title && v >= 2) {
+			static const char *const not_verb[] = { "the", "a", "an", "its", "their", "this",
+				"that", "last", "yesterday's", "today's", "which", NULL };
+			static const char *const not_inf[] = { "due", "prior", "owing", "thanks",
+				"response", "reaction", "similar", "close", "up", "according",
+				"contrary", "addition", "next", "leading", "led", "lead", "prelude",
+				"way", "opposed", "compared", "relative", "related", "back", NULL };
+			for (size_t k = v >= 5 ? v - 5 : 0; k + 1 < v; k++)
+				if (is(c, k, "to") && !is_any(c, k + 1, not_verb) &&
+				    !events_number_word(c, k + 1) && !(k > 0 && is_any(c, k - 1, not_inf)) &&
+				    !events_decided_to(c, k + 1) && !events_made_to(c, k + 1) &&
+				    !comma_before(c, k + 1)) {
+					/* (Not "to follow last week's rise", "to match the
+					 * Bundesbank's cut": a known act.) */
+					bool clean = true;
+					for (size_t j = k + 1; j < v && clean; j++)
+						clean = !comma_before(c, j + 1) && !possessive(c, j) &&
+							!is(c, j, "the");
+					for (size_t j = v + 1; j < c->n && j < v + 4 && clean; j++)
+						clean = !possessive(c, j);
+					if (clean) {
+						mode = EV_MODE_EXPECTED;
+						snprintf(cue, sizeof(cue), "to %s", c->w[k + 1].w);
+					}
+					break;
+				}
+		}
+		/* "would not point to any move by the Fed toward a cut in its
+		 * discount rate": a step toward a hypothetical act. */
+		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title && v >= 3 &&
+		    (is(c, v - 1, "a") || is(c, v - 1, "an")) &&
+		    (is(c, v - 2, "toward") || is(c, v - 2, "towards"))) {
+			for (size_t k = v - 2; k-- > 0 && k + 9 > v && !comma_before(c, k + 1);)
+				if (is(c, k, "any") || is(c, k, "no")) {
+					mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "%s", c->w[k].w);
+					break;
+				}
+		}
 		if (mode == EV_MODE_FACT && hearsay)
 			mode = EV_MODE_RUMOURED, snprintf(cue, sizeof(cue), "%s", c->w[hearsay - 1].w);
 		/* "..., according to market rumours", "..., dealers believed":
@@ -1217,12 +1259,32 @@ void events_extract_story(const char *title, const char *body, const char *datel
 	read_text(&r, b, false);
 	/* A title's intervention over a money-market body without a currency. */
 	static const char *const fxw[] = { " dollar", " yen", " mark ", " marks", " sterling",
-		"currenc", "foreign exchange", "forex", " franc", " dlr", NULL };
-	bool fx = false;
+		"currenc", "foreign exchange", "forex", " franc", " dlr", " guilder", " lira", " lire",
+		" crown", " peseta", " pound", NULL };
+	bool fx = false, fx_title = false;
 	for (char *p = b; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
+	for (char *p = t; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	char *ts = xasprintf(" %s ", t);
 	for (size_t k = 0; fxw[k]; k++)
-		fx = fx || strstr(b, fxw[k]);
+		fx = fx || strstr(b, fxw[k]), fx_title = fx_title || strstr(ts, fxw[k]);
+	free(ts);
+	/* "the right balance between intervention by the authorities and
+	 * the free working of markets" in a story naming no currency: a
+	 * regulator's intervention, not the market's (a verb, "the Bank of
+	 * Japan intervened", or the bank named by its name, stays). */
+	for (size_t i = 0; !fx && !fx_title && i < out->n; i++) {
+		const char *e = out->acts[i].evidence;
+		const char *name = out->acts[i].bank_name;
+		if (out->acts[i].kind == EV_INTERVENTION && out->acts[i].mode == EV_MODE_FACT &&
+		    !(name && strcasestr(e, name)) && !strcasestr(e, out->acts[i].bank) &&
+		    !strcasestr(e, "intervened") &&
+		    !strcasestr(e, "intervenes") && !strcasestr(e, "intervening") &&
+		    !strcasestr(e, "intervene ")) {
+			events_drop_act(&r, i--);
+		}
+	}
 	for (size_t i = 0; *b && !fx && r.mm_words && i < out->n; i++)
 		if (out->acts[i].in_title && out->acts[i].kind == EV_INTERVENTION) {
 			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));

@@ -406,7 +406,8 @@ enum ev_kind events_phrasal_move(const struct clause *c, const struct mention *m
 	 * pressures pushed up call money rates"). */
 	bool bank = false;
 	for (size_t i = 0; i < nm; i++)
-		bank = bank || (m[i].type == A_CB && m[i].pos + m[i].len == v);
+		bank = bank || ((m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
+				m[i].pos + m[i].len == v);
 	if (!bank)
 		return EV_NONE;
 	/* The particle right after the verb or right after the rate it

@@ -524,6 +524,16 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 	       (at >= u + 3 && (is(c, at - 3 - u, "up") || is(c, at - 3 - u, "down"))) ||
 	       (verb && !(is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs)))))))
 		return true;
+	/* "at a fixed rate of 3.60 pct, up from the 3.55 pct it has charged
+	 * on its pacts since May": the level compared with. */
+	for (size_t k = i; k-- > 1 && k + 12 > i;) {
+		if (comma_before(c, k + 1))
+			break;
+		if (is(c, k, "from") && (is(c, k - 1, "up") || is(c, k - 1, "down")) &&
+		    k + 2 < i && (events_number_word(c, k + 1) ||
+				 (is(c, k + 1, "the") && events_number_word(c, k + 2))))
+			return true;
+	}
 	/* "the amounts were smaller than last week's": a comparison's day. */
 	{
 		size_t l = i >= 1 && (is(c, i - 1, "last") || is(c, i - 1, "this")) ? i - 1 : i;

@@ -698,6 +698,41 @@ static void test_events_probe_readings(void **state)
 	assert_int_equal(read_fact_day(NULL, "A cut in the Belgian discount rate followed last "
 				       "week's cut in Dutch rates.", d, "BNB", EV_CUT),
 			 day_of(d));
+	/* "intervention by the authorities" in a story naming no currency is
+	 * a regulator's; the bank named by its name, or its verb, stays. */
+	events_extract_story(NULL, "Blunden said it remained difficult to strike the right "
+			     "balance between intervention by the authorities and respect for the "
+			     "free working of markets.", "LONDON, May 13 -", day_of("1987-05-13"), &s);
+	assert_null(events_find_fact(&s, "BoE", EV_INTERVENTION));
+	events_extract(NULL, "Dealers said Wednesday's intervention by the Bank of Japan had been "
+		       "the heaviest in a month.", day_of(d), &s);
+	assert_non_null(events_find_fact(&s, "BOJ", EV_INTERVENTION));
+	/* "any move by the Fed toward a cut", "did not expect the Bundesbank
+	 * to follow with increases in its rates": hypothetical; "to follow
+	 * last week's rise in the Bundesbank's rate" is a known act. */
+	assert_int_equal(mode_of("The economists said such a routine operation would not point to "
+				 "any move by the Fed toward a cut in its 5-1/2 pct discount rate.", d,
+				 "Fed", EV_CUT) == EV_MODE_FACT,
+			 false);
+	assert_int_equal(mode_of("He did not expect the Swiss National Bank or the Bundesbank to "
+				 "follow with increases in their own discount rates for now.", d,
+				 "Bundesbank", EV_HIKE) == EV_MODE_FACT,
+			 false);
+	assert_int_equal(mode_of("Duisenberg saw no reason for the Dutch central bank to follow "
+				 "last week's rise in the Bundesbank's securities repurchase rate.", d,
+				 "Bundesbank", EV_HIKE),
+			 EV_MODE_FACT);
+	/* "brought its own dealing rates down" after "the central bank". */
+	events_extract_story(NULL, "The clearing banks cut base rates. At noon the central bank "
+			     "brought its own money market dealing rates down by a matching half "
+			     "point.", "LONDON, Oct 23 -", day_of("1987-10-23"), &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_CUT), day_of("1987-10-23"));
+	/* "up from the 3.55 pct it has charged since May": the level's day. */
+	assert_int_equal(read_fact_day(NULL, "The Bundesbank offered banks a new 35-day securities "
+				       "repurchase pact at a fixed rate of 3.60 pct, up from the 3.55 "
+				       "pct it has charged on its pacts since May.", "1987-09-22",
+				       "Bundesbank", EV_HIKE),
+			 day_of("1987-09-22"));
 }
 
 static void test_events_wire_days(void **state)
