@@ -517,12 +517,10 @@ static void read_clause(struct reader *r, struct clause *c)
 					kind = EV_NONE;
 			if (kind == EV_NONE)
 				continue;
-		} else if ((is(c, v, "introduced") || is(c, v, "established")) && v >= 2 &&
-			   is_any(c, v - 1, events_rate_words) &&
-			   (is(c, v - 2, "lower") || is(c, v - 3, "lower"))) {
+		} else if ((kind = events_new_rates(c, v)) != EV_NONE) {
 			/* "bills bought at the lower rates introduced this
-			 * morning": the bank cut its dealing rates. */
-			kind = EV_CUT;
+			 * morning", "at the lower dealing rates it put in place
+			 * yesterday": the bank moved its dealing rates. */
 			official = dealing = true;
 		} else if ((kind = bm) != EV_NONE) {
 			/* "Canada's bank rate rose", "BANK OF CANADA RATE RISES". */

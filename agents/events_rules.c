@@ -470,6 +470,20 @@ bool events_met_trading(const struct clause *c, size_t from, size_t v)
 	return false;
 }
 
+enum ev_kind events_new_rates(const struct clause *c, size_t v)
+{
+	bool put = is(c, v, "put") && is(c, v + 1, "in") && is(c, v + 2, "place");
+	if (!put && !is(c, v, "introduced") && !is(c, v, "established") && !is(c, v, "adopted"))
+		return EV_NONE;
+	size_t r = v >= 2 && is(c, v - 1, "it") ? v - 2 : v - 1;
+	if (v < 2 || !is_any(c, r, events_rate_words))
+		return EV_NONE;
+	for (size_t k = r >= 3 ? r - 3 : 0; k < r; k++)
+		if (is(c, k, "lower") || is(c, k, "higher"))
+			return is(c, k, "lower") ? EV_CUT : EV_HIKE;
+	return EV_NONE;
+}
+
 enum ev_kind events_lend_move(const struct clause *c, size_t v)
 {
 	static const char *const lend[] = { "lend", "lends", "lent", "lending", "borrowing",
@@ -866,10 +880,18 @@ bool events_bank_ccy_noun(const struct clause *c, const struct mention *m, size_
 {
 	static const char *const nouns[] = { "support", "purchases", "buying", "sales", "selling",
 					     NULL };
+	/* "the Bank of Japan's heavy dollar buying": a size or manner
+	 * between the bank and its currency. */
+	static const char *const adj[] = { "heavy", "modest", "massive", "concerted", "aggressive",
+		"renewed", "further", "persistent", "big", "small", "continued", "sustained", "fresh",
+		"repeated", "large", "substantial", "steady", "occasional", NULL };
 	if (v < 2 || !is_any(c, v, nouns) || !events_is_ccy(c, v - 1))
 		return false;
+	size_t st = v - 1;
+	while (st > 0 && st + 3 > v - 1 && is_any(c, st - 1, adj))
+		st--;
 	for (size_t i = 0; i < nm; i++)
-		if (m[i].pos + m[i].len == v - 1 && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
+		if (m[i].pos + m[i].len == st && (m[i].type == A_CB || m[i].type == A_GENERIC_CB))
 			return true;
 	return false;
 }

@@ -214,6 +214,9 @@ enum ev_kind events_tender_move(const struct clause *c, size_t v);
 /* Lending "at a lower 10 pct" ("at a higher rate"), a lending word before,
  * with "lower" or "higher" at v: EV_CUT or EV_HIKE, else EV_NONE. */
 enum ev_kind events_lend_move(const struct clause *c, size_t v);
+/* "the lower rates introduced this morning", "the higher dealing rates
+ * it put in place yesterday" at v (the verb): EV_CUT or EV_HIKE. */
+enum ev_kind events_new_rates(const struct clause *c, size_t v);
 /* A body's present at v ("the central bank intervenes only to smooth
  * erratic movements", "buys dollars when"): a practice, not the news (a
  * headline's present, or a chronology's, is). */

@@ -733,6 +733,17 @@ static void test_events_probe_readings(void **state)
 				       "pct it has charged on its pacts since May.", "1987-09-22",
 				       "Bundesbank", EV_HIKE),
 			 day_of("1987-09-22"));
+	/* "the Bank of Japan's heavy dollar buying in Tokyo yesterday". */
+	assert_int_equal(read_fact_day(NULL, "The surplus reflected the Bank of Japan's heavy dollar "
+				       "buying in Tokyo yesterday.", "1987-04-08", "BOJ",
+				       EV_INTERVENTION),
+			 day_of("1987-04-07"));
+	/* "bought bills at the lower dealing rates it put in place
+	 * yesterday". */
+	assert_int_equal(read_fact_day(NULL, "The Bank of England bought bills outright at the lower "
+				       "dealing rates it put in place yesterday.", "1987-05-12", "BoE",
+				       EV_CUT),
+			 day_of("1987-05-11"));
 }
 
 static void test_events_wire_days(void **state)
