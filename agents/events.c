@@ -916,9 +916,16 @@ static void read_clause(struct reader *r, struct clause *c)
 		size_t tail = objend;
 		if (sub->pos > v && sub->pos + sub->len > tail)
 			tail = sub->pos + sub->len;
+		/* "an increase in the Fed's discount rate in response to the
+		 * dollar's slide would be an overreaction": an indefinite act's
+		 * modal may come after a longer phrase. */
+		bool indefinite = form == VF_NOUN && v >= 1 &&
+				  (is(c, v - 1, "a") || is(c, v - 1, "an") ||
+				   (v >= 2 && (is(c, v - 2, "a") || is(c, v - 2, "an"))));
 		if (mode == EV_MODE_FACT && (form == VF_NOUN || c->title) && !signal && !resist)
 			mode = events_mode_between(c, v + 1, c->title ? title_end :
-						   events_tail_end(c, tail, tail + (form == VF_NOUN ? 8 : 4)),
+						   events_tail_end(c, tail, tail + (form != VF_NOUN ? 4 :
+										   indefinite ? 14 : 8)),
 						   cue, sizeof(cue));
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&

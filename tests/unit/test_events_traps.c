@@ -738,6 +738,12 @@ static void test_events_probe_readings(void **state)
 				       "buying in Tokyo yesterday.", "1987-04-08", "BOJ",
 				       EV_INTERVENTION),
 			 day_of("1987-04-07"));
+	/* "an increase in the Fed's discount rate in response to the
+	 * dollar's slide would be an overreaction": the modal after a long
+	 * phrase still makes the indefinite act hypothetical. */
+	assert_int_equal(mode_of("Miller said an increase in the Fed's discount rate in response to "
+				 "the dollar's slide would be an overreaction.", d, "Fed", EV_HIKE),
+			 EV_MODE_EXPECTED);
 	/* "bought bills at the lower dealing rates it put in place
 	 * yesterday". */
 	assert_int_equal(read_fact_day(NULL, "The Bank of England bought bills outright at the lower "
