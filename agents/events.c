@@ -41,7 +41,8 @@ static const struct mention *subject_of(const struct mention *m, size_t nm, size
 		/* "against market pressure for lower rates": "market" as a
 		 * modifier is no actor. */
 		static const char *const mkt_noun[] = { "pressure", "pressures", "rates", "rate",
-			"forces", "conditions", "expectations", "sentiment", "levels", NULL };
+			"forces", "conditions", "expectations", "sentiment", "levels", "operations",
+			"operation", NULL };
 		if (!noun && m[i].type == A_OTHER && is(c, e - 1, "market") && e < c->n &&
 		    is_any(c, e, mkt_noun))
 			continue;
@@ -638,7 +639,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* ("our policy stance remains the same," a senior official of
 		 * the bank told Reuters.) */
 		bool ours = false;
-		for (size_t k = neg >= 4 ? neg - 4 : 0; neg && k < neg; k++)
+		for (size_t k = neg >= 6 ? neg - 6 : 0; neg && k < neg; k++)
 			ours = ours || is(c, k, "our");
 		if ((neg >= 2 && (is(c, neg - 1, "we") || is(c, neg - 2, "we"))) || ours) {
 			sub = NULL;

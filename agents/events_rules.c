@@ -94,6 +94,18 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 	 * unchanged": said by the bank, its stance of the day. */
 	static const char *const stay[] = { "remains", "remained", "is", "was", "stays", "stayed",
 					    NULL };
+	/* "our policy stance has not changed", said by the bank. */
+	if (is_any(c, v, verbs) && v >= 3 && is_any(c, v - 1, negs) &&
+	    (is(c, v - 2, "has") || is(c, v - 2, "had")) && is_any(c, v - 3, obj) &&
+	    !is(c, v - 3, "rates") && !is(c, v - 3, "rate")) {
+		size_t p = v - 3;
+		while (p > 0 && is_any(c, p - 1, mods) && !is(c, p - 1, "its") && !is(c, p - 1, "our"))
+			p--;
+		if (p > 0 && (is(c, p - 1, "our") || is(c, p - 1, "its"))) {
+			*neg = v - 1;
+			return v;
+		}
+	}
 	if (is_any(c, v, stay) && v >= 2 && is_any(c, v - 1, obj) && !is(c, v - 1, "rates") &&
 	    !is(c, v - 1, "rate") &&
 	    (is(c, v + 1, "unchanged") || (is(c, v + 1, "the") && is(c, v + 2, "same")))) {
@@ -637,6 +649,14 @@ bool events_decided_to(const struct clause *c, size_t v)
 		if (k == 0)
 			break;
 	}
+	/* "It followed a move by the Bank of England in its early money
+	 * market operations to raise the rates": a move that was followed
+	 * was made (not "a move by the Bundesbank to cut would"). */
+	for (size_t k = v - 2, n = 0; n < 12 && k >= 3; k--, n++)
+		if (is(c, k, "move") && is(c, k + 1, "by") && (is(c, k - 1, "a") || is(c, k - 1, "the")) &&
+		    (is(c, k - 2, "followed") || is(c, k - 2, "follows") || is(c, k - 2, "after") ||
+		     is(c, k - 2, "following")))
+			return true;
 	/* "voted at their March 31 meeting to maintain", "decided at its
 	 * regular meeting today to leave", "the Federal Reserve's decision
 	 * late on Friday to raise": a meeting or a day between. */

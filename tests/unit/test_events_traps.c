@@ -744,6 +744,21 @@ static void test_events_probe_readings(void **state)
 	assert_int_equal(mode_of("Miller said an increase in the Fed's discount rate in response to "
 				 "the dollar's slide would be an overreaction.", d, "Fed", EV_HIKE),
 			 EV_MODE_EXPECTED);
+	/* "our policy stance has not changed," said by the bank's official;
+	 * "followed a move by the Bank of England in its early money market
+	 * operations to raise the rates at which it deals". */
+	events_extract_story(NULL, "The Bank of Japan bought CDs today. \"Our policy stance has "
+			     "not changed,\" a senior Bank of Japan official told Reuters.",
+			     "TOKYO, Aug 27 -", day_of("1987-08-27"), &s);
+	assert_int_equal(fact_day(&s, "BOJ", EV_HOLD), day_of("1987-08-27"));
+	events_extract_story(NULL, "Barclays raised its base rate. It followed a move by the Bank of "
+			     "England in its early money market operations to raise the rates at "
+			     "which it deals with the discount houses.", "LONDON, Aug 6 -",
+			     day_of("1987-08-06"), &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_HIKE), day_of("1987-08-06"));
+	assert_int_equal(mode_of("A move by the Bundesbank to cut its discount rate would surprise "
+				 "the market.", d, "Bundesbank", EV_CUT) == EV_MODE_FACT,
+			 false);
 	/* "bought bills at the lower dealing rates it put in place
 	 * yesterday". */
 	assert_int_equal(read_fact_day(NULL, "The Bank of England bought bills outright at the lower "
