@@ -928,6 +928,18 @@ static void read_clause(struct reader *r, struct clause *c)
 						   events_tail_end(c, tail, tail + (form != VF_NOUN ? 4 :
 										   indefinite ? 14 : 8)),
 						   cue, sizeof(cue));
+		/* "the Federal Reserve's half-point increase in its discount rate
+		 * last Friday would unsettle markets only briefly": a bank's
+		 * dated act, its effect the modal's. */
+		if (mode == EV_MODE_EXPECTED && form == VF_NOUN && !c->title && sub->pos < v &&
+		    sub->pos + sub->len + 3 >= v && possessive(c, sub->pos + sub->len - 1) &&
+		    (!strcmp(cue, "would") || !strcmp(cue, "will") || !strcmp(cue, "could") ||
+		     !strcmp(cue, "may") || !strcmp(cue, "might"))) {
+			bool o2, va2, lw2, dt2;
+			int32_t dd = events_clause_day_at(c, v, r->pub_day, &o2, &va2, &lw2, &dt2);
+			if (dt2 && dd < r->pub_day)
+				mode = EV_MODE_FACT, cue[0] = 0;
+		}
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
 		    events_mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)

@@ -416,10 +416,14 @@ enum ev_kind events_phrasal_move(const struct clause *c, const struct mention *m
 	/* Only a central bank's own verb, its name right before: "the
 	 * Bundesbank nudged up its repurchase rate" (not "month-end
 	 * pressures pushed up call money rates"). */
+	/* ("the central bank also pushed its call money rate up".) */
+	size_t at = v;
+	while (at > 0 && (is(c, at - 1, "also") || is(c, at - 1, "again") || is(c, at - 1, "then")))
+		at--;
 	bool bank = false;
 	for (size_t i = 0; i < nm; i++)
 		bank = bank || ((m[i].type == A_CB || m[i].type == A_GENERIC_CB) &&
-				m[i].pos + m[i].len == v);
+				m[i].pos + m[i].len == at);
 	if (!bank)
 		return EV_NONE;
 	/* The particle right after the verb or right after the rate it

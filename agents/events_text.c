@@ -534,6 +534,19 @@ static bool dates_other_verb(const struct clause *c, size_t i, size_t v)
 				 (is(c, k + 1, "the") && events_number_word(c, k + 2))))
 			return true;
 	}
+	/* "before the June 11 general election": the date of the event it
+	 * names (not "at its March 31 meeting", an act's occasion, nor "since
+	 * the February 22 accord", a period's start). */
+	bool since = (i >= 1 && is(c, i - 1, "since")) ||
+		     (i >= 2 && is(c, i - 1, "the") && is(c, i - 2, "since")) ||
+		     (i >= 3 && is(c, i - 2, "the") && is(c, i - 3, "since"));
+	for (size_t k = i + 1; !since && k < c->n && k <= i + 3; k++) {
+		static const char *const event[] = { "election", "elections", "summit", "deadline",
+			"realignment", "accord", "agreement", "conference", "referendum", "budget",
+			NULL };
+		if (is_any(c, k, event) && !comma_before(c, k))
+			return true;
+	}
 	/* "the amounts were smaller than last week's": a comparison's day. */
 	{
 		size_t l = i >= 1 && (is(c, i - 1, "last") || is(c, i - 1, "this")) ? i - 1 : i;

@@ -759,6 +759,25 @@ static void test_events_probe_readings(void **state)
 	assert_int_equal(mode_of("A move by the Bundesbank to cut its discount rate would surprise "
 				 "the market.", d, "Bundesbank", EV_CUT) == EV_MODE_FACT,
 			 false);
+	/* A bank's dated act, its effect the modal's: "the Federal
+	 * Reserve's half-point increase in its discount rate last Friday
+	 * would unsettle markets only briefly". */
+	assert_int_equal(read_fact_day(NULL, "He said the Federal Reserve's half-point increase in "
+				       "its discount rate to six pct last Friday would unsettle "
+				       "financial markets only briefly.", "1987-09-09", "Fed", EV_HIKE),
+			 day_of("1987-09-04"));
+	/* "the central bank also pushed its call money rate up". */
+	events_extract_story(NULL, "The Bank of Spain raised reserve ratios. Yesterday the central "
+			     "bank also pushed its benchmark overnight call money rate up by three "
+			     "quarters of a point to 14.75 pct.", "MADRID, May 21 -",
+			     day_of("1987-05-21"), &s);
+	assert_int_equal(fact_day(&s, "BdE", EV_HIKE), day_of("1987-05-20"));
+	/* "before the June 11 general election" dates the election. */
+	events_extract_story(NULL, "On Monday the Bank of England, in an unexpected step aimed at "
+			     "restraining the pound before the June 11 general election, gave its "
+			     "blessing to a half-point reduction in banks' base rates.",
+			     "LONDON, May 13 -", day_of("1987-05-13"), &s);
+	assert_int_equal(fact_day(&s, "BoE", EV_CUT), day_of("1987-05-11"));
 	/* "bought bills at the lower dealing rates it put in place
 	 * yesterday". */
 	assert_int_equal(read_fact_day(NULL, "The Bank of England bought bills outright at the lower "
