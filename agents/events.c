@@ -897,6 +897,17 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		if (c->title && !neg && !nochange && to > title_end)
 			to = title_end;
+		/* "... would come down from March 9, reflecting the half-point
+		 * reduction in its discount rate": a noun in a participle's or
+		 * a preposition's phrase after a comma is out of the main
+		 * clause's cues. */
+		for (size_t k = v; form == VF_NOUN && !c->title && k > from + 1 && k + 6 > v; k--) {
+			static const char *const lead[] = { "reflecting", "citing", NULL };
+			if (comma_before(c, k - 1) && is_any(c, k - 1, lead)) {
+				from = k - 1;
+				break;
+			}
+		}
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		/* "stood firm against market pressure for lower rates, keeping
 		 * its dealing rates unchanged": the pressure resisted is no

@@ -772,6 +772,13 @@ static void test_events_probe_readings(void **state)
 			     "quarters of a point to 14.75 pct.", "MADRID, May 21 -",
 			     day_of("1987-05-21"), &s);
 	assert_int_equal(fact_day(&s, "BdE", EV_HIKE), day_of("1987-05-20"));
+	/* "..., reflecting the half-point reduction in the Bank of Japan's
+	 * discount rate on Monday": the main clause's "would" is not the
+	 * reduction's. */
+	assert_int_equal(read_fact_day(NULL, "Regulated deposit rates would come down by 0.37 point, "
+				       "reflecting the half-point reduction in the Bank of Japan's "
+				       "discount rate on Monday.", "1987-02-27", "BOJ", EV_CUT),
+			 day_of("1987-02-23"));
 	/* "before the June 11 general election" dates the election. */
 	events_extract_story(NULL, "On Monday the Bank of England, in an unexpected step aimed at "
 			     "restraining the pound before the June 11 general election, gave its "
