@@ -162,6 +162,12 @@ static void read_clause(struct reader *r, struct clause *c)
 			if (from)
 				bm = events_rate_move_kind(c, v);
 		}
+		/* "at the lower dealing rates established this morning": an
+		 * adjective, not the verb "lower". */
+		if (is(c, v, "lower") && v > 0 && !events_lend_move(c, v) &&
+		    (is(c, v - 1, "the") || is(c, v - 1, "a") || is(c, v - 1, "its") ||
+		     is(c, v - 1, "their")))
+			continue;
 		enum ev_kind pm = events_phrasal_move(c, m, nm, v);
 		if ((is_any(c, v, events_cut_verbs) || is_any(c, v, events_hike_verbs) || cn || pm) &&
 		    !lm && !bm) {

@@ -779,6 +779,12 @@ static void test_events_probe_readings(void **state)
 				       "reflecting the half-point reduction in the Bank of Japan's "
 				       "discount rate on Monday.", "1987-02-27", "BOJ", EV_CUT),
 			 day_of("1987-02-23"));
+	/* "at the lower dealing rates established this morning": the
+	 * adjective is no bare "lower" to expect. */
+	events_extract_story(NULL, "The Bank of England gave help. The central bank purchased bank "
+			     "bills outright, at the lower dealing rates established this morning.",
+			     "LONDON, April 2 -", day_of("1987-04-02"), &s);
+	assert_int_equal(act_of(&s, "BoE", EV_CUT)->mode, EV_MODE_FACT);
 	/* "before the June 11 general election" dates the election. */
 	events_extract_story(NULL, "On Monday the Bank of England, in an unexpected step aimed at "
 			     "restraining the pound before the June 11 general election, gave its "
