@@ -164,6 +164,18 @@ void events_story_add(struct reader *r, const struct clause *c, const char *bank
 	while (i < c->len && isspace((unsigned char)c->text[i]))
 		i++;
 	if (i < c->len) {
+		/* (Not inside a character: a sequence the cut left short
+		 * goes.) */
+		size_t j = k;
+		while (j > 0 && ((unsigned char)a->evidence[j - 1] & 0xC0) == 0x80)
+			j--;
+		if (j > 0 && (unsigned char)a->evidence[j - 1] >= 0xC0) {
+			unsigned char lead = (unsigned char)a->evidence[j - 1];
+			size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+			if (k - (j - 1) < need)
+				k = j - 1;
+		}
+		a->evidence[k] = 0;
 		char *spc = strrchr(a->evidence, ' ');
 		if (spc && spc - a->evidence > (ptrdiff_t)k / 2)
 			k = (size_t)(spc - a->evidence);

@@ -646,6 +646,45 @@ static void test_events_modelled_readings(void **state)
 	assert_int_equal(fact_day(&s, "BOJ", EV_CUT), day_of("1987-02-23"));
 }
 
+/* Whole UTF-8 sequences only. */
+static bool utf8_whole(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = *p < 0x80 ? 1 : *p >= 0xF0 ? 4 : *p >= 0xE0 ? 3 : *p >= 0xC0 ? 2 : 0;
+		if (!n)
+			return false;
+		for (size_t k = 1; k < n; k++)
+			if ((p[k] & 0xC0) != 0x80)
+				return false;
+		p += n;
+	}
+	return true;
+}
+
+/* An act's evidence cut short at its buffer ends on a whole character,
+ * whatever the clause's letters (found by fuzz_events). */
+static void test_events_evidence_cut(void **state)
+{
+	(void)state;
+	char body[2048];
+	size_t n = (size_t)snprintf(body, sizeof(body), "The Bank of England cut its rate ");
+	for (size_t odd = 0; odd < 2; odd++) {
+		size_t k = n;
+		if (odd)
+			body[k++] = 'x';
+		while (k + 3 < sizeof(body) - 2)
+			body[k++] = '\xc3', body[k++] = '\xa9';
+		body[k++] = '.';
+		body[k] = 0;
+		struct ev_story s;
+		events_extract(NULL, body, day_of("1987-04-02"), &s);
+		const struct ev_act *a = act_of(&s, "BoE", EV_CUT);
+		assert_non_null(a);
+		assert_true(strlen(a->evidence) < sizeof(a->evidence));
+		assert_true(utf8_whole(a->evidence));
+	}
+}
+
 /* Readings found by sentences written to probe the modelled stories'
  * kinds of wording one at a time (December 2026). */
 static void test_events_probe_readings(void **state)
@@ -884,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_events_near_readings),
 		cmocka_unit_test(test_events_modelled_readings),
 		cmocka_unit_test(test_events_probe_readings),
+		cmocka_unit_test(test_events_evidence_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
