@@ -17,83 +17,14 @@
 
 /* ---- the story's reading ------------------------------------------------- */
 
-/* Who acted (events_find_mentions, events_resolve) is in events_actors.c. */
+/* Who acted (events_find_mentions, events_subject_of, events_resolve) is in
+ * events_actors.c. */
 
 /* ---- verbs ----------------------------------------------------------------- */
 
 enum vform { VF_FINITE, VF_INFINITIVE, VF_NOUN };
 
 /* ---- acts ------------------------------------------------------------------ */
-
-static const struct mention *subject_of(const struct mention *m, size_t nm, size_t v,
-					const struct clause *c, bool noun)
-{
-	const struct mention *best = NULL;
-	for (size_t i = 0; i < nm; i++) {
-		size_t e = m[i].pos + m[i].len;
-		if (e > v)
-			continue;
-		/* "dealers said", "economists expect": attributions. */
-		if (m[i].type == A_OTHER && e < c->n &&
-		    (starts(c, e, "sa") || starts(c, e, "told") || starts(c, e, "report") ||
-		     starts(c, e, "not") || starts(c, e, "expect") || starts(c, e, "believ")))
-			continue;
-		/* "against market pressure for lower rates": "market" as a
-		 * modifier is no actor. */
-		static const char *const mkt_noun[] = { "pressure", "pressures", "rates", "rate",
-			"forces", "conditions", "expectations", "sentiment", "levels", "operations",
-			"operation", NULL };
-		if (!noun && m[i].type == A_OTHER && is(c, e - 1, "market") && e < c->n &&
-		    is_any(c, e, mkt_noun))
-			continue;
-		best = &m[i];
-	}
-	/* "the Reserve Bank, using the Fed as agent, sold": a mention inside
-	 * commas between a central bank and the verb is not the subject. */
-	if (best && best > m && !noun && (best[-1].type == A_CB || best[-1].type == A_GENERIC_CB)) {
-		size_t open = best[-1].pos + best[-1].len;
-		size_t close = best->pos + best->len;
-		while (close < v && !comma_before(c, close))
-			close++;
-		if (open < best->pos && open + 5 >= best->pos && comma_before(c, open) &&
-		    close <= v && close + 3 >= v)
-			best = &best[-1];
-	}
-	/* "Having lifted its rate to 15 pct on Tuesday, the bank opened
-	 * ...": the participle's subject is the main clause's, after the
-	 * comma. */
-	if (!noun && v >= 1 && is(c, v - 1, "having") && (v == 1 || comma_before(c, v - 1))) {
-		size_t k = v + 1;
-		while (k < c->n && !comma_before(c, k))
-			k++;
-		for (size_t i = 0; i < nm && k < c->n; i++)
-			if (m[i].pos >= k && m[i].pos <= k + 1)
-				return &m[i];
-	}
-	/* "were signalled by the Bank of England": the agent. */
-	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
-				 is(c, v - 1, "been") || is(c, v - 1, "being"));
-	/* "intervention by the major industrial nations": by an agent it
-	 * does not know, not by the bank named before. */
-	if (noun && is(c, v + 1, "by")) {
-		bool named = false;
-		for (size_t i = 0; i < nm; i++)
-			named = named || (m[i].pos > v + 1 && m[i].pos <= v + 4);
-		if (!named)
-			return NULL;
-	}
-	if (noun || !best || passive) {
-		/* "was cut to 3.0 pct from 3.5 pct by the Bundesbank". */
-		size_t span = passive && !noun ? 10 : 4;
-		for (size_t i = 0; i < nm; i++)
-			if (m[i].pos > v && m[i].pos <= v + span &&
-			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from") ||
-			     (is(c, m[i].pos - 1, "the") && (is(c, m[i].pos - 2, "by") ||
-							     is(c, m[i].pos - 2, "from")))))
-				return &m[i];
-	}
-	return best;
-}
 
 static bool fx_context(const struct clause *c)
 {
@@ -599,7 +530,7 @@ static void read_clause(struct reader *r, struct clause *c)
 		bool decided = events_decided_to(c, v);
 		if (form != VF_NOUN && v > 0 && is(c, v - 1, "to") && !decided)
 			form = VF_INFINITIVE;
-		const struct mention *sub = agent ? agent : subject_of(m, nm, v, c, form == VF_NOUN);
+		const struct mention *sub = agent ? agent : events_subject_of(m, nm, v, c, form == VF_NOUN);
 		/* "The move follows a rise yesterday in the Bank of Spain's call
 		 * money rate": the rate's owner is the noun's actor. */
 		if (!sub && owner && form == VF_NOUN)
@@ -696,9 +627,8 @@ static void read_clause(struct reader *r, struct clause *c)
 		/* "the Bank of England finally bowed to the relentless buying
 		 * of sterling", "the Bank of Japan faced heavy dollar selling":
 		 * the market's trading the bank met, not its own. */
-		bool trade_noun = form == VF_NOUN ||
-				  ((is(c, v, "buying") || is(c, v, "selling") || is(c, v, "sales") ||
-				    is(c, v, "purchases")) && !(v > 0 && is_any(c, v - 1, events_be_words)));
+		bool trade_noun = form == VF_NOUN || (is_any(c, v, act_nouns) &&
+						      !(v > 0 && is_any(c, v - 1, events_be_words)));
 		if (sub && kind == EV_INTERVENTION && trade_noun && !owner &&
 		    events_met_trading(c, sub->pos + sub->len, v))
 			sub = NULL;
@@ -903,32 +833,16 @@ static void read_clause(struct reader *r, struct clause *c)
 		}
 		if (c->title && !neg && !nochange && to > title_end)
 			to = title_end;
-		/* "... would come down from March 9, reflecting the half-point
-		 * reduction in its discount rate": a noun in a participle's or
-		 * a preposition's phrase after a comma is out of the main
-		 * clause's cues. */
-		for (size_t k = v; form == VF_NOUN && !c->title && k > from + 1 && k + 6 > v; k--) {
-			static const char *const lead[] = { "reflecting", "citing", NULL };
-			if (comma_before(c, k - 1) && is_any(c, k - 1, lead)) {
-				from = k - 1;
-				break;
-			}
-		}
+		if (form == VF_NOUN && !c->title)
+			from = events_noun_phrase_from(c, from, v);
 		enum ev_mode mode = events_mode_between(c, from, to, cue, sizeof(cue));
 		/* "stood firm against market pressure for lower rates, keeping
 		 * its dealing rates unchanged": the pressure resisted is no
 		 * call for the hold. */
-		if (kind == EV_HOLD && mode == EV_MODE_CALLED_FOR && !strcmp(cue, "pressure")) {
-			size_t kp = 0;
-			for (size_t k = from; k < to && k < c->n; k++)
-				if (is(c, k, "pressure") &&
-				    ((k >= 1 && is(c, k - 1, "against")) ||
-				     (k >= 2 && is(c, k - 2, "against")) ||
-				     (k >= 3 && is(c, k - 3, "against"))))
-					kp = k;
-			if (kp)
-				mode = events_mode_between(c, kp + 1, to, cue, sizeof(cue));
-		}
+		size_t kp = kind == EV_HOLD && mode == EV_MODE_CALLED_FOR && !strcmp(cue, "pressure") ?
+				    events_resisted_pressure(c, from, to) : 0;
+		if (kp)
+			mode = events_mode_between(c, kp + 1, to, cue, sizeof(cue));
 		/* After a noun the cues follow its actor too: "intervention by
 		 * the Bank of Japan would be ineffective". */
 		size_t tail = objend;
@@ -945,18 +859,9 @@ static void read_clause(struct reader *r, struct clause *c)
 						   events_tail_end(c, tail, tail + (form != VF_NOUN ? 4 :
 										   indefinite ? 14 : 8)),
 						   cue, sizeof(cue));
-		/* "the Federal Reserve's half-point increase in its discount rate
-		 * last Friday would unsettle markets only briefly": a bank's
-		 * dated act, its effect the modal's. */
-		if (mode == EV_MODE_EXPECTED && form == VF_NOUN && !c->title && sub->pos < v &&
-		    sub->pos + sub->len + 3 >= v && possessive(c, sub->pos + sub->len - 1) &&
-		    (!strcmp(cue, "would") || !strcmp(cue, "will") || !strcmp(cue, "could") ||
-		     !strcmp(cue, "may") || !strcmp(cue, "might"))) {
-			bool o2, va2, lw2, dt2;
-			int32_t dd = events_clause_day_at(c, v, r->pub_day, &o2, &va2, &lw2, &dt2);
-			if (dt2 && dd < r->pub_day)
-				mode = EV_MODE_FACT, cue[0] = 0;
-		}
+		if (mode == EV_MODE_EXPECTED && form == VF_NOUN && !c->title &&
+		    events_known_effect(c, v, sub, r->pub_day, cue))
+			mode = EV_MODE_FACT, cue[0] = 0;
 		/* "signal that it does not want to see a reduction". */
 		if (mode == EV_MODE_FACT && signal && objend > v &&
 		    events_mode_between(c, v + 1, objend, cue, sizeof(cue)) == EV_MODE_DENIED)
@@ -967,55 +872,9 @@ static void read_clause(struct reader *r, struct clause *c)
 			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "%s that", c->w[v].w);
 		else if (mode == EV_MODE_FACT && signal)
 			cue[0] = 0;
-		/* "ahead of any cut by the Bundesbank", "any further rise": a
-		 * hypothetical act. */
-		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title && v > 0 &&
-		    (is(c, v - 1, "any") || (v > 1 && is(c, v - 2, "any") &&
-					     (is(c, v - 1, "further") || is(c, v - 1, "such") ||
-					      is(c, v - 1, "new") || is(c, v - 1, "early")))))
-			mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "any");
-		/* "did not expect the Bundesbank to follow with increases in
-		 * its own rates": a noun as an infinitive's object is as
-		 * hypothetical as its verb (not "due to the cut", "decided to
-		 * make a cut"). */
-		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title && v >= 2) {
-			static const char *const not_verb[] = { "the", "a", "an", "its", "their", "this",
-				"that", "last", "yesterday's", "today's", "which", NULL };
-			static const char *const not_inf[] = { "due", "prior", "owing", "thanks",
-				"response", "reaction", "similar", "close", "up", "according",
-				"contrary", "addition", "next", "leading", "led", "lead", "prelude",
-				"way", "opposed", "compared", "relative", "related", "back", NULL };
-			for (size_t k = v >= 5 ? v - 5 : 0; k + 1 < v; k++)
-				if (is(c, k, "to") && !is_any(c, k + 1, not_verb) &&
-				    !events_number_word(c, k + 1) && !(k > 0 && is_any(c, k - 1, not_inf)) &&
-				    !events_decided_to(c, k + 1) && !events_made_to(c, k + 1) &&
-				    !comma_before(c, k + 1)) {
-					/* (Not "to follow last week's rise", "to match the
-					 * Bundesbank's cut": a known act.) */
-					bool clean = true;
-					for (size_t j = k + 1; j < v && clean; j++)
-						clean = !comma_before(c, j + 1) && !possessive(c, j) &&
-							!is(c, j, "the");
-					for (size_t j = v + 1; j < c->n && j < v + 4 && clean; j++)
-						clean = !possessive(c, j);
-					if (clean) {
-						mode = EV_MODE_EXPECTED;
-						snprintf(cue, sizeof(cue), "to %s", c->w[k + 1].w);
-					}
-					break;
-				}
-		}
-		/* "would not point to any move by the Fed toward a cut in its
-		 * discount rate": a step toward a hypothetical act. */
-		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title && v >= 3 &&
-		    (is(c, v - 1, "a") || is(c, v - 1, "an")) &&
-		    (is(c, v - 2, "toward") || is(c, v - 2, "towards"))) {
-			for (size_t k = v - 2; k-- > 0 && k + 9 > v && !comma_before(c, k + 1);)
-				if (is(c, k, "any") || is(c, k, "no")) {
-					mode = EV_MODE_EXPECTED, snprintf(cue, sizeof(cue), "%s", c->w[k].w);
-					break;
-				}
-		}
+		if (mode == EV_MODE_FACT && form == VF_NOUN && !c->title &&
+		    events_noun_hypothetical(c, v, cue, sizeof(cue)))
+			mode = EV_MODE_EXPECTED;
 		if (mode == EV_MODE_FACT && hearsay)
 			mode = EV_MODE_RUMOURED, snprintf(cue, sizeof(cue), "%s", c->w[hearsay - 1].w);
 		/* "..., according to market rumours", "..., dealers believed":
@@ -1293,33 +1152,11 @@ void events_extract_story(const char *title, const char *body, const char *datel
 	r.lead = true;
 	read_text(&r, b, false);
 	/* A title's intervention over a money-market body without a currency. */
-	static const char *const fxw[] = { " dollar", " yen", " mark ", " marks", " sterling",
-		"currenc", "foreign exchange", "forex", " franc", " dlr", " guilder", " lira", " lire",
-		" crown", " peseta", " pound", NULL };
-	bool fx = false, fx_title = false;
-	for (char *p = b; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	for (char *p = t; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	char *ts = xasprintf(" %s ", t);
-	for (size_t k = 0; fxw[k]; k++)
-		fx = fx || strstr(b, fxw[k]), fx_title = fx_title || strstr(ts, fxw[k]);
-	free(ts);
+	bool fx = events_names_currency(b, false);
 	/* "the right balance between intervention by the authorities and
-	 * the free working of markets" in a story naming no currency: a
-	 * regulator's intervention, not the market's (a verb, "the Bank of
-	 * Japan intervened", or the bank named by its name, stays). */
-	for (size_t i = 0; !fx && !fx_title && i < out->n; i++) {
-		const char *e = out->acts[i].evidence;
-		const char *name = out->acts[i].bank_name;
-		if (out->acts[i].kind == EV_INTERVENTION && out->acts[i].mode == EV_MODE_FACT &&
-		    !(name && strcasestr(e, name)) && !strcasestr(e, out->acts[i].bank) &&
-		    !strcasestr(e, "intervened") &&
-		    !strcasestr(e, "intervenes") && !strcasestr(e, "intervening") &&
-		    !strcasestr(e, "intervene ")) {
-			events_drop_act(&r, i--);
-		}
-	}
+	 * the free working of markets" in a story naming no currency. */
+	if (!fx && !events_names_currency(t, true))
+		events_drop_regulator_acts(&r);
 	for (size_t i = 0; *b && !fx && r.mm_words && i < out->n; i++)
 		if (out->acts[i].in_title && out->acts[i].kind == EV_INTERVENTION) {
 			memmove(&out->acts[i], &out->acts[i + 1], (out->n - i - 1) * sizeof(out->acts[0]));

@@ -105,6 +105,76 @@ size_t events_find_mentions(const struct clause *c, struct mention *m, size_t ma
 	return n;
 }
 
+const struct mention *events_subject_of(const struct mention *m, size_t nm, size_t v,
+				       const struct clause *c, bool noun)
+{
+	const struct mention *best = NULL;
+	for (size_t i = 0; i < nm; i++) {
+		size_t e = m[i].pos + m[i].len;
+		if (e > v)
+			continue;
+		/* "dealers said", "economists expect": attributions. */
+		if (m[i].type == A_OTHER && e < c->n &&
+		    (starts(c, e, "sa") || starts(c, e, "told") || starts(c, e, "report") ||
+		     starts(c, e, "not") || starts(c, e, "expect") || starts(c, e, "believ")))
+			continue;
+		/* "against market pressure for lower rates": "market" as a
+		 * modifier is no actor. */
+		static const char *const mkt_noun[] = { "pressure", "pressures", "rates", "rate",
+			"forces", "conditions", "expectations", "sentiment", "levels", "operations",
+			"operation", NULL };
+		if (!noun && m[i].type == A_OTHER && is(c, e - 1, "market") && e < c->n &&
+		    is_any(c, e, mkt_noun))
+			continue;
+		best = &m[i];
+	}
+	/* "the Reserve Bank, using the Fed as agent, sold": a mention inside
+	 * commas between a central bank and the verb is not the subject. */
+	if (best && best > m && !noun && (best[-1].type == A_CB || best[-1].type == A_GENERIC_CB)) {
+		size_t open = best[-1].pos + best[-1].len;
+		size_t close = best->pos + best->len;
+		while (close < v && !comma_before(c, close))
+			close++;
+		if (open < best->pos && open + 5 >= best->pos && comma_before(c, open) &&
+		    close <= v && close + 3 >= v)
+			best = &best[-1];
+	}
+	/* "Having lifted its rate to 15 pct on Tuesday, the bank opened
+	 * ...": the participle's subject is the main clause's, after the
+	 * comma. */
+	if (!noun && v >= 1 && is(c, v - 1, "having") && (v == 1 || comma_before(c, v - 1))) {
+		size_t k = v + 1;
+		while (k < c->n && !comma_before(c, k))
+			k++;
+		for (size_t i = 0; i < nm && k < c->n; i++)
+			if (m[i].pos >= k && m[i].pos <= k + 1)
+				return &m[i];
+	}
+	/* "were signalled by the Bank of England": the agent. */
+	bool passive = v > 0 && (is(c, v - 1, "were") || is(c, v - 1, "was") ||
+				 is(c, v - 1, "been") || is(c, v - 1, "being"));
+	/* "intervention by the major industrial nations": by an agent it
+	 * does not know, not by the bank named before. */
+	if (noun && is(c, v + 1, "by")) {
+		bool named = false;
+		for (size_t i = 0; i < nm; i++)
+			named = named || (m[i].pos > v + 1 && m[i].pos <= v + 4);
+		if (!named)
+			return NULL;
+	}
+	if (noun || !best || passive) {
+		/* "was cut to 3.0 pct from 3.5 pct by the Bundesbank". */
+		size_t span = passive && !noun ? 10 : 4;
+		for (size_t i = 0; i < nm; i++)
+			if (m[i].pos > v && m[i].pos <= v + span &&
+			    (is(c, m[i].pos - 1, "by") || is(c, m[i].pos - 1, "from") ||
+			     (is(c, m[i].pos - 1, "the") && (is(c, m[i].pos - 2, "by") ||
+							     is(c, m[i].pos - 2, "from")))))
+				return &m[i];
+	}
+	return best;
+}
+
 /* The central bank a mention stands for, NULL when none. */
 const char *events_resolve(struct reader *r, const struct clause *c, const struct mention *m,
 			   const struct mention *first, bool official_rate, bool intervention)

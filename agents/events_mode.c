@@ -358,3 +358,92 @@ bool events_factive_cue(const char *cue)
 			return true;
 	return false;
 }
+
+size_t events_noun_phrase_from(const struct clause *c, size_t from, size_t v)
+{
+	static const char *const lead[] = { "reflecting", "citing", NULL };
+	for (size_t k = v; k > from + 1 && k + 6 > v; k--)
+		if (comma_before(c, k - 1) && is_any(c, k - 1, lead))
+			return k - 1;
+	return from;
+}
+
+size_t events_resisted_pressure(const struct clause *c, size_t from, size_t to)
+{
+	size_t kp = 0;
+	for (size_t k = from; k < to && k < c->n; k++)
+		if (is(c, k, "pressure") &&
+		    ((k >= 1 && is(c, k - 1, "against")) || (k >= 2 && is(c, k - 2, "against")) ||
+		     (k >= 3 && is(c, k - 3, "against"))))
+			kp = k;
+	return kp;
+}
+
+bool events_known_effect(const struct clause *c, size_t v, const struct mention *sub, int32_t pub,
+			 const char *cue)
+{
+	if (sub->pos >= v || sub->pos + sub->len + 3 < v || !possessive(c, sub->pos + sub->len - 1))
+		return false;
+	if (strcmp(cue, "would") && strcmp(cue, "will") && strcmp(cue, "could") &&
+	    strcmp(cue, "may") && strcmp(cue, "might"))
+		return false;
+	bool old, vague, last_week, dated;
+	int32_t day = events_clause_day_at(c, v, pub, &old, &vague, &last_week, &dated);
+	return dated && day < pub;
+}
+
+/* "did not expect the Bundesbank to follow with increases in its own
+ * rates": the "to" of an infinitive whose object the noun at v is, else
+ * 0 (not "due to the cut", "decided to make a cut", nor a known act: "to
+ * follow last week's rise", "to match the Bundesbank's cut"). */
+static size_t infinitive_of(const struct clause *c, size_t v)
+{
+	static const char *const not_verb[] = { "the", "a", "an", "its", "their", "this", "that",
+		"last", "yesterday's", "today's", "which", NULL };
+	static const char *const not_inf[] = { "due", "prior", "owing", "thanks", "response",
+		"reaction", "similar", "close", "up", "according", "contrary", "addition", "next",
+		"leading", "led", "lead", "prelude", "way", "opposed", "compared", "relative",
+		"related", "back", NULL };
+	for (size_t k = v >= 5 ? v - 5 : 0; k + 1 < v; k++) {
+		if (!is(c, k, "to") || is_any(c, k + 1, not_verb) || events_number_word(c, k + 1) ||
+		    (k > 0 && is_any(c, k - 1, not_inf)) || events_decided_to(c, k + 1) ||
+		    events_made_to(c, k + 1) || comma_before(c, k + 1))
+			continue;
+		for (size_t j = k + 1; j < v; j++)
+			if (comma_before(c, j + 1) || possessive(c, j) || is(c, j, "the"))
+				return 0;
+		for (size_t j = v + 1; j < c->n && j < v + 4; j++)
+			if (possessive(c, j))
+				return 0;
+		return k + 1;
+	}
+	return 0;
+}
+
+bool events_noun_hypothetical(const struct clause *c, size_t v, char *cue, size_t cuesz)
+{
+	if (v == 0)
+		return false;
+	/* "ahead of any cut by the Bundesbank", "any further rise". */
+	if (is(c, v - 1, "any") || (v > 1 && is(c, v - 2, "any") &&
+				    (is(c, v - 1, "further") || is(c, v - 1, "such") ||
+				     is(c, v - 1, "new") || is(c, v - 1, "early")))) {
+		snprintf(cue, cuesz, "any");
+		return true;
+	}
+	size_t inf = v >= 2 ? infinitive_of(c, v) : 0;
+	if (inf) {
+		snprintf(cue, cuesz, "to %s", c->w[inf].w);
+		return true;
+	}
+	/* "would not point to any move by the Fed toward a cut in its
+	 * discount rate": a step toward a hypothetical act. */
+	if (v >= 3 && (is(c, v - 1, "a") || is(c, v - 1, "an")) &&
+	    (is(c, v - 2, "toward") || is(c, v - 2, "towards")))
+		for (size_t k = v - 2; k-- > 0 && k + 9 > v && !comma_before(c, k + 1);)
+			if (is(c, k, "any") || is(c, k, "no")) {
+				snprintf(cue, cuesz, "%s", c->w[k].w);
+				return true;
+			}
+	return false;
+}

@@ -70,6 +70,12 @@ void events_drop_act(struct reader *r, size_t i);
  * hearsay becomes hearsay; a hold of "had resisted a rise" in a story of
  * the bank's rise is dropped. */
 void events_settle_story(struct reader *r);
+/* Whether text names a currency ("dollar", "sterling", "foreign
+ * exchange"; padded: as a word at either end too). */
+bool events_names_currency(const char *text, bool padded);
+/* A story naming no currency: its interventions told by no bank's name
+ * and no verb ("intervention by the authorities" of a regulator) go. */
+void events_drop_regulator_acts(struct reader *r);
 /* A body's undated fact told after a dated mention of that act takes its day. */
 void events_redate_retold(struct reader *r);
 
@@ -104,6 +110,12 @@ void events_took_no_part(struct reader *r, const struct clause *c, const struct 
 /* The actors clause c names, in order (events_actors.c): at most max
  * written to m; returns how many. */
 size_t events_find_mentions(const struct clause *c, struct mention *m, size_t max);
+/* The subject of the verb (or noun, when noun) at v among the clause's
+ * mentions: the nearest actor before it that is no attribution ("dealers
+ * said"), a passive's or a noun's agent after it ("by the Bundesbank"),
+ * or NULL. */
+const struct mention *events_subject_of(const struct mention *m, size_t nm, size_t v,
+				       const struct clause *c, bool noun);
 /* The central bank mention m stands for, NULL when none; first is the
  * clause's first mention, official_rate and intervention say what the
  * act is (a country stands for its bank only then). */

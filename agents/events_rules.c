@@ -77,6 +77,19 @@ const char *events_title_country(const char *title)
 	return several ? NULL : found;
 }
 
+/* The policy noun at n ("stance", not a rate) owned by "our" or "its"
+ * before its modifiers ("our basic policy stance"). */
+static bool own_stance(const struct clause *c, size_t n, const char *const *obj,
+		       const char *const *mods)
+{
+	if (!is_any(c, n, obj) || is(c, n, "rates") || is(c, n, "rate"))
+		return false;
+	size_t p = n;
+	while (p > 0 && is_any(c, p - 1, mods) && !is(c, p - 1, "its") && !is(c, p - 1, "our"))
+		p--;
+	return p > 0 && (is(c, p - 1, "our") || is(c, p - 1, "its"));
+}
+
 size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 {
 	static const char *const verbs[] = { "changed", "change", "altered", "alter", NULL };
@@ -96,26 +109,14 @@ size_t events_unchanged_policy(const struct clause *c, size_t v, size_t *neg)
 					    NULL };
 	/* "our policy stance has not changed", said by the bank. */
 	if (is_any(c, v, verbs) && v >= 3 && is_any(c, v - 1, negs) &&
-	    (is(c, v - 2, "has") || is(c, v - 2, "had")) && is_any(c, v - 3, obj) &&
-	    !is(c, v - 3, "rates") && !is(c, v - 3, "rate")) {
-		size_t p = v - 3;
-		while (p > 0 && is_any(c, p - 1, mods) && !is(c, p - 1, "its") && !is(c, p - 1, "our"))
-			p--;
-		if (p > 0 && (is(c, p - 1, "our") || is(c, p - 1, "its"))) {
-			*neg = v - 1;
-			return v;
-		}
+	    (is(c, v - 2, "has") || is(c, v - 2, "had")) && own_stance(c, v - 3, obj, mods)) {
+		*neg = v - 1;
+		return v;
 	}
-	if (is_any(c, v, stay) && v >= 2 && is_any(c, v - 1, obj) && !is(c, v - 1, "rates") &&
-	    !is(c, v - 1, "rate") &&
+	if (is_any(c, v, stay) && v >= 2 && own_stance(c, v - 1, obj, mods) &&
 	    (is(c, v + 1, "unchanged") || (is(c, v + 1, "the") && is(c, v + 2, "same")))) {
-		size_t p = v - 1;
-		while (p > 0 && is_any(c, p - 1, mods) && !is(c, p - 1, "its") && !is(c, p - 1, "our"))
-			p--;
-		if (p > 0 && (is(c, p - 1, "our") || is(c, p - 1, "its"))) {
-			*neg = v;
-			return is(c, v + 1, "unchanged") ? v + 1 : v + 2;
-		}
+		*neg = v;
+		return is(c, v + 1, "unchanged") ? v + 1 : v + 2;
 	}
 	if (!is_any(c, v, verbs) || v < 2)
 		return 0;

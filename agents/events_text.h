@@ -144,6 +144,24 @@ size_t events_reserve_restraint(const struct clause *c, size_t v);
 size_t events_no_policy_change(const struct clause *c, size_t v, size_t *neg);
 
 struct mention;
+/* A noun act at v after ", reflecting" or ", citing" ("rates would come
+ * down, reflecting the half-point reduction in its discount rate"): the
+ * phrase's first word, where the act's cues start, else from. */
+size_t events_noun_phrase_from(const struct clause *c, size_t from, size_t v);
+/* "stood firm against market pressure for lower rates": the last
+ * "pressure" resisted between from and to, where a hold's cues start
+ * again, or 0. */
+size_t events_resisted_pressure(const struct clause *c, size_t from, size_t to);
+/* "the Federal Reserve's half-point increase in its discount rate last
+ * Friday would unsettle markets": the noun at v owned by sub and dated
+ * before pub, its modal cue (would, will, could, may, might) its
+ * effect's. */
+bool events_known_effect(const struct clause *c, size_t v, const struct mention *sub, int32_t pub,
+			 const char *cue);
+/* A noun act at v made hypothetical by the words before it ("any cut",
+ * "to follow with increases in", "any move ... toward a cut"): writes
+ * the cue and returns true. */
+bool events_noun_hypothetical(const struct clause *c, size_t v, char *cue, size_t cuesz);
 /* An attribution after a comma following the verb at v that hedges the
  * act ("..., according to market rumours", ", dealers believed"):
  * EV_MODE_RUMOURED with the cue, else mode. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agents/events.h"
@@ -454,5 +455,36 @@ void events_settle_story(struct reader *r)
 		if (!gave_way)
 			continue;
 		events_drop_act(r, i--);
+	}
+}
+
+bool events_names_currency(const char *text, bool padded)
+{
+	static const char *const fxw[] = { " dollar", " yen", " mark ", " marks", " sterling",
+		"currenc", "foreign exchange", "forex", " franc", " dlr", " guilder", " lira", " lire",
+		" crown", " peseta", " pound", NULL };
+	char *s = padded ? xasprintf(" %s ", text) : xstrdup(text);
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	bool fx = false;
+	for (size_t k = 0; fxw[k] && !fx; k++)
+		fx = strstr(s, fxw[k]) != NULL;
+	free(s);
+	return fx;
+}
+
+void events_drop_regulator_acts(struct reader *r)
+{
+	struct ev_story *out = r->out;
+	for (size_t i = 0; i < out->n; i++) {
+		const struct ev_act *a = &out->acts[i];
+		const char *e = a->evidence;
+		/* (A verb, "the Bank of Japan intervened", or the bank named by
+		 * its name, stays.) */
+		if (a->kind == EV_INTERVENTION && a->mode == EV_MODE_FACT &&
+		    !(a->bank_name && strcasestr(e, a->bank_name)) && !strcasestr(e, a->bank) &&
+		    !strcasestr(e, "intervened") && !strcasestr(e, "intervenes") &&
+		    !strcasestr(e, "intervening") && !strcasestr(e, "intervene "))
+			events_drop_act(r, i--);
 	}
 }
